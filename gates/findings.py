@@ -1,0 +1,56 @@
+"""What a gate reports: a status and findings that point at a file, line and column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Status(str, Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    ERROR = "error"
+    NOT_APPLICABLE = "not-applicable"
+
+
+@dataclass(frozen=True)
+class Finding:
+    gate: str
+    path: str
+    line: int
+    col: int
+    message: str
+    severity: str = "error"
+    commit: str | None = None
+
+    def format_text(self) -> str:
+        text = f"{self.path}:{self.line}:{self.col}: {self.gate} {self.severity}: {self.message}"
+        if self.commit:
+            text += f" [commit {self.commit[:12]}]"
+        return text
+
+    def to_json(self) -> dict:
+        data = {"line": self.line, "col": self.col, "severity": self.severity, "message": self.message}
+        if self.commit:
+            data["commit"] = self.commit
+        return data
+
+
+@dataclass
+class GateResult:
+    gate: str
+    status: Status
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (Status.PASS, Status.NOT_APPLICABLE)
+
+    def to_json(self) -> dict:
+        return {"status": self.status.value, "findings": [f.to_json() for f in self.findings]}
+
+
+def result_from_findings(gate: str, findings: list[Finding]) -> GateResult:
+    """PASS when no finding is an error, FAIL otherwise."""
+    failed = any(f.severity == "error" for f in findings)
+    return GateResult(gate, Status.FAIL if failed else Status.PASS, list(findings))
