@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Test job: set up (Python packages and Debian's chromium for the browser test), then run the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing and this user cannot install it: sudo apt-get install chromium" >&2
+  fi
+fi
+
+bash scripts/setup.sh
+. .venv/bin/activate
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  export TRITON_INTERPRET=1
+fi
+exec python -m pytest -q "$@"
