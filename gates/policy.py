@@ -1,0 +1,165 @@
+"""The repository policy: which paths are hot (risk levels L0-L4) and which packages' API is checked.
+
+The policy lives in `.design-gates/policy.yaml` and is read at the *base* ref of a
+change, so a pull request cannot loosen the rules it is judged by. The policy file
+itself always counts as L4: changing it needs an approved record that covers it.
+
+Path globs (used here, in stage scopes and in a record's `covers`) are repository
+paths with POSIX separators: `*` matches within one path segment, `?` one
+character, `**` any number of whole segments (zero included), and a pattern
+ending in `/` matches everything below that folder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from gates.errors import InputError
+from gates.safe_yaml import load_yaml
+
+POLICY_PATH = ".design-gates/policy.yaml"
+SCHEMA_PATH = Path(__file__).parent / "schema" / "policy.schema.json"
+LEVELS = ("L0", "L1", "L2", "L3", "L4")
+HOT_LEVELS = ("L3", "L4")
+
+
+@lru_cache(maxsize=4096)
+def _glob_regex(pattern: str) -> re.Pattern:
+    if pattern.endswith("/"):
+        pattern += "**"
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    """True when repository path `path` matches the glob `pattern` (see the module doc)."""
+    return _glob_regex(pattern).match(path) is not None
+
+
+def any_glob_matches(patterns, path: str) -> bool:
+    return any(isinstance(p, str) and glob_matches(p, path) for p in patterns or ())
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    paths: tuple[str, ...]
+    level: str
+    reason: str = ""
+    line: int = 1
+
+
+@dataclass
+class Policy:
+    rules: list[PolicyRule] = field(default_factory=list)
+    default_level: str = "L0"
+    api_packages: list[str] = field(default_factory=list)
+    path: str = POLICY_PATH
+
+    def level_of(self, path: str) -> tuple[str, PolicyRule | None]:
+        """The highest level among the rules matching `path` (the default level when none
+        does), and the rule that set it."""
+        if path == POLICY_PATH:
+            return "L4", PolicyRule((POLICY_PATH,), "L4", "the policy file governs every level")
+        best_rule = None
+        for rule in self.rules:
+            if any_glob_matches(rule.paths, path) and (
+                best_rule is None or LEVELS.index(rule.level) > LEVELS.index(best_rule.level)
+            ):
+                best_rule = rule
+        return (best_rule.level, best_rule) if best_rule else (self.default_level, None)
+
+    def is_hot(self, path: str) -> bool:
+        return self.level_of(path)[0] in HOT_LEVELS
+
+    def loosenings(self, newer: "Policy") -> list[str]:
+        """How `newer` lowers a level that this policy sets (empty when it does not)."""
+        found = []
+        if LEVELS.index(newer.default_level) < LEVELS.index(self.default_level):
+            found.append(f"default_level {self.default_level} -> {newer.default_level}")
+        for rule in self.rules:
+            for glob in rule.paths:
+                level = max(
+                    (r.level for r in newer.rules if glob in r.paths),
+                    key=LEVELS.index,
+                    default=newer.default_level,
+                )
+                if LEVELS.index(level) < LEVELS.index(rule.level):
+                    found.append(f"{glob} {rule.level} -> {level}")
+        for package in self.api_packages:
+            if package not in newer.api_packages:
+                found.append(f"api package {package} no longer checked")
+        return found
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _validate(data, lines: dict, path: str) -> None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        error = errors[0]
+        key_path = tuple(error.absolute_path)
+        line = 1
+        while key_path:
+            if key_path in lines:
+                line = lines[key_path]
+                break
+            key_path = key_path[:-1]
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise InputError(path, line, f"policy does not match its schema at {where}: {error.message}")
+
+
+def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
+    """Parse and validate policy text; `InputError` names the file and line on any problem."""
+    document = load_yaml(text, path)
+    if document.data is None:
+        raise InputError(path, 1, "policy file is empty")
+    _validate(document.data, document.lines, path)
+    data = document.data
+    rules = [
+        PolicyRule(tuple(rule["paths"]), rule["level"], rule.get("reason", ""), document.lines.get(("rules", i), 1))
+        for i, rule in enumerate(data["rules"])
+    ]
+    return Policy(
+        rules=rules,
+        default_level=data.get("default_level", "L0"),
+        api_packages=list(data.get("api", {}).get("packages", [])),
+        path=path,
+    )
+
+
+def load_policy(repo_root: Path) -> Policy | None:
+    """The working tree's policy (None when the repository has none)."""
+    file = Path(repo_root) / POLICY_PATH
+    if not file.is_file():
+        return None
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(POLICY_PATH, 1, f"not valid UTF-8 (byte offset {exc.start})") from None
+    return parse_policy(text)
