@@ -348,12 +348,18 @@ def _add_generated(files: Files, config, uri: str, content: Callable[[File], str
 
 
 def _load_front_matter(path: Path, repo_root: Path) -> dict:
+    """The record's front matter; an unreadable or schema-invalid record stops the build."""
     from gates.record import load_record
+    from gates.schemas import validate
 
     try:
         record = load_record(path, repo_root)
     except DesignGatesError as exc:
         raise PluginError(f"invalid design record: {exc}") from exc
+    problems = validate("record", record.front_matter)
+    if problems:
+        raise PluginError("invalid design record:\n" + "\n".join(
+            f"{record.rel_path}:{record.line_of(*p.path)}:1: {p.message}" for p in problems))
     return dict(record.front_matter)
 
 
