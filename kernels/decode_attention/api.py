@@ -1,0 +1,154 @@
+"""Host wrappers of the decode-attention kernels: validate, then launch.
+
+With `out` and (split path) `workspace` given, a launch allocates nothing and never
+waits for the device, so the calls can be captured in a CUDA graph; `visible_tokens`
+stays on the device and `num_splits` is a host int fixed at capture.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import torch
+
+from .checks import DecodeShape, check_inputs, check_num_splits, check_out, check_scale
+from .kernel_combine import decode_attention_combine_kernel
+from .kernel_partial import decode_attention_partial_kernel
+from .launch_config import block_d_for, combine_launch_config, partial_launch_config
+from .workspace import LayerWorkspace
+
+INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+LOG2E = 1.0 / math.log(2.0)
+
+__all__ = [
+    "attention_decode",
+    "attention_decode_paged",
+    "attention_decode_splitkv",
+    "attention_decode_paged_splitkv",
+    "LayerWorkspace",
+]
+
+
+def attention_decode(q, k_cache, v_cache, visible_tokens, *, scale=None, out=None):
+    """Decode attention over a contiguous KV cache, one pass per (request, KV head).
+
+    Args:
+        q: [B, Hq, D] or [B, R, Hq, D] (R in 1..16), bfloat16 or float16. Row r of a
+            request attends to its first visible_tokens[b] - (R - 1 - r) tokens.
+        k_cache, v_cache: [B, Hkv, S_max, D], q's dtype; Hq must be a multiple of Hkv.
+        visible_tokens: int32 [B] on q's device (read by the kernel only).
+        scale: softmax scale, default 1 / sqrt(D).
+        out: optional output buffer with q's shape and dtype.
+
+    Returns:
+        Tensor with q's shape and dtype; rows with no visible token are zeros.
+    """
+    shape = check_inputs(q, k_cache, v_cache, visible_tokens, paged=False, interpret=INTERPRET)
+    return _launch(q, k_cache, v_cache, None, visible_tokens, shape, 1, None, scale, out, paged=False, finalize=True)
+
+
+def attention_decode_paged(q, k_cache, v_cache, block_table, visible_tokens, *, scale=None, out=None):
+    """Decode attention over a paged KV cache, one pass per (request, KV head).
+
+    Args:
+        q: [B, Hq, D] or [B, R, Hq, D], bfloat16 or float16.
+        k_cache, v_cache: [num_blocks, Hkv, block_size, D]; block_size a power of two.
+        block_table: int32 [B, max_blocks]; token t of request b lives in page
+            block_table[b, t // block_size] at slot t % block_size.
+        visible_tokens: int32 [B] on q's device.
+        scale: softmax scale, default 1 / sqrt(D).
+        out: optional output buffer with q's shape and dtype.
+
+    Returns:
+        Tensor with q's shape and dtype; rows with no visible token are zeros.
+    """
+    shape = check_inputs(q, k_cache, v_cache, visible_tokens, block_table, paged=True, interpret=INTERPRET)
+    return _launch(q, k_cache, v_cache, block_table, visible_tokens, shape, 1, None, scale, out, paged=True, finalize=True)
+
+
+def attention_decode_splitkv(q, k_cache, v_cache, visible_tokens, *, num_splits, workspace=None, scale=None, out=None):
+    """Split-KV (flash-decoding) attention over a contiguous KV cache.
+
+    Each request's visible range is cut on the device into `num_splits` chunks of
+    ceil(visible / num_splits) tokens rounded up to whole tiles; a partial kernel writes
+    fp32 (acc, max, sum) per chunk into `workspace`, a combine kernel merges them.
+    num_splits = 1 gives the bits of `attention_decode`.
+
+    Args:
+        q, k_cache, v_cache, visible_tokens, scale, out: as in `attention_decode`.
+        num_splits: Python int in 1..256, fixed at graph capture.
+        workspace: a `LayerWorkspace` large enough for this call; allocated per call if None.
+
+    Returns:
+        Tensor with q's shape and dtype.
+    """
+    shape = check_inputs(q, k_cache, v_cache, visible_tokens, paged=False, interpret=INTERPRET)
+    num_splits = check_num_splits(num_splits)
+    return _launch(q, k_cache, v_cache, None, visible_tokens, shape, num_splits, workspace, scale, out, paged=False, finalize=False)
+
+
+def attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tokens, *, num_splits, workspace=None, scale=None, out=None):
+    """Split-KV (flash-decoding) attention over a paged KV cache.
+
+    Args:
+        q, k_cache, v_cache, block_table, visible_tokens, scale, out: as in
+            `attention_decode_paged`.
+        num_splits: Python int in 1..256, fixed at graph capture.
+        workspace: a `LayerWorkspace` large enough for this call; allocated per call if None.
+
+    Returns:
+        Tensor with q's shape and dtype; bit-identical to `attention_decode_splitkv`
+        on the same tokens and num_splits.
+    """
+    shape = check_inputs(q, k_cache, v_cache, visible_tokens, block_table, paged=True, interpret=INTERPRET)
+    num_splits = check_num_splits(num_splits)
+    return _launch(q, k_cache, v_cache, block_table, visible_tokens, shape, num_splits, workspace, scale, out, paged=True, finalize=False)
+
+
+def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape, num_splits, workspace, scale, out, *, paged, finalize):
+    scale = check_scale(scale, shape.head_dim)
+    if out is None:
+        out = torch.empty_like(q)
+    else:
+        check_out(out, q)
+    if not finalize:
+        if workspace is None:
+            workspace = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, num_splits, q.device)
+        elif not isinstance(workspace, LayerWorkspace):
+            raise ValueError(f"workspace must be a LayerWorkspace or None, got {type(workspace).__name__}")
+        workspace.fits(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, num_splits, q.device)
+        partials = (workspace.partial_acc, workspace.partial_max, workspace.partial_sum)
+    else:
+        partials = (out, out, out)
+
+    q4 = q if q.dim() == 4 else q.unsqueeze(1)
+    o4 = out if out.dim() == 4 else out.unsqueeze(1)
+    group = shape.num_q_heads // shape.num_kv_heads
+    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype)
+    block_d = block_d_for(shape.head_dim)
+    num_m_blocks = -(-group * shape.rows // config.block_m)
+    table = block_table if paged else visible_tokens
+    grid = (shape.batch * shape.num_kv_heads * num_m_blocks, num_splits)
+    decode_attention_partial_kernel[grid](
+        q4, k_cache, v_cache, table, visible_tokens, o4, *partials,
+        scale * LOG2E, num_splits, num_m_blocks, shape.num_kv_heads, shape.num_q_heads, shape.capacity,
+        q4.stride(0), q4.stride(1), q4.stride(2),
+        k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
+        v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
+        o4.stride(0), o4.stride(1), o4.stride(2),
+        table.stride(0),
+        ROWS=shape.rows, GROUP=group, HEAD_DIM=shape.head_dim, BLOCK_D=block_d,
+        BLOCK_M=config.block_m, BLOCK_N=config.block_n, PAGE_SIZE=shape.page_size,
+        IS_PAGED=paged, FINALIZE=finalize, DOT_FP64=INTERPRET,
+        num_warps=config.num_warps, num_stages=config.num_stages,
+    )
+    if not finalize:
+        combine = combine_launch_config(shape.head_dim, num_splits)
+        decode_attention_combine_kernel[(shape.batch * shape.rows * shape.num_q_heads,)](
+            *partials, o4, num_splits, shape.num_q_heads,
+            o4.stride(0), o4.stride(1), o4.stride(2),
+            ROWS=shape.rows, HEAD_DIM=shape.head_dim, BLOCK_D=block_d, BLOCK_S=combine.block_n,
+            num_warps=combine.num_warps,
+        )
+    return out

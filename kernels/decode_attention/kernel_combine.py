@@ -1,0 +1,54 @@
+"""Split-KV decode attention: the combine kernel (log-sum-exp merge of the partials).
+
+One program per output vector (request, row, query head). It rescales each split's
+unnormalized accumulator by exp2(m_s - max_s m_s), sums, and divides by the rescaled
+sum of the softmax denominators: README.md derives it. Split 0 seeds the sums, so with
+one split every factor is exp2(0) = 1 and the result is the single-pass division bit
+for bit. Empty splits carry m = -inf, l = 0 and contribute exactly nothing.
+"""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def decode_attention_combine_kernel(
+    partial_acc,
+    partial_max,
+    partial_sum,
+    out,
+    num_splits,
+    num_q_heads,
+    stride_ob,
+    stride_or,
+    stride_oh,
+    ROWS: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    BLOCK_S: tl.constexpr,
+):
+    i_row = tl.program_id(0).to(tl.int64)
+    i_h = i_row % num_q_heads
+    i_r = (i_row // num_q_heads) % ROWS
+    i_b = i_row // (num_q_heads * ROWS)
+    o_d = tl.arange(0, BLOCK_D)  # [BLOCK_D]
+    m_d = o_d < HEAD_DIM
+    o_s = tl.arange(0, BLOCK_S)  # [BLOCK_S]
+
+    p_part = i_row * num_splits
+    b_m = tl.load(partial_max + p_part + o_s, mask=o_s < num_splits, other=float("-inf"))  # [BLOCK_S]
+    m_max = tl.max(b_m, 0)
+    m_safe = tl.where(m_max == float("-inf"), 0.0, m_max)
+
+    w = tl.exp2(tl.load(partial_max + p_part) - m_safe)
+    acc = w * tl.load(partial_acc + p_part * HEAD_DIM + o_d, mask=m_d, other=0.0)  # [BLOCK_D]
+    l_sum = w * tl.load(partial_sum + p_part)
+    for i_s in range(1, num_splits):
+        w = tl.exp2(tl.load(partial_max + p_part + i_s) - m_safe)
+        acc += w * tl.load(partial_acc + (p_part + i_s) * HEAD_DIM + o_d, mask=m_d, other=0.0)
+        l_sum += w * tl.load(partial_sum + p_part + i_s)
+
+    l_safe = tl.where(l_sum > 0.0, l_sum, 1.0)
+    b_o = acc / l_safe  # [BLOCK_D]
+    p_o = out + i_b * stride_ob + i_r * stride_or + i_h * stride_oh + o_d
+    tl.store(p_o, b_o.to(out.dtype.element_ty), mask=m_d)

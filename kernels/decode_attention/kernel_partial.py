@@ -1,0 +1,169 @@
+"""Split-KV decode attention: the shared online-softmax loop and the partial kernel.
+
+One program handles one (request, KV head, block of query rows, split). Its query
+rows are all G query heads of the KV group times the R speculative rows, so every
+K/V tile is loaded once and used by all of them. With FINALIZE the program owns the
+whole visible range and writes the normalized output (the single-pass kernel);
+without it, it writes the unnormalized fp32 partials (acc, m, l) of its split for
+`kernel_combine.py`. Scores live in the log2 domain: s = q.k * scale * log2(e).
+"""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _online_softmax_range(
+    b_q,
+    acc,
+    m_i,
+    l_i,
+    p_k,
+    p_v,
+    p_block_table,
+    stride_kblk,
+    stride_ks,
+    stride_vblk,
+    stride_vs,
+    n_start,
+    n_end,
+    row_limit,
+    qk_scale,
+    o_d,
+    m_d,
+    BLOCK_N: tl.constexpr,
+    PAGE_SIZE: tl.constexpr,
+    IS_PAGED: tl.constexpr,
+    DOT_FP64: tl.constexpr,
+):
+    for n0 in range(n_start, n_end, BLOCK_N):
+        o_n = n0 + tl.arange(0, BLOCK_N)  # [BLOCK_N]
+        m_n = o_n < n_end
+        if IS_PAGED:
+            i_page = tl.load(p_block_table + o_n // PAGE_SIZE, mask=m_n, other=0).to(tl.int64)
+            o_slot = o_n % PAGE_SIZE
+            o_k = i_page * stride_kblk + o_slot * stride_ks  # [BLOCK_N]
+            o_v = i_page * stride_vblk + o_slot * stride_vs  # [BLOCK_N]
+        else:
+            o_k = o_n * stride_ks  # [BLOCK_N]
+            o_v = o_n * stride_vs  # [BLOCK_N]
+        m_kv = m_n[:, None] & m_d[None, :]
+        b_k = tl.load(p_k + o_k[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
+        if DOT_FP64:
+            b_s = tl.dot(b_q.to(tl.float64), tl.trans(b_k.to(tl.float64))).to(tl.float32)
+        else:
+            b_s = tl.dot(b_q, tl.trans(b_k))  # [BLOCK_M, BLOCK_N]
+        b_s = b_s * qk_scale
+        m_s = (o_n[None, :] < n_end) & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
+        b_s = tl.where(m_s, b_s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(b_s, 1))  # [BLOCK_M]
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        alpha = tl.exp2(m_i - m_safe)  # [BLOCK_M]
+        b_p = tl.exp2(b_s - m_safe[:, None])  # [BLOCK_M, BLOCK_N]
+        l_i = l_i * alpha + tl.sum(b_p, 1)
+        b_v = tl.load(p_v + o_v[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
+        b_p = b_p.to(b_v.dtype)
+        acc = acc * alpha[:, None]
+        if DOT_FP64:
+            acc = acc + tl.dot(b_p.to(tl.float64), b_v.to(tl.float64)).to(tl.float32)
+        else:
+            acc = tl.dot(b_p, b_v, acc)
+        m_i = m_new
+    return acc, m_i, l_i
+
+
+@triton.jit
+def decode_attention_partial_kernel(
+    q,
+    k_cache,
+    v_cache,
+    block_table,
+    visible_tokens,
+    out,
+    partial_acc,
+    partial_max,
+    partial_sum,
+    qk_scale,
+    num_splits,
+    num_m_blocks,
+    num_kv_heads,
+    num_q_heads,
+    capacity,
+    stride_qb,
+    stride_qr,
+    stride_qh,
+    stride_kb,
+    stride_kh,
+    stride_ks,
+    stride_vb,
+    stride_vh,
+    stride_vs,
+    stride_ob,
+    stride_or,
+    stride_oh,
+    stride_bt,
+    ROWS: tl.constexpr,
+    GROUP: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    PAGE_SIZE: tl.constexpr,
+    IS_PAGED: tl.constexpr,
+    FINALIZE: tl.constexpr,
+    DOT_FP64: tl.constexpr,
+):
+    i_bhm = tl.program_id(0)
+    i_s = tl.program_id(1)
+    i_mb = i_bhm % num_m_blocks
+    i_bh = i_bhm // num_m_blocks
+    i_kvh = i_bh % num_kv_heads
+    i_b = i_bh // num_kv_heads
+
+    o_m = i_mb * BLOCK_M + tl.arange(0, BLOCK_M)  # [BLOCK_M]
+    m_m = o_m < GROUP * ROWS
+    i_r = o_m // GROUP
+    i_h = i_kvh * GROUP + o_m % GROUP
+    o_d = tl.arange(0, BLOCK_D)  # [BLOCK_D]
+    m_d = o_d < HEAD_DIM
+
+    p_q = q + i_b.to(tl.int64) * stride_qb + i_r[:, None] * stride_qr + i_h[:, None] * stride_qh + o_d[None, :]
+    b_q = tl.load(p_q, mask=m_m[:, None] & m_d[None, :], other=0.0)  # [BLOCK_M, BLOCK_D]
+
+    visible = tl.load(visible_tokens + i_b)
+    visible = tl.minimum(tl.maximum(visible, 0), capacity)
+    row_limit = tl.where(m_m, visible - (ROWS - 1 - i_r), 0)  # [BLOCK_M]
+    chunk = tl.cdiv(visible, num_splits)
+    chunk = tl.cdiv(chunk, BLOCK_N) * BLOCK_N
+    n_start = i_s * chunk
+    n_end = tl.minimum(n_start + chunk, visible)
+
+    if IS_PAGED:
+        p_k = k_cache + i_kvh.to(tl.int64) * stride_kh
+        p_v = v_cache + i_kvh.to(tl.int64) * stride_vh
+        p_block_table = block_table + i_b.to(tl.int64) * stride_bt
+    else:
+        p_k = k_cache + i_b.to(tl.int64) * stride_kb + i_kvh.to(tl.int64) * stride_kh
+        p_v = v_cache + i_b.to(tl.int64) * stride_vb + i_kvh.to(tl.int64) * stride_vh
+        p_block_table = block_table
+
+    acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)  # [BLOCK_M, BLOCK_D]
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # [BLOCK_M]
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # [BLOCK_M]
+    acc, m_i, l_i = _online_softmax_range(
+        b_q, acc, m_i, l_i, p_k, p_v, p_block_table,
+        stride_kb, stride_ks, stride_vb, stride_vs,
+        n_start, n_end, row_limit, qk_scale, o_d, m_d,
+        BLOCK_N, PAGE_SIZE, IS_PAGED, DOT_FP64,
+    )
+
+    if FINALIZE:
+        l_safe = tl.where(l_i > 0.0, l_i, 1.0)
+        b_o = acc / l_safe[:, None]  # [BLOCK_M, BLOCK_D]
+        p_o = out + i_b.to(tl.int64) * stride_ob + i_r[:, None] * stride_or + i_h[:, None] * stride_oh + o_d[None, :]
+        tl.store(p_o, b_o.to(out.dtype.element_ty), mask=m_m[:, None] & m_d[None, :])
+    else:
+        i_part = ((i_b.to(tl.int64) * ROWS + i_r) * num_q_heads + i_h) * num_splits + i_s  # [BLOCK_M]
+        tl.store(partial_acc + i_part[:, None] * HEAD_DIM + o_d[None, :], acc, mask=m_m[:, None] & m_d[None, :])
+        tl.store(partial_max + i_part, m_i, mask=m_m)
+        tl.store(partial_sum + i_part, l_i, mask=m_m)
