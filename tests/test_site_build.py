@@ -1,0 +1,211 @@
+"""`mkdocs build --strict`: the repository's site builds, and a bad site does not."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("mkdocs")
+pytest.importorskip("material")
+
+REPO = Path(__file__).resolve().parents[1]
+HOOK = REPO / "gates" / "mkdocs_hook.py"
+GATES = [f"G{n}" for n in range(9)]
+
+
+def build(config: Path, site: Path, report: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(REPO))
+    env.pop("DESIGN_GATES_REPORT", None)
+    if report is not None:
+        env["DESIGN_GATES_REPORT"] = str(report)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+        cwd=config.parent, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+def record_text(record_id: str, title: str = "A decode-attention change", **extra) -> str:
+    front = {
+        "schema_version": 1, "id": record_id, "title": title, "risk": "L2",
+        "record_status": "draft", "stage": "A", "lang": "en",
+        "authors": [{"name": "Ada Author", "email": "ada@example.org"}], "reviewers": [],
+        "covers": ["kernels/**"], "questions": [], "unknowns": [], "claim_level": "kernel",
+        "evidence": [], "independence": {"defect": False},
+        "self_check": {g: "pass" for g in GATES},
+    }
+    front.update(extra)
+    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---\n\n## §1 Why\n\nBecause.\n"
+
+
+def report_for(records: dict[str, str], status: str = "pass", findings=()) -> dict:
+    return {"ok": status == "pass", "records": [
+        {"id": rid, "path": f"docs/design/{rid}.md", "stage": "A", "record_status": "draft",
+         "gates": {g: {"status": status if g == "G3" else "pass",
+                       "findings": list(findings) if g == "G3" else []} for g in GATES}}
+        for rid in records]}
+
+
+def make_site(root: Path, records: dict[str, str], pages: dict[str, str] | None = None) -> Path:
+    """A small site that uses the repository's hook; its repository root is ``root``."""
+    docs = root / "docs"
+    (docs / "design").mkdir(parents=True)
+    (docs / "index.md").write_text("# Home\n\nSee the [records](design/index.md).\n", encoding="utf-8")
+    for rid, text in records.items():
+        (docs / "design" / f"{rid}.md").write_text(text, encoding="utf-8")
+    for name, text in (pages or {}).items():
+        (docs / name).write_text(text, encoding="utf-8")
+    config = root / "mkdocs.yml"
+    config.write_text(textwrap.dedent(f"""\
+        site_name: scratch
+        theme: {{name: material}}
+        hooks: ["{HOOK.as_posix()}"]
+        nav: [{{Home: index.md}}, {{Records: [design/index.md]}}]
+        """), encoding="utf-8")
+    return config
+
+
+def test_a_broken_link_fails_the_build(tmp_path):
+    config = make_site(tmp_path, {}, pages={"notes.md": "# Notes\n\nSee [the plan](missing-plan.md).\n"})
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for({})))
+    assert result.returncode != 0
+    assert "missing-plan.md" in result.stderr
+
+
+def test_an_invalid_record_fails_the_build_and_names_the_file_and_line(tmp_path):
+    text = record_text("bad-record").replace("risk: L2", "risk: L9")
+    config = make_site(tmp_path, {"bad-record": text})
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for({"bad-record": text})))
+    assert result.returncode != 0
+    assert "docs/design/bad-record.md:5:1" in result.stderr and "risk" in result.stderr
+
+
+def test_an_unreadable_record_fails_the_build(tmp_path):
+    text = record_text("dup").replace("risk: L2", "risk: L2\nrisk: L3")
+    config = make_site(tmp_path, {"dup": text})
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for({"dup": text})))
+    assert result.returncode != 0
+    assert "docs/design/dup.md" in result.stderr
+
+
+def test_a_gate_that_errors_fails_the_build(tmp_path):
+    records = {"ok-record": record_text("ok-record")}
+    report = report_for(records, status="error", findings=[{"line": 1, "col": 1, "message": "KeyError: 'tolerances'"}])
+    result = build(make_site(tmp_path, records), tmp_path / "site", report=_write(tmp_path, report))
+    assert result.returncode != 0
+    assert "G3 errored" in result.stderr and "KeyError" in result.stderr
+
+
+def test_a_gate_that_fails_is_shown_and_does_not_stop_the_build(tmp_path):
+    records = {"ok-record": record_text("ok-record")}
+    report = report_for(records, status="fail", findings=[{"line": 7, "col": 1, "message": "no reviewer"}])
+    result = build(make_site(tmp_path, records), tmp_path / "site", report=_write(tmp_path, report))
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "site" / "design" / "ok-record" / "index.html").read_text(encoding="utf-8")
+    row = re.search(r'<tr data-gate="G3">.*?</tr>', page, re.S).group(0)
+    assert "dg-badge--fail" in row and "no reviewer" in row
+
+
+def test_a_report_that_misses_a_record_fails_the_build(tmp_path):
+    records = {"first": record_text("first"), "second": record_text("second")}
+    report = report_for({"first": records["first"]})
+    result = build(make_site(tmp_path, records), tmp_path / "site", report=_write(tmp_path, report))
+    assert result.returncode != 0
+    assert "no entry for the record docs/design/second.md" in result.stderr
+
+
+def test_a_script_in_the_title_shows_as_text(tmp_path):
+    records = {"xss": record_text("xss", title="Fast <script>alert('x')</script> decode")}
+    result = build(make_site(tmp_path, records), tmp_path / "site", report=_write(tmp_path, report_for(records)))
+    assert result.returncode == 0, result.stderr
+    site = tmp_path / "site"
+    for page in (site / "design" / "xss" / "index.html", site / "design" / "index.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "<script>alert(" not in html, page
+        assert "Fast &lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; decode" in html, page
+
+
+# The repository's own site
+
+
+@pytest.fixture(scope="module")
+def repository_site(tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
+    result = build(REPO / "mkdocs.yml", site)
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stderr[-4000:]}"
+    return site
+
+
+def own_records() -> list[Path]:
+    return sorted(p for p in (REPO / "docs" / "design").glob("*.md") if p.name != "index.md")
+
+
+def nav_pages(config: Path) -> list[str]:
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    nav = yaml.load(config.read_text(encoding="utf-8"), Loader=Loader)["nav"]
+    pages = []
+
+    def walk(item):
+        if isinstance(item, str):
+            pages.append(item)
+        elif isinstance(item, list):
+            for child in item:
+                walk(child)
+        elif isinstance(item, dict):
+            for child in item.values():
+                walk(child)
+
+    walk(nav)
+    return pages
+
+
+def test_every_record_and_gate_page_is_in_the_navigation():
+    pages = set(nav_pages(REPO / "mkdocs.yml"))
+    wanted = {f"design/{p.name}" for p in own_records()} | {"design/index.md", "results/index.md"}
+    wanted |= {f"gates/{p.name}" for p in (REPO / "docs" / "gates").glob("G*.md")}
+    if (REPO / "docs" / "history-checks.md").exists():
+        wanted.add("history-checks.md")
+    assert sorted(wanted - pages) == []
+
+
+def test_every_record_page_shows_the_gate_table(repository_site):
+    assert own_records(), "the repository has no design records"
+    for path in own_records():
+        html = (repository_site / "design" / path.stem / "index.html").read_text(encoding="utf-8")
+        gates = re.findall(r'<tr data-gate="(G\d)">', html)
+        assert gates == GATES, path.name
+        assert 'class="md-status' not in html, f"{path.name}: Material read a page status"
+
+
+def test_records_index_lists_every_record_with_stage_and_gates(repository_site):
+    html = (repository_site / "design" / "index.html").read_text(encoding="utf-8")
+    listed = re.findall(r'<tr data-record="([^"]+)">', html)
+    assert listed == sorted(p.stem for p in own_records())
+    assert html.count('class="dg-badge dg-badge--stage"') == len(listed)
+
+
+def test_chinese_record_text_is_in_the_search_index(repository_site):
+    zh = [p for p in own_records() if "\nlang: zh" in p.read_text(encoding="utf-8")]
+    if not zh:
+        pytest.skip("no Chinese record in the repository")
+    index = json.loads((repository_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert "zh" in index["config"]["lang"]
+    locations = {doc["location"].split("#")[0] for doc in index["docs"]}
+    for path in zh:
+        assert f"design/{path.stem}/" in locations
+
+
+def _write(root: Path, report: dict) -> Path:
+    path = root / "gate-report.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return path
