@@ -187,9 +187,14 @@ class ChangeSet:
 
 
 def is_record_path(path: str) -> bool:
-    """A design record is docs/design/<id>.md (the index page is not a record)."""
+    """A design record is a Markdown file below docs/design/ (index, README and `_*` pages are not)."""
     p = PurePosixPath(path)
-    return str(p.parent) == RECORD_DIR and p.suffix == ".md" and p.name.lower() not in ("index.md", "readme.md")
+    return (
+        path.startswith(RECORD_DIR + "/")
+        and p.suffix == ".md"
+        and p.name.lower() not in ("index.md", "readme.md")
+        and not p.name.startswith("_")
+    )
 
 
 def decode_text(data: bytes, path: str) -> str:
@@ -269,7 +274,7 @@ class _GitReader:
             _, kind, _, data = self.repo.git.get_object_data(spec)
         except ValueError:
             return None
-        return data if kind == "blob" else None
+        return data if kind in (b"blob", "blob") else None
 
     def list_files(self, ref: str, under: str) -> list[str]:
         out = self.try_run("ls-tree", "-r", "-z", "--name-only", ref, "--", under.rstrip("/") + "/")

@@ -12,7 +12,6 @@ ending in `/` matches everything below that folder.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,9 +19,9 @@ from pathlib import Path
 
 from gates.errors import InputError
 from gates.safe_yaml import load_yaml
+from gates.schemas import validate
 
 POLICY_PATH = ".design-gates/policy.yaml"
-SCHEMA_PATH = Path(__file__).parent / "schema" / "policy.schema.json"
 LEVELS = ("L0", "L1", "L2", "L3", "L4")
 HOT_LEVELS = ("L3", "L4")
 
@@ -73,6 +72,7 @@ class Policy:
     rules: list[PolicyRule] = field(default_factory=list)
     default_level: str = "L0"
     api_packages: list[str] = field(default_factory=list)
+    switches: list[str] = field(default_factory=list)  # "package.module:NAME"
     path: str = POLICY_PATH
 
     def level_of(self, path: str) -> tuple[str, PolicyRule | None]:
@@ -108,30 +108,23 @@ class Policy:
         for package in self.api_packages:
             if package not in newer.api_packages:
                 found.append(f"api package {package} no longer checked")
+        for switch in self.switches:
+            if switch not in newer.switches:
+                found.append(f"switch {switch} no longer checked")
         return found
 
 
-@lru_cache(maxsize=1)
-def _schema() -> dict:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-
-
 def _validate(data, lines: dict, path: str) -> None:
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    errors = validate("policy", data)
     if errors:
         error = errors[0]
-        key_path = tuple(error.absolute_path)
-        line = 1
+        key_path, line = error.path, 1
         while key_path:
             if key_path in lines:
                 line = lines[key_path]
                 break
             key_path = key_path[:-1]
-        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise InputError(path, line, f"policy does not match its schema at {where}: {error.message}")
+        raise InputError(path, line, f"policy does not match its schema: {error.message}")
 
 
 def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
@@ -149,6 +142,7 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         rules=rules,
         default_level=data.get("default_level", "L0"),
         api_packages=list(data.get("api", {}).get("packages", [])),
+        switches=list(data.get("api", {}).get("switches", [])),
         path=path,
     )
 

@@ -1,0 +1,36 @@
+"""History checks for the A -> B -> C -> D series: from a `ChangeSet` to findings.
+
+`check_change(change, records_by_id, repo_root)` runs every check over what
+base..head changes and returns findings, each naming its gate, path, line and
+commit. The runner merges them into the gate results of the records they name.
+
+| check | gate |
+|---|---|
+| stage scope, status and stage moves, stage-closing commits | G0 |
+| prerequisites of a stage, stacked records | G2 |
+| public API diff, default route unchanged before D | G5 |
+| approvals independent of the change's authors, hot-path policy | G8 |
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gates.findings import Finding
+from gates.series import api_compat, hot_path, independence, prerequisites, scope, transitions
+from gates.series.context import SeriesContext
+
+CHECKS = (scope.check, transitions.check, prerequisites.check, api_compat.check, independence.check, hot_path.check)
+
+
+def check_change(change, records_by_id: dict, repo_root: Path) -> list[Finding]:
+    """Every finding the history of base..head raises, in a stable order.
+
+    `records_by_id` (the working tree's records) is accepted for the runner's
+    contract; the checks judge the records as they are at the base and head commits.
+    """
+    ctx = SeriesContext(change)
+    for run in CHECKS:
+        run(ctx)
+    unique = list(dict.fromkeys(ctx.findings))
+    return sorted(unique, key=lambda f: (f.gate, f.path, f.line, f.message))

@@ -1,0 +1,127 @@
+"""G0: legal moves of `record_status` and `stage`, and stage-closing commits that exist.
+
+Status moves allowed between base and head:
+
+| from | to |
+|---|---|
+| (new) | draft, in-review, approved* |
+| draft | in-review, approved*, withdrawn |
+| in-review | draft, approved*, rejected, withdrawn |
+| approved | in-review (re-review), superseded, withdrawn |
+| rejected | superseded, withdrawn |
+| superseded, withdrawn | (final) |
+
+*approved only with at least one reviewer whose decision is `approved`.
+
+A stage moves forward one step at a time (a new record starts at A) and never back.
+Every commit in `series.closed` must be in the history of the base ref, no stage
+later than the record's own may be closed, and a recorded closing commit never changes.
+"""
+
+from __future__ import annotations
+
+from gates.git_repo import RecordChange
+from gates.record import STAGES
+from gates.series.context import SeriesContext, field_of, line_of, stage_index
+from gates.series.identity import approvers
+
+STATUS_MOVES = {
+    None: {"draft", "in-review", "approved"},
+    "draft": {"in-review", "approved", "withdrawn"},
+    "in-review": {"draft", "approved", "rejected", "withdrawn"},
+    "approved": {"in-review", "superseded", "withdrawn"},
+    "rejected": {"superseded", "withdrawn"},
+    "superseded": set(),
+    "withdrawn": set(),
+}
+
+
+def _check_status(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, head_fm: dict) -> None:
+    before = field_of(base_fm, "record_status") if base_fm is not None else None
+    after = field_of(head_fm, "record_status")
+    line = line_of(rc.head, "record_status")
+    if before == after:
+        return
+    allowed = STATUS_MOVES.get(before, set())
+    if after not in allowed:
+        start = "a new record" if before is None else f"record_status {before}"
+        options = ", ".join(sorted(allowed)) or "nothing (it is final)"
+        ctx.report("G0", rc.rel_path, line,
+                   f"illegal status move: {start} -> {after}; from {before or '(new)'} it may move to {options}")
+        return
+    if after == "approved" and not approvers(field_of(head_fm, "reviewers")):
+        ctx.report("G0", rc.rel_path, line,
+                   f"illegal status move: {before or '(new)'} -> approved without a reviewer whose decision is approved")
+
+
+def _check_stage(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, head_fm: dict) -> None:
+    after = field_of(head_fm, "stage")
+    if after not in STAGES:
+        return
+    line = line_of(rc.head, "stage")
+    if base_fm is None:
+        if after != "A":
+            skipped = ", ".join(STAGES[: stage_index(after)])
+            ctx.report("G0", rc.rel_path, line,
+                       f"stage skipped: a new record starts at stage A, this one claims {after} (skips {skipped})")
+        return
+    before = field_of(base_fm, "stage")
+    if before not in STAGES or before == after:
+        return
+    step = stage_index(after) - stage_index(before)
+    if step < 0:
+        ctx.report("G0", rc.rel_path, line, f"stage moved back from {before} to {after}; stages only move forward")
+    elif step > 1:
+        skipped = ", ".join(STAGES[stage_index(before) + 1: stage_index(after)])
+        ctx.report("G0", rc.rel_path, line, f"stage skipped: {before} -> {after} (skips {skipped}); move one stage per change")
+
+
+def _check_closed(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, head_fm: dict) -> None:
+    closed = field_of(head_fm, "series", "closed")
+    if not isinstance(closed, dict):
+        return
+    head_stage = field_of(head_fm, "stage")
+    base_closed = field_of(base_fm, "series", "closed", default={}) or {}
+    for stage, sha in closed.items():
+        line = line_of(rc.head, "series", "closed", stage)
+        if not isinstance(sha, str) or stage not in STAGES:
+            continue
+        if head_stage in STAGES and stage_index(stage) > stage_index(head_stage):
+            ctx.report("G0", rc.rel_path, line,
+                       f"series.closed.{stage} records a closing commit for stage {stage}, "
+                       f"but the record is only at stage {head_stage}")
+            continue
+        before = base_closed.get(stage) if isinstance(base_closed, dict) else None
+        if isinstance(before, str) and before != sha:
+            ctx.report("G0", rc.rel_path, line,
+                       f"series.closed.{stage} changed from {before} to {sha}; a stage's closing commit never changes")
+        if not ctx.change.commit_exists(sha):
+            ctx.report("G0", rc.rel_path, line,
+                       f"series.closed.{stage} names commit {sha}, which does not exist in this repository")
+        elif not ctx.change.is_ancestor(sha, ctx.change.base):
+            ctx.report("G0", rc.rel_path, line,
+                       f"series.closed.{stage} names commit {sha}, which is not in the history of base "
+                       f"{ctx.change.base_ref}; a stage is closed by a commit already merged")
+
+
+def check(ctx: SeriesContext) -> None:
+    for rc in ctx.change.records:
+        if rc.head is None:
+            status = field_of(rc.base_front_matter, "record_status")
+            ctx.report("G0", rc.rel_path, 1,
+                       f"record deleted (it was {status or 'unreadable'} on base); records stay in the history: "
+                       "set record_status to withdrawn or superseded instead",
+                       commit=ctx.change.last_commit_touching(rc.rel_path))
+            continue
+        if rc.head.record is None:
+            error = rc.head.error
+            ctx.report("G0", rc.rel_path, error.line if error else 1,
+                       f"record does not parse at head: {error.message if error else 'unreadable'}")
+            continue
+        head_fm = rc.head_front_matter
+        base_fm = rc.base_front_matter if rc.base is not None else None
+        if rc.base is not None and rc.base.record is None:
+            base_fm = None  # an unreadable base version: judge the head as a new record
+        _check_status(ctx, rc, base_fm, head_fm)
+        _check_stage(ctx, rc, base_fm, head_fm)
+        _check_closed(ctx, rc, base_fm, head_fm)
