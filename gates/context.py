@@ -1,0 +1,44 @@
+"""What every gate may consult besides the record itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gates.evidence import EvidenceStore
+from gates.record import STAGES, Record
+
+
+@dataclass
+class GateContext:
+    """Repository root, every known record by id, the evidence store and run options.
+
+    `stage` (from `--stage`) raises every record's stage for the stage-dependent
+    rules: a record at A checked with `stage="B"` must already meet B's rules.
+    `change` is the `ChangeSet` of `--base` runs (None otherwise).
+    """
+
+    repo_root: Path
+    records_by_id: dict[str, Record] = field(default_factory=dict)
+    evidence: EvidenceStore | None = None
+    run_suites: bool = False
+    stage: str | None = None
+    change: object | None = None
+    suite_timeout_s: float = 600.0
+    duplicate_ids: dict[str, list[str]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.repo_root = Path(self.repo_root).resolve()
+        if self.evidence is None:
+            self.evidence = EvidenceStore(self.repo_root)
+
+    def effective_stage(self, record: Record) -> str:
+        """The record's stage, raised to `--stage` when that is later."""
+        own = record.stage or "A"
+        if self.stage in STAGES and STAGES.index(self.stage) > STAGES.index(own):
+            return self.stage
+        return own
+
+
+def stage_at_least(stage: str, other: str) -> bool:
+    return STAGES.index(stage) >= STAGES.index(other)

@@ -1,0 +1,167 @@
+"""G7 Claims discipline: kernel numbers are not end-to-end claims, and numbers trace.
+
+1. An end-to-end claim (TTFT, TPOT, ITL, tok/s, tokens/s, E2E, end-to-end,
+   latency/throughput speedups; 端到端, 吞吐, 首字延迟, 每词延迟 ...) in the body
+   needs `claim_level: e2e` and a cited `e2e` artifact with fixture identities and
+   at least three fresh-process samples per arm. A sentence that negates or
+   forbids ("must not be written as TPOT", "不声称任何端到端收益") is not a
+   claim, and neither is a term in `code`.
+2. A stage-A record claims no measured results: a number with a unit in §7 must
+   come from a profile artifact cited in §1.
+3. Every measured number in §7 (a number with a unit, or a decimal in a table
+   row) appears in a cited artifact at the quoted precision.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gates.context import GateContext
+from gates.evidence_refs import checked_artifact, cited_evidence
+from gates.findings import Finding, GateResult, result_from_findings
+from gates.quoted_numbers import NUMBER, matches, numbers_with_units, numeric_leaves, parse_quoted, strip_code_spans
+from gates.record import Record, prose_lines
+
+GATE = "G7"
+MIN_SAMPLES = 3
+
+CLAIM = re.compile(
+    r"\bTTFT\b|\bTPOT\b|\bITL\b|\bE2E\b|\bQPS\b|\btok(?:en)?s?/s\b|\brequests?/s\b|\bend[- ]to[- ]end\b"
+    r"|\b(?:latency|throughput)\s+(?:speed-?ups?|gains?|improvements?|wins?|reductions?)\b"
+    r"|\bspeed-?ups?\s+(?:in|of)\s+(?:latency|throughput)\b"
+    r"|端到端|首字延迟|首\s*token\s*延迟|首词延迟|每词延迟|每\s*token\s*延迟|吞吐",
+    re.IGNORECASE,
+)
+NEGATION = re.compile(
+    r"\b(?:not|never|no|nor|without|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|mustn't|shouldn't"
+    r"|forbid\w*|prohibit\w*|refrain\w*|avoid\w*)\b|(?<![仅但少错])不(?![仅但少错])|未|没有|禁止|勿|无需|并非|非",
+    re.IGNORECASE,
+)
+_MEMORY_CONTEXT = re.compile(r"(?:DRAM|HBM|L1|L2|SM|memory|内存|显存|带宽|缓存)\s*(?:/\s*\w+\s*)*$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；]")
+_TABLE_DECIMAL = re.compile(rf"(?<![\w.§#/-])({NUMBER})\s?(%)?(?![\w.]*\d)")
+
+
+def sentences(line: str):
+    """(column, sentence) pieces of one prose line; a table row is one piece."""
+    if line.lstrip().startswith("|"):
+        yield 1, line
+        return
+    start = 0
+    for match in _SENTENCE_END.finditer(line):
+        yield start + 1, line[start:match.start()]
+        start = match.end()
+    yield start + 1, line[start:]
+
+
+def find_claims(record: Record):
+    """(line, col, term) of every end-to-end claim in the body."""
+    for line_no, raw in prose_lines(record.body, record.body_start_line):
+        line = strip_code_spans(raw)
+        for col, sentence in sentences(line):
+            if NEGATION.search(sentence):
+                continue
+            for match in CLAIM.finditer(sentence):
+                if match.group(0) == "吞吐" and _MEMORY_CONTEXT.search(sentence[max(0, match.start() - 16):match.start()]):
+                    continue
+                yield line_no, col + match.start(), match.group(0)
+                break
+
+
+def check(record: Record, ctx: GateContext) -> GateResult:
+    findings: list[Finding] = []
+    stage = ctx.effective_stage(record)
+
+    def add(line: int, message: str, col: int = 1) -> None:
+        findings.append(Finding(GATE, record.rel_path, line, col, message))
+
+    cited = cited_evidence(record)
+    loaded = {}
+    for entry in cited:
+        artifact, problems = checked_artifact(record, ctx, entry, GATE, fresh=False)
+        findings.extend(problems)
+        if artifact is not None:
+            loaded[entry.id] = (entry, artifact)
+    _check_claims(record, loaded, add)
+    results = record.section(7)
+    if results is not None:
+        if stage == "A":
+            profiles = [artifact for entry, artifact in loaded.values()
+                        if entry.kind == "profile" and entry in cited_evidence(record, 1)]
+            _check_numbers(record, results, profiles, add, "a stage-A record claims no measured results; a number "
+                           "in §7 must come from a profile artifact cited in §1", units_only=True)
+        else:
+            _check_numbers(record, results, [artifact for _, artifact in loaded.values()], add,
+                           "every number in the results section traces to a cited evidence artifact", units_only=False)
+    return result_from_findings(GATE, findings)
+
+
+def _check_claims(record: Record, loaded: dict, add) -> None:
+    claims = list(find_claims(record))
+    if not claims:
+        return
+    problems = []
+    if record.get("claim_level") != "e2e":
+        problems.append("claim_level is kernel")
+    e2e = [(entry, artifact) for entry, artifact in loaded.values() if artifact.kind == "e2e"]
+    if not e2e:
+        problems.append("no e2e artifact is cited")
+    else:
+        best = None
+        for entry, artifact in e2e:
+            issues = _e2e_issues(artifact)
+            if not issues:
+                best = None
+                break
+            best = best or f"{entry.id}: {'; '.join(issues)}"
+        if best:
+            problems.append(best)
+    if problems:
+        for line, col, term in claims:
+            add(line, f"end-to-end claim ({term!r}) without e2e evidence: {'; '.join(problems)}. Link an e2e artifact "
+                f"with fixture identities and >= {MIN_SAMPLES} fresh-process samples per arm, or state kernel-level "
+                "results only", col)
+
+
+def _e2e_issues(artifact) -> list[str]:
+    issues = []
+    if not artifact.fixtures:
+        issues.append("no fixture identities")
+    for name, arm in sorted((artifact.results.get("arms") or {}).items()):
+        samples = arm.get("samples") or []
+        if len(samples) < MIN_SAMPLES:
+            issues.append(f"arm {name!r} has {len(samples)} sample(s), fewer than {MIN_SAMPLES}")
+        if arm.get("fresh_process") is not True:
+            issues.append(f"arm {name!r} samples are not from fresh processes")
+    if not artifact.results.get("arms"):
+        issues.append("no arms")
+    return issues
+
+
+def _declared_numbers(record: Record) -> list[float]:
+    values = []
+    for tolerance in record.get("numeric_contract", "tolerances", default=[]) or []:
+        values.extend(v for k, v in tolerance.items() if k in ("max", "min"))
+    return values
+
+
+def _check_numbers(record: Record, section, artifacts, add, rule: str, units_only: bool) -> None:
+    leaves = [value for artifact in artifacts for value in numeric_leaves(artifact.results)]
+    declared = _declared_numbers(record)
+    for line_no, raw in prose_lines(section.text, section.start_line):
+        if line_no == section.start_line or raw.lstrip().startswith("#"):
+            continue
+        line = strip_code_spans(raw)
+        quoted = numbers_with_units(line)
+        if not units_only and line.lstrip().startswith("|"):
+            taken = {q.col for q in quoted}
+            for match in _TABLE_DECIMAL.finditer(line):
+                if "." in match.group(1) and match.start(1) + 1 not in taken:
+                    number = parse_quoted(match.group(1), match.group(2) or "", match.start(1) + 1)
+                    if number:
+                        quoted.append(number)
+        for number in quoted:
+            if any(matches(number, value) for value in declared):
+                continue
+            if not any(matches(number, value) for value in leaves):
+                add(line_no, f"{number.text}{number.unit} is not in any cited evidence artifact: {rule}", number.col)

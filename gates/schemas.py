@@ -1,0 +1,54 @@
+"""The JSON Schemas of records and evidence artifacts; the only module importing jsonschema."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+SCHEMA_DIR = Path(__file__).parent / "schema"
+
+
+@dataclass(frozen=True)
+class SchemaError:
+    """One violation: where (a key path into the document) and what."""
+
+    path: tuple
+    message: str
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    """`name` is "record" or "evidence"."""
+    with open(SCHEMA_DIR / f"{name}.schema.json", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str):
+    import jsonschema
+
+    schema = load_schema(name)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def validate(name: str, document) -> list[SchemaError]:
+    """Every violation of schema `name` by `document`, most specific first, in document order."""
+    errors = []
+    for error in _validator(name).iter_errors(document):
+        path = tuple(error.absolute_path)
+        message = error.message
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = set(error.schema.get("properties", {}))
+            extra = sorted(str(key) for key in error.instance if key not in known)
+            if extra:
+                path = path + (extra[0],)
+                message = f"unknown key {extra[0]!r}" + (f" (and {len(extra) - 1} more)" if len(extra) > 1 else "")
+        elif error.validator == "required":
+            message = error.message.replace(" is a required property", " is required")
+        where = ".".join(str(part) for part in error.absolute_path)
+        errors.append(SchemaError(path, f"{where}: {message}" if where else message))
+    errors.sort(key=lambda e: [str(p) for p in e.path])
+    return errors
