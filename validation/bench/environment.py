@@ -1,0 +1,56 @@
+"""What an evidence artifact records about where and on what it was measured."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import platform
+import subprocess
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SOURCE_GLOBS = ("kernels/decode_attention/*.py", "kernels/split_heuristic.py", "kernels/decode_layer.py",
+                "validation/bench/*.py", "validation/bench/variants/*.py")
+
+
+def source_hashes(root: Path = REPO_ROOT) -> dict[str, str]:
+    """SHA-256 of every measured source file, by repository-relative POSIX path."""
+    out = {}
+    for pattern in SOURCE_GLOBS:
+        for path in sorted(root.glob(pattern)):
+            out[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def git_commit(root: Path = REPO_ROOT) -> str | None:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                              check=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _driver() -> str | None:
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, check=True, timeout=20).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def environment() -> dict:
+    import torch
+    import triton
+
+    env = {"backend": "cuda" if torch.cuda.is_available() else "cpu", "torch": torch.__version__,
+           "triton": triton.__version__, "python": platform.python_version()}
+    if torch.cuda.is_available():
+        props = torch.cuda.get_device_properties(0)
+        env.update({"device": props.name, "sm_count": props.multi_processor_count,
+                    "compute_capability": f"{props.major}.{props.minor}", "driver": _driver(),
+                    "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version()})
+    return env
+
+
+def now_utc() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

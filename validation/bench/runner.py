@@ -1,0 +1,142 @@
+"""One benchmark run: ceilings, then per shape correctness first and timing after,
+then the split sweep; the result is a `benchmark` evidence artifact."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from kernels.split_heuristic import choose_num_splits
+
+from . import ceilings, correctness, environment, fixtures, impls, summary
+from .shapes import SPLIT_SWEEP, BenchShape
+from .timing import time_call
+from .variants.splitkv_tuned import LaunchConfig
+
+
+@dataclass
+class RunOptions:
+    shapes: tuple[BenchShape, ...]
+    peers: list[str]
+    variant_configs: list[LaunchConfig] = field(default_factory=list)
+    sweep: bool = False
+    sweep_variant: bool = False
+    flush_l2: bool = False
+    seed: int = 20261129
+    ours: str = "splitkv"
+    command: str = ""
+    commit: str | None = None
+
+
+def progress(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _checked(impl: impls.Impl, ref: torch.Tensor) -> dict:
+    first = impl.call()
+    first.fill_(float("nan"))  # preallocated outputs: an unwritten element stays NaN
+    out = impl.call()
+    torch.cuda.synchronize()
+    return correctness.compare(out, ref)
+
+
+def _row(shape: BenchShape, impl: impls.Impl, check: dict, timing, read_tbps: float, role: str) -> dict:
+    row = {"shape": shape.name, "impl": impl.name, "kind": impl.kind, "role": role,
+           "num_splits": impl.num_splits, "paged": impl.paged, "config": impl.config,
+           "correctness": check}
+    if timing is not None:
+        us = timing.median_us
+        row.update({"timing": timing.to_json(), "median_us": us, "TBps": shape.kv_bytes / (us * 1e-6) / 1e12,
+                    "fraction_of_read_ceiling": shape.floor_us(read_tbps) / us})
+    return row
+
+
+def _measure(shape, impl, ref, read_tbps, opts, role="matrix") -> dict:
+    """Check, then time; a failed check leaves the row untimed. An implementation that
+    cannot run here (compile error, out of resources) is recorded with its error."""
+    try:
+        check = _checked(impl, ref)
+    except Exception as exc:
+        progress(f"  {impl.name}: error ({type(exc).__name__}: {str(exc)[:200]})")
+        return {"shape": shape.name, "impl": impl.name, "kind": impl.kind, "role": role,
+                "num_splits": impl.num_splits, "paged": impl.paged, "config": impl.config,
+                "error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+    if not check["passed"]:
+        progress(f"  {impl.name}: FAILED correctness {check}")
+        return _row(shape, impl, check, None, read_tbps, role)
+    timing = time_call(impl.call, graph=shape.uses_graph_replay, flush_l2=opts.flush_l2)
+    progress(f"  {impl.name:<34} splits={impl.num_splits!s:<4} {timing.median_us:9.2f} us  "
+             f"rel_l2={check['rel_l2']:.2e}")
+    return _row(shape, impl, check, timing, read_tbps, role)
+
+
+def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOptions) -> tuple[list[dict], dict]:
+    progress(f"{shape.name} ({shape.label()}, KV {shape.kv_mb:.1f} MB, floor {shape.floor_us(read_tbps):.2f} us)")
+    x = fixtures.make_inputs(shape, seed=opts.seed)
+    ref, ref_name = correctness.reference(x)
+    splits = choose_num_splits(shape.batch, shape.num_kv_heads, shape.context, num_sms)
+    meta = {"fixture": fixtures.identity(x), "reference": ref_name, "heuristic_splits": splits,
+            "kv_bytes": shape.kv_bytes, "size_class": shape.size_class, "graph_replay": shape.uses_graph_replay,
+            "shape": {"B": shape.batch, "Hq": shape.num_q_heads, "Hkv": shape.num_kv_heads, "D": shape.head_dim,
+                      "S": shape.context, "R": shape.rows}}
+    candidates = impls.project_impls(shape, x, splits)
+    for cfg in opts.variant_configs:
+        candidates.append(impls.variant_impl(shape, x, splits, cfg, name=f"tuned[{cfg.label()}]"))
+    if opts.variant_configs:
+        candidates.append(impls.variant_impl(shape, x, splits, opts.variant_configs[0], paged=True,
+                                             name=f"tuned_paged[{opts.variant_configs[0].label()}]"))
+    peers, skipped = impls.peer_impls(shape, x, opts.peers)
+    meta["peers_skipped"] = skipped
+    rows = [_measure(shape, impl, ref, read_tbps, opts) for impl in candidates]
+    rows += [_measure(shape, peer, ref, read_tbps, opts) for peer in peers]
+    if opts.sweep:
+        for s in SPLIT_SWEEP:
+            call = impls.project_split_call(shape, x, s)
+            rows.append(_measure(shape, impls.Impl("splitkv", "ours", call, s), ref, read_tbps, opts, role="sweep"))
+            if opts.sweep_variant and opts.variant_configs:
+                cfg = opts.variant_configs[0]
+                rows.append(_measure(shape, impls.variant_impl(shape, x, s, cfg, name=f"tuned[{cfg.label()}]"),
+                                     ref, read_tbps, opts, role="sweep"))
+    del x, ref, candidates, peers
+    gc.collect()
+    torch.cuda.empty_cache()
+    return rows, meta
+
+
+def run(opts: RunOptions) -> dict:
+    """Run the benchmark and return the artifact (a dict in the evidence format)."""
+    if not torch.cuda.is_available():
+        raise RuntimeError("the benchmark needs a CUDA device")
+    env = environment.environment()
+    progress(f"device {env.get('device')}, torch {env['torch']}, triton {env['triton']}")
+    read = ceilings.read_ceiling()
+    copy = ceilings.copy_ceiling()
+    progress(f"read ceiling {read['TBps']:.3f} TB/s, copy ceiling {copy['TBps']:.3f} TB/s")
+    rows, shapes_meta = [], {}
+    for shape in opts.shapes:
+        shape_rows, meta = run_shape(shape, read["TBps"], env["sm_count"], opts)
+        rows += shape_rows
+        shapes_meta[shape.name] = meta
+    results = {"ceilings": {"read": read, "copy": copy}, "rows": rows, "shapes": shapes_meta,
+               "ours": opts.ours}
+    results["summary"] = summary.summarize(results, opts.shapes)
+    failed = [f"{r['shape']}:{r['impl']}:s{r['num_splits']}" for r in rows
+              if r["kind"] in ("ours", "baseline") and not r.get("correctness", {}).get("passed", False)]
+    results["correctness_passed"] = not failed
+    results["correctness_failures"] = failed
+    return {
+        "schema_version": 1,
+        "id": "bench-splitkv-h200",
+        "kind": "benchmark",
+        "created": environment.now_utc(),
+        "command": opts.command,
+        "environment": env,
+        "commit": opts.commit or environment.git_commit(),
+        "sources": environment.source_hashes(),
+        "fixtures": {f"{name}-bf16": meta["fixture"]["sha256"] for name, meta in shapes_meta.items()},
+        "results": results,
+    }

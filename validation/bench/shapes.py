@@ -1,0 +1,84 @@
+"""The benchmark matrix: the public H200 decode shapes, plus the R = 16 row case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KV_BYTES_PER_ELEMENT = 2  # bf16
+
+
+@dataclass(frozen=True)
+class BenchShape:
+    """One decode shape: batch, query heads, KV heads, head dim, context, query rows."""
+
+    name: str
+    batch: int
+    num_q_heads: int
+    num_kv_heads: int
+    head_dim: int
+    context: int
+    rows: int = 1
+
+    @property
+    def group(self) -> int:
+        return self.num_q_heads // self.num_kv_heads
+
+    @property
+    def kv_bytes(self) -> int:
+        """Bytes of K and V a call must read: 2 x B x Hkv x S x D x 2."""
+        return 2 * self.batch * self.num_kv_heads * self.context * self.head_dim * KV_BYTES_PER_ELEMENT
+
+    @property
+    def kv_mb(self) -> float:
+        return self.kv_bytes / 1e6
+
+    @property
+    def size_class(self) -> str:
+        """Which bar applies: `large` (KV >= 128 MB), `medium` (16-128 MB) or `small` (< 16 MB)."""
+        if self.kv_bytes >= 128e6:
+            return "large"
+        if self.kv_bytes >= 16e6:
+            return "medium"
+        return "small"
+
+    @property
+    def uses_graph_replay(self) -> bool:
+        """Shapes under 64 MB of KV are timed by CUDA-graph replay."""
+        return self.kv_bytes < 64e6
+
+    def floor_us(self, read_ceiling_tbps: float) -> float:
+        """Time to read the KV bytes once at the read ceiling, in microseconds."""
+        return self.kv_bytes / (read_ceiling_tbps * 1e12) * 1e6
+
+    def label(self) -> str:
+        rows = f"-R{self.rows}" if self.rows > 1 else ""
+        return f"B{self.batch}-Hq{self.num_q_heads}-Hkv{self.num_kv_heads}-D{self.head_dim}-S{self.context}{rows}"
+
+
+MATRIX = (
+    BenchShape("seed-qwen0.5b-2k", 1, 14, 2, 64, 2048),
+    BenchShape("llama8b-b1-4k", 1, 32, 8, 128, 4096),
+    BenchShape("llama8b-b1-32k", 1, 32, 8, 128, 32768),
+    BenchShape("llama8b-b1-128k", 1, 32, 8, 128, 131072),
+    BenchShape("llama8b-b8-8k", 8, 32, 8, 128, 8192),
+    BenchShape("llama8b-b64-2k", 64, 32, 8, 128, 2048),
+    BenchShape("h24kv4d256-b1-20k", 1, 24, 4, 256, 20688),
+    BenchShape("llama70b-tp8-b4-32k", 4, 8, 1, 128, 32768),
+    BenchShape("h24kv4d256-b1-20k-r16", 1, 24, 4, 256, 20688, rows=16),
+)
+
+SPEEDUP_SHAPES = ("seed-qwen0.5b-2k", "llama8b-b1-32k", "h24kv4d256-b1-20k-r16")
+"""Shapes where split-KV must be at least 5x faster than the single-pass kernel."""
+
+SPLIT_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128)
+
+
+def select(names: list[str] | None) -> tuple[BenchShape, ...]:
+    """The matrix, or the named subset of it (unknown names raise ValueError)."""
+    if not names:
+        return MATRIX
+    by_name = {s.name: s for s in MATRIX}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise ValueError(f"unknown shape(s) {unknown}; expected some of {sorted(by_name)}")
+    return tuple(by_name[n] for n in names)
