@@ -14,7 +14,7 @@ from __future__ import annotations
 from gates.api_surface import ModuleSurface, diff_surfaces, module_name, module_surface
 from gates.errors import InputError
 from gates.policy import any_glob_matches
-from gates.series.context import SeriesContext, field_of, line_of, stage_index
+from gates.series.context import SeriesContext, field_of, line_of
 
 
 def _packages(ctx: SeriesContext) -> list[str]:
@@ -60,12 +60,7 @@ def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> N
         if snap.front_matter and any_glob_matches(field_of(snap.front_matter, "covers", default=[]), path)
     ]
     head_by_path = {rc.rel_path: rc.head for rc in ctx.change.records if rc.head and rc.head.front_matter}
-    passed = []
-    for rid, snap in governing:
-        closed_d = field_of(snap.front_matter, "series", "closed", "D")
-        if field_of(snap.front_matter, "stage") == "D" and isinstance(closed_d, str) \
-                and ctx.change.is_ancestor(closed_d, ctx.change.base):
-            passed.append(rid)
+    passed = [rid for rid, snap in governing if _passed_d(ctx, snap.front_matter)]
     still_pinned = [
         rid for rid, snap in governing
         if field_of((head_by_path.get(snap.rel_path) or snap).front_matter, "api", "default_route_unchanged") is True
@@ -79,6 +74,13 @@ def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> N
         ctx.report("G5", path, line,
                    f"default route changed while {', '.join(still_pinned)} declares "
                    f"api.default_route_unchanged: true: {message}")
+
+
+def _passed_d(ctx: SeriesContext, front_matter: dict | None) -> bool:
+    """Stage D has passed: the record is at D and its closing commit is in the base history."""
+    closed_d = field_of(front_matter, "series", "closed", "D")
+    return (field_of(front_matter, "stage") == "D" and isinstance(closed_d, str)
+            and ctx.change.is_ancestor(closed_d, ctx.change.base))
 
 
 def check(ctx: SeriesContext) -> None:
@@ -114,8 +116,7 @@ def _check_route_declarations(ctx: SeriesContext) -> None:
             continue
         before = field_of(rc.base.front_matter, "api", "default_route_unchanged")
         after = field_of(rc.head.front_matter, "api", "default_route_unchanged")
-        if before is True and after is not True:
-            closed_d = field_of(rc.base.front_matter, "series", "closed", "D")
-            if stage_index(field_of(rc.base.front_matter, "stage")) < 3 or not isinstance(closed_d, str):
-                ctx.report("G5", rc.rel_path, line_of(rc.head, "api", "default_route_unchanged"),
-                           "api.default_route_unchanged dropped before stage D passed on base")
+        if before is True and after is not True and not _passed_d(ctx, rc.head.front_matter):
+            ctx.report("G5", rc.rel_path, line_of(rc.head, "api", "default_route_unchanged"),
+                       "api.default_route_unchanged dropped before stage D passed: record series.closed.D, "
+                       "a commit in the base history, first")

@@ -1,0 +1,353 @@
+"""A design series walked through real git repositories: A -> B -> C -> D, and the PRs that must fail.
+
+Each failing pull request must be reported under the right gate, at the offending
+path, and with the commit that introduced the problem.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gitrepo_builder import ADA, BEN, MAX, RITA, by_gate, evidence_json, record_text, seeded_repo
+
+REC = "docs/design/splitkv.md"
+PAGED = "docs/design/paged.md"
+NCU = "docs/evidence/ncu-single-pass.json"
+COVERS = ("kernels/decode_attention/**", "kernels/decode_layer.py")
+PARTIAL = '''\
+def partial(q, k_cache, v_cache, visible_tokens, *, num_splits):
+    return None
+'''
+LAYER = '''\
+SPLITKV_DEFAULT = False
+
+
+def route_for(batch, visible_tokens, *, num_splits=None):
+    return "split-kv" if SPLITKV_DEFAULT else "single-pass"
+'''
+
+
+def split_record(**kw) -> str:
+    kw.setdefault("covers", COVERS)
+    kw.setdefault("evidence", [NCU])
+    return record_text("splitkv", **kw)
+
+
+APPROVED = dict(status="approved", reviewers=((RITA, "approved"),), questions_decided=True)
+
+
+def find(findings, gate, path, commit=None, text=""):
+    """The findings of `gate` at `path` (and `commit`) whose message contains `text`."""
+    hits = [
+        f for f in findings
+        if f.gate == gate and f.path == path and text in f.message and (commit is None or f.commit == commit)
+    ]
+    assert hits, f"no {gate} finding at {path} containing {text!r}; got:\n" + "\n".join(
+        f.format_text() for f in findings
+    )
+    return hits
+
+
+def pr_a(repo, *, record=split_record, path=REC, branch="a-splitkv"):
+    """Stage A: the record and its profile; Rita approves; Max records the approval."""
+    repo.branch(branch)
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(path, record())
+    repo.commit("docs(design): split-KV decode attention record", who=ADA)
+    assert repo.check() == []
+    repo.write(path, record(**APPROVED))
+    repo.commit("Record the review: approved, every question decided", who=MAX, trailers=[RITA.trailer("Approved-by")])
+    return repo
+
+
+def pr_b(repo, sha_a):
+    repo.branch("b-splitkv")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write("tests/test_partial.py", "def test_partial():\n    assert True\n")
+    repo.write(REC, split_record(stage="B", closed={"A": sha_a}, **APPROVED))
+    return repo.commit("feat(kernels): split-KV partial kernel and its tests", who=ADA)
+
+
+def pr_c(repo, sha_a, sha_b):
+    repo.branch("c-splitkv")
+    repo.write("kernels/decode_layer.py", LAYER)
+    repo.write("tests/test_layer.py", "def test_route():\n    assert True\n")
+    repo.write(REC, split_record(stage="C", closed={"A": sha_a, "B": sha_b}, **APPROVED))
+    return repo.commit("feat(kernels): opt-in split-KV route in the decode layer", who=ADA)
+
+
+def pr_d(repo, sha_a, sha_b, sha_c):
+    repo.branch("d-splitkv")
+    repo.write("docs/results/splitkv.md", "# Split-KV results\n")
+    repo.write("docs/evidence/bench-h200.json", evidence_json("bench-h200"))
+    repo.write("validation/bench/run.py", "def main():\n    return 0\n")
+    repo.write(REC, split_record(stage="D", closed={"A": sha_a, "B": sha_b, "C": sha_c},
+                                 evidence=[NCU, "docs/evidence/bench-h200.json"], **APPROVED))
+    return repo.commit("bench: split-KV results on H200", who=ADA)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return seeded_repo(tmp_path / "repo")
+
+
+def walk(repo, until: str) -> dict[str, str]:
+    """Merge the stages up to `until`; returns the merge commit of each."""
+    shas = {}
+    pr_a(repo)
+    assert repo.check() == []
+    shas["A"] = repo.merge("a-splitkv")
+    if until == "A":
+        return shas
+    pr_b(repo, shas["A"])
+    assert repo.check() == []
+    shas["B"] = repo.merge("b-splitkv")
+    if until == "B":
+        return shas
+    pr_c(repo, shas["A"], shas["B"])
+    assert repo.check() == []
+    shas["C"] = repo.merge("c-splitkv")
+    if until == "C":
+        return shas
+    pr_d(repo, shas["A"], shas["B"], shas["C"])
+    assert repo.check() == []
+    shas["D"] = repo.merge("d-splitkv")
+    return shas
+
+
+def test_a_record_walks_through_a_b_c_d_and_flips_the_default_after_d(repo):
+    shas = walk(repo, "D")
+    # After D: record D's closing commit and release the default route, in the record alone ...
+    repo.branch("close-d")
+    repo.write(REC, split_record(stage="D", closed=shas, evidence=[NCU, "docs/evidence/bench-h200.json"],
+                                 default_route_unchanged=False, **APPROVED))
+    repo.commit("docs(design): stage D closed; the default route may now be discussed", who=ADA)
+    assert repo.check() == []
+    repo.merge("close-d")
+    # ... then the flip itself, written by Ada and covered by Rita's approval.
+    repo.branch("flip-default")
+    repo.write("kernels/decode_layer.py", LAYER.replace("SPLITKV_DEFAULT = False", "SPLITKV_DEFAULT = True"))
+    repo.commit("Turn the split-KV route on by default", who=ADA)
+    assert repo.check() == []
+
+
+def test_b_before_a_is_approved_fails_g2_and_g8(repo):
+    repo.branch("a-splitkv")
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(REC, split_record())
+    sha_a = repo.commit("docs(design): split-KV record", who=ADA)
+    repo.merge("a-splitkv")
+    repo.branch("b-too-early")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(REC, split_record(stage="B", closed={"A": sha_a}))
+    bad = repo.commit("feat(kernels): split-KV partial kernel", who=ADA)
+    findings = repo.check()
+    find(findings, "G2", REC, bad, "needs the record approved on base main; there it is in-review")
+    find(findings, "G2", REC, bad, "undecided there: Q1, Q2")
+    find(findings, "G8", "kernels/decode_attention/kernel_partial.py", bad, "hot-path change before approval")
+
+
+def test_stage_a_touching_kernel_code_fails_the_stage_scope(repo):
+    repo.branch("a-splitkv")
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(REC, split_record())
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# tweak\n")
+    bad = repo.commit("docs(design): split-KV record (and a small kernel tweak)", who=ADA)
+    findings = repo.check()
+    find(findings, "G0", "kernels/decode_attention/api.py", bad, "outside the scope of the stage")
+    find(findings, "G0", "kernels/decode_attention/api.py", bad, f"stage A of {REC}")
+    assert not [f for f in findings if f.path in (REC, NCU) and f.gate == "G0"]
+
+
+def test_self_approved_hot_path_change_fails_g8(repo):
+    walk(repo, "A")
+    repo.branch("b-with-reviewer")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    bad = repo.commit("feat(kernels): partial kernel", who=ADA, trailers=[RITA.trailer("Co-authored-by")])
+    findings = repo.check()
+    hit = find(findings, "G8", "kernels/decode_attention/kernel_partial.py", bad, "self-approved hot-path change")
+    assert "Rita Okafor" in hit[0].message and bad[:12] in hit[0].message
+
+
+def test_record_author_approving_own_record_in_the_change_is_self_review(repo):
+    repo.branch("a-self")
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(REC, split_record(status="approved", reviewers=((ADA, "approved"),), questions_decided=True))
+    bad = repo.commit("docs(design): split-KV record, approved", who=ADA)
+    findings = repo.check()
+    find(findings, "G8", REC, bad, "self-review: Ada Lindqvist")
+    find(findings, "G8", REC, bad, "approved without an independent approval")
+
+
+def test_approved_by_trailer_from_a_commit_author_is_self_review(repo):
+    repo.branch("a-trailer")
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(REC, split_record())
+    repo.commit("docs(design): split-KV record", who=ADA)
+    repo.write(REC, split_record(**APPROVED))
+    bad = repo.commit("Record approval", who=BEN, trailers=[ADA.trailer("Approved-by")])
+    find(repo.check(), "G8", REC, bad, "'Approved-by: Ada Lindqvist <ada@kernels.example>'")
+
+
+def test_removing_a_public_parameter_fails_g5(repo):
+    walk(repo, "A")
+    repo.branch("b-drop-scale")
+    api = repo.read("kernels/decode_attention/api.py").replace(", *, scale=None, out=None", ", *, out=None")
+    repo.write("kernels/decode_attention/api.py", api)
+    bad = repo.commit("Drop the unused scale parameter", who=ADA)
+    hit = find(repo.check(), "G5", "kernels/decode_attention/api.py", bad, "parameter 'scale' removed")
+    assert hit[0].line == 6
+
+
+def test_loosening_the_policy_does_not_free_the_kernel(repo):
+    walk(repo, "A")
+    repo.branch("loosen")
+    repo.write(".design-gates/policy.yaml", repo.read(".design-gates/policy.yaml").replace("level: L4", "level: L1"))
+    loosen = repo.commit("Relax the policy for decode attention", who=BEN)
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# faster\n")
+    kernel = repo.commit("Speed up decode attention", who=RITA)
+    findings = repo.check()
+    find(findings, "G8", ".design-gates/policy.yaml", loosen, "loosens the policy: kernels/decode_attention/** L4 -> L1")
+    # The base policy still says L4, so Rita, the record's only approver, cannot change the kernel.
+    find(findings, "G8", "kernels/decode_attention/api.py", kernel, "kernels/decode_attention/api.py is L4")
+    find(findings, "G8", "kernels/decode_attention/api.py", kernel, "self-approved hot-path change")
+
+
+def test_loosening_the_policy_without_any_covering_record_fails(repo):
+    repo.branch("loosen")
+    repo.write(".design-gates/policy.yaml", repo.read(".design-gates/policy.yaml").replace("level: L4", "level: L1"))
+    loosen = repo.commit("Relax the policy", who=BEN)
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# faster\n")
+    kernel = repo.commit("Speed up decode attention", who=BEN)
+    findings = repo.check()
+    find(findings, "G8", ".design-gates/policy.yaml", loosen, "loosens the policy")
+    find(findings, "G8", "kernels/decode_attention/api.py", kernel, "is L4")
+
+
+def test_stacked_record_may_not_overtake_its_base(repo):
+    def paged(**kw):
+        return record_text("paged", covers=("kernels/decode_attention/paged*",), evidence=[NCU], **kw)
+
+    pr_a(repo, record=paged, path=PAGED, branch="a-paged")
+    repo.merge("a-paged")
+    sha_a = repo.sha("main")
+    repo.branch("a-splitkv")
+    repo.write(REC, split_record(stacked_on=["paged"]))
+    repo.commit("docs(design): split-KV record stacked on paged", who=ADA)
+    repo.write(REC, split_record(stacked_on=["paged"], **APPROVED))
+    repo.commit("Record the review", who=MAX)
+    assert repo.check() == []
+    repo.merge("a-splitkv")
+    repo.branch("b-splitkv")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(REC, split_record(stage="B", stacked_on=["paged"], closed={"A": sha_a}, **APPROVED))
+    bad = repo.commit("feat(kernels): split-KV partial kernel", who=ADA)
+    hit = find(repo.check(), "G2", REC, bad, "stacked record overtakes its base")
+    assert "paged is at stage A" in hit[0].message
+
+
+def test_default_route_change_before_d_fails_g5(repo):
+    walk(repo, "C")
+    repo.branch("flip-early")
+    repo.write("kernels/decode_layer.py", LAYER.replace("SPLITKV_DEFAULT = False", "SPLITKV_DEFAULT = True"))
+    bad = repo.commit("Turn split-KV on by default", who=ADA)
+    hit = find(repo.check(), "G5", "kernels/decode_layer.py", bad, "default route changed before stage D passed")
+    assert "SPLITKV_DEFAULT changed from False to True" in hit[0].message
+
+
+def test_skipping_a_stage_fails_g0(repo):
+    shas = walk(repo, "A")
+    repo.branch("a-to-c")
+    repo.write("kernels/decode_layer.py", LAYER)
+    repo.write(REC, split_record(stage="C", closed={"A": shas["A"]}, **APPROVED))
+    bad = repo.commit("Go straight to the routing", who=ADA)
+    findings = by_gate(repo.check())
+    find(findings["G0"], "G0", REC, bad, "stage skipped: A -> C (skips B)")
+    find(findings["G2"], "G2", REC, bad, "record the commit that closed it in series.closed.B")
+
+
+def test_a_closing_commit_outside_the_base_history_fails(repo):
+    walk(repo, "A")
+    repo.branch("side")
+    side = repo.commit("an unmerged experiment", who=BEN)
+    repo.checkout("main")
+    repo.branch("b-bad-close")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(REC, split_record(stage="B", closed={"A": side}, **APPROVED))
+    bad = repo.commit("feat(kernels): partial kernel", who=ADA)
+    find(repo.check(), "G0", REC, bad, "not in the history of base main")
+
+
+@pytest.mark.parametrize(
+    "before, after, text",
+    [
+        pytest.param(dict(status="approved", **{k: v for k, v in APPROVED.items() if k != "status"}),
+                     dict(status="draft"), "illegal status move: record_status approved -> draft", id="approved-to-draft"),
+        pytest.param(dict(status="draft"), dict(status="approved"),
+                     "draft -> approved without a reviewer whose decision is approved", id="draft-to-approved-unreviewed"),
+        pytest.param(dict(status="withdrawn"), dict(status="in-review"),
+                     "from withdrawn it may move to nothing", id="withdrawn-is-final"),
+    ],
+)
+def test_illegal_status_moves_fail_g0(repo, before, after, text):
+    repo.branch("a")
+    repo.write(REC, split_record(**before))
+    repo.commit("record", who=ADA)
+    repo.merge("a")
+    repo.branch("move")
+    repo.write(REC, split_record(**after))
+    bad = repo.commit("move the record", who=ADA)
+    find(repo.check(), "G0", REC, bad, text)
+
+
+def test_a_new_record_starting_past_a_fails_g0(repo):
+    repo.branch("new-at-b")
+    repo.write(REC, split_record(stage="B"))
+    bad = repo.commit("record", who=ADA)
+    find(repo.check(), "G0", REC, bad, "a new record starts at stage A, this one claims B")
+
+
+def test_deleting_a_record_fails_g0(repo):
+    walk(repo, "A")
+    repo.branch("drop")
+    repo.delete(REC)
+    bad = repo.commit("remove the record", who=BEN)
+    find(repo.check(), "G0", REC, bad, "record deleted (it was approved on base)")
+
+
+def test_a_change_that_edits_no_record_gets_only_policy_and_api_checks(repo):
+    repo.branch("docs")
+    repo.write("README.md", "# kernels\n\nMore words.\n")
+    repo.write("docs/notes.md", "notes\n")
+    repo.commit("docs: notes", who=BEN)
+    assert repo.check() == []
+
+
+def test_record_scope_override_admits_the_declared_paths(repo):
+    shas = walk(repo, "A")
+    scopes = {"B": ["kernels/**", "tests/**", "tools/profile.sh"]}
+    repo.branch("b-with-tool")
+    repo.write("tools/profile.sh", "#!/bin/sh\n")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(REC, split_record(stage="B", closed={"A": shas["A"]}, scopes=scopes, **APPROVED))
+    repo.commit("feat(kernels): partial kernel with its profiling script", who=ADA)
+    assert repo.check() == []
+    repo.write("scripts/other.sh", "#!/bin/sh\n")
+    bad = repo.commit("another script", who=ADA)
+    find(repo.check(), "G0", "scripts/other.sh", bad, "may touch kernels/**, tests/**, tools/profile.sh")
+
+
+def test_findings_reach_the_runner_under_the_record_and_a_change_entry(repo):
+    runner = pytest.importorskip("gates.runner")
+    walk(repo, "A")
+    repo.branch("b-drop-scale")
+    repo.write("kernels/decode_attention/api.py",
+               repo.read("kernels/decode_attention/api.py").replace(", *, scale=None, out=None", ", *, out=None"))
+    repo.commit("Drop scale", who=ADA)
+    from gates.git_repo import load_change_set
+
+    report = runner.check_records(None, repo.root, gates=["G5"], change=load_change_set(repo.root, "main"))
+    entries = {r.path: r for r in report.records}
+    api = entries["kernels/decode_attention/api.py"]
+    assert api.gates["G5"].status.value == "fail"
+    assert not report.ok
