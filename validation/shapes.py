@@ -1,0 +1,69 @@
+"""The shape matrix of the numeric and bitwise suites.
+
+Every case is ragged or has a tail (visible counts that are not a multiple of the tile or
+the page), and together they cover group sizes 1/2/4/7/8, head dims 64/80/96/128/256,
+R = 1 and R > 1 (with rows that see nothing), zero-visible requests and more query rows
+per KV group than one program's M tile. `GPU_CASES` adds long contexts where a GPU
+makes them cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    """One decode problem: sizes, per-request visible counts, page size and seed."""
+
+    batch: int
+    rows: int
+    num_q_heads: int
+    num_kv_heads: int
+    head_dim: int
+    visible: tuple[int, ...]
+    page_size: int = 16
+    seed: int = 0
+
+    def __post_init__(self):
+        if len(self.visible) != self.batch:
+            raise ValueError(f"visible must have {self.batch} entries, got {len(self.visible)}")
+
+    @property
+    def group(self) -> int:
+        return self.num_q_heads // self.num_kv_heads
+
+    @property
+    def s_max(self) -> int:
+        """Contiguous cache length: the longest request plus a poisoned tail."""
+        return max(self.visible) + 13
+
+    @property
+    def id(self) -> str:
+        rows = "" if self.rows == 1 else f"-R{self.rows}"
+        visible = "_".join(str(v) for v in self.visible)
+        return f"B{self.batch}{rows}-Hq{self.num_q_heads}-Hkv{self.num_kv_heads}-D{self.head_dim}-S{visible}-P{self.page_size}"
+
+    def __str__(self) -> str:
+        return self.id
+
+
+CPU_CASES = (
+    Case(1, 1, 14, 2, 64, (2047,), seed=1),
+    Case(3, 1, 4, 4, 64, (1, 130, 0), seed=2),
+    Case(2, 1, 8, 4, 80, (95, 17), seed=3),
+    Case(3, 4, 8, 2, 128, (200, 3, 64), seed=4),
+    Case(2, 2, 14, 2, 96, (33, 257), page_size=32, seed=5),
+    Case(2, 1, 8, 1, 256, (111, 48), seed=6),
+    Case(1, 16, 4, 2, 64, (40,), page_size=8, seed=7),
+    Case(2, 3, 16, 2, 128, (300, 0), seed=8),
+    Case(1, 16, 8, 1, 64, (70,), seed=9),
+)
+
+GPU_CASES = (
+    Case(4, 1, 32, 8, 128, (8191, 4096, 1, 0), seed=10),
+    Case(2, 4, 28, 4, 128, (16385, 777), seed=11),
+    Case(8, 1, 64, 8, 128, (4097, 3000, 2049, 1500, 999, 512, 17, 2), seed=12),
+)
+
+SPLIT_COUNTS = (1, 2, 5, 16)

@@ -1,0 +1,30 @@
+"""Session plumbing of the G3/G4 suites: CPU runs go through the Triton interpreter, and
+with DESIGN_GATES_EVIDENCE_OUT set the session writes its evidence artifact at the end."""
+
+import os
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import pytest  # noqa: E402
+
+from validation.evidence import EVIDENCE_KEY, EvidenceRecorder, write_session_artifacts  # noqa: E402
+
+
+def pytest_configure(config):
+    config.stash[EVIDENCE_KEY] = EvidenceRecorder()
+
+
+@pytest.fixture(scope="session")
+def evidence(request) -> EvidenceRecorder:
+    return request.config.stash[EVIDENCE_KEY]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    out = os.environ.get("DESIGN_GATES_EVIDENCE_OUT")
+    recorder = session.config.stash.get(EVIDENCE_KEY, None)
+    if out and recorder is not None:
+        for path in write_session_artifacts(recorder, out, session_failed=session.testsfailed > 0 or exitstatus not in (0, 5)):
+            print(f"\nevidence artifact written: {path}")
