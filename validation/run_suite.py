@@ -1,0 +1,39 @@
+"""Run the numeric or bitwise suite and write its evidence artifact to a chosen path.
+
+    python -m validation.run_suite numeric --out docs/evidence/numeric-matrix-h200.json
+    python -m validation.run_suite bitwise --out docs/evidence/bitwise-matrix-cpu.json -- -k A1
+
+Without a GPU the suites run through the Triton interpreter. The exit status is pytest's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+SUITES = {"numeric": "test_numeric.py", "bitwise": "test_bitwise.py"}
+SUITE_DIR = Path(__file__).resolve().parent / "suites"
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = argparse.ArgumentParser(prog="python -m validation.run_suite", description=__doc__.split("\n\n")[0])
+    parser.add_argument("suite", choices=sorted(SUITES))
+    parser.add_argument("--out", required=True, help="artifact path, e.g. docs/evidence/numeric-matrix-h200.json")
+    parser.add_argument("--id", help="artifact id (default: the file stem)")
+    own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    args = parser.parse_args(own)
+    os.environ["DESIGN_GATES_EVIDENCE_OUT"] = str(Path(args.out).resolve())
+    os.environ["DESIGN_GATES_EVIDENCE_COMMAND"] = "python -m validation.run_suite " + " ".join(shlex.quote(a) for a in argv)
+    if args.id:
+        os.environ["DESIGN_GATES_EVIDENCE_ID"] = args.id
+    import pytest
+
+    return int(pytest.main([str(SUITE_DIR / SUITES[args.suite]), "-q", "-p", "no:cacheprovider", *extra]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
