@@ -1,6 +1,6 @@
 """Check a pull-request description, as edited by hand, against G7 and the required sections.
 
-    gate-check lint-pr --body-file pr.md [--record docs/design/<id>.md]
+    gate-check lint-pr --body-file pr.md [more.md ...] [--record docs/design/<id>.md]
 
 The description must name its design record (the marker `gate-check pr-body`
 writes, a `docs/design/<id>.md` path, or `--record`) and carry the sections
@@ -47,18 +47,22 @@ NOT_RUN = ("what was not run", "not run", "未运行")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--body-file", type=Path, required=True, help="the pull-request description (Markdown)")
+    parser.add_argument("--body-file", type=Path, nargs="+", required=True, metavar="FILE",
+                        help="the pull-request description (Markdown); several files are checked one by one")
     parser.add_argument("--record", type=Path, help="the design record it describes (default: the one the body names)")
 
 
 def run(args, repo_root: Path) -> int:
-    findings = lint(args.body_file, repo_root, record_path=args.record)
-    for finding in findings:
-        print(finding.format_text())
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        print(f"gate-check lint-pr: {len(errors)} problem(s) in {to_rel(repo_root, args.body_file)}", file=sys.stderr)
-    return 1 if errors else 0
+    failed = False
+    for body_file in args.body_file:
+        findings = lint(body_file, repo_root, record_path=args.record)
+        for finding in findings:
+            print(finding.format_text())
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:
+            failed = True
+            print(f"gate-check lint-pr: {len(errors)} problem(s) in {to_rel(repo_root, body_file)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def lint(body_file: Path, repo_root: Path, *, record_path: Path | None = None) -> list[Finding]:

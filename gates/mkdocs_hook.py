@@ -124,7 +124,9 @@ def on_files(files: Files, config) -> Files:
     metas = [_load_front_matter(Path(f.abs_src_path), state.repo_root) for f in record_files]
     report = _read_report(state.report_path) if state.report_path else _static_report(paths, state.repo_root)
     by_path = {entry.get("path"): entry for entry in report.get("records", [])}
-    errors = []
+    errors = [f'{e.get("path")}:{e.get("line", 1)}:{e.get("col", 1)}: {e.get("message")}' for e in report.get("errors") or []]
+    if errors:
+        raise PluginError("invalid design record:\n" + "\n".join(errors))
     for file, path, meta in zip(record_files, paths, metas):
         entry = by_path.get(path)
         if entry is None:

@@ -98,3 +98,41 @@ def test_an_unreadable_body_exits_2(repo, capsys):
     path.write_bytes(b"## Why\n\xff\xfe\n")
     assert main(["lint-pr", "--body-file", str(path), "--repo-root", str(repo)]) == 2
     assert "pr.md:2:1" in capsys.readouterr().err
+
+
+def test_several_body_files_are_checked_one_by_one(repo, capsys, body):
+    good, bad = repo / "good.md", repo / "bad.md"
+    good.write_text(body, encoding="utf-8")
+    bad.write_text(body.replace("## Design\n", "## Design\n\nIt halves TPOT.\n", 1), encoding="utf-8")
+    code = main(["lint-pr", "--body-file", str(good), str(bad), "--repo-root", str(repo)])
+    lines = [line for line in capsys.readouterr().out.splitlines() if line]
+    assert code == 1
+    assert lines and all(line.startswith("bad.md:") for line in lines)
+
+
+def test_the_pull_request_template_has_every_required_section():
+    from pathlib import Path
+
+    from gates.lint_pr import NOT_RUN, REQUIRED, RUN, _sections
+
+    template = (Path(__file__).resolve().parents[1] / ".github" / "PULL_REQUEST_TEMPLATE.md").read_text(encoding="utf-8")
+    titles = [title.lower() for title, _, _ in _sections(template)]
+    for name, words in REQUIRED.items():
+        assert any(any(w in t for w in words) for t in titles), name
+    assert any(w in t for t in titles for w in RUN) and any(w in t for t in titles for w in NOT_RUN)
+
+
+def test_pre_commit_hooks_run_real_gate_check_commands(capsys):
+    import shlex
+    from pathlib import Path
+
+    import yaml
+
+    hooks = yaml.safe_load((Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert {hook["id"] for hook in hooks} == {"gate-check", "gate-check-lint-pr"}
+    for hook in hooks:
+        command = shlex.split(hook["entry"])
+        assert command[0] == "gate-check"
+        args = command[1:] + (["x.md"] if hook["pass_filenames"] else [])
+        assert main([*args[:1], "--help"] if args else ["--help"]) == 0, hook["id"]
+        capsys.readouterr()
