@@ -164,4 +164,5 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
             if any(matches(number, value) for value in declared):
                 continue
             if not any(matches(number, value) for value in leaves):
-                add(line_no, f"{number.text}{number.unit} is not in any cited evidence artifact: {rule}", number.col)
+                shown = number.text + ("" if number.unit in ("", "%", "x", "×") else " ") + number.unit
+                add(line_no, f"{shown} is not in any cited evidence artifact: {rule}", number.col)

@@ -113,13 +113,20 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
             records.append(load_record(path, repo_root))
         except InputError as exc:
             report.input_errors.append(exc)
-    ctx = GateContext(repo_root, run_suites=run_suites, stage=stage, change=change, suite_timeout_s=suite_timeout_s)
-    ctx.records_by_id, ctx.duplicate_ids = _index(records, repo_root)
+    ctx = make_context(records, repo_root, run_suites=run_suites, stage=stage, change=change,
+                       suite_timeout_s=suite_timeout_s)
     for record in records:
         report.records.append(check_record(record, ctx, selected))
     if change is not None:
         _merge_change_findings(report, change, ctx, selected)
     return report
+
+
+def make_context(records: list[Record], repo_root, **options) -> GateContext:
+    """A `GateContext` that knows `records` and every other record under docs/design."""
+    ctx = GateContext(Path(repo_root).resolve(), **options)
+    ctx.records_by_id, ctx.duplicate_ids = _index(records, ctx.repo_root)
+    return ctx
 
 
 def _select_gates(gates) -> list[str]:
