@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 import git
 
 from gates.errors import GitContextError, InputError
+from gates.record import parse_record
 
 RECORD_DIR = "docs/design"
 TRAILER_KEYS = ("Co-authored-by", "Reviewed-by", "Approved-by")
@@ -286,8 +287,6 @@ class _GitReader:
         data = self.read_bytes(ref, path)
         if data is None:
             return None
-        from gates.record import parse_record
-
         try:
             text = decode_text(data, path)
             return RecordSnapshot(path, parse_record(text, path, Path(self.repo.working_tree_dir)))
@@ -311,11 +310,10 @@ def _open_repo(repo_root: Path) -> git.Repo:
 def _resolve_or_fail(reader: _GitReader, rev: str, role: str) -> str:
     sha = reader.resolve_commit(rev)
     if sha is None:
-        remote_hint = rev.split("/", 1)
-        fetch = f"git fetch origin {remote_hint[1]}" if len(remote_hint) == 2 and remote_hint[0] == "origin" else f"git fetch origin {rev}"
+        remote, _, branch = rev.partition("/")
+        fetch = f"git fetch origin {branch}" if remote == "origin" and branch else f"git fetch origin {rev}"
         raise GitContextError(
-            f"{role} ref '{rev}' is not a commit in this clone; fetch it first "
-            f"(`{fetch}`) and {_FETCH_HINT}"
+            f"{role} ref '{rev}' is not a commit in this clone; fetch it first (`{fetch}`) and {_FETCH_HINT}"
         )
     return sha
 
