@@ -1,0 +1,98 @@
+"""What the kernels promise beyond matching the oracle: zeros for nothing visible,
+empty splits that contribute nothing, q of rank 3 and 4 alike, `out` written in place,
+one workspace for calls of several sizes, reads kept inside the cache."""
+
+import pytest
+import torch
+
+import kernels
+from kernels import LayerWorkspace
+from validation.anchors import bytes_equal
+from validation.oracle import decode_attention_fp64
+
+
+def inputs(batch=2, rows=1, hq=4, hkv=2, d=64, s=48, dtype=torch.float16, seed=0):
+    gen = torch.Generator().manual_seed(seed)
+    q_shape = (batch, hq, d) if rows == 1 else (batch, rows, hq, d)
+    q = torch.randn(q_shape, generator=gen).to(dtype)
+    k = torch.randn(batch, hkv, s, d, generator=gen).to(dtype)
+    v = torch.randn(batch, hkv, s, d, generator=gen).to(dtype)
+    return q, k, v
+
+
+@pytest.mark.parametrize("num_splits", [None, 1, 3], ids=lambda n: "single" if n is None else f"split{n}")
+def test_zero_visible_gives_zeros_not_nan(num_splits):
+    q, k, v = inputs()
+    visible = torch.tensor([0, 0], dtype=torch.int32)
+    out = torch.full_like(q, float("nan"))
+    if num_splits is None:
+        kernels.attention_decode(q, k, v, visible, out=out)
+    else:
+        kernels.attention_decode_splitkv(q, k, v, visible, num_splits=num_splits, out=out)
+    assert torch.equal(out, torch.zeros_like(q))
+
+
+def test_rows_that_see_nothing_are_zero_and_the_rest_attend_causally():
+    q, k, v = inputs(rows=4, s=16)
+    visible = torch.tensor([2, 16], dtype=torch.int32)
+    out = kernels.attention_decode(q, k, v, visible)
+    assert torch.equal(out[0, :2], torch.zeros_like(out[0, :2])), "rows 0 and 1 of a request with 2 visible tokens see none"
+    expected = decode_attention_fp64(q, k, v, visible)
+    assert (out.double() - expected).abs().max() < 1e-2
+
+
+def test_more_splits_than_tiles_leaves_empty_splits_harmless():
+    q, k, v = inputs(s=20)
+    visible = torch.tensor([3, 20], dtype=torch.int32)
+    single = kernels.attention_decode(q, k, v, visible)
+    split = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=64)
+    assert bytes_equal(split, single), "all tokens fall in split 0; the 63 empty splits must not change a bit"
+
+
+def test_rank_three_q_equals_rank_four_with_one_row():
+    q, k, v = inputs()
+    visible = torch.tensor([7, 40], dtype=torch.int32)
+    three = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=2)
+    four = kernels.attention_decode_splitkv(q.unsqueeze(1), k, v, visible, num_splits=2)
+    assert bytes_equal(four.squeeze(1), three)
+
+
+def test_out_is_written_in_place_and_returned():
+    q, k, v = inputs()
+    visible = torch.tensor([5, 9], dtype=torch.int32)
+    out = torch.empty_like(q)
+    assert kernels.attention_decode(q, k, v, visible, out=out) is out
+
+
+def test_one_workspace_serves_calls_of_several_sizes():
+    workspace = LayerWorkspace(max_batch=3, max_rows=2, num_q_heads=8, head_dim=64, max_splits=4, device="cpu")
+    for batch, rows, splits in [(1, 1, 4), (3, 2, 2), (2, 1, 3)]:
+        q, k, v = inputs(batch=batch, rows=rows, hq=8, seed=batch)
+        visible = torch.arange(batch, dtype=torch.int32) * 11 + 5
+        with_ws = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=splits, workspace=workspace)
+        fresh = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=splits)
+        assert bytes_equal(with_ws, fresh)
+
+
+def test_custom_scale_is_applied():
+    q, k, v = inputs()
+    visible = torch.tensor([30, 48], dtype=torch.int32)
+    out = kernels.attention_decode_paged(q, _pages(k), _pages(v), _table(2, 3), visible, scale=0.3)
+    expected = decode_attention_fp64(q, k, v, visible, scale=0.3)
+    assert (out.double() - expected).abs().max() < 1e-2
+
+
+def test_visible_beyond_the_cache_reads_nothing_outside_it():
+    q, k, v = inputs(s=32)
+    visible = torch.tensor([32, 5000], dtype=torch.int32)
+    out = kernels.attention_decode(q, k, v, visible)
+    assert bytes_equal(out[1], kernels.attention_decode(q, k, v, torch.tensor([32, 32], dtype=torch.int32))[1])
+
+
+def _pages(cache, page_size=16):
+    batch, hkv, s, d = cache.shape
+    return cache.reshape(batch, hkv, s // page_size, page_size, d).permute(0, 2, 1, 3, 4).reshape(-1, hkv, page_size, d).contiguous()
+
+
+def _table(batch, pages_per_request):
+    return torch.arange(batch * pages_per_request, dtype=torch.int32).reshape(batch, pages_per_request)
