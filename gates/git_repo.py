@@ -238,7 +238,8 @@ class _GitReader:
         self._resolved: dict[str, str | None] = {}
 
     def run(self, *args: str) -> bytes:
-        return self.repo.git.execute(["git", *args], stdout_as_string=False, strip_newline_in_stdout=False)
+        command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
+        return self.repo.git.execute(command, stdout_as_string=False, strip_newline_in_stdout=False)
 
     def try_run(self, *args: str) -> bytes | None:
         try:
