@@ -56,7 +56,12 @@ def glob_matches(pattern: str, path: str) -> bool:
 
 
 def any_glob_matches(patterns, path: str) -> bool:
-    return any(isinstance(p, str) and glob_matches(p, path) for p in patterns or ())
+    """True when any glob of `patterns` (a list; a lone string counts as one glob) matches."""
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    if not isinstance(patterns, (list, tuple)):
+        return False
+    return any(isinstance(p, str) and glob_matches(p, path) for p in patterns)
 
 
 @dataclass(frozen=True)

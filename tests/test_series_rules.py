@@ -85,3 +85,29 @@ def test_approved_needs_an_approving_reviewer(before):
     findings = _status_findings(before, "approved", reviewers=((RITA, "pending"), (ADA, "changes-requested")))
     assert [f.message for f in findings] == [
         f"illegal status move: {before or '(new)'} -> approved without a reviewer whose decision is approved"]
+
+
+MISTYPED = [
+    pytest.param({"stage": 3}, id="stage-number"),
+    pytest.param({"stacked_on": [{"id": "x"}, None]}, id="stacked-on-objects"),
+    pytest.param({"series": {"closed": {"A": 12, 7: "abc"}, "scopes": {"A": "docs/**"}}}, id="series-mistyped"),
+    pytest.param({"reviewers": "Rita", "authors": [None, 3]}, id="people-mistyped"),
+    pytest.param({"covers": "kernels/**", "questions": ["Q1", None]}, id="covers-string-questions-strings"),
+    pytest.param({"api": ["kernels"]}, id="api-list"),
+    pytest.param({"record_status": ["approved"]}, id="status-list"),
+    pytest.param({"id": ["splitkv"]}, id="id-list"),
+]
+
+
+@pytest.mark.parametrize("override", MISTYPED)
+def test_mistyped_front_matter_gives_findings_not_crashes(tmp_path, override):
+    from gitrepo_builder import seeded_repo
+
+    repo = seeded_repo(tmp_path / "repo")
+    repo.branch("odd")
+    repo.write(REC, record_text("splitkv", stage="B", extra=override))
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n")
+    repo.commit("an odd record")
+    findings = repo.check()
+    assert findings, "a record at B on a fresh repository must fail"
+    assert all(f.gate in ("G0", "G2", "G5", "G8") for f in findings)

@@ -17,7 +17,9 @@ DECISIONS = ("accepted", "rejected", "deferred")
 
 
 def _check_base_approval(ctx: SeriesContext, rc: RecordChange, stage: str) -> None:
-    record_id = field_of(rc.head_front_matter, "id") or PurePosixPath(rc.rel_path).stem
+    record_id = field_of(rc.head_front_matter, "id")
+    if not isinstance(record_id, str):
+        record_id = PurePosixPath(rc.rel_path).stem
     base = ctx.base_records.get(record_id)
     where = f"base {ctx.change.base_ref}"
     if base is None or base.record is None:
@@ -59,7 +61,7 @@ def _check_stacked(ctx: SeriesContext, rc: RecordChange, stage: str) -> None:
     stacked = field_of(rc.head_front_matter, "stacked_on", default=[])
     for index, other_id in enumerate(stacked if isinstance(stacked, list) else []):
         line = line_of(rc.head, "stacked_on", index)
-        other = ctx.base_records.get(other_id)
+        other = ctx.base_records.get(other_id) if isinstance(other_id, str) else None
         if other is None or other.record is None:
             ctx.report("G2", rc.rel_path, line,
                        f"stacked on {other_id}, which is not a readable record on base {ctx.change.base_ref}")

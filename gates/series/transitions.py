@@ -40,8 +40,8 @@ def _check_status(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, he
     before = field_of(base_fm, "record_status") if base_fm is not None else None
     after = field_of(head_fm, "record_status")
     line = line_of(rc.head, "record_status")
-    if before == after:
-        return
+    if before == after or not isinstance(after, str) or (before is not None and not isinstance(before, str)):
+        return  # unchanged, or a mistyped status that the schema check (G0) reports
     allowed = STATUS_MOVES.get(before, set())
     if after not in allowed:
         start = "a new record" if before is None else f"record_status {before}"
