@@ -178,6 +178,11 @@ class ChangeSet:
                         self._base_records[PurePosixPath(path).stem] = snapshot
         return self._base_records
 
+    def close(self) -> None:
+        """Stop the git helper processes; the change set's data stays usable, reads do not."""
+        if self._reader is not None:
+            self._reader.repo.close()
+
     def authors(self) -> list[tuple[Person, str]]:
         """(person, commit sha) for every author and Co-authored-by trailer in base..head."""
         people = []

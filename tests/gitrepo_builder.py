@@ -97,7 +97,10 @@ class GitRepo:
     def check(self, base: str = "main", head: str | None = None):
         """The findings of the history checks for base..head (head: the checked-out HEAD)."""
         change = load_change_set(self.root, base, head)
-        return check_change(change, {}, self.root)
+        try:
+            return check_change(change, {}, self.root)
+        finally:
+            change.close()
 
 
 def record_text(
