@@ -283,8 +283,7 @@ def _records_index(index: File, files: Files, state: _BuildState) -> str:
     for view in sorted(state.records.values(), key=lambda v: v.id):
         meta = view.meta
         gates = " ".join(
-            _a(link("gate", g), _badge(f'{g} {(view.gates.get(g) or {}).get("status", "missing")}',
-                                       (view.gates.get(g) or {}).get("status", "missing")))
+            _a(link("gate", g), _badge(f'{g} {_short(_gate_status(view, g))}', _gate_status(view, g)))
             for g in GATE_IDS
         )
         rows.append(
@@ -317,6 +316,14 @@ def _results_index(index: File, files: Files) -> str:
     body = f"<ul>{items}</ul>" if items else "<p>No results reports yet.</p>"
     return ("---\ntitle: Results\n---\n\n# Results\n\nBenchmark and validation reports, each "
             f"written from the evidence artifacts in `docs/evidence/`.\n\n{body}\n")
+
+
+def _gate_status(view: RecordView, gate: str) -> str:
+    return str((view.gates.get(gate) or {}).get("status", "missing"))
+
+
+def _short(status: str) -> str:
+    return {"not-applicable": "n/a"}.get(status, status)
 
 
 def _linker(source: File, files: Files) -> Callable[[str, str], str | None]:

@@ -116,11 +116,15 @@ def test_record_pages_show_the_gate_table_and_the_navigation(served_site, chromi
         for gate in GATES:
             row = re.search(rf'<tr data-gate="{gate}">(.*?)</tr>', dom, re.S).group(1)
             assert re.search(r"dg-badge--(pass|fail|not-applicable)", row), f"{path.name} {gate}: {row[:200]}"
-        nav = re.search(r'<nav class="md-nav md-nav--primary".*?</nav>\s*</div>\s*</div>\s*</div>', dom, re.S)
-        nav_html = nav.group(0) if nav else dom
+        start = dom.find("md-nav--primary")
+        assert start >= 0, f"{path.name}: no navigation"
+        nav_html = dom[start:dom.find("md-sidebar--secondary", start)]
+        links = re.findall(r'<a href="([^"]*)" class="md-nav__link([^"]*)"', nav_html)
         assert "Design records" in nav_html
+        assert ("./", " md-nav__link--active") in links, f"{path.name}: the page is not the active navigation entry"
         for other in records:
-            assert f"{other.stem}/" in nav_html, f"{path.name}: the navigation lacks {other.stem}"
+            if other != path:
+                assert (f"../{other.stem}/", "") in links, f"{path.name}: the navigation lacks {other.stem}"
 
 
 def test_records_index_lists_every_record(served_site, chromium):
