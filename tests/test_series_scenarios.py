@@ -351,3 +351,37 @@ def test_findings_reach_the_runner_under_the_record_and_a_change_entry(repo):
     api = entries["kernels/decode_attention/api.py"]
     assert api.gates["G5"].status.value == "fail"
     assert not report.ok
+
+
+def test_record_findings_join_the_record_s_own_gate_result(repo):
+    runner = pytest.importorskip("gates.runner")
+    from gates.git_repo import load_change_set
+
+    repo.branch("a-splitkv")
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(REC, split_record())
+    repo.commit("docs(design): split-KV record", who=ADA)
+    repo.merge("a-splitkv")
+    repo.branch("b-too-early")
+    repo.write(REC, split_record(stage="B"))
+    bad = repo.commit("claim stage B", who=ADA)
+    report = runner.check_records(None, repo.root, gates=["G2"], change=load_change_set(repo.root, "main"))
+    (entry,) = [r for r in report.records if r.path == REC]
+    messages = [(f.message, f.commit) for f in entry.gates["G2"].findings if f.commit]
+    assert any("needs the record approved on base main" in m and c == bad for m, c in messages)
+    assert not entry.gates["G2"].ok
+
+
+def test_squash_merged_stages_close_with_the_squashed_commit(repo):
+    repo.branch("a-splitkv")
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(REC, split_record(**APPROVED))
+    repo.commit("docs(design): split-KV record, approved by Rita", who=ADA)
+    repo.checkout("main")
+    repo.git("merge", "-q", "--squash", "a-splitkv")
+    squashed = repo.commit("docs(design): split-KV record (#12)", who=MAX)
+    repo.branch("b-splitkv")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(REC, split_record(stage="B", closed={"A": squashed[:12]}, **APPROVED))
+    repo.commit("feat(kernels): partial kernel", who=ADA)
+    assert repo.check() == []
