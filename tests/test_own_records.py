@@ -97,7 +97,11 @@ def test_each_unknown_names_the_stage_that_closes_it(record_id):
 
 
 def _stages_reached():
-    stage = load_record(SPLITKV, REPO).stage
+    """Stages A..(the split-KV record's stage); just A when the record cannot be read (the test then says why)."""
+    try:
+        stage = load_record(SPLITKV, REPO).stage or "A"
+    except Exception:  # noqa: BLE001 - collection must not fail; the parametrized test reports the problem
+        stage = "A"
     return list(STAGES[:STAGES.index(stage) + 1])
 
 
