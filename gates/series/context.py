@@ -10,8 +10,7 @@ from gates.findings import Finding
 from gates.git_repo import ChangeSet, Person, RecordSnapshot
 from gates.policy import POLICY_PATH, Policy, parse_policy
 from gates.record import STAGES
-
-from gates.series.identity import people_of
+from gates.series.identity import people_of, same_person
 
 
 def stage_index(stage) -> int:
@@ -74,8 +73,6 @@ class SeriesContext:
 
     def wrote_commit(self, person: Person) -> str | None:
         """The sha of a commit in base..head that `person` authored or co-authored, else None."""
-        from gates.series.identity import same_person
-
         for author, sha in self.change_authors:
             if same_person(author, person):
                 return sha
