@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from pathlib import Path
 
@@ -76,10 +75,8 @@ def _run_checks(args, repo_root: Path) -> int:
 
     if args.head and not args.base:
         raise UsageError("--head needs --base")
-    if args.max_record_bytes is not None:
-        if args.max_record_bytes < 1:
-            raise UsageError("--max-record-bytes must be positive")
-        os.environ["DESIGN_GATES_MAX_RECORD_BYTES"] = str(args.max_record_bytes)
+    if args.max_record_bytes is not None and args.max_record_bytes < 1:
+        raise UsageError("--max-record-bytes must be positive")
     gates = [name.strip() for value in args.gate for name in value.split(",") if name.strip()]
     change = None
     if args.base:
@@ -87,7 +84,8 @@ def _run_checks(args, repo_root: Path) -> int:
 
         change = load_change_set(repo_root, args.base, args.head or "HEAD")
     report = check_records(args.paths, repo_root, gates=gates or None, stage=args.stage,
-                           run_suites=args.run_suites, change=change, suite_timeout_s=args.suite_timeout)
+                           run_suites=args.run_suites, change=change, suite_timeout_s=args.suite_timeout,
+                           max_record_bytes=args.max_record_bytes)
     text = render(report, args.format)
     if args.output:
         try:

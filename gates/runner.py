@@ -98,11 +98,12 @@ def _markdown_under(folder: Path) -> list[Path]:
 
 
 def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False, change=None,
-                  suite_timeout_s: float = 600.0) -> Report:
+                  suite_timeout_s: float = 600.0, max_record_bytes: int | None = None) -> Report:
     """Run the selected gates (default: all) over the records at `paths` (default: docs/design).
 
     Records that cannot be read are reported in `Report.input_errors` (exit 2 at the
-    CLI); the others are still checked.
+    CLI); the others are still checked. `max_record_bytes` overrides the size limit
+    (default 1 MiB, or the `DESIGN_GATES_MAX_RECORD_BYTES` environment variable).
     """
     repo_root = Path(repo_root).resolve()
     selected = _select_gates(gates)
@@ -110,7 +111,7 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
     records: list[Record] = []
     for path in record_files(paths, repo_root):
         try:
-            records.append(load_record(path, repo_root))
+            records.append(load_record(path, repo_root, max_bytes=max_record_bytes))
         except InputError as exc:
             report.input_errors.append(exc)
     ctx = make_context(records, repo_root, run_suites=run_suites, stage=stage, change=change,

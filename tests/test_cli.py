@@ -1,0 +1,187 @@
+"""gate-check: exit codes, output formats, gate and stage selection, and `gate-check new`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from gates import cli
+from gates.cli import main
+
+EXAMPLES = Path(__file__).parent / "examples"
+POSITIVE = EXAMPLES / "G0" / "positive" / "form-complete-en.md"
+NEGATIVE = EXAMPLES / "G7" / "negative" / "untraced-result.md"
+
+
+def run(capsys, *args):
+    code = main(["--repo-root", str(EXAMPLES), *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_passing_record_exits_0(capsys):
+    code, out, _ = run(capsys, POSITIVE)
+    assert code == 0
+    assert "1 record(s): 9 passed, 0 failed, 0 errored, 0 not applicable" in out
+
+
+def test_failing_record_exits_1_with_compiler_style_findings(capsys):
+    code, out, _ = run(capsys, NEGATIVE)
+    assert code == 1
+    assert "G7/negative/untraced-result.md:105:20: G7 error: 9.1 µs is not in any cited evidence artifact" in out
+
+
+def test_default_paths_are_the_records_under_docs_design(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0
+    assert out.startswith("1 record(s)")
+
+
+def test_json_format(capsys):
+    code, out, _ = run(capsys, NEGATIVE, POSITIVE, "--format", "json")
+    document = json.loads(out)
+    assert code == 1 and document["ok"] is False
+    by_id = {record["id"]: record for record in document["records"]}
+    g7 = by_id["untraced-result"]["gates"]["G7"]
+    assert g7["status"] == "fail"
+    assert {"line": 105, "col": 20} == {k: g7["findings"][0][k] for k in ("line", "col")}
+    assert by_id["form-complete-en"]["gates"]["G3"] == {"status": "pass", "findings": []}
+    assert by_id["form-complete-en"]["stage"] == "D" and by_id["form-complete-en"]["record_status"] == "approved"
+
+
+def test_junit_format(capsys):
+    code, out, _ = run(capsys, NEGATIVE, "--format", "junit")
+    root = ElementTree.fromstring(out.split("\n", 1)[1])
+    assert code == 1
+    assert root.get("tests") == "9" and root.get("failures") == "1"
+    failure = root.find(".//testcase[@name='G7 Claims discipline']/failure")
+    assert failure is not None and "9.1 µs" in failure.text
+
+
+def test_github_format_escapes_workflow_commands(capsys):
+    code, out, _ = run(capsys, NEGATIVE, "--format", "github")
+    assert code == 1
+    assert "::error file=G7/negative/untraced-result.md,line=105,col=20,title=G7 Claims discipline::9.1 µs" in out
+
+
+def test_gate_selection(capsys):
+    code, out, _ = run(capsys, NEGATIVE, "--gate", "G0,G1", "--gate", "g8")
+    assert code == 0
+    assert "3 passed" in out
+
+
+def test_stage_option_raises_the_stage_rules(capsys):
+    record = EXAMPLES / "G2" / "positive" / "decisions-pending-at-a.md"
+    assert run(capsys, record, "--gate", "G2")[0] == 0
+    code, out, _ = run(capsys, record, "--gate", "G2", "--stage", "B")
+    assert code == 1 and "question Q1 has no decision, and the record is at stage B" in out
+
+
+def test_output_file(capsys, tmp_path):
+    target = tmp_path / "report.json"
+    code, out, _ = run(capsys, POSITIVE, "--format", "json", "--output", target)
+    assert code == 0
+    assert json.loads(target.read_text(encoding="utf-8"))["ok"] is True
+    assert "1 record(s)" in out
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--gate", "G9"], "unknown gate 'G9'"),
+    (["--format", "yaml"], "invalid choice"),
+    (["--head", "HEAD"], "--head needs --base"),
+    (["no/such/record.md"], "no such file or folder"),
+    (["--max-record-bytes", "0"], "must be positive"),
+], ids=["unknown-gate", "unknown-format", "head-without-base", "missing-path", "bad-limit"])
+def test_bad_usage_exits_2(capsys, args, words):
+    code, _, err = run(capsys, *args)
+    assert code == 2
+    assert words in err
+    assert "Traceback" not in err
+
+
+def test_internal_error_exits_3_without_traceback(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("gates.runner.check_records", broken)
+    code, _, err = run(capsys, POSITIVE)
+    assert code == 3
+    assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
+    code, _, err = run(capsys, POSITIVE, "--debug")
+    assert code == 3 and "Traceback" in err
+
+
+def test_a_crashing_gate_is_an_error_result_not_a_pass(capsys, monkeypatch):
+    from gates import registry
+
+    def crash(record, ctx):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setitem(registry.GATES, "G5", crash)
+    code, out, _ = run(capsys, POSITIVE)
+    assert code == 1
+    assert "G5 error: internal error in G5: ZeroDivisionError: division by zero" in out
+    assert "1 errored" in out
+
+
+def test_subcommands_are_a_literal_table():
+    assert cli.SUBCOMMANDS == {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr"}
+
+
+def test_new_scaffolds_a_record_that_fails_only_until_filled(tmp_path, capsys):
+    (tmp_path / ".git").mkdir()
+    args = ["new", "splitkv-decode", "--title", 'Split-KV "decode"', "--author", "Ada Author <ada@example.com>",
+            "--repo-root", str(tmp_path)]
+    assert main(args) == 0
+    record = tmp_path / "docs" / "design" / "splitkv-decode.md"
+    text = record.read_text(encoding="utf-8")
+    assert 'title: "Split-KV \\"decode\\""' in text and "# Split-KV \"decode\"" in text
+    capsys.readouterr()
+    code = main(["--repo-root", str(tmp_path), str(record), "--gate", "G0"])
+    out = capsys.readouterr().out
+    assert code == 1 and "template placeholder left" in out and "schema" not in out
+
+
+def test_new_zh_template(tmp_path, capsys):
+    assert main(["new", "fenduan", "--title", "分段求和", "--author", "林 <lin@example.com>", "--lang", "zh",
+                 "--repo-root", str(tmp_path)]) == 0
+    assert "## §1 为什么 / 诊断" in (tmp_path / "docs" / "design" / "fenduan.md").read_text(encoding="utf-8")
+
+
+def test_new_never_overwrites(tmp_path, capsys):
+    record = tmp_path / "docs" / "design" / "taken.md"
+    record.parent.mkdir(parents=True)
+    record.write_text("mine\n", encoding="utf-8")
+    code = main(["new", "taken", "--title", "t", "--author", "A <a@b.c>", "--repo-root", str(tmp_path)])
+    assert code == 2
+    assert "already exists" in capsys.readouterr().err
+    assert record.read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["new", "Bad_ID", "--title", "t", "--author", "A <a@b.c>"],
+    ["new", "ok", "--title", "t", "--author", "no email"],
+    ["new", "ok", "--title", "t", "--author", "A <a@b.c>", "--dir", "../elsewhere"],
+], ids=["bad-id", "bad-author", "dir-outside"])
+def test_new_rejects_bad_arguments(tmp_path, capsys, args):
+    assert main([*args, "--repo-root", str(tmp_path)]) == 2
+    assert not (tmp_path / "docs").exists() and not (tmp_path.parent / "elsewhere").exists()
+
+
+def test_repo_root_is_the_git_top_level(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert cli.find_repo_root(nested) == tmp_path.resolve()
+
+
+def test_a_copy_of_the_examples_passes_from_its_own_root(tmp_path, capsys, monkeypatch):
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / ".git").mkdir()
+    monkeypatch.chdir(repo / "G0")
+    assert main(["positive"]) == 0

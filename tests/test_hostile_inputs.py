@@ -1,0 +1,141 @@
+"""Records and artifacts come from pull requests: hostile input ends in exit 2 (or 1), with file and line.
+
+Never a traceback, never a rewritten file.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gates.cli import main
+
+EXAMPLES = Path(__file__).parent / "examples"
+GOOD = (EXAMPLES / "G0" / "positive" / "form-complete-en.md").read_text(encoding="utf-8")
+
+ALIAS_BOMB = "\n".join(
+    [f"a0: &a0 [{', '.join(['lol'] * 9)}]"]
+    + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "docs" / "design").mkdir(parents=True)
+    return tmp_path
+
+
+def run(repo: Path, capsys, *args):
+    code = main(["--repo-root", str(repo), *map(str, args)])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out + err
+
+
+def write(repo: Path, name: str, data) -> Path:
+    path = repo / "docs" / "design" / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+HOSTILE = [
+    ("alias-bomb", f"---\n{ALIAS_BOMB}\n---\n", 2, "alias"),
+    ("python-object-tag", "---\nid: x\nrun: !!python/object/apply:os.system ['echo pwned']\n---\n", 3, "not allowed"),
+    ("custom-tag", "---\nid: !include /etc/passwd\n---\n", 2, "not allowed"),
+    ("duplicate-key", "---\nid: x\ntitle: a\ntitle: b\n---\n", 4, "duplicate key 'title'"),
+    ("merge-key", "---\nbase: &b {risk: L0}\nother:\n  <<: *b\n---\n", 4, "merge keys"),
+    ("recursive-alias", "---\nid: &x [*x]\n---\n", 2, "recursive"),
+    ("parent-path", "---\nid: x\ncovers: ['../../etc/**']\n---\n", 3, "'..'"),
+    ("absolute-path", "---\nid: x\nevidence:\n  - {id: e, path: /etc/passwd, sha256: x, kind: profile}\n---\n", 4, "absolute"),
+    ("huge-integer", "---\nid: " + "9" * 5000 + "\n---\n", 2, "bad int"),
+    ("deep-nesting", "---\nid: " + "[" * 200 + "]" * 200 + "\n---\n", 2, "deeper"),
+    ("not-a-mapping", "---\njust a string\n---\n", 2, "mapping"),
+    ("no-front-matter", "# Title only\n", 1, "'---'"),
+    ("unclosed-front-matter", "---\nid: x\n", 1, "not closed"),
+]
+
+
+@pytest.mark.parametrize("name, text, line, words", HOSTILE, ids=[case[0] for case in HOSTILE])
+def test_hostile_record_exits_2_naming_file_and_line(repo, capsys, name, text, line, words):
+    path = write(repo, f"{name}.md", text)
+    before = path.read_bytes()
+    code, output = run(repo, capsys, path)
+    assert code == 2
+    assert f"docs/design/{name}.md:{line}:" in output
+    assert words in output
+    assert path.read_bytes() == before
+
+
+def test_invalid_utf8_names_the_line_of_the_bad_byte(repo, capsys):
+    write(repo, "latin1.md", "---\nid: x\ntitle: caf".encode() + b"\xe9\n---\n")
+    code, output = run(repo, capsys)
+    assert code == 2
+    assert "docs/design/latin1.md:3:" in output and "not valid UTF-8" in output
+
+
+def test_fifty_megabyte_record_is_refused_before_it_is_read(repo, capsys):
+    path = repo / "docs" / "design" / "huge.md"
+    with open(path, "wb") as handle:
+        handle.write(b"---\nid: huge\n---\n")
+        handle.truncate(50 * 1024 * 1024)
+    code, output = run(repo, capsys)
+    assert code == 2
+    assert "docs/design/huge.md:1:" in output and "limit" in output
+
+
+def test_size_limit_is_configurable(repo, capsys):
+    write(repo, "good.md", "---\nid: good\n---\n" + "x" * 5000)
+    code, output = run(repo, capsys, "--max-record-bytes", "1000")
+    assert code == 2 and "1000-byte limit" in output
+
+
+def test_symlink_out_of_the_repository_is_refused(repo, capsys, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text(GOOD, encoding="utf-8")
+    (repo / "docs" / "design" / "link.md").symlink_to(outside)
+    code, output = run(repo, capsys)
+    assert code == 2
+    assert "docs/design/link.md:1:" in output and "outside the repository" in output
+
+
+def test_a_bom_is_accepted(capsys, tmp_path):
+    repo = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns("G*", "__pycache__"))
+    record = repo / "docs" / "design" / "base-record.md"
+    record.write_bytes(b"\xef\xbb\xbf" + record.read_bytes())
+    code, output = run(repo, capsys, record)
+    assert code == 0, output
+
+
+def test_a_record_that_lies_in_its_self_check_fails_at_the_self_check_line(capsys):
+    path = EXAMPLES / "G8" / "negative" / "lying-self-check.md"
+    line = next(n for n, text in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if text.startswith("self_check:"))
+    code, output = run(EXAMPLES, capsys, path)
+    assert code == 1
+    assert f"lying-self-check.md:{line}:1: G8 error: self-check claims pass for G8, but G8 is fail" in output
+
+
+def test_one_bad_record_does_not_hide_the_others(repo, capsys):
+    write(repo, "bad.md", "---\nid: x\nid: y\n---\n")
+    write(repo, "also-bad.md", "no front matter\n")
+    code, output = run(repo, capsys, "--format", "json")
+    assert code == 2
+    assert "bad.md" in output and "also-bad.md" in output
+
+
+@pytest.mark.parametrize("content, words", [
+    (b'{"id": "x",\n "id": "y"}', "duplicate JSON key"),
+    (b'{"schema_version": 1,\n "id": NaN}', "invalid JSON"),
+    (b'{\n  "id": "x",\n  oops\n}', "invalid JSON"),
+    (b"\xff\xfe", "not valid UTF-8"),
+], ids=["duplicate-key", "nan", "syntax", "binary"])
+def test_hostile_evidence_is_a_gate_finding_naming_the_artifact(tmp_path, capsys, content, words):
+    repo = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / "evidence" / "ncu-single-pass.json").write_bytes(content)
+    code, output = run(repo, capsys, repo / "G1" / "positive" / "diagnosis-table-and-inline.md", "--gate", "G1")
+    assert code == 1
+    assert "evidence/ncu-single-pass.json:" in output and words in output
