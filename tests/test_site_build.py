@@ -111,6 +111,7 @@ def test_a_gate_that_fails_is_shown_and_does_not_stop_the_build(tmp_path):
     page = (tmp_path / "site" / "design" / "ok-record" / "index.html").read_text(encoding="utf-8")
     row = re.search(r'<tr data-gate="G3">.*?</tr>', page, re.S).group(0)
     assert "dg-badge--fail" in row and "no reviewer" in row
+    assert "Gate results from the report <code>gate-report.json</code>" in page
 
 
 def test_a_report_that_misses_a_record_fails_the_build(tmp_path):
