@@ -7,7 +7,7 @@ from functools import cached_property
 
 from gates.errors import InputError
 from gates.findings import Finding
-from gates.git_repo import ChangeSet, Person, RecordSnapshot
+from gates.series.changeset import ChangeSet, Person, RecordSnapshot
 from gates.policy import POLICY_PATH, Policy, parse_policy
 from gates.record import STAGES
 from gates.series.identity import people_of, same_person

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gates.git_repo import Person
+from gates.series.changeset import Person
 
 
 def _norm(text: str) -> str:

@@ -9,7 +9,7 @@ is approved at head needs at least one approval from someone else.
 
 from __future__ import annotations
 
-from gates.git_repo import Person
+from gates.series.changeset import Person
 from gates.series.context import SeriesContext, field_of, line_of
 from gates.series.identity import among, approvers, same_person
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from gates.git_repo import RecordChange
+from gates.series.changeset import RecordChange
 from gates.record import STAGES
 from gates.series.context import SeriesContext, claims, field_of, line_of, stage_index
 

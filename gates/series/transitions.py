@@ -20,7 +20,7 @@ later than the record's own may be closed, and a recorded closing commit never c
 
 from __future__ import annotations
 
-from gates.git_repo import RecordChange
+from gates.series.changeset import RecordChange
 from gates.record import STAGES
 from gates.series.context import SeriesContext, field_of, line_of, stage_index
 from gates.series.identity import approvers
