@@ -179,6 +179,18 @@ def test_record_author_approving_own_record_in_the_change_is_self_review(repo):
     find(findings, "G8", REC, bad, "approved without an independent approval")
 
 
+def test_a_reviewer_committing_into_the_change_no_longer_counts_as_independent(repo):
+    repo.branch("a-reviewer-commits")
+    repo.write(NCU, evidence_json("ncu-single-pass"))
+    repo.write(REC, split_record())
+    repo.commit("docs(design): split-KV record", who=ADA)
+    repo.write(REC, split_record(**APPROVED).replace("Text.", "Text, with the reviewer's own rewording."))
+    bad = repo.commit("Approve, and reword the design while at it", who=RITA)
+    findings = repo.check()
+    find(findings, "G8", REC, bad, f"self-review: Rita Okafor <rita@kernels.example> approved in this change but "
+                                   f"authored or co-authored commit {bad[:12]}")
+
+
 def test_approved_by_trailer_from_a_commit_author_is_self_review(repo):
     repo.branch("a-trailer")
     repo.write(NCU, evidence_json("ncu-single-pass"))
