@@ -68,11 +68,12 @@ class _Builder:
             if self.aliases > MAX_ALIASES:
                 raise self.fail(node, f"more than {MAX_ALIASES} YAML alias uses (alias bomb?)")
         self.seen.add(ident)
-        if isinstance(node, yaml.ScalarNode):
+        kind = getattr(node, "id", None)
+        if kind == "scalar":
             return self.scalar(node)
         self.active.add(ident)
         try:
-            if isinstance(node, yaml.SequenceNode):
+            if kind == "sequence":
                 if node.tag != _SEQ_TAG:
                     raise self.fail(node, f"YAML tag {node.tag!r} is not allowed")
                 items = []

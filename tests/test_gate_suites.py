@@ -1,0 +1,89 @@
+"""G3/G4 with --run-suites: the declared suite runs in a fresh pytest process and writes its artifact.
+
+The suites are the small torch-free ones under tests/examples/suites/.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gates.findings import Status
+from gates.runner import check_records
+
+EXAMPLES = Path(__file__).parent / "examples"
+RECORD = "G3/positive/numeric-within-tolerance.md"
+
+
+@pytest.fixture
+def repo(tmp_path):
+    target = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def run_suites(repo: Path, record: str = RECORD, timeout: float = 120.0):
+    report = check_records([repo / record], repo, gates=["G3", "G4"], run_suites=True, suite_timeout_s=timeout)
+    (result,) = report.records
+    return result.gates["G3"], result.gates["G4"]
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def messages(result) -> str:
+    return "\n".join(f.message for f in result.findings)
+
+
+def test_declared_suites_pass_when_run(repo):
+    g3, g4 = run_suites(repo)
+    assert (g3.status, g4.status) == (Status.PASS, Status.PASS), messages(g3) + messages(g4)
+
+
+def test_a_tolerance_the_run_does_not_meet_fails_g3(repo):
+    edit(repo / RECORD, "max: 1.0e-6}", "max: 1.0e-8}")
+    g3, _ = run_suites(repo)
+    assert g3.status is Status.FAIL
+    assert "fp32 rel_l2 = " in messages(g3) and "exceeds the declared max 1e-08 (the run of suites/suite_numeric.py)" in messages(g3)
+
+
+def test_a_broken_anchor_fails_g4_and_the_run(repo):
+    edit(repo / "examplepkg" / "ops.py", "    acc = partials[0]\n", "    acc = f32(partials[0] + 1e-7)\n")
+    g3, g4 = run_suites(repo)
+    assert g4.status is Status.FAIL
+    assert "suite suites/suite_bitwise.py failed (pytest exit 1)" in messages(g4)
+    assert "anchor A1-splits1-vs-single-pass failed in the run of suites/suite_bitwise.py" in messages(g4)
+
+
+def test_a_fingerprint_change_not_accepted_fails_g4(repo):
+    edit(repo / RECORD, "decision: accepted, blast_radius: high", "decision: deferred, blast_radius: high")
+    _, g4 = run_suites(repo)
+    assert g4.status is Status.FAIL
+    assert "fingerprint cpu/splits4 changed; it is listed under question Q3, whose decision is deferred" in messages(g4)
+
+
+def test_a_suite_that_writes_no_evidence_fails(repo):
+    (repo / "suites" / "suite_numeric.py").write_text("def test_nothing():\n    pass\n", encoding="utf-8")
+    (repo / "suites" / "conftest.py").unlink()
+    g3, _ = run_suites(repo)
+    assert g3.status is Status.FAIL
+    assert "wrote no evidence to $DESIGN_GATES_EVIDENCE_OUT (pytest exit 0)" in messages(g3)
+
+
+def test_a_suite_past_its_time_limit_fails(repo):
+    (repo / "suites" / "suite_numeric.py").write_text("import time\n\ndef test_slow():\n    time.sleep(30)\n",
+                                                       encoding="utf-8")
+    g3, _ = run_suites(repo, timeout=1.0)
+    assert g3.status is Status.FAIL
+    assert "ran past the 1 s limit" in messages(g3)
+
+
+def test_static_mode_reads_the_evidence_without_running(repo):
+    (repo / "suites" / "suite_numeric.py").unlink()
+    report = check_records([repo / RECORD], repo, gates=["G3"])
+    assert report.records[0].gates["G3"].status is Status.PASS

@@ -1,0 +1,84 @@
+"""The pytest plugin: a record is a file, each gate an item; pytest selects, reports and writes JUnit."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import gates.pytest_plugin  # noqa: F401  imported here so that in-process runs share one PyYAML
+
+pytest_plugins = ["pytester"]
+
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+@pytest.fixture
+def repo(pytester):
+    root = pytester.path
+    for name in ("examplepkg", "evidence", "suites", "fingerprints.json"):
+        source = EXAMPLES / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, root / name)
+    design = root / "docs" / "design"
+    design.mkdir(parents=True)
+    shutil.copy(EXAMPLES / "docs" / "design" / "base-record.md", design)
+    for folder in ("G0/positive", "G7/negative"):
+        (root / folder).mkdir(parents=True)
+    shutil.copy(EXAMPLES / "G0" / "positive" / "form-complete-en.md", root / "G0" / "positive")
+    shutil.copy(EXAMPLES / "G7" / "negative" / "untraced-result.md", root / "G7" / "negative")
+    (root / ".git").mkdir()
+    pytester.makeini("[pytest]\n")
+    return root
+
+
+def test_records_under_docs_design_are_collected_one_item_per_gate(pytester, repo):
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "docs/design", "-v")
+    result.assert_outcomes(passed=6, skipped=3)
+    result.stdout.fnmatch_lines(["*docs/design/base-record.md::G0 PASSED*", "*base-record.md::G3 SKIPPED*"])
+
+
+def test_gates_option_collects_docs_design_without_naming_it(pytester, repo):
+    pytester.makepyfile(test_other="def test_unrelated():\n    pass\n")
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates")
+    result.assert_outcomes(passed=6, skipped=3)
+
+
+def test_markdown_outside_docs_design_is_not_collected_without_the_option(pytester, repo):
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "G7")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_a_failing_gate_fails_its_item_with_the_findings(pytester, repo):
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates", "G7/negative/untraced-result.md")
+    result.assert_outcomes(passed=8, failed=1)
+    result.stdout.fnmatch_lines(["*G7 Claims discipline failed:*",
+                                 "*untraced-result.md:105:20: G7 error: 9.1 µs is not in any cited evidence artifact*"])
+
+
+def test_selection_with_k(pytester, repo):
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates", "docs/design", "G0", "-k", "G7", "-v")
+    result.assert_outcomes(passed=2, deselected=16)
+    result.stdout.fnmatch_lines(["*form-complete-en.md::G7 PASSED*"])
+
+
+def test_junit_xml_carries_the_findings(pytester, repo):
+    junit = repo / "gates.xml"
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates", "G7", f"--junitxml={junit}")
+    result.assert_outcomes(passed=8, failed=1)
+    assert "9.1 µs is not in any cited evidence artifact" in junit.read_text(encoding="utf-8")
+
+
+def test_stage_option(pytester, repo):
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "docs/design", "--gates-stage", "B", "-k", "G2")
+    result.assert_outcomes(failed=1, deselected=8)
+
+
+def test_an_unreadable_record_is_one_failing_item(pytester, repo):
+    (repo / "docs" / "design" / "broken.md").write_text("---\nid: a\nid: b\n---\n", encoding="utf-8")
+    result = pytester.runpytest("-p", "gates.pytest_plugin", "docs/design/broken.md")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*unreadable record: docs/design/broken.md:3:1: duplicate key 'id'*"])
