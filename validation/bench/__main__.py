@@ -30,7 +30,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--ours", default="splitkv", help="the implementation judged against the bars")
     p.add_argument("--sweep", action="store_true", help="sweep num_splits over 1, 2, 4, ..., 128")
     p.add_argument("--sweep-variant", action="store_true", help="sweep the first variant config too")
-    p.add_argument("--flush-l2", action="store_true", help="flush L2 before each call in graph replay too")
+    p.add_argument("--variant-split-window", action="store_true",
+                   help="time every variant config at half, 1, 2 and 4 times the heuristic's splits")
+    p.add_argument("--flush-l2", action="store_true", help="start every call from a cold L2, small shapes too")
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--commit", default=None, help="commit to record when git is not available")
     p.add_argument("--out", type=Path, required=True, help="where to write the evidence artifact (JSON)")
@@ -52,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command = "python -m validation.bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     opts = RunOptions(shapes=selected, peers=peers, variant_configs=configs, sweep=args.sweep,
-                      sweep_variant=args.sweep_variant, flush_l2=args.flush_l2, seed=args.seed, ours=args.ours,
-                      command=command, commit=args.commit)
+                      sweep_variant=args.sweep_variant, variant_split_window=args.variant_split_window,
+                      flush_l2=args.flush_l2, seed=args.seed, ours=args.ours, command=command, commit=args.commit)
     artifact = run(opts)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(artifact, indent=1) + "\n")

@@ -11,6 +11,8 @@ if [ "${1:-}" = "--ncu" ]; then ncu_wanted=1; shift; fi
 export PYTHONUNBUFFERED=1
 export TRITON_CACHE_DIR=$PWD/.bench-cache/triton TORCHINDUCTOR_CACHE_DIR=$PWD/.bench-cache/inductor
 mkdir -p "$TRITON_CACHE_DIR" "$TORCHINDUCTOR_CACHE_DIR" "$out"
+# a compile cache from an earlier session, if one was carried along
+[ -f .bench-cache/cache.tgz ] && tar xzf .bench-cache/cache.tgz && rm -f .bench-cache/cache.tgz
 log=$out/session.log
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv 2>&1 | tee "$log"
 
@@ -33,5 +35,5 @@ if [ $ncu_wanted = 1 ]; then
 fi
 python3 -m validation.bench --out "$out/bench.json" "$@" 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
-tar czf "$out/cache.tgz" .bench-cache 2>/dev/null
+tar czf "$out/cache.tgz" .bench-cache/triton .bench-cache/inductor 2>/dev/null
 exit "$status"

@@ -58,12 +58,13 @@ def build(text: str, *, artifact_id: str, kernel: str, command: str, shape: str)
     if not kernels:
         raise ValueError(f"the ncu report profiled no kernel named like {kernel!r}")
     k = kernels[-1]
-    m = k["metrics"]
+    m = {name: value for name, value in k["metrics"].items() if name in METRICS}
     m["spill_bytes_local"] = m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", 0) + \
         m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum", 0)
     return {"schema_version": 1, "id": artifact_id, "kind": "profile", "created": now_utc(), "command": command,
             "environment": environment(), "commit": git_commit(), "sources": source_hashes(), "fixtures": {},
-            "results": {"tool": "ncu", "kernel": k["kernel"], "shape": shape, "metrics": m, "units": k["units"]}}
+            "results": {"tool": "ncu", "kernel": k["kernel"], "shape": shape, "metrics": m,
+                        "units": {name: unit for name, unit in k["units"].items() if name in METRICS}}}
 
 
 def main(argv: list[str] | None = None) -> int:

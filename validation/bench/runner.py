@@ -25,6 +25,7 @@ class RunOptions:
     variant_configs: list[LaunchConfig] = field(default_factory=list)
     sweep: bool = False
     sweep_variant: bool = False
+    variant_split_window: bool = False
     flush_l2: bool = False
     seed: int = 20261129
     ours: str = "splitkv"
@@ -68,10 +69,15 @@ def _measure(shape, impl, ref, read_tbps, opts, role="matrix") -> dict:
     if not check["passed"]:
         progress(f"  {impl.name}: FAILED correctness {check}")
         return _row(shape, impl, check, None, read_tbps, role)
-    timing = time_call(impl.call, graph=shape.uses_graph_replay, flush_l2=opts.flush_l2)
+    timing = time_call(impl.call, cold_l2=opts.flush_l2 or not shape.warm_l2)
     progress(f"  {impl.name:<34} splits={impl.num_splits!s:<4} {timing.median_us:9.2f} us  "
              f"rel_l2={check['rel_l2']:.2e}")
     return _row(shape, impl, check, timing, read_tbps, role)
+
+
+def _split_window(splits: int) -> tuple[int, ...]:
+    """The heuristic's split count with its neighbours (half, double, four times)."""
+    return tuple(s for s in (splits // 2, splits, 2 * splits, 4 * splits) if s in SPLIT_SWEEP)
 
 
 def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOptions) -> tuple[list[dict], dict]:
@@ -80,18 +86,21 @@ def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOption
     ref, ref_name = correctness.reference(x)
     splits = choose_num_splits(shape.batch, shape.num_kv_heads, shape.context, num_sms)
     meta = {"fixture": fixtures.identity(x), "reference": ref_name, "heuristic_splits": splits,
-            "kv_bytes": shape.kv_bytes, "size_class": shape.size_class, "graph_replay": shape.uses_graph_replay,
+            "kv_bytes": shape.kv_bytes, "size_class": shape.size_class, "warm_l2": shape.warm_l2 and not opts.flush_l2,
             "shape": {"B": shape.batch, "Hq": shape.num_q_heads, "Hkv": shape.num_kv_heads, "D": shape.head_dim,
                       "S": shape.context, "R": shape.rows}}
-    candidates = impls.project_impls(shape, x, splits)
+    candidates = [(impl, "matrix") for impl in impls.project_impls(shape, x, splits)]
+    window = _split_window(splits) if opts.variant_split_window else (splits,)
     for cfg in opts.variant_configs:
-        candidates.append(impls.variant_impl(shape, x, splits, cfg, name=f"tuned[{cfg.label()}]"))
+        for s in window:
+            impl = impls.variant_impl(shape, x, s, cfg, name=f"tuned[{cfg.label()}]")
+            candidates.append((impl, "matrix" if s == splits else "config-sweep"))
     if opts.variant_configs:
-        candidates.append(impls.variant_impl(shape, x, splits, opts.variant_configs[0], paged=True,
-                                             name=f"tuned_paged[{opts.variant_configs[0].label()}]"))
+        candidates.append((impls.variant_impl(shape, x, splits, opts.variant_configs[0], paged=True,
+                                              name=f"tuned_paged[{opts.variant_configs[0].label()}]"), "matrix"))
     peers, skipped = impls.peer_impls(shape, x, opts.peers)
     meta["peers_skipped"] = skipped
-    rows = [_measure(shape, impl, ref, read_tbps, opts) for impl in candidates]
+    rows = [_measure(shape, impl, ref, read_tbps, opts, role) for impl, role in candidates]
     rows += [_measure(shape, peer, ref, read_tbps, opts) for peer in peers]
     if opts.sweep:
         for s in SPLIT_SWEEP:

@@ -42,8 +42,9 @@ class BenchShape:
         return "small"
 
     @property
-    def uses_graph_replay(self) -> bool:
-        """Shapes under 64 MB of KV are timed by CUDA-graph replay."""
+    def warm_l2(self) -> bool:
+        """Shapes under 64 MB of KV are timed back to back (their KV may stay in L2);
+        larger ones start every call from an L2 without their data."""
         return self.kv_bytes < 64e6
 
     def floor_us(self, read_ceiling_tbps: float) -> float:

@@ -1,0 +1,47 @@
+"""A read-only streaming kernel: the read ceiling's measuring stick and the L2 flush
+(it leaves L2 full of clean lines of its own buffer, so the next kernel pays no
+write-back for it)."""
+
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+BLOCK = 4096
+TILES_PER_PROGRAM = 16
+
+
+@triton.jit
+def _read_kernel(p_x, p_out, n_elements, BLOCK: tl.constexpr, TILES_PER_PROGRAM: tl.constexpr):
+    i_p = tl.program_id(0)
+    o_x = tl.arange(0, BLOCK)
+    b_acc = tl.zeros([BLOCK], dtype=tl.float32)
+    base = i_p.to(tl.int64) * (BLOCK * TILES_PER_PROGRAM)
+    for i_t in range(TILES_PER_PROGRAM):
+        o = base + i_t * BLOCK + o_x
+        b_acc += tl.load(p_x + o, mask=o < n_elements, other=0.0).to(tl.float32)
+    tl.store(p_out + i_p, tl.sum(b_acc, axis=0))
+
+
+class ReadPass:
+    """Reads a bf16 buffer of `nbytes` once per call; writes one float per program."""
+
+    def __init__(self, nbytes: int, *, random: bool = True) -> None:
+        n = nbytes // 2
+        self.nbytes = n * 2
+        self.x = torch.randn(n, dtype=torch.bfloat16, device="cuda") if random else \
+            torch.ones(n, dtype=torch.bfloat16, device="cuda")
+        self.grid = (triton.cdiv(n, BLOCK * TILES_PER_PROGRAM),)
+        self.out = torch.empty(self.grid[0], dtype=torch.float32, device="cuda")
+
+    def __call__(self) -> None:
+        _read_kernel[self.grid](self.x, self.out, self.x.numel(), BLOCK=BLOCK, TILES_PER_PROGRAM=TILES_PER_PROGRAM,
+                                num_warps=8)
+
+    def check(self) -> None:
+        """The kernel summed what torch sums (so it really read every element)."""
+        expected = self.x.sum(dtype=torch.float32).item()
+        got = self.out.double().sum().item()
+        if abs(got - expected) > 1e-3 * max(1.0, abs(expected)) + 1.0:
+            raise RuntimeError(f"read kernel summed {got}, torch summed {expected}")
