@@ -57,6 +57,8 @@ def sentences(line: str):
 def find_claims(record: Record):
     """(line, col, term) of every end-to-end claim in the body."""
     for line_no, raw in prose_lines(record.body, record.body_start_line):
+        if not CLAIM.search(raw):
+            continue
         line = strip_code_spans(raw)
         for col, sentence in sentences(line):
             if NEGATION.search(sentence):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 
@@ -21,26 +23,39 @@ def path_problem(rel_path: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=65536)
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def clear_cache() -> None:
+    """Forget cached resolutions (the runner calls this at the start of each run)."""
+    _real.cache_clear()
+
+
 def resolve_inside(repo_root: Path, rel_path: str, base: Path | None = None) -> Path | None:
     """`rel_path` resolved (symlinks followed) against `base` or the repository root.
 
-    Returns None when the result lies outside the repository.
+    Returns None when the result lies outside the repository. Resolutions are
+    cached for the life of the process (a run sees one tree).
     """
-    root = Path(repo_root).resolve()
-    start = base if base is not None else root
+    root = _real(os.fspath(repo_root))
+    start = _real(os.fspath(base)) if base is not None else root
     try:
-        target = (start / rel_path).resolve()
-    except (OSError, RuntimeError, ValueError):
+        target = _real(os.path.join(start, os.fspath(rel_path)))
+    except (OSError, ValueError):
         return None
-    if target != root and root not in target.parents:
+    if target != root and not target.startswith(root.rstrip(os.sep) + os.sep):
         return None
-    return target
+    return Path(target)
 
 
 def to_rel(repo_root: Path, path: Path) -> str:
     """POSIX path of `path` relative to the repository root (the path itself if outside)."""
-    root = Path(repo_root).resolve()
-    try:
-        return Path(path).resolve().relative_to(root).as_posix()
-    except ValueError:
-        return Path(path).as_posix()
+    root = _real(os.fspath(repo_root))
+    target = _real(os.fspath(path))
+    if target == root:
+        return "."
+    if target.startswith(root.rstrip(os.sep) + os.sep):
+        return Path(os.path.relpath(target, root)).as_posix()
+    return Path(path).as_posix()

@@ -14,7 +14,7 @@ from pathlib import Path
 from gates.context import GateContext
 from gates.errors import InputError, UsageError
 from gates.findings import Finding, GateResult, Status
-from gates.paths import resolve_inside, to_rel
+from gates.paths import clear_cache, resolve_inside, to_rel
 from gates.record import Record, load_record
 from gates.registry import GATES
 from gates.schemas import validate
@@ -105,6 +105,7 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
     CLI); the others are still checked. `max_record_bytes` overrides the size limit
     (default 1 MiB, or the `DESIGN_GATES_MAX_RECORD_BYTES` environment variable).
     """
+    clear_cache()
     repo_root = Path(repo_root).resolve()
     selected = _select_gates(gates)
     report = Report()
