@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,15 @@ import gates.pytest_plugin  # noqa: F401  imported here so that in-process runs 
 pytest_plugins = ["pytester"]
 
 EXAMPLES = Path(__file__).parent / "examples"
+
+
+def _plugin_args() -> list[str]:
+    """Installed, the plugin loads through its pytest11 entry point; from a bare checkout, name it."""
+    installed = any(ep.name == "design_gates" for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "gates.pytest_plugin"]
+
+
+PLUGIN = _plugin_args()
 
 
 @pytest.fixture
@@ -36,49 +46,49 @@ def repo(pytester):
 
 
 def test_records_under_docs_design_are_collected_one_item_per_gate(pytester, repo):
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "docs/design", "-v")
+    result = pytester.runpytest(*PLUGIN, "docs/design", "-v")
     result.assert_outcomes(passed=6, skipped=3)
     result.stdout.fnmatch_lines(["*docs/design/base-record.md::G0 PASSED*", "*base-record.md::G3 SKIPPED*"])
 
 
 def test_gates_option_collects_docs_design_without_naming_it(pytester, repo):
     pytester.makepyfile(test_other="def test_unrelated():\n    pass\n")
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates")
+    result = pytester.runpytest(*PLUGIN, "--gates")
     result.assert_outcomes(passed=6, skipped=3)
 
 
 def test_markdown_outside_docs_design_is_not_collected_without_the_option(pytester, repo):
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "G7")
+    result = pytester.runpytest(*PLUGIN, "G7")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
 
 
 def test_a_failing_gate_fails_its_item_with_the_findings(pytester, repo):
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates", "G7/negative/untraced-result.md")
+    result = pytester.runpytest(*PLUGIN, "--gates", "G7/negative/untraced-result.md")
     result.assert_outcomes(passed=8, failed=1)
     result.stdout.fnmatch_lines(["*G7 Claims discipline failed:*",
                                  "*untraced-result.md:105:20: G7 error: 9.1 µs is not in any cited evidence artifact*"])
 
 
 def test_selection_with_k(pytester, repo):
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates", "docs/design", "G0", "-k", "G7", "-v")
+    result = pytester.runpytest(*PLUGIN, "--gates", "docs/design", "G0", "-k", "G7", "-v")
     result.assert_outcomes(passed=2, deselected=16)
     result.stdout.fnmatch_lines(["*form-complete-en.md::G7 PASSED*"])
 
 
 def test_junit_xml_carries_the_findings(pytester, repo):
     junit = repo / "gates.xml"
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "--gates", "G7", f"--junitxml={junit}")
+    result = pytester.runpytest(*PLUGIN, "--gates", "G7", f"--junitxml={junit}")
     result.assert_outcomes(passed=8, failed=1)
     assert "9.1 µs is not in any cited evidence artifact" in junit.read_text(encoding="utf-8")
 
 
 def test_stage_option(pytester, repo):
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "docs/design", "--gates-stage", "B", "-k", "G2")
+    result = pytester.runpytest(*PLUGIN, "docs/design", "--gates-stage", "B", "-k", "G2")
     result.assert_outcomes(failed=1, deselected=8)
 
 
 def test_an_unreadable_record_is_one_failing_item(pytester, repo):
     (repo / "docs" / "design" / "broken.md").write_text("---\nid: a\nid: b\n---\n", encoding="utf-8")
-    result = pytester.runpytest("-p", "gates.pytest_plugin", "docs/design/broken.md")
+    result = pytester.runpytest(*PLUGIN, "docs/design/broken.md")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*unreadable record: docs/design/broken.md:3:1: duplicate key 'id'*"])
