@@ -334,9 +334,13 @@ def _median(values: list) -> float | None:
 
 
 def _num(value) -> str:
+    """Six significant digits, more when that would round a fraction to a whole number (0.99999994)."""
     if isinstance(value, bool) or not isinstance(value, float):
         return str(value)
-    return f"{value:.6g}"
+    text = f"{value:.6g}"
+    if float(text) == round(value) and value != round(value):
+        text = f"{value:.10g}"
+    return text
 
 
 def _cell(text: str) -> str:
