@@ -124,7 +124,12 @@ def _resolve_or_fail(reader: _GitReader, rev: str, role: str) -> str:
     sha = reader.resolve_commit(rev)
     if sha is None:
         remote, _, branch = rev.partition("/")
-        fetch = f"git fetch origin {branch}" if remote == "origin" and branch else f"git fetch origin {rev}"
+        if any(c in rev for c in "~^:@{}") or rev.startswith("-"):
+            fetch = "git fetch origin"
+        elif remote == "origin" and branch:
+            fetch = f"git fetch origin {branch}"
+        else:
+            fetch = f"git fetch origin {rev}"
         raise GitContextError(
             f"{role} ref '{rev}' is not a commit in this clone; fetch it first (`{fetch}`) and {_FETCH_HINT}"
         )
