@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
+
+import torch
 
 from .environment import backend_key, device
 from .fixtures import build_fixture, tensor_sha256
@@ -64,6 +67,8 @@ def main(argv=None) -> int:
     group.add_argument("--update", action="store_true", help="recompute on this backend and write fingerprints.json")
     group.add_argument("--from-artifact", metavar="PATH", help="copy results.fingerprints of a bitwise artifact")
     args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        os.environ.setdefault("TRITON_INTERPRET", "1")
     committed = load_committed()
     if args.from_artifact:
         artifact = json.loads(Path(args.from_artifact).read_text(encoding="utf-8"))
