@@ -18,7 +18,7 @@ from gates.paths import resolve_inside
 from gates.record import Record, prose_lines
 
 GATE = "G0"
-PLACEHOLDER = re.compile(r"\[\[\s*fill\b[^\]]*\]\]")
+PLACEHOLDER = re.compile(r"\[\[[ \t]*fill\b[^\[\]]*\]\]")
 REQUIRED_SECTIONS = {
     1: ("why", "diagnos", "为什么", "诊断"),
     2: ("unknown", "未知"),

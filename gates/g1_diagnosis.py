@@ -65,7 +65,7 @@ def _name_pattern(names) -> re.Pattern:
 def _quotes(section, metrics):
     """(line, metric name, Quoted) for every quoted metric value in the section."""
     names = _name_pattern(metrics)
-    inline = re.compile(names.pattern + rf"\s*(?:=|:|＝|：)\s*({NUMBER})\s?(%)?")
+    inline = re.compile(names.pattern + rf"[ \t]*(?:=|:|＝|：)[ \t]*({NUMBER})[ \t]?(%)?(?![\w]|\.\d)")
     for line_no, line in prose_lines(section.text, section.start_line):
         stripped = line.strip()
         if stripped.startswith("|"):

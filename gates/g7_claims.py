@@ -19,7 +19,7 @@ import re
 from gates.context import GateContext
 from gates.evidence_refs import checked_artifact, cited_evidence
 from gates.findings import Finding, GateResult, result_from_findings
-from gates.quoted_numbers import NUMBER, matches, numbers_with_units, numeric_leaves, parse_quoted, strip_code_spans
+from gates.quoted_numbers import decimals, matches, numbers_with_units, numeric_leaves, strip_code_spans
 from gates.record import Record, prose_lines
 
 GATE = "G7"
@@ -39,7 +39,6 @@ NEGATION = re.compile(
 )
 _MEMORY_CONTEXT = re.compile(r"(?:DRAM|HBM|L1|L2|SM|memory|内存|显存|带宽|缓存)\s*(?:/\s*\w+\s*)*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；]")
-_TABLE_DECIMAL = re.compile(rf"(?<![\w.§#/-])({NUMBER})\s?(%)?(?![\w.]*\d)")
 
 
 def sentences(line: str):
@@ -157,11 +156,7 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
         quoted = numbers_with_units(line)
         if not units_only and line.lstrip().startswith("|"):
             taken = {q.col for q in quoted}
-            for match in _TABLE_DECIMAL.finditer(line):
-                if "." in match.group(1) and match.start(1) + 1 not in taken:
-                    number = parse_quoted(match.group(1), match.group(2) or "", match.start(1) + 1)
-                    if number:
-                        quoted.append(number)
+            quoted.extend(number for number in decimals(line) if number.col not in taken)
         for number in quoted:
             if any(matches(number, value) for value in declared):
                 continue

@@ -12,13 +12,23 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-NUMBER = r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?"
+NUMBER = r"[-+−]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"
 UNITS = (
     r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
     r"%|x|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
 )
-_NUMBER_WITH_UNIT = re.compile(rf"(?<![\w.§/#-])({NUMBER})\s?({UNITS})(?![\w/])")
-_ANY_NUMBER = re.compile(rf"(?<![\w.§#/-])({NUMBER})(?![\w.]*\d|\w)")
+_START = r"(?<![\w.,§/#-])"
+_NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
+_DECIMAL = re.compile(rf"{_START}({NUMBER})[ \t]?(%)?(?![\w]|\.\d)")
+_FIRST_NUMBER = re.compile(rf"({NUMBER})[ \t]?(%)?")
+_THOUSANDS = re.compile(r"[-+−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _well_formed(token: str) -> bool:
+    """A single number: at most one decimal point, commas only as thousands separators."""
+    if token.count(".") > 1:
+        return False
+    return "," not in token or bool(_THOUSANDS.fullmatch(token))
 
 
 @dataclass(frozen=True)
@@ -61,17 +71,30 @@ def numbers_with_units(line: str) -> list[Quoted]:
     """Numbers followed by a measurement unit (µs, ms, GB/s, %, x, tok/s ...)."""
     found = []
     for match in _NUMBER_WITH_UNIT.finditer(line):
-        quoted = parse_quoted(match.group(1), match.group(2), match.start() + 1)
-        if quoted:
-            found.append(quoted)
+        if _well_formed(match.group(1)):
+            quoted = parse_quoted(match.group(1), match.group(2), match.start() + 1)
+            if quoted:
+                found.append(quoted)
+    return found
+
+
+def decimals(line: str) -> list[Quoted]:
+    """Numbers with a fractional part (2.5, 1.96e-5, 8.33%), unit or not."""
+    found = []
+    for match in _DECIMAL.finditer(line):
+        token = match.group(1)
+        if "." in token and _well_formed(token):
+            quoted = parse_quoted(token, match.group(2) or "", match.start() + 1)
+            if quoted:
+                found.append(quoted)
     return found
 
 
 def first_number(text: str) -> Quoted | None:
-    match = re.search(rf"({NUMBER})\s?(%)?", text)
-    if not match:
-        return None
-    return parse_quoted(match.group(1), match.group(2) or "", match.start() + 1)
+    for match in _FIRST_NUMBER.finditer(text):
+        if _well_formed(match.group(1)):
+            return parse_quoted(match.group(1), match.group(2) or "", match.start() + 1)
+    return None
 
 
 def numeric_leaves(data) -> list[float]:
@@ -93,5 +116,14 @@ def numeric_leaves(data) -> list[float]:
 
 def strip_code_spans(line: str) -> str:
     """The line with `inline code` and link targets blanked (kept the same length)."""
+    from gates.record import iter_links
+
     line = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
-    return re.sub(r"\]\([^)]*\)", lambda m: "]" + " " * (len(m.group(0)) - 1), line)
+    pieces, kept = [], 0
+    for start, end, text, _ in iter_links(line):
+        target_start = start + 1 + len(text) + 1
+        pieces.append(line[kept:target_start])
+        pieces.append(" " * (end - target_start))
+        kept = end
+    pieces.append(line[kept:])
+    return "".join(pieces)

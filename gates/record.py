@@ -25,8 +25,30 @@ DEFAULT_MAX_RECORD_BYTES = 1024 * 1024
 STAGES = ("A", "B", "C", "D")
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+§\s*(\d+(?:\.\d+)*)\.?\s*(.*?)\s*#*\s*$")
-_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+§[ \t]*(\d+(?:\.\d+)*)(.*)$")
+_LINK_TARGET = re.compile(r"[ \t]*<?([^)\s>]+)>?(?:[ \t]+\"[^\"]*\")?[ \t]*\)")
+_TARGET_RUN = re.compile(r"[ \t]*<?[^)\s>]*")
+MAX_LINK_TEXT = 500
+
+
+def iter_links(line: str):
+    """(start, end, text, target) of each inline Markdown link `[text](target "title")` in a line.
+
+    A scanner rather than one regular expression, so that hostile lines (thousands
+    of brackets) cost linear time.
+    """
+    pos = 0
+    while True:
+        index = line.find("](", pos)
+        if index < 0:
+            return
+        opening = line.rfind("[", max(0, index - MAX_LINK_TEXT), index)
+        match = _LINK_TARGET.match(line, index + 2)
+        if match and opening >= 0:
+            yield opening, match.end(), line[opening + 1:index], match.group(1)
+            pos = match.end()
+        else:
+            pos = max(index + 2, _TARGET_RUN.match(line, index + 2).end())
 
 
 def max_record_bytes() -> int:
@@ -128,12 +150,18 @@ class Record:
         """Every Markdown link in the body outside code, with its line."""
         found = []
         for line_no, line in prose_lines(self.body, self.body_start_line):
-            for match in _LINK.finditer(line):
-                found.append(Link(match.group(2), match.group(3), line_no, match.start() + 1))
+            for start, _, text, target in iter_links(line):
+                found.append(Link(text, target, line_no, start + 1))
         return found
 
     def link_target_rel(self, target: str) -> str | None:
         """Repository-relative path a body link points at, or None (external, anchor, outside)."""
+        cache = self.__dict__.setdefault("_link_targets", {})
+        if target not in cache:
+            cache[target] = self._link_target_rel(target)
+        return cache[target]
+
+    def _link_target_rel(self, target: str) -> str | None:
         if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith(("#", "/")):
             return None
         bare = target.split("#", 1)[0].split("?", 1)[0]
@@ -179,7 +207,9 @@ def _split_sections(body: str, first_line: int) -> list[Section]:
     for line_no, line in prose_lines(body, first_line):
         match = _HEADING.match(line)
         if match and "." not in match.group(2):
-            starts.append((line_no - first_line, int(match.group(2)), match.group(3).strip()))
+            title = match.group(3).strip().rstrip("#").strip()
+            title = title[1:].strip() if title.startswith(".") else title
+            starts.append((line_no - first_line, int(match.group(2)), title))
     sections = []
     for index, (offset, number, title) in enumerate(starts):
         end = starts[index + 1][0] if index + 1 < len(starts) else len(lines)

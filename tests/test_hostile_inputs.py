@@ -139,3 +139,22 @@ def test_hostile_evidence_is_a_gate_finding_naming_the_artifact(tmp_path, capsys
     code, output = run(repo, capsys, repo / "G1" / "positive" / "diagnosis-table-and-inline.md", "--gate", "G1")
     assert code == 1
     assert "evidence/ncu-single-pass.json:" in output and words in output
+
+
+PATHOLOGICAL_BODIES = {
+    "open-brackets": "[" * 200_000,
+    "unclosed-links": "[a](" * 50_000,
+    "digit-run-then-letter": "1" * 200_000 + "a1",
+    "comma-run": "1," * 100_000 + "1 ms",
+    "unclosed-placeholders": "[[fill" * 30_000,
+    "heading-of-hashes": "## §1 " + " #" * 100_000 + "x",
+    "link-targets-without-close": "](" + "a" * 200_000,
+}
+
+
+@pytest.mark.parametrize("body", PATHOLOGICAL_BODIES.values(), ids=PATHOLOGICAL_BODIES.keys())
+def test_pathological_lines_are_read_in_linear_time(repo, capsys, body):
+    front_matter = GOOD[: GOOD.index("\n---\n", 4) + 5].replace("id: form-complete-en", "id: slow")
+    write(repo, "slow.md", front_matter + "\n## §1 Why\n" + body + "\n")
+    code, output = run(repo, capsys)
+    assert code == 1 and "docs/design/slow.md:" in output
