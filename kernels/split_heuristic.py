@@ -6,8 +6,8 @@ idle at small batch and long context. The choice follows FlashAttention's
 
 * never split when the unsplit grid already fills the GPU (``batch * kv_heads`` at
   least ``fill_fraction`` of the resident program slots);
-* every split keeps at least ``min_tokens_per_split`` tokens, so that a program
-  streams enough bytes to amortize its start and its partial write;
+* every split keeps at least ``min_tokens_per_split`` tokens (one K/V tile), so
+  that no program is left without a whole tile of work;
 * among the allowed power-of-two counts, pick the one with the best wave efficiency
   (programs / (slots * ceil(programs / slots))), preferring fewer splits when the
   efficiency is within ``tolerance`` of the best.
@@ -37,7 +37,7 @@ class SplitPolicy:
     """
 
     programs_per_sm: int = 2
-    min_tokens_per_split: int = 256
+    min_tokens_per_split: int = 64
     fill_fraction: float = 0.8
     tolerance: float = 0.05
     max_splits: int = 128
@@ -66,7 +66,9 @@ def choose_num_splits(batch: int, num_kv_heads: int, max_visible_tokens: int, nu
 
     Args:
         batch: requests B in the call (or the capture bucket's batch).
-        num_kv_heads: KV heads Hkv; one program covers a KV head's whole query group.
+        num_kv_heads: programs per request and split: the KV heads Hkv (one program
+            covers a KV head's query group), times the query-row blocks when G x R
+            rows need more than one program.
         max_visible_tokens: the longest visible range any request may have.
         num_sms: multiprocessors of the device (132 on an H200).
         policy: the heuristic's constants.

@@ -12,6 +12,16 @@ import triton.language as tl
 
 
 @triton.jit
+def _load_split(partial_acc, b_m, b_l, o_s, p_part, i_s, num_splits, o_d, m_d, HEAD_DIM: tl.constexpr):
+    # split i_s's (m, acc, l); past the last split: (-inf, a finite row, 0), weight exp2(-inf) = 0
+    m_s = tl.max(tl.where(o_s == i_s, b_m, float("-inf")), 0)
+    l_s = tl.sum(tl.where(o_s == i_s, b_l, 0.0), 0)
+    i_row = tl.minimum(i_s, num_splits - 1)
+    b_a = tl.load(partial_acc + (p_part + i_row) * HEAD_DIM + o_d, mask=m_d, other=0.0)  # [BLOCK_D]
+    return m_s, b_a, l_s
+
+
+@triton.jit
 def decode_attention_combine_kernel(
     partial_acc,
     partial_max,
@@ -37,16 +47,33 @@ def decode_attention_combine_kernel(
 
     p_part = i_row * num_splits
     b_m = tl.load(partial_max + p_part + o_s, mask=o_s < num_splits, other=float("-inf"))  # [BLOCK_S]
+    b_l = tl.load(partial_sum + p_part + o_s, mask=o_s < num_splits, other=0.0)  # [BLOCK_S]
     m_max = tl.max(b_m, 0)
     m_safe = tl.where(m_max == float("-inf"), 0.0, m_max)
 
     w = tl.exp2(tl.load(partial_max + p_part) - m_safe)
     acc = w * tl.load(partial_acc + p_part * HEAD_DIM + o_d, mask=m_d, other=0.0)  # [BLOCK_D]
     l_sum = w * tl.load(partial_sum + p_part)
-    for i_s in range(1, num_splits):
-        w = tl.exp2(tl.load(partial_max + p_part + i_s) - m_safe)
-        acc += w * tl.load(partial_acc + (p_part + i_s) * HEAD_DIM + o_d, mask=m_d, other=0.0)
-        l_sum += w * tl.load(partial_sum + p_part + i_s)
+    # Splits 1.. are merged in order, four at a time: the four row loads are issued
+    # before the four updates so that their latencies overlap; a split past the end
+    # has weight exp2(-inf) = 0 and adds an exact zero.
+    for i_s in range(1, num_splits, 4):
+        m_1, a_1, l_1 = _load_split(partial_acc, b_m, b_l, o_s, p_part, i_s, num_splits, o_d, m_d, HEAD_DIM)
+        m_2, a_2, l_2 = _load_split(partial_acc, b_m, b_l, o_s, p_part, i_s + 1, num_splits, o_d, m_d, HEAD_DIM)
+        m_3, a_3, l_3 = _load_split(partial_acc, b_m, b_l, o_s, p_part, i_s + 2, num_splits, o_d, m_d, HEAD_DIM)
+        m_4, a_4, l_4 = _load_split(partial_acc, b_m, b_l, o_s, p_part, i_s + 3, num_splits, o_d, m_d, HEAD_DIM)
+        w = tl.exp2(m_1 - m_safe)
+        acc += w * a_1
+        l_sum += w * l_1
+        w = tl.exp2(m_2 - m_safe)
+        acc += w * a_2
+        l_sum += w * l_2
+        w = tl.exp2(m_3 - m_safe)
+        acc += w * a_3
+        l_sum += w * l_3
+        w = tl.exp2(m_4 - m_safe)
+        acc += w * a_4
+        l_sum += w * l_4
 
     l_safe = tl.where(l_sum > 0.0, l_sum, 1.0)
     b_o = acc / l_safe  # [BLOCK_D]

@@ -39,16 +39,17 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype) ->
         dtype: torch.bfloat16 or torch.float16.
     """
     block_d = block_d_for(head_dim)
-    max_block_m = 64 if block_d <= 128 else 32
-    block_m = min(max(16, triton.next_power_of_2(group_rows)), max_block_m)
+    block_m = min(max(16, triton.next_power_of_2(group_rows)), 64)
     if block_d <= 64:
         block_n = 64
     elif block_d <= 128:
         block_n = 64 if block_m <= 32 else 32
     else:
-        block_n = 32
+        block_n = 64
     num_warps = 4 if block_m * block_d <= 64 * 128 else 8
-    return LaunchConfig(block_m=block_m, block_n=block_n, num_warps=num_warps, num_stages=2)
+    # Three stages keep two K/V tiles in flight per program (measured on an H200:
+    # docs/results/perf-notes.md); at D = 256 that is 3 x 64 KiB of shared memory.
+    return LaunchConfig(block_m=block_m, block_n=block_n, num_warps=num_warps, num_stages=3)
 
 
 def combine_launch_config(head_dim: int, num_splits: int) -> LaunchConfig:

@@ -56,9 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     opts = RunOptions(shapes=selected, peers=peers, variant_configs=configs, sweep=args.sweep,
                       sweep_variant=args.sweep_variant, variant_split_window=args.variant_split_window,
                       flush_l2=args.flush_l2, seed=args.seed, ours=args.ours, command=command, commit=args.commit)
-    artifact = run(opts)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(artifact, indent=1) + "\n")
+
+    def write(artifact: dict) -> None:
+        args.out.write_text(json.dumps(artifact, indent=1) + "\n")
+
+    artifact = run(opts, on_progress=write)
+    write(artifact)
     print(format_table(artifact))
     if not artifact["results"]["correctness_passed"]:
         print("error: correctness failed (untimed, and the report refuses this artifact): "

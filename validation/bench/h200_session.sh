@@ -2,7 +2,7 @@
 # One GPU session of the benchmark, from the repository root:
 #   bash validation/bench/h200_session.sh OUT_DIR [--ncu] [python -m validation.bench arguments...]
 # With --ncu it first profiles the single-pass kernel at (1,14,2,64,2048) and the split
-# kernels at (1,32,8,128,32768) with ncu and writes them as `profile` artifacts; then it
+# kernel at (1,32,8,128,32768) with ncu and writes them as `profile` artifacts; then it
 # runs the benchmark into OUT_DIR/bench.json. Logs go to OUT_DIR/session.log.
 set -uo pipefail
 out=$1; shift
@@ -31,7 +31,6 @@ profile() {  # id kernel-regex shape impl [extra profile_target args]
 if [ $ncu_wanted = 1 ]; then
   profile ncu-single-pass-h200 decode_attention_partial_kernel seed-qwen0.5b-2k single_pass
   profile ncu-splitkv-h200 decode_attention_partial_kernel llama8b-b1-32k splitkv
-  profile ncu-splitkv-tuned-h200 _splitkv_tuned_kernel llama8b-b1-32k tuned
 fi
 python3 -m validation.bench --out "$out/bench.json" "$@" 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}

@@ -14,7 +14,7 @@ import sys
 
 import torch
 
-from kernels.split_heuristic import choose_num_splits
+from kernels.decode_layer import layer_num_splits
 
 from . import fixtures, impls, shapes
 from .variants.splitkv_tuned import LaunchConfig
@@ -29,8 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     (shape,) = shapes.select([args.shape])
     x = fixtures.make_inputs(shape, seed=20261129)
-    splits = args.num_splits or choose_num_splits(shape.batch, shape.num_kv_heads, shape.context,
-                                                  torch.cuda.get_device_properties(0).multi_processor_count)
+    splits = args.num_splits or layer_num_splits(
+        shape.num_q_heads, shape.num_kv_heads, shape.head_dim, shape.batch, shape.rows, shape.context,
+        num_sms=torch.cuda.get_device_properties(0).multi_processor_count)
     if args.impl == "tuned":
         call = impls.variant_impl(shape, x, splits, LaunchConfig.from_label(args.config)).call
     else:

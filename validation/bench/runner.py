@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from kernels.split_heuristic import choose_num_splits
+from kernels.decode_layer import layer_num_splits
 
 from . import ceilings, correctness, environment, fixtures, impls, summary
 from .shapes import SPLIT_SWEEP, BenchShape
@@ -75,6 +75,19 @@ def _measure(shape, impl, ref, read_tbps, opts, role="matrix") -> dict:
     return _row(shape, impl, check, timing, read_tbps, role)
 
 
+def _anchors(shape: BenchShape, x, splits: int) -> dict:
+    """Byte equality on this shape's inputs: split(1) == single pass, paged == contiguous."""
+    from kernels import attention_decode, attention_decode_paged_splitkv, attention_decode_splitkv
+
+    single = attention_decode(x.q, x.k, x.v, x.visible_tokens)
+    split1 = attention_decode_splitkv(x.q, x.k, x.v, x.visible_tokens, num_splits=1)
+    contig = attention_decode_splitkv(x.q, x.k, x.v, x.visible_tokens, num_splits=splits)
+    paged = attention_decode_paged_splitkv(x.q, x.k_paged, x.v_paged, x.block_table, x.visible_tokens,
+                                           num_splits=splits)
+    return {"split1_equals_single_pass": bool(torch.equal(single, split1)),
+            f"paged_equals_contiguous_at_{splits}_splits": bool(torch.equal(contig, paged))}
+
+
 def _split_window(splits: int) -> tuple[int, ...]:
     """The heuristic's split count with its neighbours (half, double, four times)."""
     return tuple(s for s in (splits // 2, splits, 2 * splits, 4 * splits) if s in SPLIT_SWEEP)
@@ -84,7 +97,8 @@ def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOption
     progress(f"{shape.name} ({shape.label()}, KV {shape.kv_mb:.1f} MB, floor {shape.floor_us(read_tbps):.2f} us)")
     x = fixtures.make_inputs(shape, seed=opts.seed)
     ref, ref_name = correctness.reference(x)
-    splits = choose_num_splits(shape.batch, shape.num_kv_heads, shape.context, num_sms)
+    splits = layer_num_splits(shape.num_q_heads, shape.num_kv_heads, shape.head_dim, shape.batch, shape.rows,
+                              shape.context, num_sms=num_sms)
     meta = {"fixture": fixtures.identity(x), "reference": ref_name, "heuristic_splits": splits,
             "kv_bytes": shape.kv_bytes, "size_class": shape.size_class, "warm_l2": shape.warm_l2 and not opts.flush_l2,
             "shape": {"B": shape.batch, "Hq": shape.num_q_heads, "Hkv": shape.num_kv_heads, "D": shape.head_dim,
@@ -98,6 +112,8 @@ def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOption
     if opts.variant_configs:
         candidates.append((impls.variant_impl(shape, x, splits, opts.variant_configs[0], paged=True,
                                               name=f"tuned_paged[{opts.variant_configs[0].label()}]"), "matrix"))
+    meta["anchors"] = _anchors(shape, x, splits)
+    progress(f"  anchors {meta['anchors']}")
     peers, skipped = impls.peer_impls(shape, x, opts.peers)
     meta["peers_skipped"] = skipped
     rows = [_measure(shape, impl, ref, read_tbps, opts, role) for impl, role in candidates]
@@ -116,8 +132,11 @@ def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOption
     return rows, meta
 
 
-def run(opts: RunOptions) -> dict:
-    """Run the benchmark and return the artifact (a dict in the evidence format)."""
+def run(opts: RunOptions, on_progress=None) -> dict:
+    """Run the benchmark and return the artifact (a dict in the evidence format).
+
+    `on_progress(artifact)` receives the artifact so far after every shape (its
+    `results.complete` is False until the end), so an interrupted run keeps its data."""
     if not torch.cuda.is_available():
         raise RuntimeError("the benchmark needs a CUDA device")
     env = environment.environment()
@@ -126,15 +145,25 @@ def run(opts: RunOptions) -> dict:
     copy = ceilings.copy_ceiling()
     progress(f"read ceiling {read['TBps']:.3f} TB/s, copy ceiling {copy['TBps']:.3f} TB/s")
     rows, shapes_meta = [], {}
+    done: list[BenchShape] = []
     for shape in opts.shapes:
         shape_rows, meta = run_shape(shape, read["TBps"], env["sm_count"], opts)
         rows += shape_rows
         shapes_meta[shape.name] = meta
-    results = {"ceilings": {"read": read, "copy": copy}, "rows": rows, "shapes": shapes_meta,
-               "ours": opts.ours}
-    results["summary"] = summary.summarize(results, opts.shapes)
+        done.append(shape)
+        if on_progress is not None and len(done) < len(opts.shapes):
+            on_progress(_artifact(opts, env, read, copy, rows, shapes_meta, tuple(done), complete=False))
+    return _artifact(opts, env, read, copy, rows, shapes_meta, opts.shapes, complete=True)
+
+
+def _artifact(opts, env, read, copy, rows, shapes_meta, shapes, *, complete: bool) -> dict:
+    results = {"complete": complete, "ceilings": {"read": read, "copy": copy}, "rows": rows,
+               "shapes": shapes_meta, "ours": opts.ours}
+    results["summary"] = summary.summarize(results, shapes)
     failed = [f"{r['shape']}:{r['impl']}:s{r['num_splits']}" for r in rows
               if r["kind"] in ("ours", "baseline") and not r.get("correctness", {}).get("passed", False)]
+    failed += [f"{name}:anchor:{anchor}" for name, meta in shapes_meta.items()
+               for anchor, ok in meta["anchors"].items() if not ok]
     results["correctness_passed"] = not failed
     results["correctness_failures"] = failed
     return {
