@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 from gates.context import GateContext, stage_at_least
 from gates.evidence_refs import declared_evidence
@@ -182,7 +183,7 @@ def _check_links(record: Record, add) -> None:
         target = link.target
         if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("#"):
             continue
-        bare = target.split("#", 1)[0].split("?", 1)[0]
+        bare = unquote(target.split("#", 1)[0].split("?", 1)[0])
         if not bare:
             continue
         if target.startswith("/"):

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from urllib.parse import unquote
 
 from gates.errors import InputError
 from gates.paths import path_problem, resolve_inside, to_rel
@@ -164,7 +165,7 @@ class Record:
     def _link_target_rel(self, target: str) -> str | None:
         if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith(("#", "/")):
             return None
-        bare = target.split("#", 1)[0].split("?", 1)[0]
+        bare = unquote(target.split("#", 1)[0].split("?", 1)[0])
         if not bare:
             return None
         resolved = resolve_inside(self.repo_root, bare, base=self.path.parent)

@@ -17,8 +17,7 @@ def render(report: Report, fmt: str) -> str:
 
 
 def to_text(report: Report) -> str:
-    lines = [error.args[0] if error.args else f"{error.path}:{error.line}:{error.col}: {error.message}"
-             for error in report.input_errors]
+    lines = [f"{error.path}:{error.line}:{error.col}: error: {error.message}" for error in report.input_errors]
     counts = {status: 0 for status in Status}
     for record in report.records:
         for gate, result in record.gates.items():

@@ -185,3 +185,46 @@ def test_a_copy_of_the_examples_passes_from_its_own_root(tmp_path, capsys, monke
     (repo / ".git").mkdir()
     monkeypatch.chdir(repo / "G0")
     assert main(["positive"]) == 0
+
+
+def test_base_merges_history_findings_into_the_records(capsys, monkeypatch):
+    from gates.findings import Finding
+
+    calls = {}
+
+    def load_change_set(repo_root, base, head):
+        calls["range"] = (base, head)
+        return "the change"
+
+    def check_change(change, records_by_id, repo_root):
+        calls["records"] = sorted(records_by_id)
+        return [
+            Finding("G8", "G0/positive/form-complete-en.md", 14, 1, "approval by a commit author"),
+            Finding("G0", "kernels/outside_scope.py", 1, 1, "file outside the stage-A scope"),
+            Finding("G5", "G0/positive/form-complete-en.md", 3, 1, "a note", severity="warning"),
+        ]
+
+    import gates.git_repo
+    import gates.series
+
+    monkeypatch.setattr(gates.git_repo, "load_change_set", load_change_set)
+    monkeypatch.setattr(gates.series, "check_change", check_change)
+    code, out, _ = run(capsys, POSITIVE, "--base", "origin/main", "--format", "json")
+    document = json.loads(out)
+    assert code == 1 and calls["range"] == ("origin/main", "HEAD")
+    assert "form-complete-en" in calls["records"] and "base-record" in calls["records"]
+    by_path = {record["path"]: record for record in document["records"]}
+    record = by_path["G0/positive/form-complete-en.md"]
+    assert record["gates"]["G8"]["status"] == "fail"
+    assert record["gates"]["G8"]["findings"][-1]["message"] == "approval by a commit author"
+    assert record["gates"]["G5"]["status"] == "pass"
+    synthetic = by_path["kernels/outside_scope.py"]
+    assert synthetic["id"] == "(change)" and synthetic["gates"]["G0"]["status"] == "fail"
+
+
+def test_schema_invalid_record_fails_g0_and_errors_the_rest(capsys):
+    code, out, _ = run(capsys, EXAMPLES / "G0" / "negative" / "schema-bad-risk.md", "--format", "json")
+    gates = json.loads(out)["records"][0]["gates"]
+    assert code == 1
+    assert gates["G0"]["status"] == "fail" and gates["G0"]["findings"][0]["line"] == 6
+    assert {gates[g]["status"] for g in gates if g != "G0"} == {"error"}
