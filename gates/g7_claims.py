@@ -38,11 +38,15 @@ NEGATION = re.compile(
     re.IGNORECASE,
 )
 _MEMORY_CONTEXT = re.compile(r"(?:DRAM|HBM|L1|L2|SM|memory|内存|显存|带宽|缓存)\s*(?:/\s*\w+\s*)*$", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；]")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；]|,\s*(?:but|and|while|whereas|yet)\b|，\s*(?:但|而|并且|且)|但是|然而")
 
 
 def sentences(line: str):
-    """(column, sentence) pieces of one prose line; a table row is one piece."""
+    """(column, clause) pieces of one prose line; a table row is one piece.
+
+    Sentences split at their ends and at contrastive joints (", but", ", and",
+    "，但"), so a negation covers only its own clause.
+    """
     if line.lstrip().startswith("|"):
         yield 1, line
         return
