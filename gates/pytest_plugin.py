@@ -37,7 +37,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "design_gate(gate): an item that checks one gate of one design record")
-    if config.getoption("gates", False) and getattr(config, "args_source", None) != config.ArgsSource.ARGS:
+    source = getattr(config, "args_source", None)
+    if config.getoption("gates", False) and source is not None and source.name != "ARGS":
         design = Path(config.rootpath).joinpath(*DESIGN_DIR)
         if design.is_dir():
             config.args[:] = [str(design)]
