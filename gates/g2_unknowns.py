@@ -4,7 +4,8 @@ Each unknown names the stage that closes it (`closes_at`); once the record has
 reached that stage it must be `closed` with at least one declared, pinned, fresh
 evidence artifact. A closed unknown always names its evidence. Each reviewer
 question carries a recommendation; from stage B on (or once the record is
-approved) every question carries a decision.
+approved) every question carries a decision, and the record itself is approved
+(a draft or in-review record cannot be past stage A).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ def check(record: Record, ctx: GateContext) -> GateResult:
                     checked.add(ref)
                     _, problems = checked_artifact(record, ctx, entry, GATE)
                     findings.extend(problems)
+    if stage_at_least(stage, "B") and record.record_status in ("draft", "in-review"):
+        add(("record_status",), f"the series is at stage {stage}, but the record is {record.record_status}: "
+            "code stages start only after the design record is approved")
     decisions_due = stage_at_least(stage, "B") or record.record_status == "approved"
     for index, question in enumerate(record.get("questions", default=[]) or []):
         qid = question.get("id")

@@ -377,6 +377,7 @@ EXAMPLES = [
     ("G2", "negative", "question-undecided-at-d", D, [("decision: accepted, blast_radius: low", "decision: null, blast_radius: low")], "id: Q1"),
     ("G2", "negative", "question-without-recommendation", A, [("recommendation: 独立步骤，partial 保持简单。", "recommendation: null")], "id: Q1"),
     ("G2", "negative", "closed-without-evidence", A, [("status: open, evidence: []", "status: closed, evidence: []")], "id: U1"),
+    ("G2", "negative", "in-review-past-stage-a", D, [("record_status: approved", "record_status: in-review")], "record_status:"),
     ("G3", "positive", "numeric-within-tolerance", D, [], None),
     ("G3", "positive", "numeric-not-due-at-a", A, [], None),
     ("G3", "negative", "out-of-tolerance", D, [("max: 1.0e-6}", "max: 1.0e-7}")], "metric: rel_l2"),
