@@ -71,10 +71,15 @@ def _check_sections(record: Record, add) -> None:
         if words and not any(word in section.title.lower() for word in words):
             add(section.start_line, f"§{section.number} is titled {section.title!r}; expected a title about "
                 f"{' / '.join(words)}", severity="warning")
-    missing = [n for n in REQUIRED_SECTIONS if n not in seen]
-    if missing:
-        add(record.body_start_line, "missing section(s) " + ", ".join(
-            f"§{n} ({REQUIRED_SECTIONS[n][0]} / {REQUIRED_SECTIONS[n][-1]})" for n in missing))
+    body_end = record.body_start_line + record.body.count("\n")
+    for number in REQUIRED_SECTIONS:
+        if number in seen:
+            continue
+        later = [line for n, line in seen.items() if n > number]
+        where = min(later) if later else body_end
+        words = REQUIRED_SECTIONS[number]
+        add(where, f"missing section §{number} ({words[0]} / {words[-1]}); it belongs before this line"
+            if later else f"missing section §{number} ({words[0]} / {words[-1]})")
     numbers = [s.number for s in record.sections if s.number in REQUIRED_SECTIONS]
     if numbers != sorted(numbers):
         add(record.body_start_line, "§ sections are out of order", severity="warning")

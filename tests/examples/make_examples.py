@@ -356,7 +356,7 @@ D, A = stage_d_record, stage_a_record_zh
 EXAMPLES = [
     ("G0", "positive", "form-complete-en", D, [], None),
     ("G0", "positive", "form-complete-zh", A, [], None),
-    ("G0", "negative", "missing-section", D, [("## §8 Limitations\n\nMeasured on one device model only.\n\n", "")], "@body"),
+    ("G0", "negative", "missing-section", D, [("## §8 Limitations\n\nMeasured on one device model only.\n\n", "")], "## §9"),
     ("G0", "negative", "placeholder-left", D, [("Measured on one device model only.", "[[fill: limitations]]")], "[[fill"),
     ("G0", "negative", "unknown-stacked-on", D, [("stacked_on: [base-record]", "stacked_on: [no-such-record]")], "stacked_on:"),
     ("G0", "negative", "schema-bad-risk", D, [("risk: L3", "risk: L7")], "risk:"),
