@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from gates.markdown_body import iter_links
+
 NUMBER = r"[-+−]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"
 UNITS = (
     r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
@@ -116,8 +118,6 @@ def numeric_leaves(data) -> list[float]:
 
 def strip_code_spans(line: str) -> str:
     """The line with `inline code` and link targets blanked (kept the same length)."""
-    from gates.record import iter_links
-
     line = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
     pieces, kept = [], 0
     for start, end, text, _ in iter_links(line):

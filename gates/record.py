@@ -19,37 +19,13 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from gates.errors import InputError
+from gates.markdown_body import Link, Section, iter_links, prose_lines, split_sections
 from gates.paths import path_problem, resolve_inside, to_rel
 from gates.safe_yaml import load_yaml
 
 DEFAULT_MAX_RECORD_BYTES = 1024 * 1024
 STAGES = ("A", "B", "C", "D")
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+§[ \t]*(\d+(?:\.\d+)*)(.*)$")
-_LINK_TARGET = re.compile(r"[ \t]*<?([^)\s>]+)>?(?:[ \t]+\"[^\"]*\")?[ \t]*\)")
-_TARGET_RUN = re.compile(r"[ \t]*<?[^)\s>]*")
-MAX_LINK_TEXT = 500
-
-
-def iter_links(line: str):
-    """(start, end, text, target) of each inline Markdown link `[text](target "title")` in a line.
-
-    A scanner rather than one regular expression, so that hostile lines (thousands
-    of brackets) cost linear time.
-    """
-    pos = 0
-    while True:
-        index = line.find("](", pos)
-        if index < 0:
-            return
-        opening = line.rfind("[", max(0, index - MAX_LINK_TEXT), index)
-        match = _LINK_TARGET.match(line, index + 2)
-        if match and opening >= 0:
-            yield opening, match.end(), line[opening + 1:index], match.group(1)
-            pos = match.end()
-        else:
-            pos = max(index + 2, _TARGET_RUN.match(line, index + 2).end())
+__all__ = ["Link", "Record", "Section", "STAGES", "iter_links", "load_record", "parse_record", "prose_lines"]
 
 
 def max_record_bytes() -> int:
@@ -61,32 +37,6 @@ def max_record_bytes() -> int:
         except ValueError:
             pass
     return DEFAULT_MAX_RECORD_BYTES
-
-
-@dataclass(frozen=True)
-class Section:
-    """A top-level `§n` section of the body; `text` includes its sub-sections."""
-
-    number: int
-    title: str
-    start_line: int
-    end_line: int
-    text: str
-
-    def lines(self):
-        """(absolute line number, line text) for every line of the section."""
-        for offset, line in enumerate(self.text.split("\n")):
-            yield self.start_line + offset, line
-
-
-@dataclass(frozen=True)
-class Link:
-    """A Markdown link in the body: its target as written and the line it is on."""
-
-    text: str
-    target: str
-    line: int
-    col: int
 
 
 @dataclass
@@ -138,7 +88,7 @@ class Record:
 
     @cached_property
     def sections(self) -> list[Section]:
-        return _split_sections(self.body, self.body_start_line)
+        return split_sections(self.body, self.body_start_line)
 
     def section(self, number: int) -> Section | None:
         for section in self.sections:
@@ -177,46 +127,6 @@ class Record:
     def cited_paths(self) -> set[str]:
         """Repository-relative paths of every file the body links to."""
         return {rel for link in self.links if (rel := self.link_target_rel(link.target))}
-
-
-def prose_lines(text: str, first_line: int):
-    """(line number, line) for lines outside fenced code blocks and HTML comments."""
-    fence = None
-    in_comment = False
-    for offset, line in enumerate(text.split("\n")):
-        match = _FENCE.match(line)
-        if fence:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if match:
-            fence = match.group(1)
-            continue
-        if in_comment:
-            if "-->" in line:
-                in_comment = False
-            continue
-        if line.lstrip().startswith("<!--") and "-->" not in line:
-            in_comment = True
-            continue
-        yield first_line + offset, line
-
-
-def _split_sections(body: str, first_line: int) -> list[Section]:
-    lines = body.split("\n")
-    starts = []
-    for line_no, line in prose_lines(body, first_line):
-        match = _HEADING.match(line)
-        if match and "." not in match.group(2):
-            title = match.group(3).strip().rstrip("#").strip()
-            title = title[1:].strip() if title.startswith(".") else title
-            starts.append((line_no - first_line, int(match.group(2)), title))
-    sections = []
-    for index, (offset, number, title) in enumerate(starts):
-        end = starts[index + 1][0] if index + 1 < len(starts) else len(lines)
-        text = "\n".join(lines[offset:end])
-        sections.append(Section(number, title, first_line + offset, first_line + end - 1, text))
-    return sections
 
 
 def decode_record_bytes(raw: bytes, rel_path: str) -> str:
