@@ -2,8 +2,8 @@
 
 Every case is ragged or has a tail (visible counts that are not a multiple of the tile or
 the page), and together they cover group sizes 1/2/4/7/8, head dims 64/80/96/128/256,
-R = 1 and R > 1 (with rows that see nothing), zero-visible requests and more query rows
-per KV group than one program's M tile. `GPU_CASES` adds long contexts where a GPU
+R = 1 and R > 1 (with rows that see nothing), zero-visible requests, more query rows
+per KV group than one program's M tile, and pages larger than a tile (4 to 128 tokens). `GPU_CASES` adds long contexts where a GPU
 makes them cheap.
 """
 
@@ -58,6 +58,8 @@ CPU_CASES = (
     Case(1, 16, 4, 2, 64, (40,), page_size=8, seed=7),
     Case(2, 3, 16, 2, 128, (300, 0), seed=8),
     Case(1, 16, 8, 1, 64, (70,), seed=9),
+    Case(2, 2, 8, 8, 64, (300, 129), page_size=128, seed=13),
+    Case(3, 1, 6, 2, 32, (50, 9, 0), page_size=4, seed=14),
 )
 
 GPU_CASES = (
