@@ -110,3 +110,15 @@ def test_the_repository_policy_is_valid_and_guards_the_kernels():
 
 def test_no_policy_file_means_no_policy(tmp_path):
     assert load_policy(tmp_path) is None
+
+
+def test_every_switch_of_the_repository_policy_names_a_module_constant():
+    from gates.api_surface import module_surface
+
+    policy = load_policy(REPO)
+    for switch in policy.switches:
+        module, _, name = switch.partition(":")
+        path = module.replace(".", "/") + ".py"
+        source = (REPO / path).read_text(encoding="utf-8")
+        entry = module_surface(source, path, [name]).entries[f"switch:{name}"]
+        assert entry.value is not None, f"{switch}: {path} defines no module-level {name}"
