@@ -25,22 +25,32 @@ class Impl:
 
 
 def project_impls(shape: BenchShape, x: BenchInputs, num_splits: int, *, paged: bool = True) -> list[Impl]:
-    """The project's kernels: split-KV at `num_splits` (contiguous, paged) and single pass."""
+    """The project's kernels as `DecodeAttention` routes them: split-KV at `num_splits`
+    (contiguous, paged), or the single pass when the heuristic chose one split; and the
+    single pass itself as the baseline."""
     from kernels import (
         LayerWorkspace,
         attention_decode,
+        attention_decode_paged,
         attention_decode_paged_splitkv,
         attention_decode_splitkv,
     )
 
     ws = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, max(num_splits, 1), x.q.device)
     out_c, out_p, out_s = torch.empty_like(x.q), torch.empty_like(x.q), torch.empty_like(x.q)
-    impls = [Impl("splitkv", "ours", lambda: attention_decode_splitkv(
-        x.q, x.k, x.v, x.visible_tokens, num_splits=num_splits, workspace=ws, out=out_c), num_splits)]
-    if paged:
-        impls.append(Impl("splitkv_paged", "ours", lambda: attention_decode_paged_splitkv(
+    if num_splits == 1:
+        contiguous = lambda: attention_decode(x.q, x.k, x.v, x.visible_tokens, out=out_c)  # noqa: E731
+        paged_call = lambda: attention_decode_paged(  # noqa: E731
+            x.q, x.k_paged, x.v_paged, x.block_table, x.visible_tokens, out=out_p)
+    else:
+        contiguous = lambda: attention_decode_splitkv(  # noqa: E731
+            x.q, x.k, x.v, x.visible_tokens, num_splits=num_splits, workspace=ws, out=out_c)
+        paged_call = lambda: attention_decode_paged_splitkv(  # noqa: E731
             x.q, x.k_paged, x.v_paged, x.block_table, x.visible_tokens, num_splits=num_splits, workspace=ws,
-            out=out_p), num_splits, paged=True))
+            out=out_p)
+    impls = [Impl("splitkv", "ours", contiguous, num_splits)]
+    if paged:
+        impls.append(Impl("splitkv_paged", "ours", paged_call, num_splits, paged=True))
     impls.append(Impl("single_pass", "baseline", lambda: attention_decode(
         x.q, x.k, x.v, x.visible_tokens, out=out_s), 1))
     return impls

@@ -138,9 +138,10 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         "is a sample. Shapes under 64 MB of KV replay back to back (warm L2); larger shapes start every call "
         "after a 256 MB read-only pass (cold L2, no dirty lines), whose own time is measured the same way and "
         "subtracted. Peers are timed the same way in the same process.",
-        "- Ours is the project's `attention_decode_splitkv` at the split count of "
-        "`kernels.decode_layer.layer_num_splits` (the heuristic the layer uses); paged is "
-        "`attention_decode_paged_splitkv` with block 16 and a shuffled block table.",
+        "- Ours is what `DecodeAttention` runs with the switch on: the project's `attention_decode_splitkv` at "
+        "the split count of `kernels.decode_layer.layer_num_splits` (the layer's heuristic), or "
+        "`attention_decode` where that count is 1; paged is the same route over a block-16 cache with a "
+        "shuffled block table.",
         "",
         "## Results",
         "",
@@ -163,9 +164,17 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         sweep = {int(k): v for k, v in e.get("sweep_us", {}).items()}
         lines.append(f"| {name} | " + " | ".join(f"{sweep[s]:.2f}" if s in sweep else "-"
                                                   for s in (1, 2, 4, 8, 16, 32, 64, 128)) + " |")
-    skipped = {p: why for m in res["shapes"].values() for p, why in m.get("peers_skipped", {}).items()}
+    skipped: dict[str, dict[str, list[str]]] = {}
+    for shape_name, m in res["shapes"].items():
+        for peer, why in m.get("peers_skipped", {}).items():
+            skipped.setdefault(peer, {}).setdefault(why, []).append(shape_name)
     if skipped:
-        lines += ["", "Peers not run here: " + "; ".join(f"{p} ({why})" for p, why in sorted(skipped.items())) + "."]
+        lines += ["", "Peers not run:"]
+        lines += [f"- {peer}: {why} ({', '.join(shapes)})" for peer, reasons in sorted(skipped.items())
+                  for why, shapes in reasons.items()]
+    lines += ["", "## Bitwise anchors on the benchmark inputs", "", "| shape | anchor | equal |", "|---|---|---|"]
+    for shape_name, m in res["shapes"].items():
+        lines += [f"| {shape_name} | {a} | {'yes' if ok else 'NO'} |" for a, ok in m.get("anchors", {}).items()]
     if images:
         lines += ["", "## Plots", ""] + [f"![{img}]({img})" for img in images]
     else:

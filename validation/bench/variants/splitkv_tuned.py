@@ -42,6 +42,8 @@ class LaunchConfig:
         max_block_m: most query rows (G x R, padded) one program carries; larger
             groups are cut into several programs.
         evict_first: mark K/V loads as streaming (evict first from L2).
+        prefetch_pages: paged caches load the next tile's page ids one iteration
+            ahead, so K/V addresses never wait on the block table.
     """
 
     block_n: int = 64
@@ -50,11 +52,12 @@ class LaunchConfig:
     fused_combine: bool = True
     max_block_m: int = 64
     evict_first: bool = False
+    prefetch_pages: bool = False
     combine_warps: int = 4
 
     def label(self) -> str:
         mode = "fused" if self.fused_combine else "twokernel"
-        extra = ("-ef" if self.evict_first else "")
+        extra = ("-ef" if self.evict_first else "") + ("-pf" if self.prefetch_pages else "")
         return f"n{self.block_n}-w{self.num_warps}-s{self.num_stages}-m{self.max_block_m}-{mode}{extra}"
 
     @classmethod
@@ -67,6 +70,8 @@ class LaunchConfig:
                 fields["fused_combine"] = part == "fused"
             elif part == "ef":
                 fields["evict_first"] = True
+            elif part == "pf":
+                fields["prefetch_pages"] = True
             elif part[:1] in names and part[1:].isdigit():
                 fields[names[part[:1]]] = int(part[1:])
             else:
@@ -125,7 +130,8 @@ def _splitkv_tuned_kernel(
     G: tl.constexpr, R: tl.constexpr, D: tl.constexpr, D_PAD: tl.constexpr, BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr, PAGE: tl.constexpr,
     IS_PAGED: tl.constexpr, IS_SPLIT: tl.constexpr, USE_FUSED_COMBINE: tl.constexpr,
-    USE_FP32_DOT: tl.constexpr, USE_EVICT_FIRST: tl.constexpr, ROWS_BLK: tl.constexpr, S_BLK: tl.constexpr,
+    USE_FP32_DOT: tl.constexpr, USE_EVICT_FIRST: tl.constexpr, USE_PAGE_PREFETCH: tl.constexpr,
+    ROWS_BLK: tl.constexpr, S_BLK: tl.constexpr,
 ):
     i_s = tl.program_id(0)
     i_bhm = tl.program_id(1)
@@ -153,11 +159,21 @@ def _splitkv_tuned_kernel(
     b_m = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     b_l = tl.zeros([BLOCK_M], dtype=tl.float32)
     b_acc = tl.zeros([BLOCK_M, D_PAD], dtype=tl.float32)
+    if USE_PAGE_PREFETCH:
+        o_n0 = lo + tl.arange(0, BLOCK_N)
+        i_blk_next = tl.load(p_bt + i_b * s_btb + o_n0 // PAGE, mask=o_n0 < hi, other=0)  # [BLOCK_N]
+    else:
+        i_blk_next = tl.zeros([BLOCK_N], dtype=tl.int32)
     for start in range(lo, hi, BLOCK_N):
         o_n = start + tl.arange(0, BLOCK_N)
         m_n = o_n < hi
         if IS_PAGED:
-            i_blk = tl.load(p_bt + i_b * s_btb + o_n // PAGE, mask=m_n, other=0)
+            if USE_PAGE_PREFETCH:
+                i_blk = i_blk_next
+                i_blk_next = tl.load(p_bt + i_b * s_btb + (o_n + BLOCK_N) // PAGE, mask=(o_n + BLOCK_N) < hi,
+                                     other=0)
+            else:
+                i_blk = tl.load(p_bt + i_b * s_btb + o_n // PAGE, mask=m_n, other=0)
             o_k = i_blk.to(tl.int64) * s_kb + (o_n % PAGE) * s_kn
             o_v = i_blk.to(tl.int64) * s_vb + (o_n % PAGE) * s_vn
         else:
@@ -307,7 +323,8 @@ def splitkv_tuned(q, k_cache, v_cache, visible_tokens, *, num_splits: int, confi
         hkv, num_m_blocks, num_splits, scale * _LOG2E,
         G=group, R=rows, D=dim, D_PAD=d_pad, BLOCK_M=block_m, BLOCK_N=config.block_n, PAGE=page,
         IS_PAGED=paged, IS_SPLIT=is_split, USE_FUSED_COMBINE=config.fused_combine,
-        USE_FP32_DOT=_INTERPRET, USE_EVICT_FIRST=config.evict_first, ROWS_BLK=rows_blk, S_BLK=s_blk,
+        USE_FP32_DOT=_INTERPRET, USE_EVICT_FIRST=config.evict_first,
+        USE_PAGE_PREFETCH=paged and config.prefetch_pages, ROWS_BLK=rows_blk, S_BLK=s_blk,
         num_warps=config.num_warps, num_stages=config.num_stages,
     )
     if is_split and not config.fused_combine:

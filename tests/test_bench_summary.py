@@ -1,0 +1,129 @@
+"""Verdicts, tables and reports from benchmark artifacts (synthetic rows, no GPU)."""
+
+import json
+
+import pytest
+
+from validation.bench import report, summary
+from validation.bench.ncu_artifact import parse_raw_csv
+from validation.bench.shapes import select
+from validation.bench.table import format_table
+from validation.bench.variants.splitkv_tuned import LaunchConfig
+
+
+def row(shape, impl, us, kind="ours", role="matrix", splits=8, paged=False):
+    return {"shape": shape, "impl": impl, "kind": kind, "role": role, "num_splits": splits, "paged": paged,
+            "median_us": us, "fraction_of_read_ceiling": 1.0 / us, "correctness": {"passed": True}}
+
+
+def results(rows, shapes, heuristic=8):
+    meta = {s.name: {"heuristic_splits": heuristic, "kv_bytes": s.kv_bytes, "anchors": {"a": True},
+                     "shape": {"B": s.batch, "Hq": s.num_q_heads, "Hkv": s.num_kv_heads, "D": s.head_dim,
+                               "S": s.context, "R": s.rows}} for s in shapes}
+    res = {"ours": "splitkv", "rows": rows, "shapes": meta, "ceilings": {"read": {"TBps": 4.58, "bytes": 4 << 30},
+                                                                         "copy": {"TBps": 4.25}}}
+    res["summary"] = summary.summarize(res, shapes)
+    return res
+
+
+def test_large_shape_passes_at_the_ceiling_and_ahead_of_the_best_peer():
+    shapes = select(["llama8b-b1-32k"])
+    rows = [row("llama8b-b1-32k", "splitkv", 33.0), row("llama8b-b1-32k", "splitkv_paged", 35.0, paged=True),
+            row("llama8b-b1-32k", "single_pass", 400.0, kind="baseline", splits=1),
+            row("llama8b-b1-32k", "sdpa_cudnn", 50.0, kind="peer", splits=None)]
+    rows += [row("llama8b-b1-32k", "splitkv", us, role="sweep", splits=s) for s, us in ((4, 90.0), (8, 34.0), (16, 31.0))]
+    e = results(rows, shapes)["summary"]["llama8b-b1-32k"]
+    assert e["checks"] == {"read_ceiling_fraction>=0.85": True, "faster_than_best_peer": True,
+                           "speedup_vs_single_pass>=5": True, "paged_within_1.1x": True,
+                           "heuristic_within_10pct": True}
+    assert e["passed"] and e["best_peer"] == "sdpa_cudnn" and e["sweep_best_splits"] == 16
+
+
+@pytest.mark.parametrize("ours_us, passed", [(8.0, False), (7.4, True)], ids=["0.85x-fails", "0.79x-passes"])
+def test_medium_shape_needs_0_8_of_the_best_peer(ours_us, passed):
+    shapes = select(["llama8b-b1-4k"])
+    rows = [row("llama8b-b1-4k", "splitkv", ours_us), row("llama8b-b1-4k", "sdpa_default", 9.4, kind="peer")]
+    assert results(rows, shapes)["summary"]["llama8b-b1-4k"]["checks"]["ratio_to_best_peer<=0.8"] is passed
+
+
+def test_paged_more_than_1_1x_slower_fails():
+    shapes = select(["seed-qwen0.5b-2k"])
+    rows = [row("seed-qwen0.5b-2k", "splitkv", 4.0), row("seed-qwen0.5b-2k", "splitkv_paged", 4.5, paged=True)]
+    assert results(rows, shapes)["summary"]["seed-qwen0.5b-2k"]["checks"]["paged_within_1.1x"] is False
+
+
+def test_paged_name_of_variants():
+    assert summary.paged_name("splitkv") == "splitkv_paged"
+    assert summary.paged_name("tuned[n64-w4-s3-m64-twokernel]") == "tuned_paged[n64-w4-s3-m64-twokernel]"
+
+
+def artifact(tmp_path, **overrides):
+    shapes = select(["llama8b-b1-4k"])
+    res = results([row("llama8b-b1-4k", "splitkv", 7.0), row("llama8b-b1-4k", "sdpa_default", 9.4, kind="peer")],
+                  shapes)
+    res.update({"complete": True, "correctness_passed": True, "correctness_failures": []})
+    res.update(overrides)
+    art = {"schema_version": 1, "id": "bench-test", "kind": "benchmark", "created": "2026-11-29T00:00:00Z",
+           "command": "python -m validation.bench --out x.json", "environment": {"device": "test"},
+           "commit": None, "sources": {}, "fixtures": {}, "results": res}
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(art))
+    return path
+
+
+def test_report_is_written_from_a_passing_artifact(tmp_path):
+    out = tmp_path / "r" / "report.md"
+    assert report.main([str(artifact(tmp_path)), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "| llama8b-b1-4k | 16.8 | 7.00 | sdpa_default | 9.40 | 0.745 |" in text
+    assert "bench-test" in text
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        pytest.param({"correctness_passed": False, "correctness_failures": ["x:splitkv:s8"]},
+                     "correctness failed, nothing is reported", id="correctness-failed"),
+        pytest.param({"complete": False}, "the run did not finish", id="incomplete"),
+    ],
+)
+def test_report_refuses_an_artifact_that_cannot_back_it(tmp_path, capsys, overrides, message):
+    assert report.main([str(artifact(tmp_path, **overrides)), "--out", str(tmp_path / "r.md")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "r.md").exists()
+
+
+def test_plain_table_names_the_ceilings(tmp_path):
+    art = json.loads(artifact(tmp_path).read_text())
+    text = format_table(art)
+    assert text.startswith("read ceiling 4.580 TB/s, copy ceiling 4.250 TB/s")
+    assert "llama8b-b1-4k" in text
+
+
+@pytest.mark.parametrize("label", ["n64-w4-s3-m64-fused", "n32-w8-s2-m32-twokernel-ef", "n64-w4-s3-m64-twokernel-pf"])
+def test_launch_config_labels_round_trip(label):
+    assert LaunchConfig.from_label(label).label() == label
+
+
+@pytest.mark.parametrize("label", ["w4-s3", "n64-x4", "n64-w4-s3-m64-fast"])
+def test_bad_launch_config_labels_are_refused(label):
+    with pytest.raises(ValueError, match="launch config label"):
+        LaunchConfig.from_label(label)
+
+
+def test_ncu_raw_csv_is_parsed_into_numbers():
+    text = "\n".join([
+        "==PROF== Connected",
+        '"ID","Kernel Name","launch__grid_size","dram__throughput.avg.pct_of_peak_sustained_elapsed"',
+        '"","","","%"',
+        '"0","decode_attention_partial_kernel","256","77.51"',
+    ])
+    (k,) = parse_raw_csv(text)
+    assert k["kernel"] == "decode_attention_partial_kernel"
+    assert k["metrics"] == {"launch__grid_size": 256, "dram__throughput.avg.pct_of_peak_sustained_elapsed": 77.51}
+    assert k["units"] == {"dram__throughput.avg.pct_of_peak_sustained_elapsed": "%"}
+
+
+def test_ncu_report_without_kernels_is_an_error():
+    with pytest.raises(ValueError, match="no profiled kernel"):
+        parse_raw_csv('"ID","Kernel Name"\n')
