@@ -29,7 +29,6 @@ from gates.registry import TITLES
 MARKER = "<!-- design-gates pr-body: record={path} stage={stage} -->"
 MARKER_PATTERN = re.compile(r"<!-- design-gates pr-body: record=(\S+) stage=([A-D]) -->")
 STAGE_KINDS = {"A": ("profile",), "B": ("numeric", "bitwise"), "C": ("capture",), "D": ("benchmark", "e2e")}
-MAX_BENCH_ROWS = 12
 
 TEXT = {
     "en": {
@@ -44,6 +43,7 @@ TEXT = {
         "record": "Design record", "stage": "stage", "of": "of the series A→D", "stacked": "stacked on",
         "risk": "risk", "why": "Why", "design": "Design", "decisions": "Decisions needed from reviewers",
         "validation": "Validation", "run": "What was run", "not_run": "What was not run",
+        "results": "Results (§7 of the record)",
         "limitations": "Limitations", "followups": "Follow-ups", "gates": "Gates",
         "cited": "Evidence the diagnosis cites:", "no_section": "(the record has no §{n})",
         "recommendation": "Recommendation", "decision": "Decision", "blast": "blast radius",
@@ -73,7 +73,7 @@ TEXT = {
         },
         "record": "设计记录", "stage": "阶段", "of": "（系列 A→D）", "stacked": "依赖于",
         "risk": "风险等级", "why": "为什么（诊断）", "design": "设计", "decisions": "需要评审决议的问题",
-        "validation": "验证", "run": "已运行", "not_run": "未运行",
+        "validation": "验证", "run": "已运行", "not_run": "未运行", "results": "结果（记录 §7）",
         "limitations": "限制", "followups": "后续", "gates": "门禁",
         "cited": "诊断引用的证据：", "no_section": "（记录中没有 §{n}）",
         "recommendation": "建议", "decision": "决议", "blast": "影响范围",
@@ -188,8 +188,8 @@ def _artifacts(record: Record, store: EvidenceStore) -> list[dict]:
 def _validation(record: Record, stage: str, artifacts: list[dict], t: dict) -> list[str]:
     claim_e2e = record.get("claim_level") == "e2e"
     shown = [a for a in artifacts if a["kind"] != "e2e" or claim_e2e]
-    now = [a for a in shown if a["kind"] in STAGE_KINDS[stage]]
-    before = [a for a in shown if _stage_of(a["kind"]) < STAGES.index(stage)]
+    now = [a for a in shown if _stage_of(record, a) == STAGES.index(stage)]
+    before = [a for a in shown if _stage_of(record, a) < STAGES.index(stage)]
     lines = [f"### {t['run']}", ""]
     if stage == "A":
         lines += [f"- {_evidence_line(a, t)[2:]}" for a in before + now]
@@ -197,7 +197,11 @@ def _validation(record: Record, stage: str, artifacts: list[dict], t: dict) -> l
         lines += [t["this_stage"], ""] + ([_evidence_line(a, t) for a in now] or [f"- {t['none_this_stage']}"])
         if before:
             lines += ["", t["earlier"], ""] + [_evidence_line(a, t) for a in before]
-    lines += [f"- {t['gate_check'].format(stage=stage)}", "", f"### {t['not_run']}", ""]
+    lines += [f"- {t['gate_check'].format(stage=stage)}", ""]
+    results = _section_text(record, 7, t)
+    if record.section(7) is not None and results:
+        lines += [f"### {t['results']}", "", results, ""]
+    lines += [f"### {t['not_run']}", ""]
     if stage == "A":
         lines.append(f"- {t['docs_only']}")
     kinds_present = {a["kind"] for a in shown}
@@ -223,10 +227,7 @@ def _evidence_line(entry: dict, t: dict) -> str:
     env = artifact.environment
     where = ", ".join(f"{k} {env[k]}" for k in ("device", "backend", "torch", "triton") if env.get(k))
     lines = [head, f"  - `{artifact.data['command']}` ({where})"]
-    for line in _summary(artifact.kind, artifact.results):
-        if line.startswith("|") and not lines[-1].startswith("  |"):
-            lines.append("")
-        lines.append(f"  {line}" if line.startswith("|") else f"  - {line}")
+    lines += [f"  - {line}" for line in _summary(artifact.kind, artifact.results)]
     return "\n".join(lines)
 
 
@@ -259,13 +260,8 @@ def _summary(kind: str, results: dict) -> list[str]:
 
 def _bench_rows(results: dict) -> list[str]:
     rows = [r for r in results.get("rows") or [] if isinstance(r, dict)]
-    if not rows:
-        return ["no rows"]
-    keys = [k for k in rows[0] if not isinstance(rows[0][k], (dict, list))]
-    table = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    table += ["| " + " | ".join(_cell(_num(r.get(k, ""))) for k in keys) + " |" for r in rows[:MAX_BENCH_ROWS]]
-    more = f", the first {MAX_BENCH_ROWS} below" if len(rows) > MAX_BENCH_ROWS else ""
-    return [f"{len(rows)} rows{more}"] + table
+    shapes = sorted({str(r["shape"]) for r in rows if "shape" in r})
+    return [f"{len(rows)} rows" + (f" over {len(shapes)} shapes: {', '.join(shapes)}" if shapes else "")]
 
 
 def _decisions(record: Record, t: dict) -> list[str]:
@@ -318,11 +314,17 @@ def _in_section(record: Record, number: int, rel_path: str) -> bool:
         for link in record.links)
 
 
-def _stage_of(kind: str) -> int:
+def _stage_of(record: Record, entry: dict) -> int:
+    """The stage an artifact belongs to: A when §1 cites it (the diagnosis), else by kind (a profile
+    that is not the diagnosis is a result of stage D)."""
+    if _in_section(record, 1, entry["path"]):
+        return 0
+    if entry["kind"] == "profile":
+        return STAGES.index("D")
     for stage, kinds in STAGE_KINDS.items():
-        if kind in kinds:
+        if entry["kind"] in kinds:
             return STAGES.index(stage)
-    return 0
+    return STAGES.index("D")
 
 
 def _median(values: list) -> float | None:

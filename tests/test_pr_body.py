@@ -76,6 +76,8 @@ def write_record(root: Path, record_id: str, stage: str, *, stacked_on=(), lang=
         "self_check": {g: "pass" for g in GATES},
     }
     e2e_sentence = "The change gives a 20% TTFT gain." if claim_e2e_in_body else ""
+    results = ("| shape | splits | time |\n|---|---|---|\n| llama8b-b1-32k | 16 | 17.14 us |\n\n"
+               "From the [benchmark](../evidence/benchmark-h200.json).") if stage == "D" else "See the evidence list."
     body = textwrap.dedent(f"""\
 
         ## §1 Why
@@ -109,7 +111,7 @@ def write_record(root: Path, record_id: str, stage: str, *, stacked_on=(), lang=
 
         ## §7 Validation and results
 
-        See the evidence list.
+        RESULTS
 
         ## §8 Limitations
 
@@ -122,7 +124,7 @@ def write_record(root: Path, record_id: str, stage: str, *, stacked_on=(), lang=
         ## §10 Self-check
 
         All gates pass.
-        """)
+        """).replace("RESULTS", results)
     path = root / "docs" / "design" / f"{record_id}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---\n" + body,
@@ -214,7 +216,10 @@ def test_stage_d_reports_each_artifact_and_only_kernel_numbers(repo, capsys):
     record = write_record(repo, "splitkv", "D")
     validation = section(pr_body(repo, record, "D", capsys)[1], "Validation")
     run, not_run = validation.split("### What was not run", 1)
-    assert "`benchmark-h200` (Benchmark)" in run and "| llama8b-b1-32k | 16 | 17.14 |" in run
+    assert "`benchmark-h200` (Benchmark)" in run and "  - 2 rows over 1 shapes: llama8b-b1-32k" in run
+    results = run.split("### Results (§7 of the record)", 1)[1]
+    assert "| llama8b-b1-32k | 16 | 17.14 us |" in results
+    assert "From the [benchmark](docs/evidence/benchmark-h200.json)." in results
     assert "captured: True, allocations: 0, host_syncs: 0, replay_equals_eager: True" in run
     assert "bf16: rel_l2 0.0023, max_abs 0.0078, min_cosine 0.99999, cases 24" in run
     assert "A1-splits1: passed True, 12 cases" in run
