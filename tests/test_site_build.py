@@ -210,3 +210,17 @@ def _write(root: Path, report: dict) -> Path:
     path = root / "gate-report.json"
     path.write_text(json.dumps(report), encoding="utf-8")
     return path
+
+
+def test_results_reports_render_with_their_plots(repository_site):
+    reports = sorted((REPO / "docs" / "results").glob("*.md"))
+    if not reports:
+        pytest.skip("no results report in the repository yet")
+    index = (repository_site / "results" / "index.html").read_text(encoding="utf-8")
+    for report in reports:
+        page = repository_site / "results" / report.stem / "index.html"
+        assert page.exists(), report.name
+        assert f'href="{report.stem}/"' in index, f"the results index does not link {report.name}"
+        html = page.read_text(encoding="utf-8")
+        for src in re.findall(r'<img[^>]* src="([^"]+)"', html):
+            assert (page.parent / src).resolve().is_file(), f"{report.name}: image {src} is not in the site"
