@@ -7,7 +7,6 @@ from .decode_attention import (
     attention_decode_paged_splitkv,
     attention_decode_splitkv,
 )
-from .decode_layer import DecodeAttention  # noqa: F401  (layer-level split-KV integration)
 
 __all__ = [
     "attention_decode",
