@@ -29,7 +29,6 @@ comes from a record (the schema rejects it, and the hook drops it).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -392,16 +391,20 @@ def _read_report(path: Path) -> dict:
 
 
 def _check_evidence(entries: list, repo_root: Path) -> dict:
+    """Evidence path -> "verified" (the file hashes to the pinned SHA-256), "mismatch" or "missing"."""
+    from gates.evidence import file_sha256
+    from gates.paths import resolve_inside
+
     checks = {}
     for ev in entries:
         if not isinstance(ev, dict) or not ev.get("path"):
             continue
-        target = (repo_root / str(ev["path"])).resolve()
-        if repo_root.resolve() not in target.parents or not target.is_file():
+        target = resolve_inside(repo_root, str(ev["path"]))
+        if target is None or not target.is_file():
             checks[str(ev["path"])] = "missing"
             continue
-        digest = hashlib.sha256(target.read_bytes()).hexdigest()
-        checks[str(ev["path"])] = "verified" if digest == str(ev.get("sha256", "")).lower() else "mismatch"
+        pinned = str(ev.get("sha256", "")).lower()
+        checks[str(ev["path"])] = "verified" if file_sha256(target) == pinned else "mismatch"
     return checks
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from gates.errors import InputError, UsageError
 from gates.evidence import EvidenceStore
+from gates.markdown_body import iter_links
 from gates.record import STAGES, Record, load_record
 from gates.registry import TITLES
 
@@ -287,7 +288,6 @@ def _open_unknowns(record: Record, stage: str, t: dict) -> list[str]:
                    for u in items]
 
 
-_LINK = re.compile(r"(!?\[(?:[^\[\]]|\[[^\]]*\])*\]\()\s*<?([^)\s>]+)>?((?:\s+\"[^\"]*\")?\s*\))")
 _HEADING = re.compile(r"^(#{1,6})(\s)")
 
 
@@ -299,12 +299,21 @@ def _section_text(record: Record, number: int, t: dict) -> str:
     lines = section.text.split("\n")[1:]
     out = []
     for line in lines:
-        line = _LINK.sub(lambda m: m.group(1) + (record.link_target_rel(m.group(2)) or m.group(2)) + m.group(3), line)
+        line = _repository_relative_links(record, line)
         heading = _HEADING.match(line)
         if heading and len(heading.group(1)) < 3:
             line = "###" + line[len(heading.group(1)):]
         out.append(line)
     return "\n".join(out).strip()
+
+
+def _repository_relative_links(record: Record, line: str) -> str:
+    """The line with each relative link target rewritten from the record's folder to the repository root."""
+    out, pos = [], 0
+    for start, end, text, target in iter_links(line):
+        out += [line[pos:start], f"[{text}]({record.link_target_rel(target) or target})"]
+        pos = end
+    return "".join(out) + line[pos:]
 
 
 def _in_section(record: Record, number: int, rel_path: str) -> bool:
