@@ -224,3 +224,19 @@ def test_results_reports_render_with_their_plots(repository_site):
         html = page.read_text(encoding="utf-8")
         for src in re.findall(r'<img[^>]* src="([^"]+)"', html):
             assert (page.parent / src).resolve().is_file(), f"{report.name}: image {src} is not in the site"
+
+
+def test_a_gate_check_json_report_renders_instead_of_the_static_gates(tmp_path):
+    from gates.cli import main
+
+    report = tmp_path / "gate-report.json"
+    assert main(["--format", "json", "--output", str(report), "--repo-root", str(REPO)]) in (0, 1)
+    data = json.loads(report.read_text(encoding="utf-8"))
+    result = build(REPO / "mkdocs.yml", tmp_path / "site", report=report)
+    assert result.returncode == 0, result.stderr[-4000:]
+    for entry in data["records"]:
+        html = (tmp_path / "site" / "design" / Path(entry["path"]).stem / "index.html").read_text(encoding="utf-8")
+        assert "Gate results from the report <code>gate-report.json</code>" in html
+        for gate, outcome in entry["gates"].items():
+            row = re.search(rf'<tr data-gate="{gate}">.*?</tr>', html, re.S).group(0)
+            assert f'dg-badge--{outcome["status"]}' in row, (entry["path"], gate)
