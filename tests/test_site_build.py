@@ -236,7 +236,7 @@ def test_a_gate_check_json_report_renders_instead_of_the_static_gates(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
     for entry in data["records"]:
         html = (tmp_path / "site" / "design" / Path(entry["path"]).stem / "index.html").read_text(encoding="utf-8")
-        assert "Gate results from the report <code>gate-report.json</code>" in html
+        assert re.search(r'class="dg-source">[^<]*<code>gate-report.json</code>', html), entry["path"]
         for gate, outcome in entry["gates"].items():
             row = re.search(rf'<tr data-gate="{gate}">.*?</tr>', html, re.S).group(0)
             assert f'dg-badge--{outcome["status"]}' in row, (entry["path"], gate)
