@@ -60,8 +60,16 @@ def check(ctx: SeriesContext) -> None:
     for path in ctx.change.changed_paths():
         if path in own_records or any(any_glob_matches(globs, path) for _, _, globs in scopes):
             continue
-        described = "; ".join(
-            f"stage {stage} of {rc.rel_path} may touch {', '.join(globs[1:]) or 'only the record'}"
-            for rc, stage, globs in scopes
-        )
-        ctx.report("G0", path, 1, f"{path} is outside the scope of the stage this change claims ({described})")
+        ctx.report("G0", path, 1, f"{path} is outside the scope of the stage this change claims ({_describe(scopes)})")
+
+
+def _describe(scopes) -> str:
+    """What each claimed stage may touch, with records of the same stage and scope grouped."""
+    groups: dict[tuple, list[str]] = {}
+    for rc, stage, globs in scopes:
+        groups.setdefault((stage, tuple(globs[1:])), []).append(rc.rel_path)
+    parts = []
+    for (stage, globs), records in groups.items():
+        allowed = f"{', '.join(globs)} and the record itself" if globs else "only the record itself"
+        parts.append(f"stage {stage} of {', '.join(records)} may touch {allowed}")
+    return "; ".join(parts)
