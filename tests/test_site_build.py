@@ -87,6 +87,14 @@ def test_an_invalid_record_fails_the_build_and_names_the_file_and_line(tmp_path)
     assert "docs/design/bad-record.md:5:1" in result.stderr and "risk" in result.stderr
 
 
+def test_a_record_with_materials_status_key_fails_the_build(tmp_path):
+    text = record_text("with-status").replace("record_status: draft", "record_status: draft\nstatus: new")
+    config = make_site(tmp_path, {"with-status": text})
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for({"with-status": text})))
+    assert result.returncode != 0
+    assert "docs/design/with-status.md:7:1" in result.stderr and "unknown key 'status'" in result.stderr
+
+
 def test_an_unreadable_record_fails_the_build(tmp_path):
     text = record_text("dup").replace("risk: L2", "risk: L2\nrisk: L3")
     config = make_site(tmp_path, {"dup": text})
