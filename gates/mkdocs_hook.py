@@ -121,7 +121,10 @@ def on_files(files: Files, config) -> Files:
     record_files = [f for f in files.documentation_pages() if _is_record_uri(f.src_uri)]
     paths = [_repo_relative(Path(f.abs_src_path), state.repo_root) for f in record_files]
     metas = [_load_front_matter(Path(f.abs_src_path), state.repo_root) for f in record_files]
-    report = _read_report(state.report_path) if state.report_path else _static_report(paths, state.repo_root)
+    if state.report_path:
+        report = _read_report(state.report_path)
+    else:
+        report = _static_report(paths, state.repo_root) if paths else {"records": []}
     by_path = {entry.get("path"): entry for entry in report.get("records", [])}
     errors = [f'{e.get("path")}:{e.get("line", 1)}:{e.get("col", 1)}: {e.get("message")}' for e in report.get("errors") or []]
     if errors:
