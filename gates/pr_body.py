@@ -193,12 +193,12 @@ def _validation(record: Record, stage: str, artifacts: list[dict], t: dict) -> l
     before = [a for a in shown if _stage_of(record, a) < STAGES.index(stage)]
     lines = [f"### {t['run']}", ""]
     if stage == "A":
-        lines += [f"- {_evidence_line(a, t)[2:]}" for a in before + now]
+        lines += [_evidence_line(a, t) for a in before + now]
     else:
         lines += [t["this_stage"], ""] + ([_evidence_line(a, t) for a in now] or [f"- {t['none_this_stage']}"])
         if before:
             lines += ["", t["earlier"], ""] + [_evidence_line(a, t) for a in before]
-    lines += [f"- {t['gate_check'].format(stage=stage)}", ""]
+    lines += [f"- {t['gate_check'].format(stage=record.stage or stage)}", ""]
     results = _section_text(record, 7, t)
     if record.section(7) is not None and results:
         lines += [f"### {t['results']}", "", results, ""]
