@@ -44,7 +44,7 @@ class Coverage:
 
     dtypes: tuple[torch.dtype, ...] = (torch.bfloat16, torch.float16)
     head_dims: tuple[int, ...] = (32, 64, 80, 96, 128, 256)
-    group_sizes: tuple[int, ...] = (1, 2, 3, 4, 7, 8)
+    group_sizes: tuple[int, ...] = (1, 2, 3, 4, 6, 7, 8)
     page_sizes: tuple[int, ...] = (4, 8, 16, 32, 128)
     max_rows: int = 16
 

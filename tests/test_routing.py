@@ -60,7 +60,7 @@ def test_switch_must_be_a_bool_or_none():
         pytest.param(dict(head_dim=112), "head_dim 112 is not covered", id="D112"),
         pytest.param(dict(head_dim=40), "head_dim 40 is not covered", id="D40"),
         pytest.param(dict(num_q_heads=40, num_kv_heads=8), "group size 5 is not covered", id="G5"),
-        pytest.param(dict(num_q_heads=24, num_kv_heads=4), "group size 6 is not covered", id="G6"),
+        pytest.param(dict(num_q_heads=32, num_kv_heads=2), "group size 16 is not covered", id="G16"),
         pytest.param(dict(page_size=64), "page size 64 is not covered", id="page64"),
         pytest.param(dict(head_dim=48), "head_dim 48 is not covered", id="D48"),
         pytest.param(dict(max_rows=17), "max_rows 17 exceeds the validated 16", id="R17"),
@@ -109,6 +109,25 @@ def test_short_contexts_stay_on_single_pass():
 def test_admitted_calls_take_the_heuristics_split_count(heads, dim, batch, tokens, expected):
     layer = make(num_q_heads=heads[0], num_kv_heads=heads[1], head_dim=dim)
     assert layer.route_for(batch, 1, tokens) == Route("split", expected, layer.route_for(batch, 1, tokens).reason)
+
+
+@pytest.mark.parametrize(
+    "heads, dim, batch, rows, tokens",
+    [
+        pytest.param((14, 2), 64, 1, 1, 2048, id="qwen-B1-S2048"),
+        pytest.param((32, 8), 128, 1, 1, 4096, id="llama8b-B1-S4096"),
+        pytest.param((32, 8), 128, 8, 1, 8192, id="llama8b-B8-S8192"),
+        pytest.param((24, 4), 256, 1, 1, 20688, id="Hq24-Hkv4-D256-B1-S20688"),
+        pytest.param((24, 4), 256, 1, 16, 20688, id="Hq24-Hkv4-D256-B1-R16-S20688"),
+        pytest.param((8, 1), 128, 4, 1, 32768, id="llama70b-tp8-B4-S32768"),
+    ],
+)
+@pytest.mark.parametrize("page_size", [None, 16], ids=["contiguous", "paged16"])
+def test_every_configuration_of_the_public_matrix_is_admitted(heads, dim, batch, rows, tokens, page_size):
+    layer = make(num_q_heads=heads[0], num_kv_heads=heads[1], head_dim=dim, max_batch=8, max_rows=16,
+                 page_size=page_size)
+    route = layer.route_for(batch, rows, tokens, paged=page_size is not None)
+    assert route.is_split and "admitted" in route.reason
 
 
 def test_coverage_is_what_the_validation_matrix_covers():

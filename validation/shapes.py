@@ -1,10 +1,13 @@
 """The shape matrix of the numeric and bitwise suites.
 
 Every case is ragged or has a tail (visible counts that are not a multiple of the tile or
-the page), and together they cover group sizes 1/2/4/7/8, head dims 64/80/96/128/256,
+the page), and together they cover group sizes 1/2/3/4/6/7/8, head dims 32/64/80/96/128/256,
 R = 1 and R > 1 (with rows that see nothing), zero-visible requests, more query rows
-per KV group than one program's M tile, and pages larger than a tile (4 to 128 tokens). `GPU_CASES` adds long contexts where a GPU
-makes them cheap.
+per KV group than one program's M tile, and pages larger than a tile (4 to 128 tokens).
+Every configuration of the public H200 matrix (group 7 at D = 64, groups 4 and 8 at
+D = 128, group 6 at D = 256 with R = 1 and R = 16, page size 16) has a case. New cases
+go at the end: `validation.fingerprints` names cases by position. `GPU_CASES` adds long
+contexts where a GPU makes them cheap.
 """
 
 from __future__ import annotations
@@ -60,12 +63,14 @@ CPU_CASES = (
     Case(1, 16, 8, 1, 64, (70,), seed=9),
     Case(2, 2, 8, 8, 64, (300, 129), page_size=128, seed=13),
     Case(3, 1, 6, 2, 32, (50, 9, 0), page_size=4, seed=14),
+    Case(2, 2, 24, 4, 256, (77, 20), seed=15),
 )
 
 GPU_CASES = (
     Case(4, 1, 32, 8, 128, (8191, 4096, 1, 0), seed=10),
     Case(2, 4, 28, 4, 128, (16385, 777), seed=11),
     Case(8, 1, 64, 8, 128, (4097, 3000, 2049, 1500, 999, 512, 17, 2), seed=12),
+    Case(1, 16, 24, 4, 256, (20688,), seed=16),
 )
 
 SPLIT_COUNTS = (1, 2, 5, 16)

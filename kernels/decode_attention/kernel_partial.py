@@ -36,11 +36,21 @@ def _online_softmax_range(
     IS_PAGED: tl.constexpr,
     DOT_FP64: tl.constexpr,
 ):
+    # Paged: the page ids of the next tile are loaded one iteration ahead, so the K/V
+    # addresses of a tile never wait on a block-table load (addresses only: the same
+    # page ids reach the same loads, no arithmetic changes).
+    if IS_PAGED:
+        o_first = n_start + tl.arange(0, BLOCK_N)  # [BLOCK_N]
+        i_page_next = tl.load(p_block_table + o_first // PAGE_SIZE, mask=o_first < n_end, other=0)  # [BLOCK_N]
+    else:
+        i_page_next = tl.zeros([BLOCK_N], dtype=tl.int32)  # [BLOCK_N], unused
     for n0 in range(n_start, n_end, BLOCK_N):
         o_n = n0 + tl.arange(0, BLOCK_N)  # [BLOCK_N]
         m_n = o_n < n_end
         if IS_PAGED:
-            i_page = tl.load(p_block_table + o_n // PAGE_SIZE, mask=m_n, other=0).to(tl.int64)
+            i_page = i_page_next.to(tl.int64)
+            o_next = o_n + BLOCK_N
+            i_page_next = tl.load(p_block_table + o_next // PAGE_SIZE, mask=o_next < n_end, other=0)
             o_slot = o_n % PAGE_SIZE
             o_k = i_page * stride_kblk + o_slot * stride_ks  # [BLOCK_N]
             o_v = i_page * stride_vblk + o_slot * stride_vs  # [BLOCK_N]

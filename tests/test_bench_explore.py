@@ -1,0 +1,51 @@
+"""The launch-config exploration: candidate labels, plans, and a patch that always undoes itself."""
+
+import pytest
+import torch
+
+from kernels.decode_attention import api
+from validation.bench.explore import PLAN, Candidate, parse_plan, partial_config, table
+
+
+def test_a_candidate_names_block_n_warps_and_stages():
+    assert Candidate("n32-w8-s4").fields() == (32, 8, 4)
+    assert Candidate("default").fields() is None
+
+
+@pytest.mark.parametrize("label", ["n32-w8", "w8-n32-s4", "n32-w8-sx", "fast"])
+def test_a_malformed_candidate_is_refused(label):
+    with pytest.raises(ValueError, match=f"got '{label}'"):
+        Candidate(label).fields()
+
+
+def test_the_patch_changes_block_n_warps_stages_and_keeps_block_m():
+    default = api.partial_launch_config(256, 96, torch.bfloat16)
+    with partial_config(Candidate("n32-w8-s2")):
+        patched = api.partial_launch_config(256, 96, torch.bfloat16)
+    assert (patched.block_m, patched.block_n, patched.num_warps, patched.num_stages) == (default.block_m, 32, 8, 2)
+    assert api.partial_launch_config(256, 96, torch.bfloat16) == default
+
+
+def test_the_patch_is_undone_when_the_call_inside_fails():
+    original = api.partial_launch_config
+    with pytest.raises(RuntimeError):
+        with partial_config(Candidate("n16-w4-s2")):
+            raise RuntimeError("compile error")
+    assert api.partial_launch_config is original
+
+
+def test_a_plan_from_the_command_line():
+    assert parse_plan(["llama8b-b1-32k:default,n64-w8-s3:32,64:paged"]) == (
+        ("llama8b-b1-32k", ("default", "n64-w8-s3"), (32, 64), True),)
+    assert parse_plan([]) == PLAN
+    with pytest.raises(ValueError, match="plan item must look like"):
+        parse_plan(["llama8b-b1-32k:default"])
+
+
+def test_the_table_compares_with_the_fastest_contiguous_default():
+    rows = [dict(shape="s", config="default", splits=32, paged=False, median_us=10.0),
+            dict(shape="s", config="n64-w8-s3", splits=32, paged=False, median_us=8.0),
+            dict(shape="s", config="n32-w4-s3", splits=32, paged=False, error="OutOfResources")]
+    text = table(rows)
+    assert "| s | n64-w8-s3 | 32 |  | 8.00 | 0.800 |" in text
+    assert "| s | n32-w4-s3 | 32 |  | - | - |" in text

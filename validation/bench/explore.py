@@ -1,0 +1,192 @@
+"""Launch-config exploration of the project's kernels on benchmark shapes.
+
+Times the project's split-KV route (`attention_decode_splitkv`, or the single pass
+at one split) with the partial kernel's (BLOCK_N, warps, stages) replaced by a
+candidate, at a few split counts, each call checked against the fp64 oracle before
+it is timed (the same graph-replay timing as the benchmark). It only measures: the
+configuration the project runs is the one in `kernels/decode_attention/launch_config.py`,
+which may depend on head dim, G x R and dtype alone.
+
+    python -m validation.bench.explore --out explore.json
+    python -m validation.bench.explore --out explore.json --plan llama8b-b1-32k:default,n64-w8-s3:32,64
+
+Interrupted (SIGINT), it still writes what it measured and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A partial-kernel launch config: `default` (launch_config.py's) or `n<BLOCK_N>-w<warps>-s<stages>`."""
+
+    label: str
+
+    def fields(self) -> tuple[int, int, int] | None:
+        if self.label == DEFAULT:
+            return None
+        parts = self.label.split("-")
+        try:
+            if len(parts) != 3 or [p[0] for p in parts] != ["n", "w", "s"]:
+                raise ValueError
+            block_n, warps, stages = (int(p[1:]) for p in parts)
+        except ValueError:
+            raise ValueError(f"candidate must be 'default' or look like n64-w4-s3, got {self.label!r}") from None
+        return block_n, warps, stages
+
+
+# (shape, candidates, split counts), most informative first: the run may be cut short.
+PLAN: tuple[tuple[str, tuple[str, ...], tuple[int, ...], bool], ...] = (
+    ("llama8b-b1-32k", (DEFAULT, "n64-w8-s3", "n64-w4-s2", "n64-w4-s4", "n32-w4-s3"), (32, 48, 64), False),
+    ("h24kv4d256-b1-20k", (DEFAULT, "n32-w4-s3", "n64-w4-s2", "n64-w8-s3"), (32, 64), True),
+    ("llama70b-tp8-b4-32k", (DEFAULT, "n64-w8-s3", "n64-w4-s2"), (32, 64), False),
+    ("llama8b-b1-4k", (DEFAULT, "n64-w8-s3", "n64-w4-s2"), (16, 32, 64), False),
+    ("seed-qwen0.5b-2k", (DEFAULT, "n64-w4-s2", "n128-w4-s2"), (16, 32), False),
+    ("h24kv4d256-b1-20k-r16", (DEFAULT, "n32-w8-s3", "n64-w8-s2"), (16, 32), True),
+    ("llama8b-b64-2k", (DEFAULT, "n64-w8-s3", "n64-w4-s2", "n32-w4-s3"), (1, 2), False),
+)
+
+
+def parse_plan(items: list[str]) -> tuple:
+    """`shape:cand,cand:splits,splits[:paged]` items, or the built-in PLAN when empty."""
+    if not items:
+        return PLAN
+    plan = []
+    for item in items:
+        parts = item.split(":")
+        if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] != "paged"):
+            raise ValueError(f"plan item must look like shape:default,n64-w8-s3:32,64[:paged], got {item!r}")
+        cands = tuple(parts[1].split(","))
+        for c in cands:
+            Candidate(c).fields()
+        plan.append((parts[0], cands, tuple(int(s) for s in parts[2].split(",")), len(parts) == 4))
+    return tuple(plan)
+
+
+@contextmanager
+def partial_config(candidate: Candidate):
+    """Replace the partial kernel's BLOCK_N, warps and stages (BLOCK_M kept) while inside."""
+    from kernels.decode_attention import api
+    from kernels.decode_attention.launch_config import LaunchConfig
+
+    fields = candidate.fields()
+    original = api.partial_launch_config
+    if fields is not None:
+        block_n, warps, stages = fields
+
+        def patched(head_dim, group_rows, dtype):
+            base = original(head_dim, group_rows, dtype)
+            return LaunchConfig(block_m=base.block_m, block_n=block_n, num_warps=warps, num_stages=stages)
+
+        api.partial_launch_config = patched
+    try:
+        yield
+    finally:
+        api.partial_launch_config = original
+
+
+def _call(shape, x, splits: int, paged: bool):
+    import torch
+
+    from kernels import (LayerWorkspace, attention_decode, attention_decode_paged, attention_decode_paged_splitkv,
+                         attention_decode_splitkv)
+
+    out = torch.empty_like(x.q)
+    if splits == 1:
+        if paged:
+            return lambda: attention_decode_paged(x.q, x.k_paged, x.v_paged, x.block_table, x.visible_tokens, out=out)
+        return lambda: attention_decode(x.q, x.k, x.v, x.visible_tokens, out=out)
+    ws = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, splits, x.q.device)
+    if paged:
+        return lambda: attention_decode_paged_splitkv(x.q, x.k_paged, x.v_paged, x.block_table, x.visible_tokens,
+                                                      num_splits=splits, workspace=ws, out=out)
+    return lambda: attention_decode_splitkv(x.q, x.k, x.v, x.visible_tokens, num_splits=splits, workspace=ws, out=out)
+
+
+def run(plan, seed: int, rows: list[dict], write) -> None:
+    import torch
+
+    from . import correctness, fixtures
+    from .shapes import select
+    from .timing import time_call
+
+    for name, cands, split_counts, with_paged in plan:
+        (shape,) = select([name])
+        x = fixtures.make_inputs(shape, seed=seed)
+        ref, _ = correctness.reference(x)
+        for label in cands:
+            for splits in split_counts:
+                for paged in ((False, True) if with_paged else (False,)):
+                    row = {"shape": name, "config": label, "splits": splits, "paged": paged}
+                    try:
+                        with partial_config(Candidate(label)):
+                            fn = _call(shape, x, splits, paged)
+                            check = correctness.compare(fn(), ref)
+                            row["rel_l2"] = check["rel_l2"]
+                            if check["passed"]:
+                                row["median_us"] = time_call(fn, cold_l2=not shape.warm_l2).median_us
+                            else:
+                                row["error"] = f"correctness failed: {check}"
+                    except Exception as exc:  # out of shared memory, compile error: recorded, not fatal
+                        row["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                    rows.append(row)
+                    print(f"[explore {time.strftime('%H:%M:%S')}] {name} {label} s{splits}{' paged' if paged else ''}"
+                          f" {row.get('median_us', float('nan')):.2f} us {row.get('error', '')}", file=sys.stderr,
+                          flush=True)
+                    write()
+        del x, ref
+        torch.cuda.empty_cache()
+
+
+def table(rows: list[dict]) -> str:
+    """Per shape: each measurement, and its time over the shape's fastest contiguous default."""
+    lines = ["| shape | config | splits | paged | us | x default best |", "|---|---|---|---|---|---|"]
+    for name in dict.fromkeys(r["shape"] for r in rows):
+        mine = [r for r in rows if r["shape"] == name]
+        base = [r["median_us"] for r in mine if r["config"] == DEFAULT and not r["paged"] and "median_us" in r]
+        best = min(base) if base else None
+        for r in sorted(mine, key=lambda r: r.get("median_us", float("inf"))):
+            us = r.get("median_us")
+            lines.append(f"| {name} | {r['config']} | {r['splits']} | {'yes' if r['paged'] else ''} | "
+                         f"{'-' if us is None else f'{us:.2f}'} | "
+                         f"{'-' if us is None or best is None else f'{us / best:.3f}'} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m validation.bench.explore", description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, required=True, help="JSON file of every measurement")
+    p.add_argument("--plan", nargs="*", default=None, help="shape:cand,cand:splits,splits[:paged] items")
+    p.add_argument("--seed", type=int, default=20261129)
+    args = p.parse_args(argv)
+    try:
+        plan = parse_plan(args.plan or [])
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    rows: list[dict] = []
+
+    def write() -> None:
+        args.out.write_text(json.dumps({"kind": "launch-config exploration", "rows": rows}, indent=1) + "\n")
+
+    try:
+        run(plan, args.seed, rows, write)
+    except KeyboardInterrupt:
+        print("interrupted: the table holds what was measured", file=sys.stderr)
+    write()
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
