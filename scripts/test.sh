@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Test job: set up (Python packages and Debian's chromium for the browser test), then run the tests.
+# Test job: set up (Python packages; Debian's chromium and a CJK font for the browser test), then run the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v chromium >/dev/null 2>&1; then
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi wenquanyi; then
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq chromium >/dev/null
+    apt-get install -y -qq chromium fonts-wqy-zenhei >/dev/null
   else
-    echo "chromium is missing and this user cannot install it: sudo apt-get install chromium" >&2
+    echo "chromium is missing and this user cannot install it: sudo apt-get install chromium fonts-wqy-zenhei" >&2
   fi
 fi
 
