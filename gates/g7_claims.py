@@ -58,8 +58,13 @@ def sentences(line: str):
 
 
 def find_claims(record: Record):
-    """(line, col, term) of every end-to-end claim in the body."""
-    for line_no, raw in prose_lines(record.body, record.body_start_line):
+    """(line, col, term) of every end-to-end claim in the record's body."""
+    return find_claims_in_text(record.body, record.body_start_line)
+
+
+def find_claims_in_text(text: str, first_line: int = 1):
+    """(line, col, term) of every end-to-end claim in Markdown text whose first line is `first_line`."""
+    for line_no, raw in prose_lines(text, first_line):
         if not CLAIM.search(raw):
             continue
         line = strip_code_spans(raw)

@@ -19,12 +19,11 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 from gates.errors import InputError, UsageError
 from gates.evidence import EvidenceStore
 from gates.findings import Finding
-from gates.g7_claims import MIN_SAMPLES, find_claims
+from gates.g7_claims import MIN_SAMPLES, find_claims_in_text
 from gates.paths import to_rel
 from gates.pr_body import MARKER_PATTERN
 from gates.quoted_numbers import matches, numbers_with_units, numeric_leaves, strip_code_spans
@@ -155,7 +154,7 @@ def _check_claims(text: str, record, artifacts, add) -> None:
         problems.append(f"no e2e artifact has fixture identities and >= {MIN_SAMPLES} fresh-process samples per arm")
     if not problems:
         return
-    for line, col, term in find_claims(SimpleNamespace(body=text, body_start_line=1)):
+    for line, col, term in find_claims_in_text(text):
         add("G7", line, f"end-to-end claim ({term!r}) without e2e evidence: {'; '.join(problems)}. "
             "Quote kernel-level results only", col)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gates.g7_claims import find_claims
+from gates.g7_claims import find_claims, find_claims_in_text
 from gates.quoted_numbers import matches, numbers_with_units, parse_quoted
 from gates.record import parse_record
 
@@ -77,3 +77,9 @@ def test_numbers_with_units_skip_versions_and_section_numbers():
     found = numbers_with_units("6.8854 ms, +22.6%, 16.79x slower, §10.2, v3.6.0, 48.2 tok/s, 4.8 TB/s, 9.8 µs")
     assert [(q.text, q.unit) for q in found] == [
         ("6.8854", "ms"), ("+22.6", "%"), ("16.79", "x"), ("48.2", "tok/s"), ("4.8", "TB/s"), ("9.8", "µs")]
+
+
+def test_a_pr_description_is_read_like_a_record_body():
+    text = "## Why\n\nKernel numbers must not be written as TPOT.\n\nThis lowers TTFT by half.\n"
+    assert list(find_claims_in_text(text)) == [(5, 13, "TTFT")]
+    assert [line for line, _, _ in find_claims_in_text(text, first_line=40)] == [44]
