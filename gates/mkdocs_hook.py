@@ -241,10 +241,8 @@ def _questions(questions: list, t) -> str:
         f'<td>{_badge(q.get("decision") or "pending")}</td><td>{_e(q.get("blast_radius", ""))}</td></tr>'
         for q in questions if isinstance(q, dict)
     )
-    head = (f'<tr><th>ID</th><th>{t["question"]}</th><th>{t["recommendation"]}</th>'
-            f'<th>{t["decision"]}</th><th>{t["blast_radius"]}</th></tr>')
-    return (f'<h2 id="dg-questions">{t["questions"]}</h2>'
-            f'<table class="dg-questions"><thead>{head}</thead><tbody>{rows}</tbody></table>')
+    return _titled_table("questions", t["questions"],
+                         ["ID", t["question"], t["recommendation"], t["decision"], t["blast_radius"]], rows)
 
 
 def _unknowns(unknowns: list, t) -> str:
@@ -256,10 +254,15 @@ def _unknowns(unknowns: list, t) -> str:
         f'<td>{", ".join(f"<code>{_e(x)}</code>" for x in u.get("evidence") or [])}</td></tr>'
         for u in unknowns if isinstance(u, dict)
     )
-    head = (f'<tr><th>ID</th><th>{t["question"]}</th><th>{t["closes_at"]}</th>'
-            f'<th>{t["status"]}</th><th>{t["evidence"]}</th></tr>')
-    return (f'<h2 id="dg-unknowns">{t["unknowns"]}</h2>'
-            f'<table class="dg-unknowns"><thead>{head}</thead><tbody>{rows}</tbody></table>')
+    return _titled_table("unknowns", t["unknowns"],
+                         ["ID", t["question"], t["closes_at"], t["status"], t["evidence"]], rows)
+
+
+def _titled_table(name: str, title: str, headers: list, rows: str) -> str:
+    """A heading and a table with CSS class dg-<name>; `rows` is already escaped HTML."""
+    head = "<tr>" + "".join(f"<th>{h}</th>" for h in headers) + "</tr>"
+    return (f'<h2 id="dg-{name}">{title}</h2>'
+            f'<table class="dg-{name}"><thead>{head}</thead><tbody>{rows}</tbody></table>')
 
 
 def _evidence(entries: list, checks: dict, t, link) -> str:
