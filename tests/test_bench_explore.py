@@ -12,10 +12,17 @@ def test_a_candidate_names_block_n_warps_and_stages():
     assert Candidate("default").fields() is None
 
 
-@pytest.mark.parametrize("label", ["n32-w8", "w8-n32-s4", "n32-w8-sx", "fast"])
+def test_a_candidate_may_add_grid_order_and_pdl_options():
+    assert Candidate("default-hm-nopdl").options() == {"split_major": False, "combine_pdl": False}
+    assert Candidate("n64-w8-s3-t2-cw8").fields() == (64, 8, 3)
+    assert Candidate("n64-w8-s3-t2-cw8").options() == {"pdl_trigger": 2, "combine_warps": 8}
+
+
+@pytest.mark.parametrize("label", ["n32-w8", "w8-n32-s4", "n32-w8-sx", "fast", "default-t3", "n64-w4-s3-fast"])
 def test_a_malformed_candidate_is_refused(label):
     with pytest.raises(ValueError, match=f"got '{label}'"):
         Candidate(label).fields()
+        Candidate(label).options()
 
 
 def test_the_patch_changes_block_n_warps_stages_and_keeps_block_m():
@@ -24,6 +31,15 @@ def test_the_patch_changes_block_n_warps_stages_and_keeps_block_m():
         patched = api.partial_launch_config(256, 96, torch.bfloat16)
     assert (patched.block_m, patched.block_n, patched.num_warps, patched.num_stages) == (default.block_m, 32, 8, 2)
     assert api.partial_launch_config(256, 96, torch.bfloat16) == default
+
+
+def test_the_patch_sets_grid_order_and_the_combine_launch():
+    with partial_config(Candidate("default-hm-t2-nopdl-cw8")):
+        partial = api.partial_launch_config(128, 4, torch.bfloat16)
+        combine = api.combine_launch_config(128, 32, pdl_available=True)
+    assert (partial.split_major, partial.pdl_trigger) == (False, 2)
+    assert (combine.num_warps, combine.use_pdl) == (8, False)
+    assert api.combine_launch_config(128, 32, pdl_available=True).use_pdl is True
 
 
 def test_the_patch_is_undone_when_the_call_inside_fails():

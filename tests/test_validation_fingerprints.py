@@ -11,8 +11,10 @@ def test_committed_file_is_keyed_by_backend_then_fixture():
     keys = {key for key, *_ in fingerprints.fingerprint_targets()}
     for backend, prints in committed.items():
         assert backend.startswith(("interpreter-cpu-", "cuda-sm"))
-        assert set(prints) == keys
+        assert set(prints) <= keys, "a fingerprint for a fixture that no longer exists"
         assert all(len(sha) == 64 for sha in prints.values())
+    # a backend may lack fixtures not yet recorded on it (they skip there), but some backend has them all
+    assert any(set(prints) == keys for prints in committed.values())
 
 
 def test_refresh_from_an_artifact_writes_only_that_backend(tmp_path, monkeypatch):

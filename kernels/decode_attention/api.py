@@ -7,10 +7,12 @@ stays on the device and `num_splits` is a host int fixed at capture.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 
 import torch
+import triton.language as tl
 
 from .checks import DecodeShape, check_inputs, check_num_splits, check_out, check_scale
 from .kernel_combine import decode_attention_combine_kernel
@@ -19,6 +21,7 @@ from .launch_config import block_d_for, combine_launch_config, partial_launch_co
 from .workspace import LayerWorkspace
 
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+PDL_ENV = "DESIGN_GATES_DECODE_PDL"
 LOG2E = 1.0 / math.log(2.0)
 
 __all__ = [
@@ -125,11 +128,13 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
     q4 = q if q.dim() == 4 else q.unsqueeze(1)
     o4 = out if out.dim() == 4 else out.unsqueeze(1)
     group = shape.num_q_heads // shape.num_kv_heads
-    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype)
+    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype, single_pass=finalize)
     block_d = block_d_for(shape.head_dim)
     num_m_blocks = -(-group * shape.rows // config.block_m)
     table = block_table if paged else visible_tokens
-    grid = (shape.batch * shape.num_kv_heads * num_m_blocks, num_splits)
+    heads_blocks = shape.batch * shape.num_kv_heads * num_m_blocks
+    grid = (num_splits, heads_blocks) if config.split_major else (heads_blocks, num_splits)
+    combine = None if finalize else combine_launch_config(shape.head_dim, num_splits, pdl_available=pdl_available(q.device))
     decode_attention_partial_kernel[grid](
         q4, k_cache, v_cache, table, visible_tokens, o4, *partials,
         scale * LOG2E, num_splits, num_m_blocks, shape.num_kv_heads, shape.num_q_heads, shape.capacity,
@@ -140,15 +145,41 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
         table.stride(0),
         ROWS=shape.rows, GROUP=group, HEAD_DIM=shape.head_dim, BLOCK_D=block_d,
         BLOCK_M=config.block_m, BLOCK_N=config.block_n, PAGE_SIZE=shape.page_size,
-        IS_PAGED=paged, FINALIZE=finalize, DOT_FP64=INTERPRET,
+        IS_PAGED=paged, PREFETCH_PAGES=paged and not finalize and config.prefetch_pages, FINALIZE=finalize,
+        SPLIT_MAJOR=config.split_major, PDL_TRIGGER=config.pdl_trigger if combine is not None and combine.use_pdl else 0,
+        DOT_FP64=INTERPRET,
         num_warps=config.num_warps, num_stages=config.num_stages,
     )
-    if not finalize:
-        combine = combine_launch_config(shape.head_dim, num_splits)
+    if combine is not None:
+        pdl = {"launch_pdl": True} if combine.use_pdl else {}
         decode_attention_combine_kernel[(shape.batch * shape.rows * shape.num_q_heads,)](
             *partials, o4, num_splits, shape.num_q_heads,
             o4.stride(0), o4.stride(1), o4.stride(2),
-            ROWS=shape.rows, HEAD_DIM=shape.head_dim, BLOCK_D=block_d, BLOCK_S=combine.block_n,
-            num_warps=combine.num_warps,
+            ROWS=shape.rows, HEAD_DIM=shape.head_dim, BLOCK_D=block_d, BLOCK_S=combine.block_s,
+            USE_PDL=combine.use_pdl,
+            num_warps=combine.num_warps, **pdl,
         )
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _pdl_supported(device_type: str, device_index) -> bool:
+    if INTERPRET or device_type != "cuda" or os.environ.get(PDL_ENV, "1") == "0":
+        return False
+    if torch.cuda.get_device_capability(device_index)[0] < 9:
+        return False
+    try:
+        from triton.backends.nvidia.compiler import CUDAOptions
+    except ImportError:
+        return False
+    return "launch_pdl" in getattr(CUDAOptions, "__dataclass_fields__", {}) and hasattr(tl.extra.cuda, "gdc_wait")
+
+
+def pdl_available(device: torch.device) -> bool:
+    """Whether the combine launches as a programmatic dependent of the partial kernel.
+
+    True on Hopper and later with a Triton that has `launch_pdl` (3.3+), unless
+    DESIGN_GATES_DECODE_PDL=0. PDL changes when the combine's programs start, not what
+    they compute: the outputs are the same bits either way.
+    """
+    return _pdl_supported(device.type, device.index if device.index is not None else torch.cuda.current_device() if device.type == "cuda" else None)

@@ -34,12 +34,13 @@ def _online_softmax_range(
     BLOCK_N: tl.constexpr,
     PAGE_SIZE: tl.constexpr,
     IS_PAGED: tl.constexpr,
+    PREFETCH_PAGES: tl.constexpr,
     DOT_FP64: tl.constexpr,
 ):
-    # Paged: the page ids of the next tile are loaded one iteration ahead, so the K/V
-    # addresses of a tile never wait on a block-table load (addresses only: the same
-    # page ids reach the same loads, no arithmetic changes).
-    if IS_PAGED:
+    # Paged with PREFETCH_PAGES: the page ids of the next tile are loaded one iteration
+    # ahead, so the K/V addresses of a tile never wait on a block-table load (addresses
+    # only: the same page ids reach the same loads, no arithmetic changes).
+    if PREFETCH_PAGES:
         o_first = n_start + tl.arange(0, BLOCK_N)  # [BLOCK_N]
         i_page_next = tl.load(p_block_table + o_first // PAGE_SIZE, mask=o_first < n_end, other=0)  # [BLOCK_N]
     else:
@@ -48,9 +49,12 @@ def _online_softmax_range(
         o_n = n0 + tl.arange(0, BLOCK_N)  # [BLOCK_N]
         m_n = o_n < n_end
         if IS_PAGED:
-            i_page = i_page_next.to(tl.int64)
-            o_next = o_n + BLOCK_N
-            i_page_next = tl.load(p_block_table + o_next // PAGE_SIZE, mask=o_next < n_end, other=0)
+            if PREFETCH_PAGES:
+                i_page = i_page_next.to(tl.int64)
+                o_next = o_n + BLOCK_N
+                i_page_next = tl.load(p_block_table + o_next // PAGE_SIZE, mask=o_next < n_end, other=0)
+            else:
+                i_page = tl.load(p_block_table + o_n // PAGE_SIZE, mask=m_n, other=0).to(tl.int64)
             o_slot = o_n % PAGE_SIZE
             o_k = i_page * stride_kblk + o_slot * stride_ks  # [BLOCK_N]
             o_v = i_page * stride_vblk + o_slot * stride_vs  # [BLOCK_N]
@@ -120,11 +124,20 @@ def decode_attention_partial_kernel(
     BLOCK_N: tl.constexpr,
     PAGE_SIZE: tl.constexpr,
     IS_PAGED: tl.constexpr,
+    PREFETCH_PAGES: tl.constexpr,
     FINALIZE: tl.constexpr,
+    SPLIT_MAJOR: tl.constexpr,
+    PDL_TRIGGER: tl.constexpr,
     DOT_FP64: tl.constexpr,
 ):
-    i_bhm = tl.program_id(0)
-    i_s = tl.program_id(1)
+    if SPLIT_MAJOR:  # consecutive programs walk the splits of one (request, KV head)
+        i_s = tl.program_id(0)
+        i_bhm = tl.program_id(1)
+    else:
+        i_bhm = tl.program_id(0)
+        i_s = tl.program_id(1)
+    if PDL_TRIGGER == 1:  # the combine may be scheduled now; it waits for this grid to finish
+        tl.extra.cuda.gdc_launch_dependents()
     i_mb = i_bhm % num_m_blocks
     i_bh = i_bhm // num_m_blocks
     i_kvh = i_bh % num_kv_heads
@@ -164,8 +177,10 @@ def decode_attention_partial_kernel(
         b_q, acc, m_i, l_i, p_k, p_v, p_block_table,
         stride_kb, stride_ks, stride_vb, stride_vs,
         n_start, n_end, row_limit, qk_scale, o_d, m_d,
-        BLOCK_N, PAGE_SIZE, IS_PAGED, DOT_FP64,
+        BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, DOT_FP64,
     )
+    if PDL_TRIGGER == 2:
+        tl.extra.cuda.gdc_launch_dependents()
 
     if FINALIZE:
         l_safe = tl.where(l_i > 0.0, l_i, 1.0)

@@ -19,10 +19,30 @@ MAX_SPLITS = 256
 
 @dataclass(frozen=True)
 class LaunchConfig:
+    """Partial/single-pass kernel: tile sizes, warps, pipeline depth, grid order, PDL trigger.
+
+    `pdl_trigger`: where the partial kernel lets the combine start early (programmatic
+    dependent launch): 0 never, 1 at program start, 2 after the KV loop.
+    `prefetch_pages`: paged split programs load the next tile's page ids one tile ahead
+    (the single pass never does: it measured slower there).
+    """
+
     block_m: int
     block_n: int
     num_warps: int
     num_stages: int
+    split_major: bool = True
+    pdl_trigger: int = 1
+    prefetch_pages: bool = True
+
+
+@dataclass(frozen=True)
+class CombineConfig:
+    """Combine kernel: split rows per tile, warps, and whether it launches as a PDL dependent."""
+
+    block_s: int
+    num_warps: int
+    use_pdl: bool
 
 
 def block_d_for(head_dim: int) -> int:
@@ -30,13 +50,16 @@ def block_d_for(head_dim: int) -> int:
     return max(16, triton.next_power_of_2(head_dim))
 
 
-def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype) -> LaunchConfig:
+def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *, single_pass: bool = False) -> LaunchConfig:
     """BLOCK_M, BLOCK_N, warps and stages of the partial/single-pass kernel.
 
     Args:
         head_dim: D of the caches (a multiple of 8, at most 256).
         group_rows: query rows one KV group carries, G x R.
         dtype: torch.bfloat16 or torch.float16.
+        single_pass: the config of the single-pass kernel (FINALIZE) rather than the
+            split partial kernel. Only the pipeline depth may differ between the two:
+            it changes no arithmetic, so split(1) keeps the single pass's bits.
     """
     block_d = block_d_for(head_dim)
     block_m = min(max(16, triton.next_power_of_2(group_rows)), 64)
@@ -48,10 +71,20 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype) ->
         block_n = 64
     num_warps = 4 if block_m * block_d <= 64 * 128 else 8
     # Three stages keep two K/V tiles in flight per program (measured on an H200:
-    # docs/results/perf-notes.md); at D = 256 that is 3 x 64 KiB of shared memory.
-    return LaunchConfig(block_m=block_m, block_n=block_n, num_warps=num_warps, num_stages=3)
+    # docs/results/perf-notes.md); at D = 256 that is 3 x 64 KiB of shared memory. The
+    # single pass runs where the grid already fills the GPU (large batch): there two
+    # stages keep three programs per SM resident instead of two.
+    num_stages = 2 if single_pass else 3
+    return LaunchConfig(block_m=block_m, block_n=block_n, num_warps=num_warps, num_stages=num_stages)
 
 
-def combine_launch_config(head_dim: int, num_splits: int) -> LaunchConfig:
-    """Warps of the combine kernel (one program per output vector)."""
-    return LaunchConfig(block_m=1, block_n=triton.next_power_of_2(num_splits), num_warps=1 if head_dim <= 128 else 2, num_stages=1)
+def combine_launch_config(head_dim: int, num_splits: int, *, pdl_available: bool) -> CombineConfig:
+    """The combine kernel's tile of split rows (splits 1.. in one or a few loads) and warps.
+
+    Args:
+        head_dim: D.
+        num_splits: splits of the call.
+        pdl_available: the device and Triton support programmatic dependent launch.
+    """
+    block_s = min(triton.next_power_of_2(max(num_splits - 1, 1)), 64 if head_dim <= 128 else 32)
+    return CombineConfig(block_s=max(block_s, 2), num_warps=4, use_pdl=pdl_available)

@@ -28,32 +28,69 @@ DEFAULT = "default"
 
 @dataclass(frozen=True)
 class Candidate:
-    """A partial-kernel launch config: `default` (launch_config.py's) or `n<BLOCK_N>-w<warps>-s<stages>`."""
+    """A launch config to try: `default` (launch_config.py's), or `n<BLOCK_N>-w<warps>-s<stages>`,
+    either followed by options: `hm` (head-major grid instead of split-major), `t<0|1|2>`
+    (where the partial kernel lets the combine start: never, at start, after the loop),
+    `nopdl` (combine launched without PDL), `nopf` (paged: no page-id prefetch),
+    `cw<warps>` (combine warps).
+    For example `default-hm-nopdl` or `n64-w8-s3-t2`."""
 
     label: str
 
     def fields(self) -> tuple[int, int, int] | None:
-        if self.label == DEFAULT:
+        """(BLOCK_N, warps, stages), or None to keep the default's."""
+        base, _ = self._split()
+        if base is None:
             return None
-        parts = self.label.split("-")
         try:
+            parts = base.split("-")
             if len(parts) != 3 or [p[0] for p in parts] != ["n", "w", "s"]:
                 raise ValueError
             block_n, warps, stages = (int(p[1:]) for p in parts)
         except ValueError:
-            raise ValueError(f"candidate must be 'default' or look like n64-w4-s3, got {self.label!r}") from None
+            raise ValueError(self._error()) from None
         return block_n, warps, stages
+
+    def options(self) -> dict:
+        """The option fields the label sets (split_major, pdl_trigger, prefetch_pages, combine_pdl, combine_warps)."""
+        _, opts = self._split()
+        found: dict = {}
+        for opt in opts:
+            if opt == "hm":
+                found["split_major"] = False
+            elif opt == "nopf":
+                found["prefetch_pages"] = False
+            elif opt == "nopdl":
+                found["combine_pdl"] = False
+            elif opt[:1] == "t" and opt[1:] in ("0", "1", "2"):
+                found["pdl_trigger"] = int(opt[1:])
+            elif opt[:2] == "cw" and opt[2:].isdigit():
+                found["combine_warps"] = int(opt[2:])
+            else:
+                raise ValueError(self._error())
+        return found
+
+    def _split(self) -> tuple[str | None, list[str]]:
+        parts = self.label.split("-")
+        if parts[0] == DEFAULT:
+            return None, parts[1:]
+        return "-".join(parts[:3]), parts[3:]
+
+    def _error(self) -> str:
+        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, got {self.label!r}"
 
 
 # (shape, candidates, split counts), most informative first: the run may be cut short.
 PLAN: tuple[tuple[str, tuple[str, ...], tuple[int, ...], bool], ...] = (
-    ("llama8b-b1-32k", (DEFAULT, "n64-w8-s3", "n64-w4-s2", "n64-w4-s4", "n32-w4-s3"), (32, 48, 64), False),
-    ("h24kv4d256-b1-20k", (DEFAULT, "n32-w4-s3", "n64-w4-s2", "n64-w8-s3"), (32, 64), True),
-    ("llama70b-tp8-b4-32k", (DEFAULT, "n64-w8-s3", "n64-w4-s2"), (32, 64), False),
-    ("llama8b-b1-4k", (DEFAULT, "n64-w8-s3", "n64-w4-s2"), (16, 32, 64), False),
-    ("seed-qwen0.5b-2k", (DEFAULT, "n64-w4-s2", "n128-w4-s2"), (16, 32), False),
-    ("h24kv4d256-b1-20k-r16", (DEFAULT, "n32-w8-s3", "n64-w8-s2"), (16, 32), True),
-    ("llama8b-b64-2k", (DEFAULT, "n64-w8-s3", "n64-w4-s2", "n32-w4-s3"), (1, 2), False),
+    ("seed-qwen0.5b-2k", (DEFAULT, "default-hm", "default-nopdl", "default-t2", "n128-w4-s3", "n128-w4-s2"), (8, 16, 32), False),
+    ("llama8b-b1-4k", (DEFAULT, "default-hm", "default-nopdl", "default-t2", "n64-w4-s2"), (8, 16, 32), False),
+    ("llama8b-b1-32k", (DEFAULT, "default-hm", "default-nopdl", "default-t2", "n128-w4-s2", "n128-w8-s2", "n64-w4-s4"), (32, 48), False),
+    ("llama70b-tp8-b4-32k", (DEFAULT, "default-hm", "default-nopdl", "n64-w8-s3", "n64-w4-s4"), (32, 48, 64), False),
+    ("h24kv4d256-b1-20k", (DEFAULT, "default-hm", "default-nopdl", "default-cw8"), (16, 32), True),
+    ("h24kv4d256-b1-20k-r16", (DEFAULT, "default-nopdl", "default-cw8"), (8, 16), True),
+    ("llama8b-b1-128k", (DEFAULT, "default-hm"), (32, 64), False),
+    ("llama8b-b8-8k", (DEFAULT, "default-hm"), (4, 8), False),
+    ("llama8b-b64-2k", (DEFAULT, "n64-w4-s3"), (1, 2), True),
 )
 
 
@@ -69,30 +106,41 @@ def parse_plan(items: list[str]) -> tuple:
         cands = tuple(parts[1].split(","))
         for c in cands:
             Candidate(c).fields()
+            Candidate(c).options()
         plan.append((parts[0], cands, tuple(int(s) for s in parts[2].split(",")), len(parts) == 4))
     return tuple(plan)
 
 
 @contextmanager
 def partial_config(candidate: Candidate):
-    """Replace the partial kernel's BLOCK_N, warps and stages (BLOCK_M kept) while inside."""
+    """Replace the kernels' launch configs as the candidate says (BLOCK_M kept) while inside."""
+    from dataclasses import replace
+
     from kernels.decode_attention import api
-    from kernels.decode_attention.launch_config import LaunchConfig
 
     fields = candidate.fields()
-    original = api.partial_launch_config
+    options = candidate.options()
+    original = (api.partial_launch_config, api.combine_launch_config)
+    partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages") if k in options}
     if fields is not None:
-        block_n, warps, stages = fields
+        partial_fields.update(block_n=fields[0], num_warps=fields[1], num_stages=fields[2])
+    combine_fields = {}
+    if "combine_warps" in options:
+        combine_fields["num_warps"] = options["combine_warps"]
+    if options.get("combine_pdl") is False:
+        combine_fields["use_pdl"] = False
 
-        def patched(head_dim, group_rows, dtype):
-            base = original(head_dim, group_rows, dtype)
-            return LaunchConfig(block_m=base.block_m, block_n=block_n, num_warps=warps, num_stages=stages)
+    def patched_partial(head_dim, group_rows, dtype, **kwargs):
+        return replace(original[0](head_dim, group_rows, dtype, **kwargs), **partial_fields)
 
-        api.partial_launch_config = patched
+    def patched_combine(head_dim, num_splits, **kwargs):
+        return replace(original[1](head_dim, num_splits, **kwargs), **combine_fields)
+
+    api.partial_launch_config, api.combine_launch_config = patched_partial, patched_combine
     try:
         yield
     finally:
-        api.partial_launch_config = original
+        api.partial_launch_config, api.combine_launch_config = original
 
 
 def _call(shape, x, splits: int, paged: bool):
