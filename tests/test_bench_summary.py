@@ -52,6 +52,17 @@ def test_paged_more_than_1_1x_slower_fails():
     assert results(rows, shapes)["summary"]["seed-qwen0.5b-2k"]["checks"]["paged_within_1.1x"] is False
 
 
+def test_the_plain_read_of_the_same_bytes_is_reported_beside_ours():
+    shapes = select(["llama8b-b1-32k"])
+    res = {"ours": "splitkv", "rows": [row("llama8b-b1-32k", "splitkv", 36.0)],
+           "shapes": {"llama8b-b1-32k": {"heuristic_splits": 32, "read_pass": {"median_us": 32.0}}},
+           "ceilings": {"read": {"TBps": 4.58}}}
+    e = summary.summarize(res, shapes)["llama8b-b1-32k"]
+    assert (e["read_pass_us"], e["ratio_to_read_pass"]) == (32.0, 36.0 / 32.0)
+    assert "read_pass_us" not in summary.summarize({**res, "shapes": {"llama8b-b1-32k": {"heuristic_splits": 32}}},
+                                                   shapes)["llama8b-b1-32k"]
+
+
 def test_paged_name_of_variants():
     assert summary.paged_name("splitkv") == "splitkv_paged"
     assert summary.paged_name("tuned[n64-w4-s3-m64-twokernel]") == "tuned_paged[n64-w4-s3-m64-twokernel]"

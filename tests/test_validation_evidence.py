@@ -71,3 +71,12 @@ def test_run_suite_writes_a_schema_valid_bitwise_artifact(tmp_path):
     assert artifact["command"].startswith("python -m validation.run_suite bitwise --out")
     assert artifact["results"]["anchors"]["A1-split1-equals-single-pass"]["cases"] == 4
     assert artifact["results"]["passed"] is True
+
+
+def test_outside_a_git_checkout_the_commit_comes_from_the_environment(tmp_path, monkeypatch):
+    from validation.artifacts import COMMIT_ENV, git_commit
+
+    monkeypatch.delenv(COMMIT_ENV, raising=False)
+    assert git_commit(tmp_path) is None
+    monkeypatch.setenv(COMMIT_ENV, "bf39b19")
+    assert git_commit(tmp_path) == "bf39b19"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,13 +30,20 @@ def source_hashes(patterns=MEASURED_SOURCES, repo_root: Path = REPO_ROOT) -> dic
     return dict(sorted(hashes.items()))
 
 
+COMMIT_ENV = "DESIGN_GATES_COMMIT"
+
+
 def git_commit(repo_root: Path = REPO_ROOT) -> str | None:
+    """HEAD of the checkout; where there is no git repository (a copied tree on a GPU
+    machine), the commit named in DESIGN_GATES_COMMIT, else None."""
     try:
         done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo_root, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
-        return None
-    sha = done.stdout.strip()
-    return sha if done.returncode == 0 and len(sha) == 40 else None
+        done = None
+    sha = done.stdout.strip() if done is not None else ""
+    if done is not None and done.returncode == 0 and len(sha) == 40:
+        return sha
+    return os.environ.get(COMMIT_ENV) or None
 
 
 def build_artifact(*, artifact_id: str, kind: str, command: str, results: dict, fixtures: dict[str, str], sources=None) -> dict:

@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from .artifacts import COMMIT_ENV
+
 ARTIFACTS = {
     "numeric": "numeric-matrix-h200.json",
     "bitwise": "bitwise-matrix-h200.json",
@@ -63,7 +65,10 @@ def _timings() -> list[tuple]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m validation.gpu_check")
     parser.add_argument("--out-dir", default=os.environ.get("OUT", ".out"))
+    parser.add_argument("--commit", default=None, help="commit to record in the artifacts when the tree has no .git")
     args = parser.parse_args(argv)
+    if args.commit:
+        os.environ[COMMIT_ENV] = args.commit
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     start = time.time()

@@ -148,7 +148,8 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         markdown_table(artifact),
         "",
         "Columns: ours and best peer in microseconds; ratio = ours / best peer; of ceiling = KV bytes / time "
-        "over the read ceiling; paged x = paged / contiguous; vs single = single-pass time / ours; "
+        "over the read ceiling; read us = the read kernel over exactly the shape's KV bytes, timed the same "
+        "way (what streaming the cache alone costs under this method); paged x = paged / contiguous; vs single = single-pass time / ours; "
         "splits h/best = the heuristic's split count / the fastest count of the sweep over 1, 2, 4, ..., 128.",
         "",
         "| shape | bar | checks |",

@@ -13,6 +13,7 @@ import torch
 from kernels.decode_layer import layer_num_splits
 
 from . import ceilings, correctness, environment, fixtures, impls, summary
+from .read_kernel import ReadPass
 from .shapes import SPLIT_SWEEP, BenchShape
 from .timing import time_call
 from .variants.splitkv_tuned import LaunchConfig
@@ -88,6 +89,16 @@ def _anchors(shape: BenchShape, x, splits: int) -> dict:
             f"paged_equals_contiguous_at_{splits}_splits": bool(torch.equal(contig, paged))}
 
 
+def _read_pass(shape: BenchShape, opts: RunOptions) -> dict:
+    """The read kernel over exactly this shape's KV bytes, timed like every implementation:
+    what a kernel that only streams the cache costs under the same method (launches, L2 state)."""
+    reader = ReadPass(shape.kv_bytes)
+    timing = time_call(reader, cold_l2=opts.flush_l2 or not shape.warm_l2)
+    reader.check()
+    del reader
+    return {"median_us": timing.median_us, "bytes": shape.kv_bytes, "timing": timing.to_json()}
+
+
 def _split_window(splits: int) -> tuple[int, ...]:
     """The heuristic's split count with its neighbours (half, double, four times)."""
     return tuple(s for s in (splits // 2, splits, 2 * splits, 4 * splits) if s in SPLIT_SWEEP)
@@ -114,6 +125,8 @@ def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOption
                                               name=f"tuned_paged[{opts.variant_configs[0].label()}]"), "matrix"))
     meta["anchors"] = _anchors(shape, x, splits)
     progress(f"  anchors {meta['anchors']}")
+    meta["read_pass"] = _read_pass(shape, opts)
+    progress(f"  plain read of the KV bytes, same timing: {meta['read_pass']['median_us']:.2f} us")
     peers, skipped = impls.peer_impls(shape, x, opts.peers)
     meta["peers_skipped"] = skipped
     rows = [_measure(shape, impl, ref, read_tbps, opts, role) for impl, role in candidates]

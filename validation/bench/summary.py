@@ -42,6 +42,10 @@ def summarize(results: dict, shapes: tuple[BenchShape, ...]) -> dict:
             out[s] = entry
             continue
         entry["fraction_of_read_ceiling"] = shape.floor_us(read) / ours_us
+        read_pass = results["shapes"].get(s, {}).get("read_pass")
+        if read_pass:
+            entry["read_pass_us"] = read_pass["median_us"]
+            entry["ratio_to_read_pass"] = ours_us / read_pass["median_us"]
         peers = [(r["median_us"], r["impl"]) for r in rows
                  if r["shape"] == s and r["kind"] == "peer" and "median_us" in r]
         checks = entry["checks"]

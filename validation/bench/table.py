@@ -7,7 +7,7 @@ def _fmt(value, spec: str, missing: str = "-") -> str:
     return missing if value is None else format(value, spec)
 
 
-HEADER = ("shape", "KV MB", "ours us", "best peer", "peer us", "ratio", "of ceiling", "paged x",
+HEADER = ("shape", "KV MB", "ours us", "best peer", "peer us", "ratio", "of ceiling", "read us", "paged x",
           "vs single", "splits h/best", "pass")
 
 
@@ -20,6 +20,7 @@ def summary_rows(artifact: dict) -> list[tuple[str, ...]]:
         rows.append((name, f"{meta['kv_bytes'] / 1e6:.1f}", _fmt(e.get("ours_us"), ".2f"),
                      e.get("best_peer", "-"), _fmt(e.get("best_peer_us"), ".2f"),
                      _fmt(e.get("ratio_to_best_peer"), ".3f"), _fmt(e.get("fraction_of_read_ceiling"), ".1%"),
+                     _fmt(e.get("read_pass_us"), ".2f"),
                      _fmt(e.get("paged_ratio"), ".3f"), _fmt(e.get("speedup_vs_single_pass"), ".1f"), hb,
                      {True: "yes", False: "NO", None: "-"}[e.get("passed")]))
     return rows
