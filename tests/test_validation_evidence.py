@@ -73,10 +73,11 @@ def test_run_suite_writes_a_schema_valid_bitwise_artifact(tmp_path):
     assert artifact["results"]["passed"] is True
 
 
-def test_outside_a_git_checkout_the_commit_comes_from_the_environment(tmp_path, monkeypatch):
-    from validation.artifacts import COMMIT_ENV, git_commit
+def test_a_named_commit_wins_over_the_checkout_and_stands_in_for_a_missing_one(tmp_path, monkeypatch):
+    from validation.artifacts import COMMIT_ENV, REPO_ROOT, git_commit
 
     monkeypatch.delenv(COMMIT_ENV, raising=False)
     assert git_commit(tmp_path) is None
     monkeypatch.setenv(COMMIT_ENV, "bf39b19")
     assert git_commit(tmp_path) == "bf39b19"
+    assert git_commit(REPO_ROOT) == "bf39b19"

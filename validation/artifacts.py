@@ -34,16 +34,17 @@ COMMIT_ENV = "DESIGN_GATES_COMMIT"
 
 
 def git_commit(repo_root: Path = REPO_ROOT) -> str | None:
-    """HEAD of the checkout; where there is no git repository (a copied tree on a GPU
-    machine), the commit named in DESIGN_GATES_COMMIT, else None."""
+    """The commit to record: DESIGN_GATES_COMMIT when set (a copied tree on a GPU machine
+    may carry stale or no git metadata), else HEAD of the checkout, else None."""
+    named = os.environ.get(COMMIT_ENV)
+    if named:
+        return named
     try:
         done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo_root, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
-        done = None
-    sha = done.stdout.strip() if done is not None else ""
-    if done is not None and done.returncode == 0 and len(sha) == 40:
-        return sha
-    return os.environ.get(COMMIT_ENV) or None
+        return None
+    sha = done.stdout.strip()
+    return sha if done.returncode == 0 and len(sha) == 40 else None
 
 
 def build_artifact(*, artifact_id: str, kind: str, command: str, results: dict, fixtures: dict[str, str], sources=None) -> dict:

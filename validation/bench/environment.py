@@ -8,6 +8,8 @@ import platform
 import subprocess
 from pathlib import Path
 
+from validation.artifacts import git_commit  # noqa: F401  (re-exported for the bench modules)
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SOURCE_GLOBS = ("kernels/decode_attention/*.py", "kernels/split_heuristic.py", "kernels/decode_layer.py",
                 "validation/bench/*.py", "validation/bench/variants/*.py")
@@ -20,14 +22,6 @@ def source_hashes(root: Path = REPO_ROOT) -> dict[str, str]:
         for path in sorted(root.glob(pattern)):
             out[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
-
-
-def git_commit(root: Path = REPO_ROOT) -> str | None:
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                              check=True, timeout=10).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def _driver() -> str | None:

@@ -9,6 +9,8 @@ out=$1; shift
 ncu_wanted=0
 if [ "${1:-}" = "--ncu" ]; then ncu_wanted=1; shift; fi
 export PYTHONUNBUFFERED=1
+# --commit X among the benchmark arguments also names the commit of the profile artifacts
+prev=""; for arg in "$@"; do [ "$prev" = "--commit" ] && export DESIGN_GATES_COMMIT=${DESIGN_GATES_COMMIT:-$arg}; prev=$arg; done
 export TRITON_CACHE_DIR=$PWD/.bench-cache/triton TORCHINDUCTOR_CACHE_DIR=$PWD/.bench-cache/inductor
 mkdir -p "$TRITON_CACHE_DIR" "$TORCHINDUCTOR_CACHE_DIR" "$out"
 # a compile cache from an earlier session, if one was carried along
