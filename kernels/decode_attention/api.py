@@ -128,11 +128,14 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
     q4 = q if q.dim() == 4 else q.unsqueeze(1)
     o4 = out if out.dim() == 4 else out.unsqueeze(1)
     group = shape.num_q_heads // shape.num_kv_heads
-    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype, single_pass=finalize)
+    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype)
     block_d = block_d_for(shape.head_dim)
     num_m_blocks = -(-group * shape.rows // config.block_m)
     table = block_table if paged else visible_tokens
     heads_blocks = shape.batch * shape.num_kv_heads * num_m_blocks
+    if finalize and q.device.type == "cuda" and not INTERPRET:
+        config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype,
+                                       programs_per_sm=heads_blocks / _sm_count(q.device.index))
     grid = (num_splits, heads_blocks) if config.split_major else (heads_blocks, num_splits)
     combine = None if finalize else combine_launch_config(shape.head_dim, num_splits, pdl_available=pdl_available(q.device))
     decode_attention_partial_kernel[grid](
@@ -160,6 +163,11 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
             num_warps=combine.num_warps, **pdl,
         )
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _sm_count(device_index) -> int:
+    return torch.cuda.get_device_properties(device_index if device_index is not None else torch.cuda.current_device()).multi_processor_count
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,10 +1,12 @@
 """Tunables of the decode-attention kernels, chosen in one place.
 
-The choice may depend only on the head dimension, the number of query rows a KV
-group packs (G x R) and the dtype: never on the batch, the cache length, the number
-of splits or paging. The bitwise anchors rely on that (split with one split equals the
-single pass, paged equals contiguous, a request alone equals it inside a batch), since
-BLOCK_N fixes both the tile order of the loop and the rounding of split boundaries.
+The tiles (BLOCK_M, BLOCK_N) and warps may depend only on the head dimension, the
+number of query rows a KV group packs (G x R) and the dtype: never on the batch, the
+cache length, the number of splits or paging. The bitwise anchors rely on that (split
+with one split equals the single pass, paged equals contiguous, a request alone equals
+it inside a batch), since BLOCK_N fixes both the tile order of the loop and the rounding
+of split boundaries. The pipeline depth, the grid order and where the combine may start
+change no arithmetic, so they may follow the grid.
 """
 
 from __future__ import annotations
@@ -50,16 +52,21 @@ def block_d_for(head_dim: int) -> int:
     return max(16, triton.next_power_of_2(head_dim))
 
 
-def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *, single_pass: bool = False) -> LaunchConfig:
+FULL_GRID_PROGRAMS_PER_SM = 3
+
+
+def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
+                          programs_per_sm: float | None = None) -> LaunchConfig:
     """BLOCK_M, BLOCK_N, warps and stages of the partial/single-pass kernel.
 
     Args:
         head_dim: D of the caches (a multiple of 8, at most 256).
         group_rows: query rows one KV group carries, G x R.
         dtype: torch.bfloat16 or torch.float16.
-        single_pass: the config of the single-pass kernel (FINALIZE) rather than the
-            split partial kernel. Only the pipeline depth may differ between the two:
-            it changes no arithmetic, so split(1) keeps the single pass's bits.
+        programs_per_sm: for a single-pass launch on a GPU, its grid over the SM count;
+            None for the split partial kernel. It sets the pipeline depth only, which
+            changes no arithmetic (anchor A1 compares a two-stage single pass with the
+            three-stage partial kernel on the GPU), so no bits depend on the batch.
     """
     block_d = block_d_for(head_dim)
     block_m = min(max(16, triton.next_power_of_2(group_rows)), 64)
@@ -71,10 +78,11 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
         block_n = 64
     num_warps = 4 if block_m * block_d <= 64 * 128 else 8
     # Three stages keep two K/V tiles in flight per program (measured on an H200:
-    # docs/results/perf-notes.md); at D = 256 that is 3 x 64 KiB of shared memory. The
-    # single pass runs where the grid already fills the GPU (large batch): there two
-    # stages keep three programs per SM resident instead of two.
-    num_stages = 2 if single_pass else 3
+    # docs/results/perf-notes.md); at D = 256 that is 3 x 64 KiB of shared memory. A
+    # single pass whose grid is several programs per SM (large batch) runs in fewer
+    # waves with two stages' shared memory; with a small grid it needs the third.
+    full_grid = programs_per_sm is not None and programs_per_sm >= FULL_GRID_PROGRAMS_PER_SM
+    num_stages = 2 if full_grid else 3
     return LaunchConfig(block_m=block_m, block_n=block_n, num_warps=num_warps, num_stages=num_stages)
 
 
