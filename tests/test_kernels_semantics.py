@@ -96,3 +96,15 @@ def _pages(cache, page_size=16):
 
 def _table(batch, pages_per_request):
     return torch.arange(batch * pages_per_request, dtype=torch.int32).reshape(batch, pages_per_request)
+
+
+@pytest.mark.parametrize("d, num_splits", [(64, 150), (256, 40)], ids=["d64-three-tiles", "d256-two-tiles"])
+def test_a_combine_over_several_tiles_of_splits_matches_the_oracle(d, num_splits):
+    # the combine loads splits 1.. in tiles (64 rows at D <= 128, 32 above): these calls
+    # need three and two tiles, and the running maximum moves between them
+    q, k, v = inputs(batch=1, hq=2, hkv=1, d=d, s=64 * num_splits)
+    q[..., 0, :] *= 4  # sharper softmax: the maximum is not in split 0 for every row
+    visible = torch.tensor([64 * num_splits - 5], dtype=torch.int32)
+    out = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=num_splits)
+    expected = decode_attention_fp64(q, k, v, visible)
+    assert (out.double() - expected).abs().max() < 4e-3
