@@ -54,3 +54,13 @@ def result_from_findings(gate: str, findings: list[Finding]) -> GateResult:
     """PASS when no finding is an error, FAIL otherwise."""
     failed = any(f.severity == "error" for f in findings)
     return GateResult(gate, Status.FAIL if failed else Status.PASS, list(findings))
+
+
+def adder_at_keys(gate: str, record, findings: list[Finding]):
+    """`add(keys, message)`: append an error of `gate` at the line of the record's
+    front-matter key path `keys` (e.g. ("bitwise", "anchors", 0))."""
+
+    def add(keys: tuple, message: str) -> None:
+        findings.append(Finding(gate, record.rel_path, record.line_of(*keys), 1, message))
+
+    return add

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gates.context import GateContext, stage_at_least
 from gates.evidence_refs import checked_artifact, evidence_by_id
-from gates.findings import Finding, GateResult, result_from_findings
+from gates.findings import Finding, GateResult, adder_at_keys, result_from_findings
 from gates.record import Record
 
 GATE = "G2"
@@ -22,9 +22,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     findings: list[Finding] = []
     stage = ctx.effective_stage(record)
     declared = evidence_by_id(record)
-
-    def add(keys: tuple, message: str) -> None:
-        findings.append(Finding(GATE, record.rel_path, record.line_of(*keys), 1, message))
+    add = adder_at_keys(GATE, record, findings)
 
     checked: set[str] = set()
     for index, unknown in enumerate(record.get("unknowns", default=[]) or []):

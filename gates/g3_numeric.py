@@ -11,10 +11,9 @@ kernel yet and the gate does not apply (the declaration is still checked).
 from __future__ import annotations
 
 from gates.context import GateContext, stage_at_least
-from gates.evidence_refs import checked_artifact, declared_evidence, evidence_by_id
-from gates.findings import Finding, GateResult, Status, result_from_findings
+from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.record import Record
-from gates.suite_run import cached_run
+from gates.suite_evidence import judged_results
 
 GATE = "G3"
 
@@ -24,55 +23,17 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     if contract is None:
         return GateResult(GATE, Status.NOT_APPLICABLE)
     findings: list[Finding] = []
-
-    def add(keys: tuple, message: str) -> None:
-        findings.append(Finding(GATE, record.rel_path, record.line_of(*keys), 1, message))
+    add = adder_at_keys(GATE, record, findings)
 
     for index, tolerance in enumerate(contract.get("tolerances") or []):
         if ("max" in tolerance) == ("min" in tolerance):
             add(("numeric_contract", "tolerances", index), "a tolerance sets exactly one of max or min")
     if findings or not stage_at_least(ctx.effective_stage(record), "B"):
         return result_from_findings(GATE, findings) if findings else GateResult(GATE, Status.NOT_APPLICABLE)
-    if ctx.run_suites:
-        run = cached_run(ctx, contract["suite"], contract.get("timeout_s"))
-        if run.problem:
-            add(("numeric_contract", "suite"), run.problem)
-        elif not run.passed:
-            add(("numeric_contract", "suite"), f"suite {run.suite} failed (pytest exit {run.returncode}): {run.output_tail[-400:]}")
-        if run.data is not None:
-            _check_results(record, run.data, f"the run of {run.suite}", add)
-        return result_from_findings(GATE, findings)
-    entry = select_evidence(record, "numeric", ("numeric_contract", "evidence"), add)
-    if entry is None:
-        return result_from_findings(GATE, findings)
-    artifact, problems = checked_artifact(record, ctx, entry, GATE)
-    findings.extend(problems)
-    if artifact is not None:
-        _check_results(record, artifact.data, f"evidence {entry.id!r}", add)
+    judged = judged_results(record, ctx, "numeric_contract", "numeric", GATE, findings, add)
+    if judged is not None:
+        _check_results(record, *judged, add)
     return result_from_findings(GATE, findings)
-
-
-def select_evidence(record: Record, kind: str, explicit_keys: tuple, add):
-    """The declared artifact a gate reads: named explicitly, or the only one of its kind."""
-    explicit = record.get(*explicit_keys)
-    if explicit is not None:
-        entry = evidence_by_id(record).get(explicit)
-        if entry is None:
-            add(explicit_keys, f"{'.'.join(explicit_keys)} {explicit!r} is not declared in evidence")
-        elif entry.kind != kind:
-            add(explicit_keys, f"{'.'.join(explicit_keys)} {explicit!r} is a {entry.kind} artifact, not {kind}")
-            return None
-        return entry
-    candidates = [e for e in declared_evidence(record) if e.kind == kind]
-    if not candidates:
-        add(explicit_keys[:1], f"no {kind} evidence is declared (required from stage B; "
-            f"or run the suite with --run-suites)")
-        return None
-    if len(candidates) > 1:
-        add(explicit_keys[:1], f"{len(candidates)} {kind} artifacts are declared; name the one to check in "
-            f"{'.'.join(explicit_keys)}")
-        return None
-    return candidates[0]
 
 
 def _check_results(record: Record, data: dict, source: str, add) -> None:

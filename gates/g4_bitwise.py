@@ -15,12 +15,10 @@ from __future__ import annotations
 import json
 
 from gates.context import GateContext, stage_at_least
-from gates.evidence_refs import checked_artifact
-from gates.findings import Finding, GateResult, Status, result_from_findings
-from gates.g3_numeric import select_evidence
+from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.paths import resolve_inside
 from gates.record import Record
-from gates.suite_run import cached_run
+from gates.suite_evidence import judged_results
 
 GATE = "G4"
 
@@ -32,26 +30,11 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     if not stage_at_least(ctx.effective_stage(record), "B"):
         return GateResult(GATE, Status.NOT_APPLICABLE)
     findings: list[Finding] = []
+    add = adder_at_keys(GATE, record, findings)
 
-    def add(keys: tuple, message: str) -> None:
-        findings.append(Finding(GATE, record.rel_path, record.line_of(*keys), 1, message))
-
-    if ctx.run_suites:
-        run = cached_run(ctx, bitwise["suite"], bitwise.get("timeout_s"))
-        if run.problem:
-            add(("bitwise", "suite"), run.problem)
-        elif not run.passed:
-            add(("bitwise", "suite"), f"suite {run.suite} failed (pytest exit {run.returncode}): {run.output_tail[-400:]}")
-        if run.data is not None:
-            _check_results(record, ctx, run.data, f"the run of {run.suite}", add)
-        return result_from_findings(GATE, findings)
-    entry = select_evidence(record, "bitwise", ("bitwise", "evidence"), add)
-    if entry is None:
-        return result_from_findings(GATE, findings)
-    artifact, problems = checked_artifact(record, ctx, entry, GATE)
-    findings.extend(problems)
-    if artifact is not None:
-        _check_results(record, ctx, artifact.data, f"evidence {entry.id!r}", add)
+    judged = judged_results(record, ctx, "bitwise", "bitwise", GATE, findings, add)
+    if judged is not None:
+        _check_results(record, ctx, *judged, add)
     return result_from_findings(GATE, findings)
 
 

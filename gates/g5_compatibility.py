@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from gates.context import GateContext, stage_at_least
-from gates.findings import Finding, GateResult, Status, result_from_findings
+from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.paths import resolve_inside
 from gates.record import Record
 
@@ -27,9 +27,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         return GateResult(GATE, Status.NOT_APPLICABLE)
     findings: list[Finding] = []
     stage = ctx.effective_stage(record)
-
-    def add(keys: tuple, message: str) -> None:
-        findings.append(Finding(GATE, record.rel_path, record.line_of(*keys), 1, message))
+    add = adder_at_keys(GATE, record, findings)
 
     for key, verb in (("removes", "removes"), ("changes", "changes")):
         for index, name in enumerate(api.get(key) or []):

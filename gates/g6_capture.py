@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gates.context import GateContext, stage_at_least
 from gates.evidence_refs import checked_artifact, evidence_by_id
-from gates.findings import Finding, GateResult, Status, result_from_findings
+from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.record import Record
 
 GATE = "G6"
@@ -27,9 +27,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     if not stage_at_least(ctx.effective_stage(record), due):
         return GateResult(GATE, Status.NOT_APPLICABLE)
     findings: list[Finding] = []
-
-    def add(keys: tuple, message: str) -> None:
-        findings.append(Finding(GATE, record.rel_path, record.line_of(*keys), 1, message))
+    add = adder_at_keys(GATE, record, findings)
 
     ref = capture.get("evidence")
     entry = evidence_by_id(record).get(ref) if ref else None

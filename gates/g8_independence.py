@@ -12,7 +12,7 @@ cannot be approved.
 from __future__ import annotations
 
 from gates.context import GateContext, stage_at_least
-from gates.findings import Finding, GateResult, Status, result_from_findings
+from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.record import Record
 
 GATE = "G8"
@@ -36,9 +36,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     if status in CLOSED:
         return GateResult(GATE, Status.NOT_APPLICABLE)
     findings: list[Finding] = []
-
-    def add(keys: tuple, message: str) -> None:
-        findings.append(Finding(GATE, record.rel_path, record.line_of(*keys), 1, message))
+    add = adder_at_keys(GATE, record, findings)
 
     authors = record.get("authors", default=[]) or []
     reviewers = record.get("reviewers", default=[]) or []
