@@ -16,9 +16,11 @@ def test_a_candidate_may_add_grid_order_and_pdl_options():
     assert Candidate("default-hm-nopdl").options() == {"split_major": False, "combine_pdl": False}
     assert Candidate("n64-w8-s3-t2-cw8").fields() == (64, 8, 3)
     assert Candidate("n64-w8-s3-t2-cw8").options() == {"pdl_trigger": 2, "combine_warps": 8}
+    assert Candidate("n64-w4-s3-m32").options() == {"block_m": 32}
 
 
-@pytest.mark.parametrize("label", ["n32-w8", "w8-n32-s4", "n32-w8-sx", "fast", "default-t3", "n64-w4-s3-fast"])
+@pytest.mark.parametrize("label", ["n32-w8", "w8-n32-s4", "n32-w8-sx", "fast", "default-t3", "n64-w4-s3-fast",
+                                   "default-m48", "default-m8"])
 def test_a_malformed_candidate_is_refused(label):
     with pytest.raises(ValueError, match=f"got '{label}'"):
         Candidate(label).fields()
@@ -31,6 +33,12 @@ def test_the_patch_changes_block_n_warps_stages_and_keeps_block_m():
         patched = api.partial_launch_config(256, 96, torch.bfloat16)
     assert (patched.block_m, patched.block_n, patched.num_warps, patched.num_stages) == (default.block_m, 32, 8, 2)
     assert api.partial_launch_config(256, 96, torch.bfloat16) == default
+
+
+def test_the_patch_may_set_block_m():
+    with partial_config(Candidate("n64-w4-s3-m32")):
+        patched = api.partial_launch_config(256, 96, torch.bfloat16)
+    assert (patched.block_m, patched.num_warps) == (32, 4)
 
 
 def test_the_patch_sets_grid_order_and_the_combine_launch():

@@ -32,8 +32,8 @@ class Candidate:
     either followed by options: `hm` (head-major grid instead of split-major), `t<0|1|2>`
     (where the partial kernel lets the combine start: never, at start, after the loop),
     `nopdl` (combine launched without PDL), `nopf` (paged: no page-id prefetch),
-    `cw<warps>` (combine warps).
-    For example `default-hm-nopdl` or `n64-w8-s3-t2`."""
+    `cw<warps>` (combine warps), `m<rows>` (BLOCK_M: query rows per program, a power of two).
+    For example `default-hm-nopdl` or `n64-w8-s3-t2-m32`."""
 
     label: str
 
@@ -52,7 +52,8 @@ class Candidate:
         return block_n, warps, stages
 
     def options(self) -> dict:
-        """The option fields the label sets (split_major, pdl_trigger, prefetch_pages, combine_pdl, combine_warps)."""
+        """The option fields the label sets (split_major, pdl_trigger, prefetch_pages, combine_pdl, combine_warps,
+        block_m)."""
         _, opts = self._split()
         found: dict = {}
         for opt in opts:
@@ -66,6 +67,8 @@ class Candidate:
                 found["pdl_trigger"] = int(opt[1:])
             elif opt[:2] == "cw" and opt[2:].isdigit():
                 found["combine_warps"] = int(opt[2:])
+            elif opt[:1] == "m" and opt[1:].isdigit() and int(opt[1:]) >= 16 and int(opt[1:]) & (int(opt[1:]) - 1) == 0:
+                found["block_m"] = int(opt[1:])
             else:
                 raise ValueError(self._error())
         return found
@@ -77,7 +80,7 @@ class Candidate:
         return "-".join(parts[:3]), parts[3:]
 
     def _error(self) -> str:
-        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, got {self.label!r}"
+        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, got {self.label!r}"
 
 
 # (shape, candidates, split counts), most informative first: the run may be cut short.
@@ -113,7 +116,7 @@ def parse_plan(items: list[str]) -> tuple:
 
 @contextmanager
 def partial_config(candidate: Candidate):
-    """Replace the kernels' launch configs as the candidate says (BLOCK_M kept) while inside."""
+    """Replace the kernels' launch configs as the candidate says (BLOCK_M kept unless `m<rows>`) while inside."""
     from dataclasses import replace
 
     from kernels.decode_attention import api
@@ -121,7 +124,7 @@ def partial_config(candidate: Candidate):
     fields = candidate.fields()
     options = candidate.options()
     original = (api.partial_launch_config, api.combine_launch_config)
-    partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages") if k in options}
+    partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages", "block_m") if k in options}
     if fields is not None:
         partial_fields.update(block_n=fields[0], num_warps=fields[1], num_stages=fields[2])
     combine_fields = {}

@@ -25,19 +25,25 @@ def _read_kernel(p_x, p_out, n_elements, BLOCK: tl.constexpr, TILES_PER_PROGRAM:
 
 
 class ReadPass:
-    """Reads a bf16 buffer of `nbytes` once per call; writes one float per program."""
+    """Reads a bf16 buffer of `nbytes` once per call; writes one float per program.
 
-    def __init__(self, nbytes: int, *, random: bool = True) -> None:
+    `block`, `tiles` and `num_warps` shape the kernel (elements per load, loads per
+    program, warps); the ceilings and the L2 flush use the defaults.
+    """
+
+    def __init__(self, nbytes: int, *, random: bool = True, block: int = BLOCK, tiles: int = TILES_PER_PROGRAM,
+                 num_warps: int = 8) -> None:
         n = nbytes // 2
         self.nbytes = n * 2
+        self.block, self.tiles, self.num_warps = block, tiles, num_warps
         self.x = torch.randn(n, dtype=torch.bfloat16, device="cuda") if random else \
             torch.ones(n, dtype=torch.bfloat16, device="cuda")
-        self.grid = (triton.cdiv(n, BLOCK * TILES_PER_PROGRAM),)
+        self.grid = (triton.cdiv(n, block * tiles),)
         self.out = torch.empty(self.grid[0], dtype=torch.float32, device="cuda")
 
     def __call__(self) -> None:
-        _read_kernel[self.grid](self.x, self.out, self.x.numel(), BLOCK=BLOCK, TILES_PER_PROGRAM=TILES_PER_PROGRAM,
-                                num_warps=8)
+        _read_kernel[self.grid](self.x, self.out, self.x.numel(), BLOCK=self.block, TILES_PER_PROGRAM=self.tiles,
+                                num_warps=self.num_warps)
 
     def check(self) -> None:
         """The kernel summed what torch sums (so it really read every element)."""
