@@ -108,3 +108,23 @@ def test_a_combine_over_several_tiles_of_splits_matches_the_oracle(d, num_splits
     out = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=num_splits)
     expected = decode_attention_fp64(q, k, v, visible)
     assert (out.double() - expected).abs().max() < 4e-3
+
+
+
+@pytest.mark.parametrize("prefetch", [False, True], ids=["page-ids-in-loop", "page-ids-one-tile-ahead"])
+def test_paged_equals_contiguous_with_or_without_the_page_id_prefetch(prefetch, monkeypatch):
+    from dataclasses import replace
+
+    from kernels.decode_attention import api
+    from validation.fixtures import build_fixture
+    from validation.shapes import Case
+
+    # splits of two tiles, one tile, one partial tile and none: the look-ahead runs past every split's end
+    fx = build_fixture(Case(3, 1, 4, 2, 64, (300, 0, 77), page_size=16, seed=5), "bf16")
+    contiguous = kernels.attention_decode_splitkv(fx.q, fx.k_cache, fx.v_cache, fx.visible_tokens, num_splits=3)
+    original = api.partial_launch_config
+    monkeypatch.setattr(api, "partial_launch_config",
+                        lambda *args, **kwargs: replace(original(*args, **kwargs), prefetch_pages=prefetch))
+    paged = kernels.attention_decode_paged_splitkv(fx.q, fx.k_pages, fx.v_pages, fx.block_table, fx.visible_tokens,
+                                                   num_splits=3)
+    assert bytes_equal(paged, contiguous)

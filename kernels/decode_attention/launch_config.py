@@ -76,7 +76,10 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
         block_n = 64 if block_m <= 32 else 32
     else:
         block_n = 64
-    num_warps = 4 if block_m * block_d <= 64 * 128 else 8
+    # Four warps (one warpgroup) at every tile: at BLOCK_M 64 and D 256 (R = 16 rows of a
+    # group of 6) they ran the split path in 48-49 us on an H200 against 60 us with eight
+    # (docs/results/perf-notes.md, V4; runs/explore-v4-1.json).
+    num_warps = 4
     # Three stages keep two K/V tiles in flight per program (measured on an H200:
     # docs/results/perf-notes.md); at D = 256 that is 3 x 64 KiB of shared memory. A
     # single pass whose grid is several programs per SM (large batch) runs in fewer

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from .read_kernel import ReadPass
+from .read_kernel import STREAM_READ, ReadPass
 from .timing import time_events
 
 READ_BUFFER_BYTES = 4 << 30
@@ -14,12 +14,13 @@ COPY_BUFFER_BYTES = 2 << 30
 
 def read_ceiling(nbytes: int = READ_BUFFER_BYTES) -> dict:
     """Read `nbytes` of bf16 once per call; report TB/s at the median time."""
-    reader = ReadPass(nbytes)
+    reader = ReadPass(nbytes, **STREAM_READ)
     timing = time_events(reader, warmup_ms=50, rep_ms=300)
     reader.check()
     tbps = reader.nbytes / (timing.median_us * 1e-6) / 1e12
     del reader
-    return {"TBps": tbps, "bytes": nbytes, "kernel": "validation/bench/read_kernel.py, bf16, 64 K elements per program",
+    return {"TBps": tbps, "bytes": nbytes, "kernel": "validation/bench/read_kernel.py, bf16, "
+            f"{STREAM_READ['block']} x {STREAM_READ['tiles']} elements per program, {STREAM_READ['num_warps']} warps",
             "timing": timing.to_json()}
 
 

@@ -1,11 +1,12 @@
 """How fast can a kernel that only reads a shape's KV bytes be, under the benchmark's timing?
 
-The benchmark's "read us" column times one read kernel (64 K elements per program,
-8 warps) over exactly a shape's KV bytes. This probe times that kernel in several
-shapes (elements per load, loads per program, warps) on the same bytes, the same way
-(graph replay; cold L2 for shapes of 64 MB and more), checks every sum, and reports
-the fastest: a floor that a decode kernel, which must read every one of those bytes,
-is measured against.
+The benchmark's "read us" column times one read kernel over exactly a shape's KV
+bytes. This probe times the read kernel in 32 shapes (elements per load, loads per
+program, warps) on the same bytes, the same way (graph replay; cold L2 for shapes of
+64 MB and more), checks every sum, and reports the fastest against the kernel's first
+shape (64 K elements per program, 8 warps): a floor that a decode kernel, which must
+read every one of those bytes, is measured against, and the evidence for the shape
+the benchmark reads with (`read_kernel.STREAM_READ`).
 
     python -m validation.bench.read_floor --out read-floor.json
     python -m validation.bench.read_floor --out read-floor.json --shapes llama8b-b1-32k llama70b-tp8-b4-32k

@@ -10,6 +10,11 @@ import triton.language as tl
 
 BLOCK = 4096
 TILES_PER_PROGRAM = 16
+STREAM_READ = {"block": 4096, "tiles": 4, "num_warps": 16}
+"""The kernel shape of the read ceiling and of the per-shape read pass: the fastest, or
+within 0.1 us of it, of `read_floor`'s 32 shapes on the benchmark's KV sizes on an H200
+(docs/results/runs/read-floor-v4.json); the defaults (64 K elements per program) stay for
+the L2 flush, whose time is subtracted."""
 
 
 @triton.jit

@@ -13,7 +13,7 @@ import torch
 from kernels.decode_layer import layer_num_splits
 
 from . import ceilings, correctness, environment, fixtures, impls, summary
-from .read_kernel import ReadPass
+from .read_kernel import STREAM_READ, ReadPass
 from .shapes import SPLIT_SWEEP, BenchShape
 from .timing import time_call
 from .variants.splitkv_tuned import LaunchConfig
@@ -92,7 +92,7 @@ def _anchors(shape: BenchShape, x, splits: int) -> dict:
 def _read_pass(shape: BenchShape, opts: RunOptions) -> dict:
     """The read kernel over exactly this shape's KV bytes, timed like every implementation:
     what a kernel that only streams the cache costs under the same method (launches, L2 state)."""
-    reader = ReadPass(shape.kv_bytes)
+    reader = ReadPass(shape.kv_bytes, **STREAM_READ)
     timing = time_call(reader, cold_l2=opts.flush_l2 or not shape.warm_l2)
     reader.check()
     del reader
