@@ -1,5 +1,18 @@
 """Decode attention (one query row or a few speculative rows per request) over a
 contiguous or paged KV cache: single-pass and split-KV Triton kernels."""
 
-from .api import *  # noqa: F403 (the public entry points)
-from .api import __all__  # noqa: F401
+from .api import (
+    LayerWorkspace,
+    attention_decode,
+    attention_decode_paged,
+    attention_decode_paged_splitkv,
+    attention_decode_splitkv,
+)
+
+__all__ = [
+    "attention_decode",
+    "attention_decode_paged",
+    "attention_decode_splitkv",
+    "attention_decode_paged_splitkv",
+    "LayerWorkspace",
+]
