@@ -11,10 +11,11 @@ import triton.language as tl
 BLOCK = 4096
 TILES_PER_PROGRAM = 16
 STREAM_READ = {"block": 4096, "tiles": 4, "num_warps": 16}
-"""The kernel shape of the read ceiling and of the per-shape read pass: the fastest, or
-within 0.1 us of it, of `read_floor`'s 32 shapes on the benchmark's KV sizes on an H200
-(docs/results/runs/read-floor-v4.json); the defaults (64 K elements per program) stay for
-the L2 flush, whose time is subtracted."""
+"""The kernel shape of the read ceiling and of the per-shape read pass. Of `read_floor`'s
+32 shapes on an H200 it was the fastest at 32k, 70B and D256 and within 0.25 us of the
+fastest at 4k, 128k and B8 (docs/results/runs/read-floor-v4.json); no other shape came as
+close everywhere. The defaults (64 K elements per program) stay for the L2 flush, whose
+time is subtracted."""
 
 
 @triton.jit
