@@ -75,7 +75,10 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
     elif block_d <= 128:
         block_n = 64 if block_m <= 32 else 32
     else:
-        block_n = 64
+        # BLOCK_M 64 at D 256: a 64-token tile left the paged loop spilling registers
+        # (ncu: 517 K local-memory requests against 70 K contiguous); 32 tokens ran R16
+        # at 46.5 us contiguous and 55.2 paged against 48.2 and 65.4 (perf-notes, V4).
+        block_n = 32 if block_m >= 64 else 64
     # Four warps (one warpgroup) at every tile: at BLOCK_M 64 and D 256 (R = 16 rows of a
     # group of 6) they ran the split path in 48-49 us on an H200 against 60 us with eight
     # (docs/results/perf-notes.md, V4; runs/explore-v4-1.json).
