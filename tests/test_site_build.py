@@ -79,20 +79,16 @@ def test_a_broken_link_fails_the_build(tmp_path):
     assert "missing-plan.md" in result.stderr
 
 
-def test_an_invalid_record_fails_the_build_and_names_the_file_and_line(tmp_path):
-    text = record_text("bad-record").replace("risk: L2", "risk: L9")
-    config = make_site(tmp_path, {"bad-record": text})
-    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for({"bad-record": text})))
+@pytest.mark.parametrize("name, old, new, where, what", [
+    ("bad-record", "risk: L2", "risk: L9", "5:1", "risk"),
+    ("with-status", "record_status: draft", "record_status: draft\nstatus: new", "7:1", "unknown key 'status'"),
+], ids=["bad-risk-level", "materials-status-key"])
+def test_an_invalid_record_fails_the_build_and_names_the_file_and_line(tmp_path, name, old, new, where, what):
+    text = record_text(name).replace(old, new)
+    config = make_site(tmp_path, {name: text})
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for({name: text})))
     assert result.returncode != 0
-    assert "docs/design/bad-record.md:5:1" in result.stderr and "risk" in result.stderr
-
-
-def test_a_record_with_materials_status_key_fails_the_build(tmp_path):
-    text = record_text("with-status").replace("record_status: draft", "record_status: draft\nstatus: new")
-    config = make_site(tmp_path, {"with-status": text})
-    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for({"with-status": text})))
-    assert result.returncode != 0
-    assert "docs/design/with-status.md:7:1" in result.stderr and "unknown key 'status'" in result.stderr
+    assert f"docs/design/{name}.md:{where}" in result.stderr and what in result.stderr
 
 
 def test_an_unreadable_record_fails_the_build(tmp_path):
