@@ -17,6 +17,7 @@ def test_a_candidate_may_add_grid_order_and_pdl_options():
     assert Candidate("n64-w8-s3-t2-cw8").fields() == (64, 8, 3)
     assert Candidate("n64-w8-s3-t2-cw8").options() == {"pdl_trigger": 2, "combine_warps": 8}
     assert Candidate("n64-w4-s3-m32").options() == {"block_m": 32}
+    assert Candidate("default-noch-nosp").options() == {"chain_pdl": False, "scalar_pages": False}
 
 
 @pytest.mark.parametrize("label", ["n32-w8", "w8-n32-s4", "n32-w8-sx", "fast", "default-t3", "n64-w4-s3-fast",
@@ -48,6 +49,14 @@ def test_the_patch_sets_grid_order_and_the_combine_launch():
     assert (partial.split_major, partial.pdl_trigger) == (False, 2)
     assert (combine.num_warps, combine.use_pdl) == (8, False)
     assert api.combine_launch_config(128, 32, pdl_available=True).use_pdl is True
+
+
+def test_the_patch_may_turn_off_the_pdl_chain_and_the_scalar_page_ids():
+    default = api.partial_launch_config(128, 4, torch.bfloat16)
+    with partial_config(Candidate("default-noch-nosp")):
+        partial = api.partial_launch_config(128, 4, torch.bfloat16)
+    assert (default.chain_pdl, default.scalar_pages) == (True, True)
+    assert (partial.chain_pdl, partial.scalar_pages) == (False, False)
 
 
 def test_the_patch_is_undone_when_the_call_inside_fails():

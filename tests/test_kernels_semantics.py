@@ -111,20 +111,30 @@ def test_a_combine_over_several_tiles_of_splits_matches_the_oracle(d, num_splits
 
 
 
-@pytest.mark.parametrize("prefetch", [False, True], ids=["page-ids-in-loop", "page-ids-one-tile-ahead"])
-def test_paged_equals_contiguous_with_or_without_the_page_id_prefetch(prefetch, monkeypatch):
+LOOK_AHEADS = {
+    "page-ids-in-loop": {"prefetch_pages": False},
+    "one-id-per-token-one-tile-ahead": {"prefetch_pages": True, "scalar_pages": False},
+    "one-id-per-page-one-tile-ahead": {"prefetch_pages": True, "scalar_pages": True},
+}
+
+
+@pytest.mark.parametrize("page_size", [8, 16, 32, 128], ids=lambda p: f"page{p}")
+@pytest.mark.parametrize("look_ahead", list(LOOK_AHEADS))
+def test_paged_equals_contiguous_with_every_page_id_look_ahead(look_ahead, page_size, monkeypatch):
     from dataclasses import replace
 
     from kernels.decode_attention import api
     from validation.fixtures import build_fixture
     from validation.shapes import Case
 
-    # splits of two tiles, one tile, one partial tile and none: the look-ahead runs past every split's end
-    fx = build_fixture(Case(3, 1, 4, 2, 64, (300, 0, 77), page_size=16, seed=5), "bf16")
+    # splits of two tiles, one tile, one partial tile and none: the look-ahead runs past
+    # every split's end. With 64-token tiles, pages of 8 are eight per tile (past the
+    # four scalar ids: one id per token), 16 and 32 are four and two, 128 holds two tiles.
+    fx = build_fixture(Case(3, 1, 4, 2, 64, (300, 0, 77), page_size=page_size, seed=5), "bf16")
     contiguous = kernels.attention_decode_splitkv(fx.q, fx.k_cache, fx.v_cache, fx.visible_tokens, num_splits=3)
     original = api.partial_launch_config
     monkeypatch.setattr(api, "partial_launch_config",
-                        lambda *args, **kwargs: replace(original(*args, **kwargs), prefetch_pages=prefetch))
+                        lambda *args, **kwargs: replace(original(*args, **kwargs), **LOOK_AHEADS[look_ahead]))
     paged = kernels.attention_decode_paged_splitkv(fx.q, fx.k_pages, fx.v_pages, fx.block_table, fx.visible_tokens,
                                                    num_splits=3)
     assert bytes_equal(paged, contiguous)

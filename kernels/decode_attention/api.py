@@ -138,6 +138,8 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
                                        programs_per_sm=heads_blocks / _sm_count(q.device.index))
     grid = (num_splits, heads_blocks) if config.split_major else (heads_blocks, num_splits)
     combine = None if finalize else combine_launch_config(shape.head_dim, num_splits, pdl_available=pdl_available(q.device))
+    chain = config.chain_pdl and pdl_available(q.device)
+    trigger = config.pdl_trigger if (combine is not None and combine.use_pdl) or (finalize and chain) else 0
     decode_attention_partial_kernel[grid](
         q4, k_cache, v_cache, table, visible_tokens, o4, *partials,
         scale * LOG2E, num_splits, num_m_blocks, shape.num_kv_heads, shape.num_q_heads, shape.capacity,
@@ -148,10 +150,11 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
         table.stride(0),
         ROWS=shape.rows, GROUP=group, HEAD_DIM=shape.head_dim, BLOCK_D=block_d,
         BLOCK_M=config.block_m, BLOCK_N=config.block_n, PAGE_SIZE=shape.page_size,
-        IS_PAGED=paged, PREFETCH_PAGES=paged and not finalize and config.prefetch_pages, FINALIZE=finalize,
-        SPLIT_MAJOR=config.split_major, PDL_TRIGGER=config.pdl_trigger if combine is not None and combine.use_pdl else 0,
+        IS_PAGED=paged, PREFETCH_PAGES=paged and not finalize and config.prefetch_pages,
+        SCALAR_PAGES=config.scalar_pages and config.block_n // shape.page_size <= 4, FINALIZE=finalize,
+        SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, PDL_WAIT=chain,
         DOT_FP64=INTERPRET,
-        num_warps=config.num_warps, num_stages=config.num_stages,
+        num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {}),
     )
     if combine is not None:
         pdl = {"launch_pdl": True} if combine.use_pdl else {}
@@ -159,7 +162,7 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
             *partials, o4, num_splits, shape.num_q_heads,
             o4.stride(0), o4.stride(1), o4.stride(2),
             ROWS=shape.rows, HEAD_DIM=shape.head_dim, BLOCK_D=block_d, BLOCK_S=combine.block_s,
-            USE_PDL=combine.use_pdl,
+            USE_PDL=combine.use_pdl, TRIGGER_NEXT=chain and combine.use_pdl,
             num_warps=combine.num_warps, **pdl,
         )
     return out
@@ -188,6 +191,8 @@ def pdl_available(device: torch.device) -> bool:
 
     True on Hopper and later with a Triton that has `launch_pdl` (3.3+), unless
     DESIGN_GATES_DECODE_PDL=0. PDL changes when the combine's programs start, not what
-    they compute: the outputs are the same bits either way.
+    they compute: the outputs are the same bits either way. With a launch config's
+    `chain_pdl`, the partial (or single-pass) kernel also launches as a dependent of the
+    work before it and waits for that work before reading anything.
     """
     return _pdl_supported(device.type, device.index if device.index is not None else torch.cuda.current_device() if device.type == "cuda" else None)

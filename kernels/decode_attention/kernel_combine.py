@@ -11,7 +11,9 @@ nothing; so do the masked rows past the last split.
 
 With USE_PDL the kernel is launched as a programmatic dependent of the partial kernel
 (Hopper and later): its programs may start before the partial grid ends and wait at
-`gdc_wait` until the partials are complete and visible.
+`gdc_wait` until the partials are complete and visible. With TRIGGER_NEXT it then
+lets the next launch on the stream start early (the next partial kernel waits for
+this grid before it reads anything).
 """
 
 import triton
@@ -34,6 +36,7 @@ def decode_attention_combine_kernel(
     BLOCK_D: tl.constexpr,
     BLOCK_S: tl.constexpr,
     USE_PDL: tl.constexpr,
+    TRIGGER_NEXT: tl.constexpr,
 ):
     i_row = tl.program_id(0).to(tl.int64)
     i_h = i_row % num_q_heads
@@ -45,6 +48,8 @@ def decode_attention_combine_kernel(
     p_part = i_row * num_splits
     if USE_PDL:
         tl.extra.cuda.gdc_wait()
+    if TRIGGER_NEXT:  # the next launch may be scheduled now; it waits for this grid to finish
+        tl.extra.cuda.gdc_launch_dependents()
 
     m_run = tl.load(partial_max + p_part)
     l_sum = tl.load(partial_sum + p_part)

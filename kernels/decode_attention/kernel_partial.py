@@ -13,6 +13,22 @@ import triton.language as tl
 
 
 @triton.jit
+def _tile_page_ids(p_block_table, n0, n_end, PAGE_SIZE: tl.constexpr, PAGES: tl.constexpr):
+    """Page ids of the (up to four) pages of the tile that starts at token n0, as scalars; 0 past n_end."""
+    i_pg = n0 // PAGE_SIZE
+    s0 = tl.load(p_block_table + i_pg, mask=n0 < n_end, other=0)
+    s1 = s0
+    s2 = s0
+    s3 = s0
+    if PAGES > 1:
+        s1 = tl.load(p_block_table + i_pg + 1, mask=n0 + PAGE_SIZE < n_end, other=0)
+    if PAGES > 2:
+        s2 = tl.load(p_block_table + i_pg + 2, mask=n0 + 2 * PAGE_SIZE < n_end, other=0)
+        s3 = tl.load(p_block_table + i_pg + 3, mask=n0 + 3 * PAGE_SIZE < n_end, other=0)
+    return s0, s1, s2, s3
+
+
+@triton.jit
 def _online_softmax_range(
     b_q,
     acc,
@@ -35,12 +51,25 @@ def _online_softmax_range(
     PAGE_SIZE: tl.constexpr,
     IS_PAGED: tl.constexpr,
     PREFETCH_PAGES: tl.constexpr,
+    SCALAR_PAGES: tl.constexpr,
     DOT_FP64: tl.constexpr,
 ):
     # Paged with PREFETCH_PAGES: the page ids of the next tile are loaded one iteration
     # ahead, so the K/V addresses of a tile never wait on a block-table load (addresses
-    # only: the same page ids reach the same loads, no arithmetic changes).
-    if PREFETCH_PAGES:
+    # only: the same page ids reach the same loads, no arithmetic changes). With
+    # SCALAR_PAGES (a tile spans at most four pages; tiles start at multiples of BLOCK_N,
+    # so a tile shorter than a page lies inside one), the look-ahead holds one scalar id
+    # per page instead of one per token, and each row picks its page's id.
+    PAGES_PER_TILE: tl.constexpr = max(1, BLOCK_N // PAGE_SIZE)
+    o_tp = tl.arange(0, BLOCK_N) // PAGE_SIZE  # [BLOCK_N], page of each row within its tile
+    if PREFETCH_PAGES and SCALAR_PAGES:
+        s0, s1, s2, s3 = _tile_page_ids(p_block_table, n_start, n_end, PAGE_SIZE, PAGES_PER_TILE)
+    else:
+        s0 = n_start * 0  # unused
+        s1 = s0
+        s2 = s0
+        s3 = s0
+    if PREFETCH_PAGES and not SCALAR_PAGES:
         o_first = n_start + tl.arange(0, BLOCK_N)  # [BLOCK_N]
         i_page_next = tl.load(p_block_table + o_first // PAGE_SIZE, mask=o_first < n_end, other=0)  # [BLOCK_N]
     else:
@@ -49,7 +78,10 @@ def _online_softmax_range(
         o_n = n0 + tl.arange(0, BLOCK_N)  # [BLOCK_N]
         m_n = o_n < n_end
         if IS_PAGED:
-            if PREFETCH_PAGES:
+            if PREFETCH_PAGES and SCALAR_PAGES:
+                i_page = tl.where(o_tp == 0, s0, tl.where(o_tp == 1, s1, tl.where(o_tp == 2, s2, s3))).to(tl.int64)
+                s0, s1, s2, s3 = _tile_page_ids(p_block_table, n0 + BLOCK_N, n_end, PAGE_SIZE, PAGES_PER_TILE)
+            elif PREFETCH_PAGES:
                 i_page = i_page_next.to(tl.int64)
                 o_next = o_n + BLOCK_N
                 i_page_next = tl.load(p_block_table + o_next // PAGE_SIZE, mask=o_next < n_end, other=0)
@@ -125,9 +157,11 @@ def decode_attention_partial_kernel(
     PAGE_SIZE: tl.constexpr,
     IS_PAGED: tl.constexpr,
     PREFETCH_PAGES: tl.constexpr,
+    SCALAR_PAGES: tl.constexpr,
     FINALIZE: tl.constexpr,
     SPLIT_MAJOR: tl.constexpr,
     PDL_TRIGGER: tl.constexpr,
+    PDL_WAIT: tl.constexpr,
     DOT_FP64: tl.constexpr,
 ):
     if SPLIT_MAJOR:  # consecutive programs walk the splits of one (request, KV head)
@@ -150,6 +184,8 @@ def decode_attention_partial_kernel(
     o_d = tl.arange(0, BLOCK_D)  # [BLOCK_D]
     m_d = o_d < HEAD_DIM
 
+    if PDL_WAIT:  # launched as a PDL dependent of the work before it: read nothing before that is complete
+        tl.extra.cuda.gdc_wait()
     p_q = q + i_b.to(tl.int64) * stride_qb + i_r[:, None] * stride_qr + i_h[:, None] * stride_qh + o_d[None, :]
     b_q = tl.load(p_q, mask=m_m[:, None] & m_d[None, :], other=0.0)  # [BLOCK_M, BLOCK_D]
 
@@ -177,7 +213,7 @@ def decode_attention_partial_kernel(
         b_q, acc, m_i, l_i, p_k, p_v, p_block_table,
         stride_kb, stride_ks, stride_vb, stride_vs,
         n_start, n_end, row_limit, qk_scale, o_d, m_d,
-        BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, DOT_FP64,
+        BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, SCALAR_PAGES, DOT_FP64,
     )
     if PDL_TRIGGER == 2:
         tl.extra.cuda.gdc_launch_dependents()

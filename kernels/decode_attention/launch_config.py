@@ -27,6 +27,12 @@ class LaunchConfig:
     dependent launch): 0 never, 1 at program start, 2 after the KV loop.
     `prefetch_pages`: paged split programs load the next tile's page ids one tile ahead
     (the single pass never does: it measured slower there).
+    `scalar_pages`: that look-ahead keeps one page id per page of the tile (at most
+    four), not one per token: fewer loads and registers; the same addresses.
+    `chain_pdl`: the partial/single-pass kernel itself launches as a programmatic
+    dependent of whatever precedes it on the stream and waits (`gdc_wait`) before its
+    first read, and the combine lets the next launch start early; so a kernel's launch
+    overlaps the end of the work before it. Timing only, never the bits.
     """
 
     block_m: int
@@ -36,6 +42,8 @@ class LaunchConfig:
     split_major: bool = True
     pdl_trigger: int = 1
     prefetch_pages: bool = True
+    scalar_pages: bool = True
+    chain_pdl: bool = True
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ class Candidate:
     either followed by options: `hm` (head-major grid instead of split-major), `t<0|1|2>`
     (where the partial kernel lets the combine start: never, at start, after the loop),
     `nopdl` (combine launched without PDL), `nopf` (paged: no page-id prefetch),
-    `cw<warps>` (combine warps), `m<rows>` (BLOCK_M: query rows per program, a power of two).
+    `cw<warps>` (combine warps), `m<rows>` (BLOCK_M: query rows per program, a power of two),
+    `noch` (no PDL chain into the partial kernel), `nosp` (paged look-ahead of one page id per token).
     For example `default-hm-nopdl` or `n64-w8-s3-t2-m32`."""
 
     label: str
@@ -53,7 +54,7 @@ class Candidate:
 
     def options(self) -> dict:
         """The option fields the label sets (split_major, pdl_trigger, prefetch_pages, combine_pdl, combine_warps,
-        block_m)."""
+        block_m, chain_pdl, scalar_pages)."""
         _, opts = self._split()
         found: dict = {}
         for opt in opts:
@@ -61,6 +62,10 @@ class Candidate:
                 found["split_major"] = False
             elif opt == "nopf":
                 found["prefetch_pages"] = False
+            elif opt == "noch":
+                found["chain_pdl"] = False
+            elif opt == "nosp":
+                found["scalar_pages"] = False
             elif opt == "nopdl":
                 found["combine_pdl"] = False
             elif opt[:1] == "t" and opt[1:] in ("0", "1", "2"):
@@ -80,7 +85,7 @@ class Candidate:
         return "-".join(parts[:3]), parts[3:]
 
     def _error(self) -> str:
-        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, got {self.label!r}"
+        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, noch, nosp, got {self.label!r}"
 
 
 # (shape, candidates, split counts), most informative first: the run may be cut short.
@@ -124,7 +129,8 @@ def partial_config(candidate: Candidate):
     fields = candidate.fields()
     options = candidate.options()
     original = (api.partial_launch_config, api.combine_launch_config)
-    partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages", "block_m") if k in options}
+    partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages", "block_m", "chain_pdl",
+                                                          "scalar_pages") if k in options}
     if fields is not None:
         partial_fields.update(block_n=fields[0], num_warps=fields[1], num_stages=fields[2])
     combine_fields = {}
