@@ -17,7 +17,7 @@ import triton.language as tl
 from .checks import DecodeShape, check_inputs, check_num_splits, check_out, check_scale
 from .kernel_combine import decode_attention_combine_kernel
 from .kernel_partial import decode_attention_partial_kernel
-from .launch_config import block_d_for, combine_launch_config, partial_launch_config
+from .launch_config import block_d_for, block_m_for, combine_launch_config, partial_launch_config
 from .workspace import LayerWorkspace
 
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
@@ -128,14 +128,15 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
     q4 = q if q.dim() == 4 else q.unsqueeze(1)
     o4 = out if out.dim() == 4 else out.unsqueeze(1)
     group = shape.num_q_heads // shape.num_kv_heads
-    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype)
-    block_d = block_d_for(shape.head_dim)
-    num_m_blocks = -(-group * shape.rows // config.block_m)
-    table = block_table if paged else visible_tokens
-    heads_blocks = shape.batch * shape.num_kv_heads * num_m_blocks
+    programs_per_sm = None  # a single pass on a GPU picks its pipeline depth by how full its grid is
     if finalize and q.device.type == "cuda" and not INTERPRET:
-        config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype,
-                                       programs_per_sm=heads_blocks / _sm_count(q.device.index))
+        programs = shape.batch * shape.num_kv_heads * -(-group * shape.rows // block_m_for(group * shape.rows))
+        programs_per_sm = programs / _sm_count(q.device.index)
+    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype, programs_per_sm=programs_per_sm)
+    num_m_blocks = -(-group * shape.rows // config.block_m)
+    heads_blocks = shape.batch * shape.num_kv_heads * num_m_blocks
+    block_d = block_d_for(shape.head_dim)
+    table = block_table if paged else visible_tokens
     grid = (num_splits, heads_blocks) if config.split_major else (heads_blocks, num_splits)
     combine = None if finalize else combine_launch_config(shape.head_dim, num_splits, pdl_available=pdl_available(q.device))
     chain = config.chain_pdl and pdl_available(q.device)

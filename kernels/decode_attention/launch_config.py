@@ -60,6 +60,11 @@ def block_d_for(head_dim: int) -> int:
     return max(16, triton.next_power_of_2(head_dim))
 
 
+def block_m_for(group_rows: int) -> int:
+    """Query rows per program: G x R padded to a power of two, 16 (the smallest `tl.dot`) to 64."""
+    return min(max(16, triton.next_power_of_2(group_rows)), 64)
+
+
 FULL_GRID_PROGRAMS_PER_SM = 3
 
 
@@ -77,7 +82,7 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
             three-stage partial kernel on the GPU), so no bits depend on the batch.
     """
     block_d = block_d_for(head_dim)
-    block_m = min(max(16, triton.next_power_of_2(group_rows)), 64)
+    block_m = block_m_for(group_rows)
     if block_d <= 64:
         block_n = 64
     elif block_d <= 128:

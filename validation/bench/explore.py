@@ -16,12 +16,13 @@ Interrupted (SIGINT), it still writes what it measured and prints the table.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from .recorded_run import run_and_record
 
 DEFAULT = "default"
 
@@ -231,19 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    rows: list[dict] = []
-
-    def write() -> None:
-        args.out.write_text(json.dumps({"kind": "launch-config exploration", "rows": rows}, indent=1) + "\n")
-
-    try:
-        run(plan, args.seed, rows, write)
-    except KeyboardInterrupt:
-        print("interrupted: the table holds what was measured", file=sys.stderr)
-    write()
-    print(table(rows))
-    return 0
-
+    return run_and_record(args.out, "launch-config exploration",
+                          lambda rows, write: run(plan, args.seed, rows, write), table)
 
 if __name__ == "__main__":
     sys.exit(main())

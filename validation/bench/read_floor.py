@@ -15,12 +15,12 @@ the benchmark reads with (`read_kernel.STREAM_READ`).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 from .read_kernel import BLOCK, TILES_PER_PROGRAM
+from .recorded_run import run_and_record
 
 DEFAULT_READ = (BLOCK, TILES_PER_PROGRAM, 8)
 READ_SHAPES: tuple[tuple[int, int, int], ...] = tuple(
@@ -92,19 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    rows: list[dict] = []
-
-    def write() -> None:
-        args.out.write_text(json.dumps({"kind": "read floor", "rows": rows}, indent=1) + "\n")
-
-    try:
-        run(shapes, READ_SHAPES, rows, write)
-    except KeyboardInterrupt:
-        print("interrupted: the table holds what was measured", file=sys.stderr)
-    write()
-    print(table(rows))
-    return 0
-
+    return run_and_record(args.out, "read floor", lambda rows, write: run(shapes, READ_SHAPES, rows, write), table)
 
 if __name__ == "__main__":
     sys.exit(main())
