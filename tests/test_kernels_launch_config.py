@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from kernels.decode_attention.launch_config import combine_launch_config, partial_launch_config
+from kernels.decode_attention.launch_config import combine_launch_config, fused_merge_tile, partial_launch_config
 
 
 @pytest.mark.parametrize("programs_per_sm, stages", [(None, 3), (0.06, 3), (2.9, 3), (3.0, 2), (3.9, 2)])
@@ -22,3 +22,20 @@ def test_the_tiles_do_not_depend_on_the_grid():
 def test_the_combine_loads_splits_after_the_first_in_tiles_of_at_most_64(head_dim, splits, block_s):
     config = combine_launch_config(head_dim, splits, pdl_available=False)
     assert (config.block_s, config.num_warps, config.use_pdl) == (block_s, 4, False)
+
+
+@pytest.mark.parametrize(
+    "group_rows, block_m, splits, head_dim, tile",
+    [
+        (4, 16, 32, 128, (4, 32)),  # Llama 8B at 32k: one round of the whole [4, 32, 128] tile
+        (7, 16, 32, 64, (8, 32)),  # Qwen 0.5B at 2k: seven rows padded to eight
+        (8, 16, 32, 128, (8, 16)),  # 70B at 32 splits: two rounds of 16 slots
+        (8, 16, 64, 128, None),  # 70B at 64 splits: four rounds, the combine kernel instead
+        (6, 16, 32, 256, None),  # head dim 256: four rounds
+        (96, 64, 16, 256, None),  # 16 rows of a group of 6: the group needs two programs
+        (4, 16, 1, 128, None),  # one split: the partial kernel's own output
+    ],
+)
+def test_a_split_launch_merges_in_place_only_when_the_merge_is_one_or_two_tile_rounds(group_rows, block_m, splits,
+                                                                                       head_dim, tile):
+    assert fused_merge_tile(group_rows, block_m, splits, head_dim) == tile

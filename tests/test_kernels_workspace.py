@@ -11,7 +11,8 @@ def test_buffers_are_fp32_and_sized_for_the_maxima():
     vectors = 4 * 2 * 8 * 16
     assert ws.partial_acc.dtype == torch.float32 and ws.partial_acc.numel() == vectors * 128
     assert ws.partial_max.numel() == vectors and ws.partial_sum.numel() == vectors
-    assert ws.nbytes == (vectors * 128 + 2 * vectors) * 4
+    assert ws.split_counters.dtype == torch.int32 and ws.split_counters.tolist() == [0] * (4 * 8)
+    assert ws.nbytes == (vectors * 128 + 2 * vectors) * 4 + 4 * 8 * 4
 
 
 def test_fits_accepts_anything_within_the_maxima():

@@ -9,6 +9,10 @@ README.md derives it. With one split no tile runs and the output is acc_0 / l_0,
 single-pass division bit for bit. Empty splits carry m = -inf, l = 0 and weigh exactly
 nothing; so do the masked rows past the last split.
 
+`merge_slots` is the same merge done in place by the partial kernel's last program of a
+(request, KV head) when the launch fuses the combine (`launch_config.fused_merge_tile`):
+all query rows of the program at once, slots in tiles of MERGE_SLOTS.
+
 With USE_PDL the kernel is launched as a programmatic dependent of the partial kernel
 (Hopper and later): its programs may start before the partial grid ends and wait at
 `gdc_wait` until the partials are complete and visible. With TRIGGER_NEXT it then
@@ -76,3 +80,50 @@ def decode_attention_combine_kernel(
     b_o = acc / l_safe  # [BLOCK_D]
     p_o = out + i_b * stride_ob + i_r * stride_or + i_h * stride_oh + o_d
     tl.store(p_o, b_o.to(out.dtype.element_ty), mask=m_d)
+
+
+@triton.jit
+def merge_slots(
+    partial_acc,
+    partial_max,
+    partial_sum,
+    p_part,
+    m_rows,
+    num_slots,
+    o_d,
+    m_d,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    MERGE_ROWS: tl.constexpr,
+    MERGE_SLOTS: tl.constexpr,
+):
+    """Merged (acc, l) of rows whose slots start at p_part [MERGE_ROWS]; masked rows stay 0.
+
+    The running max starts at -inf with nothing accumulated, so one slot returns its own
+    (acc, l) exactly (exp2(-inf) = 0 and weight exp2(0) = 1), and empty slots weigh 0.
+    Loads bypass L1 (.cg): the slots were written by other programs of the same grid.
+    """
+    o_s = tl.arange(0, MERGE_SLOTS)  # [MERGE_SLOTS]
+    m_run = tl.full([MERGE_ROWS], float("-inf"), dtype=tl.float32)  # [MERGE_ROWS]
+    l_run = tl.zeros([MERGE_ROWS], dtype=tl.float32)  # [MERGE_ROWS]
+    acc = tl.zeros([MERGE_ROWS, BLOCK_D], dtype=tl.float32)  # [MERGE_ROWS, BLOCK_D]
+    for i_s0 in range(0, num_slots, MERGE_SLOTS):
+        o_t = i_s0 + o_s  # [MERGE_SLOTS]
+        m_t = m_rows[:, None] & (o_t[None, :] < num_slots)  # [MERGE_ROWS, MERGE_SLOTS]
+        p_t = p_part[:, None] + o_t[None, :]  # [MERGE_ROWS, MERGE_SLOTS]
+        b_m = tl.load(partial_max + p_t, mask=m_t, other=float("-inf"), cache_modifier=".cg")
+        b_l = tl.load(partial_sum + p_t, mask=m_t, other=0.0, cache_modifier=".cg")
+        b_a = tl.load(
+            partial_acc + p_t[:, :, None] * HEAD_DIM + o_d[None, None, :],
+            mask=m_t[:, :, None] & m_d[None, None, :],
+            other=0.0,
+            cache_modifier=".cg",
+        )  # [MERGE_ROWS, MERGE_SLOTS, BLOCK_D]
+        m_new = tl.maximum(m_run, tl.max(b_m, 1))  # [MERGE_ROWS]
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        alpha = tl.exp2(m_run - m_safe)  # [MERGE_ROWS]
+        w = tl.exp2(b_m - m_safe[:, None])  # [MERGE_ROWS, MERGE_SLOTS]
+        acc = acc * alpha[:, None] + tl.sum(w[:, :, None] * b_a, 1)
+        l_run = l_run * alpha + tl.sum(w * b_l, 1)
+        m_run = m_new
+    return acc, l_run

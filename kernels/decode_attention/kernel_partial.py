@@ -6,10 +6,18 @@ K/V tile is loaded once and used by all of them. With FINALIZE the program owns 
 whole visible range and writes the normalized output (the single-pass kernel);
 without it, it writes the unnormalized fp32 partials (acc, m, l) of its split for
 `kernel_combine.py`. Scores live in the log2 domain: s = q.k * scale * log2(e).
+
+With FUSED_COMBINE there is no combine launch: each program counts its split as done on
+its (request, KV head) counter after writing its partials, and the program that counts
+last merges all the splits' partials (`kernel_combine.merge_slots`, in split order) and
+writes the output, then sets the counter back to 0 for the next call. Which program
+merges depends on timing; what it computes does not.
 """
 
 import triton
 import triton.language as tl
+
+from .kernel_combine import merge_slots
 
 
 @triton.jit
@@ -129,6 +137,7 @@ def decode_attention_partial_kernel(
     partial_acc,
     partial_max,
     partial_sum,
+    counters,
     qk_scale,
     num_splits,
     num_m_blocks,
@@ -159,6 +168,9 @@ def decode_attention_partial_kernel(
     PREFETCH_PAGES: tl.constexpr,
     SCALAR_PAGES: tl.constexpr,
     FINALIZE: tl.constexpr,
+    FUSED_COMBINE: tl.constexpr,
+    MERGE_ROWS: tl.constexpr,
+    MERGE_SLOTS: tl.constexpr,
     SPLIT_MAJOR: tl.constexpr,
     PDL_TRIGGER: tl.constexpr,
     PDL_WAIT: tl.constexpr,
@@ -228,3 +240,20 @@ def decode_attention_partial_kernel(
         tl.store(partial_acc + i_part[:, None] * HEAD_DIM + o_d[None, :], acc, mask=m_m[:, None] & m_d[None, :])
         tl.store(partial_max + i_part, m_i, mask=m_m)
         tl.store(partial_sum + i_part, l_i, mask=m_m)
+        if FUSED_COMBINE:  # one query-row block per head: i_bhm is the (request, KV head)
+            tl.debug_barrier()  # every thread's partial stores precede the count (released with it)
+            done = tl.atomic_add(counters + i_bhm, 1, sem="acq_rel")
+            if done == num_splits - 1:  # every split's partials are written and visible
+                tl.store(counters + i_bhm, 0)
+                o_j = tl.arange(0, MERGE_ROWS)  # [MERGE_ROWS], the program's query rows
+                m_j = o_j < GROUP * ROWS
+                i_rj = o_j // GROUP
+                i_hj = i_kvh * GROUP + o_j % GROUP
+                p_part = ((i_b.to(tl.int64) * ROWS + i_rj) * num_q_heads + i_hj) * num_splits  # [MERGE_ROWS]
+                b_acc, b_l = merge_slots(partial_acc, partial_max, partial_sum, p_part, m_j,
+                                         num_splits, o_d, m_d, HEAD_DIM, BLOCK_D, MERGE_ROWS, MERGE_SLOTS)
+                l_safe = tl.where(b_l > 0.0, b_l, 1.0)
+                b_o = b_acc / l_safe[:, None]  # [MERGE_ROWS, BLOCK_D]
+                p_o = (out + i_b.to(tl.int64) * stride_ob + i_rj[:, None] * stride_or + i_hj[:, None] * stride_oh
+                       + o_d[None, :])
+                tl.store(p_o, b_o.to(out.dtype.element_ty), mask=m_j[:, None] & m_d[None, :])

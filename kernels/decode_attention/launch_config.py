@@ -33,6 +33,8 @@ class LaunchConfig:
     dependent of whatever precedes it on the stream and waits (`gdc_wait`) before its
     first read, and the combine lets the next launch start early; so a kernel's launch
     overlaps the end of the work before it. Timing only, never the bits.
+    `fused_combine`: where `fused_merge_tile` allows it, a split launch has no combine
+    kernel; the last program of each (request, KV head) to finish merges the partials.
     """
 
     block_m: int
@@ -44,6 +46,7 @@ class LaunchConfig:
     prefetch_pages: bool = True
     scalar_pages: bool = True
     chain_pdl: bool = True
+    fused_combine: bool = True
 
 
 @dataclass(frozen=True)
@@ -115,3 +118,33 @@ def combine_launch_config(head_dim: int, num_splits: int, *, pdl_available: bool
     """
     block_s = min(triton.next_power_of_2(max(num_splits - 1, 1)), 64 if head_dim <= 128 else 32)
     return CombineConfig(block_s=max(block_s, 2), num_warps=4, use_pdl=pdl_available)
+
+
+# The fused merge (kernel_partial.py, FUSED_COMBINE) loads [rows, slots, D] fp32 tiles of
+# at most MERGE_TILE_ELEMENTS (64 KiB: 128 registers a thread at four warps) and runs at
+# most MERGE_MAX_ROUNDS of them; larger merges keep the combine kernel, whose programs
+# split the work by output row.
+MERGE_TILE_ELEMENTS = 16384
+MERGE_MAX_ROUNDS = 2
+
+
+def fused_merge_tile(group_rows: int, block_m: int, num_splits: int, head_dim: int) -> tuple[int, int] | None:
+    """(MERGE_ROWS, MERGE_SLOTS) of a split launch that merges in place, or None for the combine kernel.
+
+    Args:
+        group_rows: query rows of a KV group, G x R.
+        block_m: BLOCK_M of the partial kernel (the merge needs the group in one program).
+        num_splits: splits of the launch (2 or more).
+        head_dim: D.
+
+    The choice depends on G x R, the split count and D only, never on the batch or the
+    cache length, so a request's bits are the same alone or in a batch.
+    """
+    if num_splits < 2 or group_rows > block_m:
+        return None
+    rows = triton.next_power_of_2(group_rows)
+    block_d = block_d_for(head_dim)
+    slots = min(triton.next_power_of_2(num_splits), max(1, MERGE_TILE_ELEMENTS // (rows * block_d)))
+    if rows * block_d > MERGE_TILE_ELEMENTS or -(-num_splits // slots) > MERGE_MAX_ROUNDS:
+        return None
+    return rows, slots

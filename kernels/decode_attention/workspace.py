@@ -43,11 +43,15 @@ class LayerWorkspace:
         self.partial_acc = torch.empty(vectors * head_dim, dtype=torch.float32, device=device)
         self.partial_max = torch.empty(vectors, dtype=torch.float32, device=device)
         self.partial_sum = torch.empty(vectors, dtype=torch.float32, device=device)
+        # Finished splits per (request, KV head) of a launch that merges in place; every such
+        # launch leaves them at 0 again, so they are zeroed once, here (before any capture).
+        self.split_counters = torch.zeros(max_batch * num_q_heads, dtype=torch.int32, device=device)
         self.device = self.partial_acc.device
 
     @property
     def nbytes(self) -> int:
-        return sum(t.numel() * t.element_size() for t in (self.partial_acc, self.partial_max, self.partial_sum))
+        return sum(t.numel() * t.element_size()
+                   for t in (self.partial_acc, self.partial_max, self.partial_sum, self.split_counters))
 
     def fits(self, batch: int, rows: int, num_q_heads: int, head_dim: int, num_splits: int, device) -> bool:
         """Return True when a call of this size fits; raise ValueError (expected vs actual) otherwise."""

@@ -15,14 +15,12 @@ Interrupted (SIGINT), it still writes what it measured and prints the table.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
-from .recorded_run import run_and_record
+from .recorded_run import probe_command
 
 DEFAULT = "default"
 
@@ -34,7 +32,8 @@ class Candidate:
     (where the partial kernel lets the combine start: never, at start, after the loop),
     `nopdl` (combine launched without PDL), `nopf` (paged: no page-id prefetch),
     `cw<warps>` (combine warps), `m<rows>` (BLOCK_M: query rows per program, a power of two),
-    `noch` (no PDL chain into the partial kernel), `nosp` (paged look-ahead of one page id per token).
+    `noch` (no PDL chain into the partial kernel), `nosp` (paged look-ahead of one page id per token),
+    `nofc` (a combine kernel even where the merge could be fused into the partial kernel).
     For example `default-hm-nopdl` or `n64-w8-s3-t2-m32`."""
 
     label: str
@@ -55,7 +54,7 @@ class Candidate:
 
     def options(self) -> dict:
         """The option fields the label sets (split_major, pdl_trigger, prefetch_pages, combine_pdl, combine_warps,
-        block_m, chain_pdl, scalar_pages)."""
+        block_m, chain_pdl, scalar_pages, fused_combine)."""
         _, opts = self._split()
         found: dict = {}
         for opt in opts:
@@ -67,6 +66,8 @@ class Candidate:
                 found["chain_pdl"] = False
             elif opt == "nosp":
                 found["scalar_pages"] = False
+            elif opt == "nofc":
+                found["fused_combine"] = False
             elif opt == "nopdl":
                 found["combine_pdl"] = False
             elif opt[:1] == "t" and opt[1:] in ("0", "1", "2"):
@@ -86,7 +87,7 @@ class Candidate:
         return "-".join(parts[:3]), parts[3:]
 
     def _error(self) -> str:
-        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, noch, nosp, got {self.label!r}"
+        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, noch, nosp, nofc, got {self.label!r}"
 
 
 # (shape, candidates, split counts), most informative first: the run may be cut short.
@@ -131,7 +132,7 @@ def partial_config(candidate: Candidate):
     options = candidate.options()
     original = (api.partial_launch_config, api.combine_launch_config)
     partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages", "block_m", "chain_pdl",
-                                                          "scalar_pages") if k in options}
+                                                          "scalar_pages", "fused_combine") if k in options}
     if fields is not None:
         partial_fields.update(block_n=fields[0], num_warps=fields[1], num_stages=fields[2])
     combine_fields = {}
@@ -222,18 +223,17 @@ def table(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m validation.bench.explore", description=__doc__.splitlines()[0])
-    p.add_argument("--out", type=Path, required=True, help="JSON file of every measurement")
-    p.add_argument("--plan", nargs="*", default=None, help="shape:cand,cand:splits,splits[:paged] items")
-    p.add_argument("--seed", type=int, default=20261129)
-    args = p.parse_args(argv)
-    try:
+    def add_options(parser):
+        parser.add_argument("--plan", nargs="*", default=None, help="shape:cand,cand:splits,splits[:paged] items")
+        parser.add_argument("--seed", type=int, default=20261129)
+
+    def prepare(args):
         plan = parse_plan(args.plan or [])
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return run_and_record(args.out, "launch-config exploration",
-                          lambda rows, write: run(plan, args.seed, rows, write), table)
+        return lambda rows, write: run(plan, args.seed, rows, write)
+
+    return probe_command(argv, prog="python -m validation.bench.explore", description=__doc__.splitlines()[0],
+                         kind="launch-config exploration", add_options=add_options, prepare=prepare, table=table)
+
 
 if __name__ == "__main__":
     sys.exit(main())

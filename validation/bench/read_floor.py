@@ -14,13 +14,11 @@ the benchmark reads with (`read_kernel.STREAM_READ`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
-from pathlib import Path
 
 from .read_kernel import BLOCK, TILES_PER_PROGRAM
-from .recorded_run import run_and_record
+from .recorded_run import probe_command
 
 DEFAULT_READ = (BLOCK, TILES_PER_PROGRAM, 8)
 READ_SHAPES: tuple[tuple[int, int, int], ...] = tuple(
@@ -83,16 +81,16 @@ def table(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     from .shapes import select
 
-    p = argparse.ArgumentParser(prog="python -m validation.bench.read_floor", description=__doc__.splitlines()[0])
-    p.add_argument("--out", type=Path, required=True, help="JSON file of every measurement")
-    p.add_argument("--shapes", nargs="*", default=None, help="shape names (default: the whole matrix)")
-    args = p.parse_args(argv)
-    try:
+    def add_options(parser):
+        parser.add_argument("--shapes", nargs="*", default=None, help="shape names (default: the whole matrix)")
+
+    def prepare(args):
         shapes = select(args.shapes)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return run_and_record(args.out, "read floor", lambda rows, write: run(shapes, READ_SHAPES, rows, write), table)
+        return lambda rows, write: run(shapes, READ_SHAPES, rows, write)
+
+    return probe_command(argv, prog="python -m validation.bench.read_floor", description=__doc__.splitlines()[0],
+                         kind="read floor", add_options=add_options, prepare=prepare, table=table)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,15 +1,43 @@
-"""The command-line loop the device probes share: measure into rows, keep them on disk, print a table."""
+"""The command line the device probes share: --out FILE, measure into rows, keep them on disk, print a table."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Callable
 
+Measure = Callable[[list, Callable[[], None]], None]
 
-def run_and_record(out: Path, kind: str, measure: Callable[[list, Callable[[], None]], None],
-                   table: Callable[[list], str]) -> int:
+
+def probe_command(argv: list[str] | None, *, prog: str, description: str, kind: str,
+                  add_options: Callable[[argparse.ArgumentParser], None],
+                  prepare: Callable[[argparse.Namespace], Measure], table: Callable[[list], str]) -> int:
+    """Parse `--out FILE` and the probe's own options, then `run_and_record`.
+
+    Args:
+        argv: the arguments (None: the process's).
+        prog, description: for --help.
+        kind: what the rows are (written into the JSON file).
+        add_options: adds the probe's options to the parser.
+        prepare: turns the parsed options into the probe's measure loop; a ValueError
+            (a bad plan, an unknown shape) is printed and the command exits with 2.
+        table: renders the rows as the Markdown table printed last.
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--out", type=Path, required=True, help="JSON file of every measurement")
+    add_options(parser)
+    args = parser.parse_args(argv)
+    try:
+        measure = prepare(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return run_and_record(args.out, kind, measure, table)
+
+
+def run_and_record(out: Path, kind: str, measure: Measure, table: Callable[[list], str]) -> int:
     """Call `measure(rows, write)`, which appends one dict per measurement and calls `write()`
     after each, so `out` always holds every row so far (an interrupted run keeps them too);
     then write `out` once more and print `table(rows)`.
