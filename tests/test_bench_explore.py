@@ -18,6 +18,7 @@ def test_a_candidate_may_add_grid_order_and_pdl_options():
     assert Candidate("n64-w8-s3-t2-cw8").options() == {"pdl_trigger": 2, "combine_warps": 8}
     assert Candidate("n64-w4-s3-m32").options() == {"block_m": 32}
     assert Candidate("default-noch-nosp").options() == {"chain_pdl": False, "scalar_pages": False}
+    assert Candidate("default-nofc-nomt").options() == {"fused_combine": False, "merge_trigger": False}
 
 
 @pytest.mark.parametrize("label", ["n32-w8", "w8-n32-s4", "n32-w8-sx", "fast", "default-t3", "n64-w4-s3-fast",
@@ -82,3 +83,10 @@ def test_the_table_compares_with_the_fastest_contiguous_default():
     text = table(rows)
     assert "| s | n64-w8-s3 | 32 |  | 8.00 | 0.800 |" in text
     assert "| s | n32-w4-s3 | 32 |  | - | - |" in text
+
+
+def test_the_patch_may_keep_the_next_launch_until_a_merging_launch_ends():
+    with partial_config(Candidate("default-nomt")):
+        partial = api.partial_launch_config(128, 4, torch.bfloat16)
+    assert partial.merge_trigger is False
+    assert api.partial_launch_config(128, 4, torch.bfloat16).merge_trigger is True

@@ -3,7 +3,10 @@
 import pytest
 import torch
 
-from kernels.decode_attention.launch_config import combine_launch_config, fused_merge_tile, partial_launch_config
+from dataclasses import replace
+
+from kernels.decode_attention.launch_config import (combine_launch_config, fused_merge_tile, partial_launch_config,
+                                                    pdl_triggers)
 
 
 @pytest.mark.parametrize("programs_per_sm, stages", [(None, 3), (0.06, 3), (2.9, 3), (3.0, 2), (3.9, 2)])
@@ -39,3 +42,23 @@ def test_the_combine_loads_splits_after_the_first_in_tiles_of_at_most_64(head_di
 def test_a_split_launch_merges_in_place_only_when_the_merge_is_one_or_two_tile_rounds(group_rows, block_m, splits,
                                                                                        head_dim, tile):
     assert fused_merge_tile(group_rows, block_m, splits, head_dim) == tile
+
+
+SPLIT_CONFIG = partial_launch_config(128, 4, torch.bfloat16)
+
+
+@pytest.mark.parametrize("finalize, fused, combine_pdl, chain, expected", [
+    (False, True, False, True, (0, True)),    # merges in place: only the merging programs trigger
+    (False, True, False, False, (0, False)),  # no chain: nothing is a dependent, nothing triggers
+    (False, False, True, True, (1, False)),   # combine kernel as a dependent: the partial kernel triggers it
+    (False, False, False, True, (0, False)),  # combine kernel without PDL
+    (True, False, False, True, (1, False)),   # single pass in the chain
+    (True, False, False, False, (0, False)),
+])
+def test_where_a_launch_lets_the_next_one_start(finalize, fused, combine_pdl, chain, expected):
+    assert pdl_triggers(SPLIT_CONFIG, finalize=finalize, fused=fused, combine_pdl=combine_pdl, chain=chain) == expected
+
+
+def test_the_merge_trigger_can_be_switched_off():
+    config = replace(SPLIT_CONFIG, merge_trigger=False)
+    assert pdl_triggers(config, finalize=False, fused=True, combine_pdl=False, chain=True) == (0, False)

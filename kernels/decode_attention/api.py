@@ -17,7 +17,8 @@ import triton.language as tl
 from .checks import DecodeShape, check_inputs, check_num_splits, check_out, check_scale
 from .kernel_combine import decode_attention_combine_kernel
 from .kernel_partial import decode_attention_partial_kernel
-from .launch_config import block_d_for, block_m_for, combine_launch_config, fused_merge_tile, partial_launch_config
+from .launch_config import (block_d_for, block_m_for, combine_launch_config, fused_merge_tile, partial_launch_config,
+                            pdl_triggers)
 from .workspace import LayerWorkspace
 
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
@@ -149,9 +150,8 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
     if not finalize and merge is None:
         combine = combine_launch_config(shape.head_dim, num_splits, pdl_available=pdl_available(q.device))
     chain = config.chain_pdl and pdl_available(q.device)
-    # A launch that merges in place triggers nothing early: a trigger at its start let the
-    # next launch take SM slots while its grid still ran (4k: 8.64 against 7.91 us, perf-notes V6).
-    trigger = config.pdl_trigger if (combine is not None and combine.use_pdl) or (finalize and chain) else 0
+    trigger, merge_trigger = pdl_triggers(config, finalize=finalize, fused=merge is not None,
+                                          combine_pdl=combine is not None and combine.use_pdl, chain=chain)
     decode_attention_partial_kernel[grid](
         q4, k_cache, v_cache, table, visible_tokens, o4, *partials, counters,
         scale * LOG2E, num_splits, num_m_blocks, shape.num_kv_heads, shape.num_q_heads, shape.capacity,
@@ -165,7 +165,7 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
         IS_PAGED=paged, PREFETCH_PAGES=paged and not finalize and config.prefetch_pages,
         SCALAR_PAGES=config.scalar_pages and config.block_n // shape.page_size <= 4, FINALIZE=finalize,
         FUSED_COMBINE=merge is not None, MERGE_ROWS=merge[0] if merge else 1, MERGE_SLOTS=merge[1] if merge else 1,
-        SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, PDL_WAIT=chain,
+        SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, MERGE_TRIGGER=merge_trigger, PDL_WAIT=chain,
         DOT_FP64=INTERPRET,
         num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {}),
     )

@@ -11,7 +11,8 @@ With FUSED_COMBINE there is no combine launch: each program counts its split as 
 its (request, KV head) counter after writing its partials, and the program that counts
 last merges all the splits' partials (`kernel_combine.merge_slots`, in split order) and
 writes the output, then sets the counter back to 0 for the next call. Which program
-merges depends on timing; what it computes does not.
+merges depends on timing; what it computes does not. With MERGE_TRIGGER that program
+lets the next launch (a programmatic dependent) start before it merges.
 """
 
 import triton
@@ -173,6 +174,7 @@ def decode_attention_partial_kernel(
     MERGE_SLOTS: tl.constexpr,
     SPLIT_MAJOR: tl.constexpr,
     PDL_TRIGGER: tl.constexpr,
+    MERGE_TRIGGER: tl.constexpr,
     PDL_WAIT: tl.constexpr,
     DOT_FP64: tl.constexpr,
 ):
@@ -244,6 +246,8 @@ def decode_attention_partial_kernel(
             tl.debug_barrier()  # every thread's partial stores precede the count (released with it)
             done = tl.atomic_add(counters + i_bhm, 1, sem="acq_rel")
             if done == num_splits - 1:  # every split's partials are written and visible
+                if MERGE_TRIGGER:  # the next launch may start during the merge (others exit after their count)
+                    tl.extra.cuda.gdc_launch_dependents()
                 tl.store(counters + i_bhm, 0)
                 o_j = tl.arange(0, MERGE_ROWS)  # [MERGE_ROWS], the program's query rows
                 m_j = o_j < GROUP * ROWS

@@ -35,6 +35,8 @@ class LaunchConfig:
     overlaps the end of the work before it. Timing only, never the bits.
     `fused_combine`: where `fused_merge_tile` allows it, a split launch has no combine
     kernel; the last program of each (request, KV head) to finish merges the partials.
+    `merge_trigger`: with the chain, a launch that merges in place lets the next launch
+    start from its merging programs, before they merge (`pdl_triggers`).
     """
 
     block_m: int
@@ -47,6 +49,7 @@ class LaunchConfig:
     scalar_pages: bool = True
     chain_pdl: bool = True
     fused_combine: bool = True
+    merge_trigger: bool = True
 
 
 @dataclass(frozen=True)
@@ -148,3 +151,27 @@ def fused_merge_tile(group_rows: int, block_m: int, num_splits: int, head_dim: i
     if rows * block_d > MERGE_TILE_ELEMENTS or -(-num_splits // slots) > MERGE_MAX_ROUNDS:
         return None
     return rows, slots
+
+
+def pdl_triggers(config: LaunchConfig, *, finalize: bool, fused: bool, combine_pdl: bool, chain: bool) -> tuple[int, bool]:
+    """Where a partial or single-pass launch lets the next launch start: (PDL_TRIGGER, MERGE_TRIGGER).
+
+    Args:
+        config: the launch config (`pdl_trigger`, `merge_trigger`).
+        finalize: a single-pass launch.
+        fused: a split launch that merges in place (no combine kernel).
+        combine_pdl: the combine kernel follows as a programmatic dependent.
+        chain: the next partial or single-pass launch is a programmatic dependent (the chain).
+
+    A launch that merges in place triggers only from its merging programs, once every other
+    program has exited: a trigger at the start of every program let the next launch take SM
+    slots while the grid still ran (4k: 8.64 against 7.91 us, docs/results/perf-notes.md,
+    V6), one before every program's count ran 4k in 8.37-8.47 us; from the merging programs
+    it ran in 7.55-7.60 against 7.90-7.92 (V7). A trigger changes when the next launch
+    starts, never what any program computes.
+    """
+    if fused:
+        return 0, chain and config.merge_trigger
+    if combine_pdl or (finalize and chain):
+        return config.pdl_trigger, False
+    return 0, False

@@ -24,6 +24,17 @@ from .recorded_run import probe_command
 
 DEFAULT = "default"
 
+# Label options that turn one launch-config switch off: option -> field.
+OFF_SWITCHES = {
+    "hm": "split_major",
+    "nopf": "prefetch_pages",
+    "noch": "chain_pdl",
+    "nosp": "scalar_pages",
+    "nofc": "fused_combine",
+    "nomt": "merge_trigger",
+    "nopdl": "combine_pdl",
+}
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -33,7 +44,8 @@ class Candidate:
     `nopdl` (combine launched without PDL), `nopf` (paged: no page-id prefetch),
     `cw<warps>` (combine warps), `m<rows>` (BLOCK_M: query rows per program, a power of two),
     `noch` (no PDL chain into the partial kernel), `nosp` (paged look-ahead of one page id per token),
-    `nofc` (a combine kernel even where the merge could be fused into the partial kernel).
+    `nofc` (a combine kernel even where the merge could be fused into the partial kernel),
+    `nomt` (a launch that merges in place lets the next launch start only when it ends).
     For example `default-hm-nopdl` or `n64-w8-s3-t2-m32`."""
 
     label: str
@@ -54,22 +66,12 @@ class Candidate:
 
     def options(self) -> dict:
         """The option fields the label sets (split_major, pdl_trigger, prefetch_pages, combine_pdl, combine_warps,
-        block_m, chain_pdl, scalar_pages, fused_combine)."""
+        block_m, chain_pdl, scalar_pages, fused_combine, merge_trigger)."""
         _, opts = self._split()
         found: dict = {}
         for opt in opts:
-            if opt == "hm":
-                found["split_major"] = False
-            elif opt == "nopf":
-                found["prefetch_pages"] = False
-            elif opt == "noch":
-                found["chain_pdl"] = False
-            elif opt == "nosp":
-                found["scalar_pages"] = False
-            elif opt == "nofc":
-                found["fused_combine"] = False
-            elif opt == "nopdl":
-                found["combine_pdl"] = False
+            if opt in OFF_SWITCHES:
+                found[OFF_SWITCHES[opt]] = False
             elif opt[:1] == "t" and opt[1:] in ("0", "1", "2"):
                 found["pdl_trigger"] = int(opt[1:])
             elif opt[:2] == "cw" and opt[2:].isdigit():
@@ -87,7 +89,7 @@ class Candidate:
         return "-".join(parts[:3]), parts[3:]
 
     def _error(self) -> str:
-        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, noch, nosp, nofc, got {self.label!r}"
+        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, noch, nosp, nofc, nomt, got {self.label!r}"
 
 
 # (shape, candidates, split counts), most informative first: the run may be cut short.
@@ -132,7 +134,7 @@ def partial_config(candidate: Candidate):
     options = candidate.options()
     original = (api.partial_launch_config, api.combine_launch_config)
     partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages", "block_m", "chain_pdl",
-                                                          "scalar_pages", "fused_combine") if k in options}
+                                                          "scalar_pages", "fused_combine", "merge_trigger") if k in options}
     if fields is not None:
         partial_fields.update(block_n=fields[0], num_warps=fields[1], num_stages=fields[2])
     combine_fields = {}
