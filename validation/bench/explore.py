@@ -89,7 +89,7 @@ class Candidate:
         return "-".join(parts[:3]), parts[3:]
 
     def _error(self) -> str:
-        return f"candidate must be 'default' or look like n64-w4-s3, with options hm, t0-t2, nopdl, nopf, cw<n>, m<power of two>, noch, nosp, nofc, nomt, got {self.label!r}"
+        return f"candidate must be 'default' or look like n64-w4-s3, with options {', '.join(OFF_SWITCHES)}, t0-t2, cw<n>, m<power of two>, got {self.label!r}"
 
 
 # (shape, candidates, split counts), most informative first: the run may be cut short.
@@ -129,12 +129,12 @@ def partial_config(candidate: Candidate):
     from dataclasses import replace
 
     from kernels.decode_attention import api
+    from kernels.decode_attention.launch_config import LaunchConfig
 
     fields = candidate.fields()
     options = candidate.options()
     original = (api.partial_launch_config, api.combine_launch_config)
-    partial_fields = {k: options[k] for k in ("split_major", "pdl_trigger", "prefetch_pages", "block_m", "chain_pdl",
-                                                          "scalar_pages", "fused_combine", "merge_trigger") if k in options}
+    partial_fields = {k: v for k, v in options.items() if k in LaunchConfig.__dataclass_fields__}
     if fields is not None:
         partial_fields.update(block_n=fields[0], num_warps=fields[1], num_stages=fields[2])
     combine_fields = {}
