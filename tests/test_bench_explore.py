@@ -90,3 +90,10 @@ def test_the_patch_may_keep_the_next_launch_until_a_merging_launch_ends():
         partial = api.partial_launch_config(128, 4, torch.bfloat16)
     assert partial.merge_trigger is False
     assert api.partial_launch_config(128, 4, torch.bfloat16).merge_trigger is True
+
+
+def test_the_patch_may_mask_every_tile():
+    with partial_config(Candidate("default-noum")):
+        partial = api.partial_launch_config(128, 4, torch.bfloat16)
+    assert partial.inner_unmasked is False
+    assert api.partial_launch_config(128, 4, torch.bfloat16).inner_unmasked is True

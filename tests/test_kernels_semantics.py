@@ -9,6 +9,7 @@ import kernels
 from kernels import LayerWorkspace
 from validation.anchors import bytes_equal
 from validation.oracle import decode_attention_fp64
+from validation.shapes import Case
 
 
 def inputs(batch=2, rows=1, hq=4, hkv=2, d=64, s=48, dtype=torch.float16, seed=0):
@@ -125,7 +126,6 @@ def test_paged_equals_contiguous_with_every_page_id_look_ahead(look_ahead, page_
 
     from kernels.decode_attention import api
     from validation.fixtures import build_fixture
-    from validation.shapes import Case
 
     # splits of two tiles, one tile, one partial tile and none: the look-ahead runs past
     # every split's end. With 64-token tiles, pages of 8 are eight per tile (past the
@@ -138,3 +138,46 @@ def test_paged_equals_contiguous_with_every_page_id_look_ahead(look_ahead, page_
     paged = kernels.attention_decode_paged_splitkv(fx.q, fx.k_pages, fx.v_pages, fx.block_table, fx.visible_tokens,
                                                    num_splits=3)
     assert bytes_equal(paged, contiguous)
+
+
+# Requests whose last tile ends exactly at the visible count, with several rows (rows 0 and 1
+# may not see the last tokens of a tile that ends inside the range), rows that see nothing, a
+# group padded from 6 to 16 rows, and 72 rows in two row blocks; tokens past each request's
+# count are NaN, so a tile wrongly left unmasked shows.
+WHOLE_TILE_CASES = {
+    "three-rows-tile-aligned": Case(3, 3, 8, 2, 64, (128, 2, 77), seed=7),
+    "group-of-six-padded": Case(2, 1, 6, 2, 32, (192, 65), seed=8),
+    "two-row-blocks": Case(2, 9, 8, 1, 32, (130, 64), seed=9),
+}
+
+
+@pytest.mark.parametrize("paged", [False, True], ids=["contiguous", "paged"])
+@pytest.mark.parametrize("num_splits", [None, 1, 3], ids=lambda n: "single" if n is None else f"split{n}")
+@pytest.mark.parametrize("case", list(WHOLE_TILE_CASES))
+def test_whole_tiles_skip_the_score_mask_without_changing_a_bit(case, num_splits, paged, monkeypatch):
+    from dataclasses import replace
+
+    from kernels.decode_attention import api
+    from validation.fixtures import build_fixture
+
+    fx = build_fixture(WHOLE_TILE_CASES[case], "bf16")
+
+    def run():
+        if paged:
+            args = (fx.q, fx.k_pages, fx.v_pages, fx.block_table, fx.visible_tokens)
+            if num_splits is None:
+                return kernels.attention_decode_paged(*args)
+            return kernels.attention_decode_paged_splitkv(*args, num_splits=num_splits)
+        args = (fx.q, fx.k_cache, fx.v_cache, fx.visible_tokens)
+        if num_splits is None:
+            return kernels.attention_decode(*args)
+        return kernels.attention_decode_splitkv(*args, num_splits=num_splits)
+
+    assert api.partial_launch_config(64, 8, torch.bfloat16).inner_unmasked, "whole tiles skip the mask by default"
+    skipping = run()
+    original = api.partial_launch_config
+    monkeypatch.setattr(api, "partial_launch_config",
+                        lambda *args, **kwargs: replace(original(*args, **kwargs), inner_unmasked=False))
+    masking = run()
+    assert bytes_equal(skipping, masking)
+    assert not torch.isnan(skipping).any()

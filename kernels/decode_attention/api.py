@@ -166,7 +166,7 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
         SCALAR_PAGES=config.scalar_pages and config.block_n // shape.page_size <= 4, FINALIZE=finalize,
         FUSED_COMBINE=merge is not None, MERGE_ROWS=merge[0] if merge else 1, MERGE_SLOTS=merge[1] if merge else 1,
         SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, MERGE_TRIGGER=merge_trigger, PDL_WAIT=chain,
-        DOT_FP64=INTERPRET,
+        DOT_FP64=INTERPRET, INNER_UNMASKED=config.inner_unmasked,
         num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {}),
     )
     if combine is not None:

@@ -62,7 +62,15 @@ def _online_softmax_range(
     PREFETCH_PAGES: tl.constexpr,
     SCALAR_PAGES: tl.constexpr,
     DOT_FP64: tl.constexpr,
+    n_unmasked,
+    INNER_UNMASKED: tl.constexpr,
 ):
+    # With INNER_UNMASKED, a tile that ends at or before n_unmasked (a token every real
+    # row of the program may see: n_unmasked <= n_end and <= every real row's limit)
+    # skips the score mask, which would select every score of the real rows unchanged:
+    # the same bits, fewer instructions. Padding rows (q = 0) then carry finite values
+    # that nothing reads: their partials, merges and outputs are masked.
+    #
     # Paged with PREFETCH_PAGES: the page ids of the next tile are loaded one iteration
     # ahead, so the K/V addresses of a tile never wait on a block-table load (addresses
     # only: the same page ids reach the same loads, no arithmetic changes). With
@@ -109,8 +117,13 @@ def _online_softmax_range(
         else:
             b_s = tl.dot(b_q, tl.trans(b_k))  # [BLOCK_M, BLOCK_N]
         b_s = b_s * qk_scale
-        m_s = (o_n[None, :] < n_end) & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
-        b_s = tl.where(m_s, b_s, float("-inf"))
+        if INNER_UNMASKED:
+            if n0 + BLOCK_N > n_unmasked:
+                m_s = (o_n[None, :] < n_end) & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
+                b_s = tl.where(m_s, b_s, float("-inf"))
+        else:
+            m_s = (o_n[None, :] < n_end) & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
+            b_s = tl.where(m_s, b_s, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(b_s, 1))  # [BLOCK_M]
         m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
         alpha = tl.exp2(m_i - m_safe)  # [BLOCK_M]
@@ -177,6 +190,7 @@ def decode_attention_partial_kernel(
     MERGE_TRIGGER: tl.constexpr,
     PDL_WAIT: tl.constexpr,
     DOT_FP64: tl.constexpr,
+    INNER_UNMASKED: tl.constexpr,
 ):
     if SPLIT_MAJOR:  # consecutive programs walk the splits of one (request, KV head)
         i_s = tl.program_id(0)
@@ -228,6 +242,7 @@ def decode_attention_partial_kernel(
         stride_kb, stride_ks, stride_vb, stride_vs,
         n_start, n_end, row_limit, qk_scale, o_d, m_d,
         BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, SCALAR_PAGES, DOT_FP64,
+        tl.minimum(n_end, visible - (ROWS - 1)), INNER_UNMASKED,
     )
     if PDL_TRIGGER == 2:
         tl.extra.cuda.gdc_launch_dependents()

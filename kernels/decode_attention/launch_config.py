@@ -37,6 +37,8 @@ class LaunchConfig:
     kernel; the last program of each (request, KV head) to finish merges the partials.
     `merge_trigger`: with the chain, a launch that merges in place lets the next launch
     start from its merging programs, before they merge (`pdl_triggers`).
+    `inner_unmasked`: tiles that every real row of the program sees whole skip the score
+    mask (it would change none of their scores). The same bits, fewer instructions.
     """
 
     block_m: int
@@ -50,6 +52,7 @@ class LaunchConfig:
     chain_pdl: bool = True
     fused_combine: bool = True
     merge_trigger: bool = True
+    inner_unmasked: bool = True
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ OFF_SWITCHES = {
     "nofc": "fused_combine",
     "nomt": "merge_trigger",
     "nopdl": "combine_pdl",
+    "noum": "inner_unmasked",
 }
 
 
@@ -45,7 +46,8 @@ class Candidate:
     `cw<warps>` (combine warps), `m<rows>` (BLOCK_M: query rows per program, a power of two),
     `noch` (no PDL chain into the partial kernel), `nosp` (paged look-ahead of one page id per token),
     `nofc` (a combine kernel even where the merge could be fused into the partial kernel),
-    `nomt` (a launch that merges in place lets the next launch start only when it ends).
+    `nomt` (a launch that merges in place lets the next launch start only when it ends),
+    `noum` (every tile masks its scores, also those every real row sees whole).
     For example `default-hm-nopdl` or `n64-w8-s3-t2-m32`."""
 
     label: str
@@ -66,7 +68,7 @@ class Candidate:
 
     def options(self) -> dict:
         """The option fields the label sets (split_major, pdl_trigger, prefetch_pages, combine_pdl, combine_warps,
-        block_m, chain_pdl, scalar_pages, fused_combine, merge_trigger)."""
+        block_m, chain_pdl, scalar_pages, fused_combine, merge_trigger, inner_unmasked)."""
         _, opts = self._split()
         found: dict = {}
         for opt in opts:
