@@ -6,8 +6,6 @@ rounding, the split counters back at zero after every call, and the same bits ca
 call through one workspace.
 """
 
-from dataclasses import replace
-
 import pytest
 import torch
 
@@ -28,12 +26,6 @@ def inputs(batch, rows, hq, hkv, d, s, seed=0):
     return q, k, v
 
 
-def with_fused_combine(monkeypatch, fused: bool):
-    original = api.partial_launch_config
-    monkeypatch.setattr(api, "partial_launch_config",
-                        lambda *args, **kwargs: replace(original(*args, **kwargs), fused_combine=fused))
-
-
 class NoCombineLaunch:
     def __getitem__(self, grid):
         raise AssertionError("a launch that merges in place launched the combine kernel")
@@ -49,13 +41,13 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_the_in_place_merge_matches_the_oracle_and_the_combine_kernel(case, monkeypatch):
+def test_the_in_place_merge_matches_the_oracle_and_the_combine_kernel(case, monkeypatch, launch_config):
     batch, rows, hq, hkv, d, splits, visible = CASES[case]
     q, k, v = inputs(batch, rows, hq, hkv, d, max(visible))
     visible = torch.tensor(visible, dtype=torch.int32)
-    with_fused_combine(monkeypatch, False)
+    launch_config(fused_combine=False)
     combined = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=splits)
-    with_fused_combine(monkeypatch, True)
+    launch_config(fused_combine=True)
     monkeypatch.setattr(api, "decode_attention_combine_kernel", NoCombineLaunch())
     merged = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=splits)
     expected = decode_attention_fp64(q, k, v, visible)

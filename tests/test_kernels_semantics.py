@@ -111,7 +111,6 @@ def test_a_combine_over_several_tiles_of_splits_matches_the_oracle(d, num_splits
     assert (out.double() - expected).abs().max() < 4e-3
 
 
-
 LOOK_AHEADS = {
     "page-ids-in-loop": {"prefetch_pages": False},
     "one-id-per-token-one-tile-ahead": {"prefetch_pages": True, "scalar_pages": False},
@@ -121,10 +120,7 @@ LOOK_AHEADS = {
 
 @pytest.mark.parametrize("page_size", [8, 16, 32, 128], ids=lambda p: f"page{p}")
 @pytest.mark.parametrize("look_ahead", list(LOOK_AHEADS))
-def test_paged_equals_contiguous_with_every_page_id_look_ahead(look_ahead, page_size, monkeypatch):
-    from dataclasses import replace
-
-    from kernels.decode_attention import api
+def test_paged_equals_contiguous_with_every_page_id_look_ahead(look_ahead, page_size, launch_config):
     from validation.fixtures import build_fixture
 
     # splits of two tiles, one tile, one partial tile and none: the look-ahead runs past
@@ -132,9 +128,7 @@ def test_paged_equals_contiguous_with_every_page_id_look_ahead(look_ahead, page_
     # four scalar ids: one id per token), 16 and 32 are four and two, 128 holds two tiles.
     fx = build_fixture(Case(3, 1, 4, 2, 64, (300, 0, 77), page_size=page_size, seed=5), "bf16")
     contiguous = kernels.attention_decode_splitkv(fx.q, fx.k_cache, fx.v_cache, fx.visible_tokens, num_splits=3)
-    original = api.partial_launch_config
-    monkeypatch.setattr(api, "partial_launch_config",
-                        lambda *args, **kwargs: replace(original(*args, **kwargs), **LOOK_AHEADS[look_ahead]))
+    launch_config(**LOOK_AHEADS[look_ahead])
     paged = kernels.attention_decode_paged_splitkv(fx.q, fx.k_pages, fx.v_pages, fx.block_table, fx.visible_tokens,
                                                    num_splits=3)
     assert bytes_equal(paged, contiguous)
@@ -154,9 +148,7 @@ WHOLE_TILE_CASES = {
 @pytest.mark.parametrize("paged", [False, True], ids=["contiguous", "paged"])
 @pytest.mark.parametrize("num_splits", [None, 1, 3], ids=lambda n: "single" if n is None else f"split{n}")
 @pytest.mark.parametrize("case", list(WHOLE_TILE_CASES))
-def test_whole_tiles_skip_the_score_mask_without_changing_a_bit(case, num_splits, paged, monkeypatch):
-    from dataclasses import replace
-
+def test_whole_tiles_skip_the_score_mask_without_changing_a_bit(case, num_splits, paged, launch_config):
     from kernels.decode_attention import api
     from validation.fixtures import build_fixture
 
@@ -175,9 +167,7 @@ def test_whole_tiles_skip_the_score_mask_without_changing_a_bit(case, num_splits
 
     assert api.partial_launch_config(64, 8, torch.bfloat16).inner_unmasked, "whole tiles skip the mask by default"
     skipping = run()
-    original = api.partial_launch_config
-    monkeypatch.setattr(api, "partial_launch_config",
-                        lambda *args, **kwargs: replace(original(*args, **kwargs), inner_unmasked=False))
+    launch_config(inner_unmasked=False)
     masking = run()
     assert bytes_equal(skipping, masking)
     assert not torch.isnan(skipping).any()
