@@ -39,6 +39,31 @@ def test_large_shape_passes_at_the_ceiling_and_ahead_of_the_best_peer():
     assert e["passed"] and e["best_peer"] == "sdpa_cudnn" and e["sweep_best_splits"] == 16
 
 
+@pytest.mark.parametrize("single_us, passed", [(123.8, True), (150.0, False)],
+                         ids=["single-pass-fastest-passes", "single-pass-15pct-over-2-splits-fails"])
+def test_a_heuristic_that_chooses_one_split_is_timed_as_the_layer_runs_it(single_us, passed):
+    shapes = select(["llama8b-b64-2k"])
+    s = "llama8b-b64-2k"
+    rows = [row(s, "splitkv", single_us, splits=1), row(s, "single_pass", single_us, kind="baseline", splits=1)]
+    rows += [row(s, "splitkv", us, role="sweep", splits=n) for n, us in ((1, 143.5), (2, 131.0), (4, 150.0))]
+    e = results(rows, shapes, heuristic=1)["summary"][s]
+    assert e["sweep_us"][1] == 143.5, "the sweep's own one-split row (the split kernel) is kept as measured"
+    assert e["layer_choices_us"] == {1: single_us, 2: 131.0, 4: 150.0}
+    assert e["heuristic_ratio_to_sweep_best"] == pytest.approx(single_us / min(single_us, 131.0))
+    assert e["checks"]["heuristic_within_10pct"] is passed
+
+
+def test_a_heuristic_more_than_10_percent_off_the_best_split_count_fails():
+    shapes = select(["llama8b-b1-32k"])
+    s = "llama8b-b1-32k"
+    rows = [row(s, "splitkv", 40.0, splits=8), row(s, "single_pass", 400.0, kind="baseline", splits=1)]
+    rows += [row(s, "splitkv", us, role="sweep", splits=n) for n, us in ((1, 410.0), (8, 40.0), (32, 36.0))]
+    e = results(rows, shapes, heuristic=8)["summary"][s]
+    assert e["sweep_best_splits"] == 32
+    assert e["heuristic_ratio_to_sweep_best"] == pytest.approx(40.0 / 36.0)
+    assert e["checks"]["heuristic_within_10pct"] is False
+
+
 @pytest.mark.parametrize("ours_us, passed", [(8.0, False), (7.4, True)], ids=["0.85x-fails", "0.79x-passes"])
 def test_medium_shape_needs_0_8_of_the_best_peer(ours_us, passed):
     shapes = select(["llama8b-b1-4k"])

@@ -150,7 +150,8 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         "Columns: ours and best peer in microseconds; ratio = ours / best peer; of ceiling = KV bytes / time "
         "over the read ceiling; read us = the read kernel over exactly the shape's KV bytes, timed the same "
         "way (what streaming the cache alone costs under this method); paged x = paged / contiguous; vs single = single-pass time / ours; "
-        "splits h/best = the heuristic's split count / the fastest count of the sweep over 1, 2, 4, ..., 128.",
+        "splits h/best = the heuristic's split count / the fastest count of the sweep over 1, 2, 4, ..., 128, "
+        "each timed as the layer runs it (one split: the single pass).",
         "",
         "| shape | bar | checks |",
         "|---|---|---|",
@@ -159,6 +160,9 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         checks = ", ".join(f"{k}: {'pass' if v else 'FAIL'}" for k, v in e["checks"].items()) or "-"
         lines.append(f"| {name} | {_bar_text(e)} | {checks} |")
     lines += ["", "## Split sweep (ours, microseconds)", "",
+              "The split route at each count; at 1 that is the split kernel with one split (the bitwise "
+              "anchor). The layer runs the single pass when its heuristic chooses 1, so the heuristic check "
+              "takes the single pass's time for that count.", "",
               "| shape | " + " | ".join(str(s) for s in (1, 2, 4, 8, 16, 32, 64, 128)) + " |",
               "|---|" + "---|" * 8]
     for name, e in res["summary"].items():
