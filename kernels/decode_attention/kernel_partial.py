@@ -63,13 +63,12 @@ def _online_softmax_range(
     SCALAR_PAGES: tl.constexpr,
     DOT_FP64: tl.constexpr,
     n_unmasked,
-    INNER_UNMASKED: tl.constexpr,
 ):
-    # With INNER_UNMASKED, a tile that ends at or before n_unmasked (a token every real
-    # row of the program may see: n_unmasked <= n_end and <= every real row's limit)
-    # skips the score mask, which would select every score of the real rows unchanged:
-    # the same bits, fewer instructions. Padding rows (q = 0) then carry finite values
-    # that nothing reads: their partials, merges and outputs are masked.
+    # A tile that ends at or before n_unmasked (a token every real row of the program
+    # may see: n_unmasked <= n_end and <= every real row's limit; n_start masks every
+    # tile) skips the score mask, which would select every score of the real rows
+    # unchanged: the same bits, fewer instructions. Padding rows (q = 0) then carry
+    # finite values that nothing reads: their partials, merges and outputs are masked.
     #
     # Paged with PREFETCH_PAGES: the page ids of the next tile are loaded one iteration
     # ahead, so the K/V addresses of a tile never wait on a block-table load (addresses
@@ -117,11 +116,7 @@ def _online_softmax_range(
         else:
             b_s = tl.dot(b_q, tl.trans(b_k))  # [BLOCK_M, BLOCK_N]
         b_s = b_s * qk_scale
-        if INNER_UNMASKED:
-            if n0 + BLOCK_N > n_unmasked:
-                m_s = (o_n[None, :] < n_end) & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
-                b_s = tl.where(m_s, b_s, float("-inf"))
-        else:
+        if n0 + BLOCK_N > n_unmasked:
             m_s = (o_n[None, :] < n_end) & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
             b_s = tl.where(m_s, b_s, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(b_s, 1))  # [BLOCK_M]
@@ -234,6 +229,10 @@ def decode_attention_partial_kernel(
         p_v = v_cache + i_b.to(tl.int64) * stride_vb + i_kvh.to(tl.int64) * stride_vh
         p_block_table = block_table
 
+    if INNER_UNMASKED:  # tiles every real row sees whole skip the score mask
+        n_unmasked = tl.minimum(n_end, visible - (ROWS - 1))
+    else:
+        n_unmasked = n_start
     acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)  # [BLOCK_M, BLOCK_D]
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # [BLOCK_M]
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # [BLOCK_M]
@@ -242,7 +241,7 @@ def decode_attention_partial_kernel(
         stride_kb, stride_ks, stride_vb, stride_vs,
         n_start, n_end, row_limit, qk_scale, o_d, m_d,
         BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, SCALAR_PAGES, DOT_FP64,
-        tl.minimum(n_end, visible - (ROWS - 1)), INNER_UNMASKED,
+        n_unmasked,
     )
     if PDL_TRIGGER == 2:
         tl.extra.cuda.gdc_launch_dependents()
