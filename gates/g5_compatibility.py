@@ -5,16 +5,18 @@ names it adds, removes or changes, and whether the default route is unchanged.
 Removed or changed public names fail (the API only grows). The default route may
 change only at stage D, after the results, and only with a reviewer question
 (`api.default_route_question`) whose decision is `accepted`. From stage B on,
-each added name must be exported by one of the declared packages. The diff-based
-form of this check (`--base`) reads the code itself.
+each added name must be exported by one of the declared packages: defined,
+imported or listed in `__all__` by its `__init__.py` (or module file), star imports
+followed into the repository's modules (`gates.module_scope`). The diff-based form of
+this check (`--base`) reads the code itself.
 """
 
 from __future__ import annotations
 
-import ast
-
 from gates.context import GateContext, stage_at_least
+from gates.errors import InputError
 from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
+from gates.module_scope import ModuleScope, module_reader, module_scope
 from gates.paths import resolve_inside
 from gates.record import Record
 
@@ -46,44 +48,47 @@ def check(record: Record, ctx: GateContext) -> GateResult:
             add(("api", "default_route_question"), f"question {question} must be accepted before the default "
                 f"route changes (decision: {decisions.get(question) or 'not made'})")
     if stage_at_least(stage, "B") and api.get("adds"):
-        exported = set()
-        for package in api.get("packages") or []:
-            exported |= _exported_names(ctx, package)
+        packages = api.get("packages") or []
+        exported = set().union(*(_exported_names(ctx, package) for package in packages))
+        unread = [scope for scope in (_package_scope(ctx, package) for package in packages) if scope and scope.error]
+        why = "".join(f"; {scope.module} could not be read in full ({scope.error})" for scope in unread)
         for index, name in enumerate(api["adds"]):
             if name not in exported:
                 add(("api", "adds", index), f"{name!r} is declared as added but no declared package "
-                    f"({', '.join(api.get('packages') or [])}) exports it")
+                    f"({', '.join(packages)}) exports it{why}")
     return result_from_findings(GATE, findings)
 
 
-def _exported_names(ctx: GateContext, package: str) -> set[str]:
-    """Names a package's `__init__.py` (or module file) defines, imports or lists in `__all__`."""
-    cache = ctx.__dict__.setdefault("_exported", {})
-    if package in cache:
-        return cache[package]
-    rel = package.replace(".", "/")
-    names: set[str] = set()
-    for candidate in (f"{rel}/__init__.py", f"{rel}.py"):
-        resolved = resolve_inside(ctx.repo_root, candidate)
-        if resolved is None or not resolved.is_file():
-            continue
+def _read_text(ctx: GateContext, rel_path: str) -> str | None:
+    """A file of the working tree; None when it is not there (or lies outside the repository)."""
+    resolved = resolve_inside(ctx.repo_root, rel_path)
+    if resolved is None or not resolved.is_file():
+        return None
+    try:
+        return resolved.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(rel_path, 1, f"is not valid UTF-8 (byte offset {exc.start})") from None
+    except OSError as exc:
+        raise InputError(rel_path, 1, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _package_scope(ctx: GateContext, package: str) -> ModuleScope | None:
+    """What the package's `__init__.py` (or module file) binds; None when the repository has no such module."""
+    cache = ctx.__dict__.setdefault("_package_scopes", {})
+    if package not in cache:
+        read_module = module_reader(lambda rel_path: _read_text(ctx, rel_path))
         try:
-            tree = ast.parse(resolved.read_text(encoding="utf-8"), filename=candidate)
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-            continue
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        names.add(target.id)
-                        if target.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
-                            names.update(e.value for e in node.value.elts
-                                         if isinstance(e, ast.Constant) and isinstance(e.value, str))
-        break
-    cache[package] = names
-    return names
+            found = read_module(package)
+        except InputError as exc:
+            cache[package] = ModuleScope(package, exc.path, error=f"{exc.path} {exc.message}")
+        else:
+            cache[package] = module_scope(*found, read_module) if found else None
+    return cache[package]
+
+
+def _exported_names(ctx: GateContext, package: str) -> set[str]:
+    """Names a package's `__init__.py` (or module file) defines, imports, star-imports or lists in `__all__`."""
+    scope = _package_scope(ctx, package)
+    if scope is None:
+        return set()
+    return {name for name in scope.names if not name.startswith("*:")} | set(scope.exports or [])

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gates.api_surface import diff_surfaces, module_name, module_surface
+from gates.api_surface import diff_surfaces, module_surface
+from gates.errors import InputError
+from gates.module_scope import module_name, module_reader
 
 BASE = '''\
 """Decode attention host wrappers."""
@@ -165,3 +167,142 @@ def test_a_module_that_stops_parsing_is_a_break():
 ])
 def test_module_name(path, module):
     assert module_name(path) == module
+
+
+PACKAGE = {
+    "kernels/__init__.py": '"""Reference kernels."""\nfrom .impl import *\n',
+    "kernels/impl.py": """\
+__all__ = ["attention_decode", "LayerWorkspace"]
+
+
+def attention_decode(q, k_cache, v_cache, *, scale=None):
+    return None
+
+
+def helper(x):
+    return x
+
+
+class LayerWorkspace:
+    def __init__(self, max_batch, *, dtype="bf16"):
+        pass
+""",
+}
+
+
+def package_surface(files, path="kernels/__init__.py"):
+    """The surface of `path`, star imports read from `files` (repository path -> source)."""
+    return module_surface(files[path], path, read_module=module_reader(files.get))
+
+
+def package_diff(old_files, new_files, path="kernels/__init__.py"):
+    return [c.message for c in diff_surfaces(package_surface(old_files, path), package_surface(new_files, path))]
+
+
+def edited(files, path, before, after):
+    assert before in files[path]
+    return {**files, path: files[path].replace(before, after, 1)}
+
+
+def test_a_star_import_brings_in_the_dunder_all_of_the_module():
+    surface = package_surface(PACKAGE)
+    assert sorted(surface.entries) == ["LayerWorkspace", "LayerWorkspace.__init__", "attention_decode"]
+    assert surface.entries["attention_decode"].line == 2  # the star import in kernels/__init__.py
+    assert surface.entries["attention_decode"].origin == ("kernels/impl.py", 4)
+    assert surface.star_paths == ["kernels/impl.py"]
+
+
+def test_without_dunder_all_a_star_import_brings_in_every_public_top_level_name():
+    files = edited(PACKAGE, "kernels/impl.py", '__all__ = ["attention_decode", "LayerWorkspace"]\n',
+                   "import math\nfrom kernels.checks import check_inputs\n_BLOCK = 64\n")
+    surface = package_surface(files)
+    assert sorted(n for n in surface.entries if "." not in n) == [
+        "LayerWorkspace", "attention_decode", "check_inputs", "helper", "math"]
+
+
+def test_a_name_removed_from_the_star_imported_module_is_removed_from_the_package():
+    files = edited(PACKAGE, "kernels/impl.py", '"attention_decode", "LayerWorkspace"', '"attention_decode"')
+    assert package_diff(PACKAGE, files) == [
+        "public name 'kernels.LayerWorkspace' removed", "public name 'kernels.LayerWorkspace.__init__' removed"]
+
+
+def test_a_parameter_change_in_the_star_imported_module_is_a_break_of_the_package():
+    files = edited(PACKAGE, "kernels/impl.py", "*, scale=None)", "*, softmax_scale=None)")
+    changes = diff_surfaces(package_surface(PACKAGE), package_surface(files))
+    assert [c.message for c in changes] == [
+        "kernels.attention_decode: parameter 'scale' removed (renamed to 'softmax_scale'?)"]
+    assert changes[0].origin == ("kernels/impl.py", 4)
+
+
+def test_star_imports_are_followed_through_a_chain():
+    files = {
+        "kernels/__init__.py": "from kernels.decode.api import *\n",
+        "kernels/decode/api.py": "from ..common import *\n\n\ndef attention_decode(q):\n    return None\n",
+        "kernels/common.py": "def check_inputs(q, *, strict=True):\n    return None\n",
+    }
+    surface = package_surface(files)
+    assert sorted(surface.entries) == ["attention_decode", "check_inputs"]
+    assert surface.star_paths == ["kernels/decode/api.py", "kernels/common.py"]
+    stricter = edited(files, "kernels/common.py", "strict=True", "strict")
+    assert package_diff(files, stricter) == [
+        "kernels.check_inputs: parameter 'strict' was optional and is now required"]
+
+
+def test_a_star_import_cycle_ends():
+    files = {
+        "kernels/__init__.py": "from .a import *\n",
+        "kernels/a.py": "from .b import *\n\n\ndef from_a():\n    return None\n",
+        "kernels/b.py": "from .a import *\nfrom kernels import *\n\n\ndef from_b():\n    return None\n",
+    }
+    assert sorted(package_surface(files).entries) == ["from_a", "from_b"]
+
+
+@pytest.mark.parametrize("impl, problem", [
+    pytest.param("def attention_decode(:\n", "kernels/impl.py does not parse: ", id="does-not-parse"),
+    pytest.param(InputError("kernels/impl.py", 1, "not valid UTF-8 (byte offset 7)"),
+                 "kernels/impl.py not valid UTF-8 (byte offset 7)", id="unreadable"),
+])
+def test_a_repository_module_that_cannot_be_read_fails_closed(impl, problem):
+    def read_text(path):
+        if path == "kernels/impl.py" and isinstance(impl, Exception):
+            raise impl
+        return {**PACKAGE, "kernels/impl.py": impl}.get(path)
+
+    path = "kernels/__init__.py"
+    surface = module_surface(PACKAGE[path], path, read_module=module_reader(read_text))
+    assert surface.error.startswith(f"cannot follow 'from .impl import *' (line 2): {problem}")
+    changes = [c.message for c in diff_surfaces(package_surface(PACKAGE), surface)]
+    assert len(changes) == 1 and changes[0].startswith("module kernels cannot follow 'from .impl import *'")
+
+
+def test_a_relative_star_import_above_the_top_level_package_fails_closed():
+    surface = package_surface({"kernels/__init__.py": "from .. import *\n"})
+    assert surface.error == "cannot follow 'from .. import *' (line 1): relative import beyond the top-level package"
+
+
+def test_a_star_import_from_outside_the_repository_stays_an_entry():
+    files = {**PACKAGE, "kernels/__init__.py": "from torch.nn.functional import *\nfrom .impl import *\n"}
+    surface = package_surface(files)
+    assert surface.entries["*:torch.nn.functional"].kind == "star-import"
+    dropped = edited(files, "kernels/__init__.py", "from torch.nn.functional import *\n", "")
+    assert package_diff(files, dropped) == [
+        "star import 'from torch.nn.functional import *' removed from 'kernels'"]
+    gone = [c.message for c in diff_surfaces(surface, None)]
+    assert "star import 'from torch.nn.functional import *' removed from 'kernels' with its module" in gone
+
+
+def test_a_star_import_the_repository_comes_to_hold_is_not_a_removal():
+    before = {"kernels/__init__.py": PACKAGE["kernels/__init__.py"]}  # kernels/impl.py not there yet
+    assert sorted(package_surface(before).entries) == ["*:kernels.impl"]
+    assert package_diff(before, PACKAGE) == []
+
+
+def test_without_a_reader_star_imports_stay_entries():
+    surface = module_surface(PACKAGE["kernels/__init__.py"], "kernels/__init__.py")
+    assert sorted(surface.entries) == ["*:kernels.impl"]
+
+
+def test_a_package_folder_comes_before_a_module_file_of_the_same_name():
+    read_module = module_reader({"kernels/impl/__init__.py": "A = 1\n", "kernels/impl.py": "B = 2\n"}.get)
+    assert read_module("kernels.impl") == ("A = 1\n", "kernels/impl/__init__.py")
+    assert read_module("kernels.missing") is None

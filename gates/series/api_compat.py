@@ -1,18 +1,25 @@
 """G5: the public API of the checked packages only grows, and the default route holds until D.
 
 The packages are the policy's `api.packages` plus every base record's `api.packages`.
-Each changed module is read at the merge base and at head (`gates.api_surface`);
-anything that would break a caller fails. The default-route switches (the policy's
-`api.switches` and a record's `api.switch`, as `package.module:NAME`) may change
-only when a record governing that module has passed stage D on base (its
-`series.closed.D` is in the base history) and no governing record still declares
-`api.default_route_unchanged: true`.
+Each changed module is read at the merge base and at head (`gates.api_surface`),
+its star imports followed into the repository's modules at the same commit; anything
+that would break a caller fails. A module that did not change but star-imports one
+that did (`from .impl import *` in an `__init__.py`) is read the same way, and what
+breaks its surface is reported at the changed file it came through. The
+default-route switches (the policy's `api.switches` and a record's `api.switch`, as
+`package.module:NAME`) may change only when a record governing that module has passed
+stage D on base (its `series.closed.D` is in the base history) and no governing
+record still declares `api.default_route_unchanged: true`.
 """
 
 from __future__ import annotations
 
-from gates.api_surface import ModuleSurface, diff_surfaces, module_name, module_surface
+import re
+from functools import lru_cache
+
+from gates.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.errors import InputError
+from gates.module_scope import ReadModule, module_name, module_reader
 from gates.policy import any_glob_matches
 from gates.series.context import SeriesContext, field_of, line_of
 
@@ -45,13 +52,21 @@ def _in_packages(path: str, packages: list[str]) -> bool:
     return path.endswith(".py") and any(path.startswith(p.replace(".", "/") + "/") for p in packages)
 
 
-def _surface(ctx: SeriesContext, ref: str, path: str, names) -> ModuleSurface | None:
-    """The module's surface at `ref`; None when the file is not there."""
+_STAR_IMPORT = re.compile(r"\bimport[\s\\]*\*")
+
+
+def _reader_at(ctx: SeriesContext, ref: str) -> ReadModule:
+    """Reads modules as they are at `ref`, each file once."""
+    return module_reader(lru_cache(maxsize=None)(lambda path: ctx.change.read_at(ref, path)))
+
+
+def _surface(ctx: SeriesContext, ref: str, path: str, names, readers: dict[str, ReadModule]) -> ModuleSurface | None:
+    """The module's surface at `ref`, star imports followed at `ref`; None when the file is not there."""
     try:
         text = ctx.change.read_at(ref, path)
     except InputError as exc:
         return ModuleSurface(module_name(path), path, error=exc.message)
-    return module_surface(text, path, sorted(names)) if text is not None else None
+    return module_surface(text, path, sorted(names), readers[ref]) if text is not None else None
 
 
 def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> None:
@@ -87,15 +102,16 @@ def check(ctx: SeriesContext) -> None:
     packages = _packages(ctx)
     switches = _switches(ctx)
     change = ctx.change
+    readers = {ref: _reader_at(ctx, ref) for ref in (change.merge_base, change.head)}
     for entry in change.changed:
         old_path = entry.old_path or entry.path
         if entry.status in ("A", "C") or not _in_packages(old_path, packages):
             continue
         names = switches.get(module_name(old_path), set())
-        old = _surface(ctx, change.merge_base, old_path, names)
+        old = _surface(ctx, change.merge_base, old_path, names, readers)
         if old is None:
             continue
-        new = None if entry.status in ("D", "R") else _surface(ctx, change.head, entry.path, names)
+        new = None if entry.status in ("D", "R") else _surface(ctx, change.head, entry.path, names, readers)
         shown = entry.path if new is not None else old_path
         commit = change.last_commit_touching(entry.path)
         for api_change in diff_surfaces(old, new):
@@ -106,7 +122,55 @@ def check(ctx: SeriesContext) -> None:
                 ctx.report("G5", shown, api_change.line,
                            f"public API break: {api_change.message}{moved}; the public API may only grow",
                            commit=commit)
+    _check_star_importers(ctx, packages, switches, readers)
     _check_route_declarations(ctx)
+
+
+def _unchanged_star_importers(ctx: SeriesContext, packages: list[str], changed: set[str]) -> list[str]:
+    """Modules of the checked packages that the change leaves alone and that contain a star import."""
+    base = ctx.change.merge_base
+    paths = sorted({path for package in packages for path in ctx.change.list_files(base, package.replace(".", "/"))})
+    found = []
+    for path in paths:
+        if not _in_packages(path, packages) or path in changed:
+            continue
+        try:
+            text = ctx.change.read_at(base, path)
+        except InputError:
+            continue  # unchanged and unreadable on both sides: nothing to compare
+        if text is not None and _STAR_IMPORT.search(text):
+            found.append(path)
+    return found
+
+
+def _check_star_importers(ctx: SeriesContext, packages: list[str], switches, readers) -> None:
+    """An unchanged module whose star imports reach a changed module: its surface may break all the same."""
+    change = ctx.change
+    changed = set(change.changed_paths())
+    for path in _unchanged_star_importers(ctx, packages, changed):
+        names = switches.get(module_name(path), set())
+        old = _surface(ctx, change.merge_base, path, names, readers)
+        new = _surface(ctx, change.head, path, names, readers)
+        if old is None or new is None:
+            continue
+        through = [p for p in dict.fromkeys(old.star_paths + new.star_paths) if p in changed]
+        if not through:
+            continue
+        for api_change in diff_surfaces(old, new):
+            shown, line = _where(api_change, through)
+            message = f"{api_change.message} (through the star import in {path})"
+            if api_change.kind == "route":
+                _route_findings(ctx, shown, line, message)
+            else:
+                ctx.report("G5", shown, line, f"public API break: {message}; the public API may only grow",
+                           commit=change.last_commit_touching(shown))
+
+
+def _where(api_change: ApiChange, through: list[str]) -> tuple[str, int]:
+    """The changed file to name: where the broken definition lives, else the first changed module star-imported."""
+    if api_change.origin is not None and api_change.origin[0] in through:
+        return api_change.origin
+    return through[0], 1
 
 
 def _check_route_declarations(ctx: SeriesContext) -> None:
