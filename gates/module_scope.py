@@ -221,6 +221,7 @@ def _follow_star(stmt: ast.ImportFrom, scope: ModuleScope, read_module: ReadModu
     if imported.error:
         scope.error = scope.error or f"{failure}: {path} {imported.error}"
         return
+
     def brought_in(entry: Entry) -> Entry:
         origin = entry.origin or (path, entry.line)
         return Entry(entry.name, entry.kind, stmt.lineno, entry.params, entry.value, origin)
