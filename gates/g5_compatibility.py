@@ -19,6 +19,7 @@ from gates.findings import Finding, GateResult, Status, adder_at_keys, result_fr
 from gates.module_scope import ModuleScope, module_reader, module_scope
 from gates.paths import resolve_inside
 from gates.record import Record
+from gates.series.changeset import decode_text
 
 GATE = "G5"
 
@@ -65,11 +66,10 @@ def _read_text(ctx: GateContext, rel_path: str) -> str | None:
     if resolved is None or not resolved.is_file():
         return None
     try:
-        return resolved.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(rel_path, 1, f"is not valid UTF-8 (byte offset {exc.start})") from None
+        data = resolved.read_bytes()
     except OSError as exc:
         raise InputError(rel_path, 1, f"cannot be read ({exc.strerror or exc})") from None
+    return decode_text(data, rel_path)
 
 
 def _package_scope(ctx: GateContext, package: str) -> ModuleScope | None:

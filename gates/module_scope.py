@@ -32,6 +32,10 @@ VAR_KEYWORD = "**kwargs"
 STAR_IMPORT = "star-import"
 _PUBLIC_DUNDERS = ("__init__", "__call__")
 
+ReadText = Callable[[str], "str | None"]
+"""`read_text("kernels/api.py")` -> one repository file's text, or None when it is not there;
+raises `InputError` when it is there but unreadable."""
+
 ReadModule = Callable[[str], "tuple[str, str] | None"]
 """`read_module("kernels.impl")` -> (source text, repository path), or None when the
 repository holds no such module; raises `InputError` when the file is there but unreadable."""
@@ -163,7 +167,7 @@ def _literal_names(value: ast.expr) -> list[str] | None:
     return None
 
 
-def module_reader(read_text: Callable[[str], str | None]) -> ReadModule:
+def module_reader(read_text: ReadText) -> ReadModule:
     """A `read_module` over `read_text(path)`, which reads one repository file (None: no such file).
 
     A dotted name is the package `a/b/__init__.py`, else the module `a/b.py` (the order

@@ -101,11 +101,17 @@ def through_the_package(findings):
             if f.gate == "G5" and f"through the star import in {PACKAGE_INIT}" in f.message]
 
 
+def edit_api(repo, branch, edit, message):
+    """On a new branch, rewrite the star-imported api module with `edit` and commit it; the commit's sha."""
+    repo.branch(branch)
+    repo.write(API, edit(repo.read(API)))
+    return repo.commit(message, who=ADA)
+
+
 def test_a_change_to_the_star_imported_module_breaks_the_package_that_re_exports_it(reexporting_repo):
     repo = reexporting_repo
-    repo.branch("drop-scale")
-    repo.write(API, repo.read(API).replace(", *, scale=None, out=None", ", *, out=None"))
-    bad = repo.commit("Drop the unused scale parameter", who=ADA)
+    bad = edit_api(repo, "drop-scale", lambda text: text.replace(", *, scale=None, out=None", ", *, out=None"),
+                   "Drop the unused scale parameter")
     assert through_the_package(repo.check()) == [(
         API, 6, bad,
         "public API break: kernels.decode_attention.attention_decode: parameter 'scale' removed "
@@ -115,9 +121,8 @@ def test_a_change_to_the_star_imported_module_breaks_the_package_that_re_exports
 
 def test_a_name_dropped_from_the_star_imported_module_is_removed_from_the_package(reexporting_repo):
     repo = reexporting_repo
-    repo.branch("rename")
-    repo.write(API, repo.read(API).replace("attention_decode", "decode_attention"))
-    bad = repo.commit("Rename the host wrapper", who=ADA)
+    bad = edit_api(repo, "rename", lambda text: text.replace("attention_decode", "decode_attention"),
+                   "Rename the host wrapper")
     assert through_the_package(repo.check()) == [(
         API, 1, bad,
         "public API break: public name 'kernels.decode_attention.attention_decode' removed "
@@ -127,8 +132,10 @@ def test_a_name_dropped_from_the_star_imported_module_is_removed_from_the_packag
 
 def test_growing_the_star_imported_module_is_not_a_break_of_the_package(reexporting_repo):
     repo = reexporting_repo
-    repo.branch("grow")
-    grown = repo.read(API).replace('__all__ = ["attention_decode"]', '__all__ = ["attention_decode", "attention_decode_paged"]')
-    repo.write(API, grown + "\n\ndef attention_decode_paged(q, k_cache, v_cache, block_table):\n    return None\n")
-    repo.commit("Paged decode attention", who=ADA)
+
+    def grow(text):
+        grown = text.replace('__all__ = ["attention_decode"]', '__all__ = ["attention_decode", "attention_decode_paged"]')
+        return grown + "\n\ndef attention_decode_paged(q, k_cache, v_cache, block_table):\n    return None\n"
+
+    edit_api(repo, "grow", grow, "Paged decode attention")
     assert through_the_package(repo.check()) == []

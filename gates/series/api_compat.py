@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from gates.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.errors import InputError
-from gates.module_scope import ReadModule, module_name, module_reader
+from gates.module_scope import ReadText, module_name, module_reader
 from gates.policy import any_glob_matches
 from gates.series.context import SeriesContext, field_of, line_of
 
@@ -55,18 +55,18 @@ def _in_packages(path: str, packages: list[str]) -> bool:
 _STAR_IMPORT = re.compile(r"\bimport[\s\\]*\*")
 
 
-def _reader_at(ctx: SeriesContext, ref: str) -> ReadModule:
-    """Reads modules as they are at `ref`, each file once."""
-    return module_reader(lru_cache(maxsize=None)(lambda path: ctx.change.read_at(ref, path)))
+def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
+    """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable)."""
+    return lru_cache(maxsize=None)(lambda path: ctx.change.read_at(ref, path))
 
 
-def _surface(ctx: SeriesContext, ref: str, path: str, names, readers: dict[str, ReadModule]) -> ModuleSurface | None:
-    """The module's surface at `ref`, star imports followed at `ref`; None when the file is not there."""
+def _surface(read_text: ReadText, path: str, names) -> ModuleSurface | None:
+    """The module's surface in one tree, star imports followed in the same tree; None when the file is not there."""
     try:
-        text = ctx.change.read_at(ref, path)
+        text = read_text(path)
     except InputError as exc:
         return ModuleSurface(module_name(path), path, error=exc.message)
-    return module_surface(text, path, sorted(names), readers[ref]) if text is not None else None
+    return module_surface(text, path, sorted(names), module_reader(read_text)) if text is not None else None
 
 
 def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> None:
@@ -102,16 +102,16 @@ def check(ctx: SeriesContext) -> None:
     packages = _packages(ctx)
     switches = _switches(ctx)
     change = ctx.change
-    readers = {ref: _reader_at(ctx, ref) for ref in (change.merge_base, change.head)}
+    base, head = _files_at(ctx, change.merge_base), _files_at(ctx, change.head)
     for entry in change.changed:
         old_path = entry.old_path or entry.path
         if entry.status in ("A", "C") or not _in_packages(old_path, packages):
             continue
         names = switches.get(module_name(old_path), set())
-        old = _surface(ctx, change.merge_base, old_path, names, readers)
+        old = _surface(base, old_path, names)
         if old is None:
             continue
-        new = None if entry.status in ("D", "R") else _surface(ctx, change.head, entry.path, names, readers)
+        new = None if entry.status in ("D", "R") else _surface(head, entry.path, names)
         shown = entry.path if new is not None else old_path
         commit = change.last_commit_touching(entry.path)
         for api_change in diff_surfaces(old, new):
@@ -122,20 +122,20 @@ def check(ctx: SeriesContext) -> None:
                 ctx.report("G5", shown, api_change.line,
                            f"public API break: {api_change.message}{moved}; the public API may only grow",
                            commit=commit)
-    _check_star_importers(ctx, packages, switches, readers)
+    _check_star_importers(ctx, packages, switches, base, head)
     _check_route_declarations(ctx)
 
 
-def _unchanged_star_importers(ctx: SeriesContext, packages: list[str], changed: set[str]) -> list[str]:
+def _unchanged_star_importers(ctx: SeriesContext, packages: list[str], changed: set[str], base: ReadText) -> list[str]:
     """Modules of the checked packages that the change leaves alone and that contain a star import."""
-    base = ctx.change.merge_base
-    paths = sorted({path for package in packages for path in ctx.change.list_files(base, package.replace(".", "/"))})
+    ref = ctx.change.merge_base
+    paths = sorted({path for package in packages for path in ctx.change.list_files(ref, package.replace(".", "/"))})
     found = []
     for path in paths:
         if not _in_packages(path, packages) or path in changed:
             continue
         try:
-            text = ctx.change.read_at(base, path)
+            text = base(path)
         except InputError:
             continue  # unchanged and unreadable on both sides: nothing to compare
         if text is not None and _STAR_IMPORT.search(text):
@@ -143,14 +143,14 @@ def _unchanged_star_importers(ctx: SeriesContext, packages: list[str], changed: 
     return found
 
 
-def _check_star_importers(ctx: SeriesContext, packages: list[str], switches, readers) -> None:
+def _check_star_importers(ctx: SeriesContext, packages: list[str], switches, base: ReadText, head: ReadText) -> None:
     """An unchanged module whose star imports reach a changed module: its surface may break all the same."""
     change = ctx.change
     changed = set(change.changed_paths())
-    for path in _unchanged_star_importers(ctx, packages, changed):
+    for path in _unchanged_star_importers(ctx, packages, changed, base):
         names = switches.get(module_name(path), set())
-        old = _surface(ctx, change.merge_base, path, names, readers)
-        new = _surface(ctx, change.head, path, names, readers)
+        old = _surface(base, path, names)
+        new = _surface(head, path, names)
         if old is None or new is None:
             continue
         through = [p for p in dict.fromkeys(old.star_paths + new.star_paths) if p in changed]
