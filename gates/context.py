@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gates.evidence import EvidenceStore
+from gates.policy import Policy
 from gates.record import STAGES, Record
 
 
@@ -15,7 +16,9 @@ class GateContext:
 
     `stage` (from `--stage`) raises every record's stage for the stage-dependent
     rules: a record at A checked with `stage="B"` must already meet B's rules.
-    `change` is the `ChangeSet` of `--base` runs (None otherwise).
+    `change` is the `ChangeSet` of `--base` runs (None otherwise). `policy` is the
+    policy that judges the records: read at the base commit when there is a change,
+    else from the working tree (None when the repository has none).
     """
 
     repo_root: Path
@@ -26,6 +29,7 @@ class GateContext:
     change: object | None = None
     suite_timeout_s: float = 600.0
     duplicate_ids: dict[str, list[str]] = field(default_factory=dict)
+    policy: Policy | None = None
 
     def __post_init__(self):
         self.repo_root = Path(self.repo_root).resolve()

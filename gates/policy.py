@@ -79,6 +79,12 @@ class Policy:
     api_packages: list[str] = field(default_factory=list)
     switches: list[str] = field(default_factory=list)  # "package.module:NAME"
     path: str = POLICY_PATH
+    sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
+
+    def section(self, name: str) -> dict:
+        """A top-level section of the policy document (`attestation`, `ceilings`, ...), {} when absent."""
+        value = self.sections.get(name)
+        return value if isinstance(value, dict) else {}
 
     def level_of(self, path: str) -> tuple[str, PolicyRule | None]:
         """The highest level among the rules matching `path` (the default level when none
@@ -149,6 +155,7 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         api_packages=list(data.get("api", {}).get("packages", [])),
         switches=list(data.get("api", {}).get("switches", [])),
         path=path,
+        sections=data,
     )
 
 

@@ -125,10 +125,26 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
 
 
 def make_context(records: list[Record], repo_root, **options) -> GateContext:
-    """A `GateContext` that knows `records` and every other record under docs/design."""
+    """A `GateContext` that knows `records` and every other record under docs/design.
+
+    The policy comes from the base commit of a change (`change`), else from the
+    working tree; an invalid one raises `InputError` (exit 2).
+    """
     ctx = GateContext(Path(repo_root).resolve(), **options)
     ctx.records_by_id, ctx.duplicate_ids = _index(records, ctx.repo_root)
+    if ctx.policy is None:
+        ctx.policy = judging_policy(ctx.repo_root, ctx.change)
     return ctx
+
+
+def judging_policy(repo_root: Path, change=None):
+    """The policy a run is judged by: at the change's base commit, else the working tree's."""
+    from gates.policy import POLICY_PATH, load_policy, parse_policy
+
+    if change is None:
+        return load_policy(repo_root)
+    text = change.read_at(change.base, POLICY_PATH)
+    return parse_policy(text, POLICY_PATH) if text is not None else None
 
 
 def _select_gates(gates) -> list[str]:
