@@ -1,0 +1,71 @@
+"""G7's end-to-end evidence: how an e2e artifact must have been measured, and quoting it faithfully."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from gates.e2e_evidence import artifact_issues, unmatched_numbers
+from gates.evidence import EvidenceArtifact
+
+MEASURED = {
+    "schema_version": 1, "id": "e2e-decode", "kind": "e2e", "created": "2026-12-01T12:00:00Z",
+    "command": "python -m gates.ab ...", "environment": {"backend": "cuda", "device": "NVIDIA H200"},
+    "commit": None, "sources": {}, "fixtures": {"prompt": "a" * 64, "weights": "b" * 64},
+    "results": {
+        "metric": "tokens_per_s", "unit": "tok/s",
+        "arms": {
+            "baseline": {"samples": [34.7, 34.71, 34.69], "median": 34.7, "fresh_process": True,
+                         "pids": [11, 13, 15], "warmup_discarded": 1},
+            "split-kv": {"samples": [137.1, 137.2, 137.13], "median": 137.13, "fresh_process": True,
+                         "pids": [12, 14, 16], "warmup_discarded": 1},
+        },
+    },
+}
+
+
+def artifact(edit=None) -> EvidenceArtifact:
+    data = copy.deepcopy(MEASURED)
+    if edit:
+        edit(data)
+    return EvidenceArtifact("docs/evidence/e2e-decode.json", data, "0" * 64)
+
+
+def test_an_artifact_measured_by_the_harness_backs_a_claim():
+    assert artifact_issues(artifact()) == []
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda d: d["results"]["arms"]["baseline"].update(samples=[34.7, 34.7], pids=[11, 13]), "2 sample(s)"),
+    (lambda d: d["results"]["arms"]["split-kv"].update(pids=[12, 12, 16]), "warm process"),
+    (lambda d: d["results"]["arms"]["split-kv"].update(pids=[11, 14, 16]), "warm process"),
+    (lambda d: d["results"]["arms"]["split-kv"].pop("pids"), "process of each sample"),
+    (lambda d: d["results"]["arms"]["split-kv"].update(fresh_process=False), "not from fresh processes"),
+    (lambda d: d["results"]["arms"]["split-kv"].pop("warmup_discarded"), "no discarded warm-up"),
+    (lambda d: d.update(fixtures={}), "no fixture identities"),
+    (lambda d: d["results"].update(arms={}), "no arms"),
+], ids=["two-samples", "one-process-twice", "process-shared-by-arms", "no-pids", "not-fresh", "no-warm-up",
+        "no-fixtures", "no-arms"])
+def test_an_artifact_that_was_not_measured_properly_backs_nothing(edit, expected):
+    assert any(expected in issue for issue in artifact_issues(artifact(edit)))
+
+
+@pytest.mark.parametrize("sentence", [
+    "Decode throughput with split-kv is 137.1 tok/s against 34.7 tok/s for the baseline.",
+    "End to end, split-kv decodes 3.95x faster than the baseline.",
+    "Tokens per second rise by 295 % (split-kv over baseline).",
+])
+def test_a_claim_that_quotes_the_artifact_passes(sentence):
+    assert unmatched_numbers(sentence, [artifact()]) == []
+
+
+@pytest.mark.parametrize("sentence, number", [
+    ("Decode throughput with split-kv is 140 tok/s.", "140 tok/s"),
+    ("End to end, split-kv decodes 4.2x faster.", "4.2x"),
+    ("The baseline reaches 137.1 tok/s.", "137.1 tok/s"),
+])
+def test_a_claim_that_misquotes_the_artifact_fails(sentence, number):
+    problems = unmatched_numbers(sentence, [artifact()])
+    assert problems and problems[0].startswith(number)
+    assert "split-kv 137.13" in problems[0]
