@@ -13,9 +13,10 @@ by swapping the launcher for a recorder during one more `kernel[grid](...)` call
 then launches nothing. Later calls replay that call with the new tensors put where the
 old ones were: the same launcher, the same compiled kernel, nothing re-derived. This
 relies on no particular Triton version's launcher signature; where the recording does
-not look exactly as expected (another argument layout, launch hooks or launch metadata
-in use, another compiled kernel), or `DESIGN_GATES_DECODE_FAST_LAUNCH=0`, the launch
-keeps Triton's path. A replayed launch that raises falls back to Triton's path for
+not look exactly as expected (another argument layout, another compiled kernel, a
+grid or stream that differ), or `DESIGN_GATES_DECODE_FAST_LAUNCH=0`, the launch
+keeps Triton's path, and so does every call while a launch hook (a profiler) is
+installed. A replayed launch that raises falls back to Triton's path for
 good. The caller guarantees that a later call's tensors have the dtypes, shapes, strides,
 devices and 16-byte alignment of the first call's (the compiled kernel is specialized on
 them), and that the current device is the same (api.py keys its plans on all of it).
@@ -29,20 +30,28 @@ FAST_LAUNCH_ENV = "DESIGN_GATES_DECODE_FAST_LAUNCH"
 _MISSING = object()
 
 
+def _hook_active(hook) -> bool:
+    """A launch hook that does something: not None, and not an empty chain (Triton 3.5+'s HookChain)."""
+    if hook is None:
+        return False
+    calls = getattr(hook, "calls", None)
+    return not isinstance(calls, list) or len(calls) > 0
+
+
 def _launch_hooks_function():
     """A function telling whether Triton launch hooks (profilers) are installed now."""
     try:
         from triton import knobs
 
         runtime = knobs.runtime
-        return lambda: runtime.launch_enter_hook is not None or runtime.launch_exit_hook is not None
+        return lambda: _hook_active(runtime.launch_enter_hook) or _hook_active(runtime.launch_exit_hook)
     except (ImportError, AttributeError):
         try:
             from triton.compiler.compiler import CompiledKernel
         except ImportError:  # pragma: no cover - no Triton compiler at all
             return lambda: True
-        return lambda: (getattr(CompiledKernel, "launch_enter_hook", None) is not None
-                        or getattr(CompiledKernel, "launch_exit_hook", None) is not None)
+        return lambda: (_hook_active(getattr(CompiledKernel, "launch_enter_hook", None))
+                        or _hook_active(getattr(CompiledKernel, "launch_exit_hook", None)))
 
 
 launch_hooks_installed = _launch_hooks_function()
@@ -98,6 +107,13 @@ class KernelLaunch:
         return self.direct is not None
 
 
+def stream_source():
+    """(get_current_stream, current device) as Triton's launch path reads them."""
+    from triton.runtime import driver
+
+    return driver.active.get_current_stream, driver.active.get_current_device()
+
+
 def _record(kernel, grid, args, options, compiled):
     """The launcher call Triton makes for these arguments, recorded instead of launched; None if unsure."""
     run_attr = "_run" if isinstance(getattr(type(compiled), "run", None), property) else "run"
@@ -126,8 +142,10 @@ def _direct_launch(kernel, grid, args, options, compiled, picks):
             return None
         call, run = recorded
         g0, g1, g2, stream, function, packed, metadata, enter_hook, exit_hook, *kernel_args = call
-        if (g0, g1, g2) != tuple(grid) + (1,) * (3 - len(grid)) or metadata is not None or enter_hook is not None \
-                or exit_hook is not None or function is not getattr(compiled, "function", _MISSING):
+        # With no hook active, the launch metadata and the (empty) hook chains are passed on
+        # unread; they are replayed as recorded. An active hook sends every call Triton's way.
+        if (g0, g1, g2) != tuple(grid) + (1,) * (3 - len(grid)) or _hook_active(enter_hook) \
+                or _hook_active(exit_hook) or function is not getattr(compiled, "function", _MISSING):
             return None
         params = list(zip(kernel.arg_names, (p.is_constexpr for p in kernel.params)))
         values = dict(zip(kernel.arg_names, args))
@@ -149,10 +167,7 @@ def _direct_launch(kernel, grid, args, options, compiled, picks):
                 slots.append((position, picks[index]))
             elif not (kernel_args[position] is values[name] or kernel_args[position] == values[name]):
                 return None
-        from triton.runtime import driver
-
-        get_stream = driver.active.get_current_stream
-        device = driver.active.get_current_device()
+        get_stream, device = stream_source()
         if get_stream(device) != stream:
             return None
     except Exception:
@@ -163,6 +178,6 @@ def _direct_launch(kernel, grid, args, options, compiled, picks):
         call_args = template.copy()
         for position, index in slots:
             call_args[position] = tensors[index]
-        run(g0, g1, g2, get_stream(device), function, packed, None, None, None, *call_args)
+        run(g0, g1, g2, get_stream(device), function, packed, metadata, enter_hook, exit_hook, *call_args)
 
     return launch
