@@ -6,10 +6,16 @@
 * the switch is off by default; it is turned on by ``split_kv=True`` or, when that
   argument is left ``None``, by the environment variable ``DESIGN_GATES_SPLITKV=1``
   read once when the layer is built. Off means exactly today's single-pass kernels;
-* admission is fail-closed: only configurations the validation matrix covers (dtype,
-  head dim, group size, page size, rows) and that fit the workspace enter the split
-  path; everything else stays on the single pass;
+* admission is fail-closed and per call: only configurations the validation matrix covers
+  (dtype, head dim, group size, page size, rows) that are the layer's own (the call's
+  Hq, Hkv, head dim, page size and dtype are read from its tensors and must equal what
+  the layer was built for) and that fit the workspace enter the split path; every other
+  call runs the single pass, which computes any shape, and `last_route` says why;
 * `route_for(...)` says which route a call would take and why, without running it.
+
+The route of a call is decided once per call signature (sizes, dtype, paging, host
+bound) and cached, so a call costs a dictionary look-up on top of the entry point's own
+host path.
 
 A call allocates nothing and never reads the device (`visible_tokens` stays there,
 `num_splits` comes from host integers), so it can be captured in a CUDA graph.
@@ -43,8 +49,8 @@ class Coverage:
     nothing else."""
 
     dtypes: tuple[torch.dtype, ...] = (torch.bfloat16, torch.float16)
-    head_dims: tuple[int, ...] = (32, 64, 80, 96, 128, 256)
-    group_sizes: tuple[int, ...] = (1, 2, 3, 4, 6, 7, 8)
+    head_dims: tuple[int, ...] = (32, 64, 80, 96, 112, 128, 256)
+    group_sizes: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 12, 16)
     page_sizes: tuple[int, ...] = (4, 8, 16, 32, 128)
     max_rows: int = 16
 
@@ -133,6 +139,8 @@ class DecodeAttention:
                 if self.device.type == "cuda" else DEFAULT_NUM_SMS
         self.num_sms = num_sms
         self._static_reason = self._admission()
+        self._routes: dict = {}
+        self.last_route: Route | None = None
         self.workspace = None
         if self.enabled and self._static_reason is None:
             self.workspace = LayerWorkspace(max_batch, max_rows, num_q_heads, head_dim, max_splits, self.device)
@@ -164,7 +172,8 @@ class DecodeAttention:
                                                       "max_splits": min(self.policy.max_splits, self.max_splits)}))
 
     def route_for(self, batch: int, rows: int, max_visible_tokens: int, *, dtype: torch.dtype | None = None,
-                  paged: bool | None = None) -> Route:
+                  paged: bool | None = None, num_q_heads: int | None = None, num_kv_heads: int | None = None,
+                  head_dim: int | None = None, page_size: int | None = None) -> Route:
         """Which route a call of this size would take, and why.
 
         Args:
@@ -173,6 +182,11 @@ class DecodeAttention:
             max_visible_tokens: the longest visible range the call (or bucket) may have.
             dtype: the call's dtype (default: the layer's).
             paged: whether the call passes a block table (default: the layer's page_size is set).
+            num_q_heads, num_kv_heads, head_dim: the call's attention shape (default: the layer's).
+            page_size: the call's block size, for a paged call (default: the layer's).
+
+        A call whose dtype, heads, head dim or page size differ from what the layer was built
+        (and admitted) for takes the single pass, with a reason naming expected and actual.
         """
         if not self.enabled:
             return Route("single-pass", 1, f"split-KV switch is off ({SWITCH_ENV} unset or split_kv=False)")
@@ -184,6 +198,14 @@ class DecodeAttention:
             kind = "paged" if paged else "contiguous"
             return Route("single-pass", 1, f"a {kind} call on a layer built for "
                                            f"{'paged' if self.page_size else 'contiguous'} caches")
+        for name, actual, expected in (("num_q_heads", num_q_heads, self.num_q_heads),
+                                       ("num_kv_heads", num_kv_heads, self.num_kv_heads),
+                                       ("head_dim", head_dim, self.head_dim)):
+            if actual is not None and actual != expected:
+                return Route("single-pass", 1, f"call {name} {actual} differs from the layer's {expected} "
+                                               f"(the split route is admitted for the layer's shape only)")
+        if page_size is not None and self.page_size is not None and page_size != self.page_size:
+            return Route("single-pass", 1, f"call page size {page_size} differs from the layer's {self.page_size}")
         if batch > self.max_batch:
             return Route("single-pass", 1, f"batch {batch} exceeds the workspace's max_batch {self.max_batch}")
         if rows > self.max_rows:
@@ -194,6 +216,15 @@ class DecodeAttention:
                                            f"programs already fill {self.num_sms} SMs, or too few tokens")
         return Route("split", splits, f"admitted: heuristic chose {splits} splits for batch {batch}, "
                                       f"{max_visible_tokens} visible tokens, {self.num_sms} SMs")
+
+    def _route_of_call(self, q: torch.Tensor, k_cache: torch.Tensor, paged: bool, max_visible_tokens: int) -> Route:
+        """`route_for` with every size read from the call's tensors (their checks stay the entry points')."""
+        if q.dim() not in (3, 4) or k_cache.dim() != 4:
+            return Route("single-pass", 1, "call tensors of unexpected rank (the entry point names the error)")
+        rows = q.shape[1] if q.dim() == 4 else 1
+        return self.route_for(q.shape[0], rows, max_visible_tokens, dtype=q.dtype, paged=paged,
+                              num_q_heads=q.shape[-2], num_kv_heads=k_cache.shape[1], head_dim=q.shape[-1],
+                              page_size=k_cache.shape[2] if paged else None)
 
     def __call__(self, q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, visible_tokens: torch.Tensor,
                  *, block_table: torch.Tensor | None = None, max_visible_tokens: int | None = None,
@@ -209,12 +240,18 @@ class DecodeAttention:
                 default: the cache's capacity (S_max, or max_blocks x page_size).
             out: optional output buffer (needed for allocation-free capture).
         """
-        batch = q.shape[0]
-        rows = q.shape[1] if q.dim() == 4 else 1
+        q_shape, cache_shape = q.shape, k_cache.shape
         paged = block_table is not None
         if max_visible_tokens is None:
-            max_visible_tokens = block_table.shape[1] * k_cache.shape[2] if paged else k_cache.shape[2]
-        route = self.route_for(batch, rows, max_visible_tokens, dtype=q.dtype, paged=paged)
+            max_visible_tokens = block_table.shape[1] * cache_shape[2] if paged else cache_shape[2]
+        key = (q_shape, q.dtype, cache_shape, paged, max_visible_tokens, self.enabled)
+        route = self._routes.get(key)
+        if route is None:
+            route = self._route_of_call(q, k_cache, paged, max_visible_tokens)
+            if len(self._routes) >= 4096:
+                self._routes.clear()
+            self._routes[key] = route
+        self.last_route = route
         if route.is_split:
             if paged:
                 return attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tokens,

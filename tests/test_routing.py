@@ -57,10 +57,10 @@ def test_switch_must_be_a_bool_or_none():
     "kw, reason",
     [
         pytest.param(dict(dtype=torch.float32), "dtype torch.float32 is not covered", id="fp32"),
-        pytest.param(dict(head_dim=112), "head_dim 112 is not covered", id="D112"),
+        pytest.param(dict(head_dim=136), "head_dim 136 is not covered", id="D136"),
         pytest.param(dict(head_dim=40), "head_dim 40 is not covered", id="D40"),
-        pytest.param(dict(num_q_heads=40, num_kv_heads=8), "group size 5 is not covered", id="G5"),
-        pytest.param(dict(num_q_heads=32, num_kv_heads=2), "group size 16 is not covered", id="G16"),
+        pytest.param(dict(num_q_heads=36, num_kv_heads=4), "group size 9 is not covered", id="G9"),
+        pytest.param(dict(num_q_heads=40, num_kv_heads=4), "group size 10 is not covered", id="G10"),
         pytest.param(dict(page_size=64), "page size 64 is not covered", id="page64"),
         pytest.param(dict(head_dim=48), "head_dim 48 is not covered", id="D48"),
         pytest.param(dict(max_rows=17), "max_rows 17 exceeds the validated 16", id="R17"),
@@ -230,3 +230,54 @@ def test_the_launch_path_never_reads_the_device_nor_allocates(recorded, monkeypa
         monkeypatch.setattr(torch, name, forbidden)
     assert layer(q, cache, cache, visible, out=out) is out
     assert recorded[-1][0] == "attention_decode_splitkv"
+
+
+# --- admission per call -------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "call, reason",
+    [
+        pytest.param(dict(dim=64), "call head_dim 64 differs from the layer's 128", id="head-dim"),
+        pytest.param(dict(heads=(40, 8)), "call num_q_heads 40 differs from the layer's 32", id="group-5"),
+        pytest.param(dict(heads=(32, 4)), "call num_kv_heads 4 differs from the layer's 8", id="group-8"),
+    ],
+)
+def test_a_call_outside_what_the_layer_was_built_for_takes_the_single_pass(recorded, call, reason):
+    layer = make()
+    q, cache, _, visible, out = tensors(**call)
+    layer(q, cache, cache, visible, out=out)
+    assert recorded[-1][0] == "attention_decode"
+    assert not layer.last_route.is_split and reason in layer.last_route.reason
+
+
+def test_a_paged_call_with_another_page_size_takes_the_single_pass(recorded):
+    layer = make(page_size=32)
+    q, cache, table, visible, out = tensors(paged=True)  # pages of 16 tokens
+    layer(q, cache, cache, visible, block_table=table, out=out)
+    assert recorded[-1][0] == "attention_decode_paged"
+    assert "call page size 16 differs from the layer's 32" in layer.last_route.reason
+
+
+def test_the_layers_own_shape_still_takes_the_split_route_after_a_mismatched_call(recorded):
+    layer = make()
+    q, cache, _, visible, out = tensors(dim=64)
+    layer(q, cache, cache, visible, out=out)
+    q, cache, _, visible, out = tensors()
+    layer(q, cache, cache, visible, out=out)
+    assert [c[0] for c in recorded] == ["attention_decode", "attention_decode_splitkv"]
+
+
+def test_group_5_at_batch_16_and_4k_takes_the_split_route():
+    layer = make(num_q_heads=40, num_kv_heads=8, max_batch=16)
+    assert layer.route_for(16, 1, 4096).is_split
+
+
+def test_the_route_is_decided_once_per_call_signature(recorded, monkeypatch):
+    layer = make()
+    q, cache, _, visible, out = tensors()
+    decided = []
+    original = layer.route_for
+    monkeypatch.setattr(layer, "route_for", lambda *a, **kw: decided.append(1) or original(*a, **kw))
+    for _ in range(3):
+        layer(q, cache, cache, visible, out=out)
+    assert len(decided) == 1 and len(recorded) == 3

@@ -1,13 +1,14 @@
 """The shape matrix of the numeric and bitwise suites.
 
 Every case is ragged or has a tail (visible counts that are not a multiple of the tile or
-the page), and together they cover group sizes 1/2/3/4/6/7/8, head dims 32/64/80/96/128/256,
+the page), and together they cover group sizes 1/2/3/4/5/6/7/8/12/16, head dims
+32/64/80/96/112/128/256 (every group and head dim of `validation/model_shapes.py`),
 R = 1 and R > 1 (with rows that see nothing), zero-visible requests, more query rows
 per KV group than one program's M tile, and pages larger than a tile (4 to 128 tokens).
 Every configuration of the public H200 matrix (group 7 at D = 64, groups 4 and 8 at
 D = 128, group 6 at D = 256 with R = 1 and R = 16, page size 16) has a case. New cases
 go at the end: `validation.fingerprints` names cases by position. `GPU_CASES` adds long
-contexts where a GPU makes them cheap.
+contexts where a GPU makes them cheap, and one case per per-GPU shape of the model matrix.
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ CPU_CASES = (
     Case(2, 2, 8, 8, 64, (300, 129), page_size=128, seed=13),
     Case(3, 1, 6, 2, 32, (50, 9, 0), page_size=4, seed=14),
     Case(2, 2, 24, 4, 256, (77, 20), seed=15),
+    # Group sizes and head dims of the model matrix (validation/model_shapes.py) the cases
+    # above lack: groups 5, 12 and 16, and D = 112; small, so the interpreter runs them fast.
+    Case(2, 1, 5, 1, 128, (70, 9), seed=17),
+    Case(1, 2, 12, 1, 128, (45,), page_size=8, seed=18),
+    Case(2, 1, 16, 1, 128, (33, 100), page_size=32, seed=19),
+    Case(1, 1, 8, 2, 112, (50,), seed=20),
 )
 
 GPU_CASES = (
@@ -72,5 +79,23 @@ GPU_CASES = (
     Case(8, 1, 64, 8, 128, (4097, 3000, 2049, 1500, 999, 512, 17, 2), seed=12),
     Case(1, 16, 24, 4, 256, (20688,), seed=16),
 )
+
+
+
+def model_cases() -> tuple[Case, ...]:
+    """One ragged case per distinct per-GPU attention shape of the model matrix (GPU runs)."""
+    from .model_shapes import per_gpu_configs
+
+    seen, cases = set(), []
+    for config in per_gpu_configs():
+        heads = (config.num_q_heads, config.num_kv_heads, config.head_dim)
+        if heads in seen:
+            continue
+        seen.add(heads)
+        cases.append(Case(3, 1, *heads, (4097, 1000, 1), page_size=16, seed=100 + len(cases)))
+    return tuple(cases)
+
+
+GPU_CASES = GPU_CASES + model_cases()
 
 SPLIT_COUNTS = (1, 2, 5, 16)

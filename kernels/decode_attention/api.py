@@ -14,16 +14,18 @@ import os
 import torch
 import triton.language as tl
 
-from .checks import DecodeShape, check_inputs, check_num_splits, check_out, check_scale
+from .checks import DecodeShape, check_block_table, check_inputs, check_num_splits, check_out, check_scale
 from .kernel_combine import decode_attention_combine_kernel
 from .kernel_partial import decode_attention_partial_kernel
 from .launch_config import (block_d_for, block_m_for, combine_launch_config, fused_merge_tile, partial_launch_config,
                             pdl_triggers)
+from .launcher import KernelLaunch
 from .workspace import LayerWorkspace
 
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 PDL_ENV = "DESIGN_GATES_DECODE_PDL"
 LOG2E = 1.0 / math.log(2.0)
+_SINGLE, _SINGLE_PAGED, _SPLIT, _SPLIT_PAGED = (False, True), (True, True), (False, False), (True, False)
 
 __all__ = [
     "attention_decode",
@@ -48,11 +50,11 @@ def attention_decode(q, k_cache, v_cache, visible_tokens, *, scale=None, out=Non
     Returns:
         Tensor with q's shape and dtype; rows with no visible token are zeros.
     """
-    shape = check_inputs(q, k_cache, v_cache, visible_tokens, paged=False, interpret=INTERPRET)
-    return _launch(q, k_cache, v_cache, None, visible_tokens, shape, 1, None, scale, out, paged=False, finalize=True)
+    return _run(_SINGLE, q, k_cache, v_cache, None, visible_tokens, 1, None, scale, out)
 
 
-def attention_decode_paged(q, k_cache, v_cache, block_table, visible_tokens, *, scale=None, out=None):
+def attention_decode_paged(q, k_cache, v_cache, block_table, visible_tokens, *, scale=None, out=None,
+                           validate_block_table=False):
     """Decode attention over a paged KV cache, one pass per (request, KV head).
 
     Args:
@@ -67,8 +69,8 @@ def attention_decode_paged(q, k_cache, v_cache, block_table, visible_tokens, *, 
     Returns:
         Tensor with q's shape and dtype; rows with no visible token are zeros.
     """
-    shape = check_inputs(q, k_cache, v_cache, visible_tokens, block_table, paged=True, interpret=INTERPRET)
-    return _launch(q, k_cache, v_cache, block_table, visible_tokens, shape, 1, None, scale, out, paged=True, finalize=True)
+    return _run(_SINGLE_PAGED, q, k_cache, v_cache, block_table, visible_tokens, 1, None, scale, out,
+                validate_block_table)
 
 
 def attention_decode_splitkv(q, k_cache, v_cache, visible_tokens, *, num_splits, workspace=None, scale=None, out=None):
@@ -89,12 +91,11 @@ def attention_decode_splitkv(q, k_cache, v_cache, visible_tokens, *, num_splits,
     Returns:
         Tensor with q's shape and dtype.
     """
-    shape = check_inputs(q, k_cache, v_cache, visible_tokens, paged=False, interpret=INTERPRET)
-    num_splits = check_num_splits(num_splits)
-    return _launch(q, k_cache, v_cache, None, visible_tokens, shape, num_splits, workspace, scale, out, paged=False, finalize=False)
+    return _run(_SPLIT, q, k_cache, v_cache, None, visible_tokens, num_splits, workspace, scale, out)
 
 
-def attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tokens, *, num_splits, workspace=None, scale=None, out=None):
+def attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tokens, *, num_splits, workspace=None,
+                                   scale=None, out=None, validate_block_table=False):
     """Split-KV (flash-decoding) attention over a paged KV cache.
 
     Args:
@@ -107,31 +108,102 @@ def attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tok
         Tensor with q's shape and dtype; bit-identical to `attention_decode_splitkv`
         on the same tokens and num_splits.
     """
-    shape = check_inputs(q, k_cache, v_cache, visible_tokens, block_table, paged=True, interpret=INTERPRET)
-    num_splits = check_num_splits(num_splits)
-    return _launch(q, k_cache, v_cache, block_table, visible_tokens, shape, num_splits, workspace, scale, out, paged=True, finalize=False)
+    return _run(_SPLIT_PAGED, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out,
+                validate_block_table)
 
 
-def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape, num_splits, workspace, scale, out, *, paged, finalize):
-    scale = check_scale(scale, shape.head_dim)
+# --- the host path: one plan per call signature ---------------------------------------------
+
+MAX_PLANS = 1024
+_PLANS: dict = {}
+_TENSOR_PARAMS = ("q", "k_cache", "v_cache", "block_table", "visible_tokens", "out",
+                  "partial_acc", "partial_max", "partial_sum", "counters")
+
+
+def _signature(t):
+    """What a compiled launch depends on: dtype, shape, strides, device and 16-byte alignment."""
+    return t.dtype, t.shape, t.stride(), t.device, t.data_ptr() & 15
+
+
+def _plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace, num_splits, scale):
+    """The call's signature; AttributeError or TypeError when an input is not what it should be."""
+    device = q.device
+    return (
+        kind, _signature(q), _signature(k_cache), _signature(v_cache),
+        None if block_table is None else _signature(block_table), _signature(visible_tokens),
+        None if out is None else _signature(out),
+        None if workspace is None else (type(workspace), workspace.limits),
+        num_splits, num_splits.__class__, scale, scale.__class__,
+        torch.cuda.current_device() if device.type == "cuda" else None,
+        partial_launch_config, combine_launch_config, decode_attention_partial_kernel, decode_attention_combine_kernel,
+    )
+
+
+def _run(kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out,
+         validate_block_table=False):
+    """Validate (once per call signature), then launch; returns the output tensor."""
+    try:
+        key = _plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace, num_splits, scale)
+        plan = _PLANS.get(key)
+    except (AttributeError, TypeError):  # not tensors, or something unhashable: the checks name it
+        key, plan = None, None
+    if plan is None:
+        plan = _Plan(kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out)
+        if key is not None:
+            if len(_PLANS) >= MAX_PLANS:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    if validate_block_table:
+        check_block_table(block_table, visible_tokens, k_cache.shape[0], plan.shape.page_size)
     if out is None:
         out = torch.empty_like(q)
+    if plan.finalize:
+        tensors = (q, k_cache, v_cache, block_table if plan.paged else visible_tokens, visible_tokens, out,
+                   out, out, out, visible_tokens)
     else:
-        check_out(out, q)
-    if not finalize:
         if workspace is None:
+            shape = plan.shape
             workspace = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, num_splits, q.device)
-        elif not isinstance(workspace, LayerWorkspace):
-            raise ValueError(f"workspace must be a LayerWorkspace or None, got {type(workspace).__name__}")
-        workspace.fits(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, num_splits, q.device)
-        partials = (workspace.partial_acc, workspace.partial_max, workspace.partial_sum)
-        counters = workspace.split_counters
-    else:
-        partials = (out, out, out)
-        counters = visible_tokens  # unused
+        tensors = (q, k_cache, v_cache, block_table if plan.paged else visible_tokens, visible_tokens, out,
+                   workspace.partial_acc, workspace.partial_max, workspace.partial_sum, workspace.split_counters)
+    plan.partial(tensors)
+    if plan.combine is not None:
+        plan.combine(tensors)
+    return out
 
-    q4 = q if q.dim() == 4 else q.unsqueeze(1)
-    o4 = out if out.dim() == 4 else out.unsqueeze(1)
+
+class _Plan:
+    """Everything of a call but its tensors: validated once, launched many times."""
+
+    def __init__(self, kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out):
+        paged, finalize = kind
+        shape = check_inputs(q, k_cache, v_cache, visible_tokens, block_table, paged=paged, interpret=INTERPRET)
+        if not finalize:
+            num_splits = check_num_splits(num_splits)
+        scale = check_scale(scale, shape.head_dim)
+        if out is None:
+            out = torch.empty_like(q)
+        else:
+            check_out(out, q)
+        if not finalize and workspace is not None:
+            if not isinstance(workspace, LayerWorkspace):
+                raise ValueError(f"workspace must be a LayerWorkspace or None, got {type(workspace).__name__}")
+            workspace.fits(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, num_splits, q.device)
+        self.shape, self.paged, self.finalize = shape, paged, finalize
+        self.partial, self.combine = _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape,
+                                               num_splits, scale, paged=paged, finalize=finalize)
+
+    @property
+    def is_direct(self) -> bool:
+        return self.partial.is_direct and (self.combine is None or self.combine.is_direct)
+
+
+def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: DecodeShape, num_splits, scale, *,
+              paged, finalize):
+    """The partial (or single-pass) launch and the combine launch (or None) of a call."""
+    # q and out of rank 3 are read with a row stride of 0 (R = 1): no view per call.
+    q_strides = (q.stride(0), q.stride(1), q.stride(2)) if q.dim() == 4 else (q.stride(0), 0, q.stride(1))
+    o_strides = (out.stride(0), out.stride(1), out.stride(2)) if out.dim() == 4 else (out.stride(0), 0, out.stride(1))
     group = shape.num_q_heads // shape.num_kv_heads
     programs_per_sm = None  # a single pass on a GPU picks its pipeline depth by how full its grid is
     if finalize and q.device.type == "cuda" and not INTERPRET:
@@ -152,33 +224,38 @@ def _launch(q, k_cache, v_cache, block_table, visible_tokens, shape: DecodeShape
     chain = config.chain_pdl and pdl_available(q.device)
     trigger, merge_trigger = pdl_triggers(config, finalize=finalize, fused=merge is not None,
                                           combine_pdl=combine is not None and combine.use_pdl, chain=chain)
-    decode_attention_partial_kernel[grid](
-        q4, k_cache, v_cache, table, visible_tokens, o4, *partials, counters,
-        scale * LOG2E, num_splits, num_m_blocks, shape.num_kv_heads, shape.num_q_heads, shape.capacity,
-        q4.stride(0), q4.stride(1), q4.stride(2),
-        k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
-        v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
-        o4.stride(0), o4.stride(1), o4.stride(2),
-        table.stride(0),
-        ROWS=shape.rows, GROUP=group, HEAD_DIM=shape.head_dim, BLOCK_D=block_d,
-        BLOCK_M=config.block_m, BLOCK_N=config.block_n, PAGE_SIZE=shape.page_size,
-        IS_PAGED=paged, PREFETCH_PAGES=paged and not finalize and config.prefetch_pages,
-        SCALAR_PAGES=config.scalar_pages and config.block_n // shape.page_size <= 4, FINALIZE=finalize,
-        FUSED_COMBINE=merge is not None, MERGE_ROWS=merge[0] if merge else 1, MERGE_SLOTS=merge[1] if merge else 1,
-        SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, MERGE_TRIGGER=merge_trigger, PDL_WAIT=chain,
-        DOT_FP64=INTERPRET, INNER_UNMASKED=config.inner_unmasked,
-        num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {}),
+    direct = q.device.type == "cuda" and not INTERPRET
+    partial = KernelLaunch(
+        decode_attention_partial_kernel, grid, _TENSOR_PARAMS, range(10),
+        (scale * LOG2E, num_splits, num_m_blocks, shape.num_kv_heads, shape.num_q_heads, shape.capacity,
+         k_cache.shape[0] if paged else 1,
+         *q_strides,
+         k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
+         v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
+         *o_strides,
+         table.stride(0)),
+        dict(ROWS=shape.rows, GROUP=group, HEAD_DIM=shape.head_dim, BLOCK_D=block_d,
+             BLOCK_M=config.block_m, BLOCK_N=config.block_n, PAGE_SIZE=shape.page_size,
+             IS_PAGED=paged, PREFETCH_PAGES=paged and not finalize and config.prefetch_pages,
+             SCALAR_PAGES=config.scalar_pages and config.block_n // shape.page_size <= 4, FINALIZE=finalize,
+             FUSED_COMBINE=merge is not None, MERGE_ROWS=merge[0] if merge else 1,
+             MERGE_SLOTS=merge[1] if merge else 1,
+             SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, MERGE_TRIGGER=merge_trigger, PDL_WAIT=chain,
+             DOT_FP64=INTERPRET, INNER_UNMASKED=config.inner_unmasked,
+             num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {})),
+        direct=direct,
     )
-    if combine is not None:
-        pdl = {"launch_pdl": True} if combine.use_pdl else {}
-        decode_attention_combine_kernel[(shape.batch * shape.rows * shape.num_q_heads,)](
-            *partials, o4, num_splits, shape.num_q_heads,
-            o4.stride(0), o4.stride(1), o4.stride(2),
-            ROWS=shape.rows, HEAD_DIM=shape.head_dim, BLOCK_D=block_d, BLOCK_S=combine.block_s,
-            USE_PDL=combine.use_pdl, TRIGGER_NEXT=chain and combine.use_pdl,
-            num_warps=combine.num_warps, **pdl,
-        )
-    return out
+    if combine is None:
+        return partial, None
+    return partial, KernelLaunch(
+        decode_attention_combine_kernel, (shape.batch * shape.rows * shape.num_q_heads,),
+        ("partial_acc", "partial_max", "partial_sum", "out"), (6, 7, 8, 5),
+        (num_splits, shape.num_q_heads, *o_strides),
+        dict(ROWS=shape.rows, HEAD_DIM=shape.head_dim, BLOCK_D=block_d, BLOCK_S=combine.block_s,
+             USE_PDL=combine.use_pdl, TRIGGER_NEXT=chain and combine.use_pdl,
+             num_warps=combine.num_warps, **({"launch_pdl": True} if combine.use_pdl else {})),
+        direct=direct,
+    )
 
 
 @functools.lru_cache(maxsize=None)

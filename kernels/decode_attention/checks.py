@@ -143,3 +143,23 @@ def check_out(out, q: torch.Tensor) -> None:
     if out.device != q.device:
         raise ValueError(f"out must be on q's device {q.device}, got {out.device}")
     _require_last_dim_contiguous("out", out)
+
+
+def check_block_table(block_table: torch.Tensor, visible_tokens: torch.Tensor, num_blocks: int, page_size: int) -> None:
+    """Opt-in check that every page id a request reads lies in 0..num_blocks-1.
+
+    Reads `block_table` and `visible_tokens` on the host (a device synchronization), so it
+    is off by default and must stay off inside CUDA-graph capture. Without it the kernels
+    never read outside the cache either: out-of-range ids are masked in the kernel (their
+    tokens count as not visible). Entries past a request's visible pages are not checked.
+    """
+    table = block_table.detach().to("cpu", torch.int64)
+    visible = visible_tokens.detach().to("cpu", torch.int64).clamp(0, table.shape[1] * page_size)
+    used = torch.arange(table.shape[1]) < ((visible + page_size - 1) // page_size)[:, None]
+    bad = used & ((table < 0) | (table >= num_blocks))
+    if bool(bad.any()):
+        request, position = (int(i) for i in bad.nonzero()[0])
+        raise ValueError(
+            f"block_table[{request}, {position}] must be a page id in 0..{num_blocks - 1} (k_cache.shape[0] = "
+            f"{num_blocks}), got {int(table[request, position])} ({int(bad.sum())} such entries in the visible pages)"
+        )

@@ -63,6 +63,7 @@ def _online_softmax_range(
     SCALAR_PAGES: tl.constexpr,
     DOT_FP64: tl.constexpr,
     n_unmasked,
+    num_blocks,
 ):
     # A tile that ends at or before n_unmasked (a token every real row of the program
     # may see: n_unmasked <= n_end and <= every real row's limit; n_start masks every
@@ -96,6 +97,8 @@ def _online_softmax_range(
         if IS_PAGED:
             if PREFETCH_PAGES and SCALAR_PAGES:
                 i_page = tl.where(o_tp == 0, s0, tl.where(o_tp == 1, s1, tl.where(o_tp == 2, s2, s3))).to(tl.int64)
+                page_lo = tl.minimum(tl.minimum(s0, s1), tl.minimum(s2, s3))
+                page_hi = tl.maximum(tl.maximum(s0, s1), tl.maximum(s2, s3))
                 s0, s1, s2, s3 = _tile_page_ids(p_block_table, n0 + BLOCK_N, n_end, PAGE_SIZE, PAGES_PER_TILE)
             elif PREFETCH_PAGES:
                 i_page = i_page_next.to(tl.int64)
@@ -103,6 +106,16 @@ def _online_softmax_range(
                 i_page_next = tl.load(p_block_table + o_next // PAGE_SIZE, mask=o_next < n_end, other=0)
             else:
                 i_page = tl.load(p_block_table + o_n // PAGE_SIZE, mask=m_n, other=0).to(tl.int64)
+            # A page id outside 0..num_blocks-1 (a stale or corrupt table) is never read: its
+            # tokens are masked like tokens past the visible range, and the id is clamped to
+            # page 0 so not even a masked-off address points outside the cache.
+            page_ok = (i_page >= 0) & (i_page < num_blocks)  # [BLOCK_N]
+            i_page = tl.where(page_ok, i_page, 0)
+            m_n = m_n & page_ok
+            if PREFETCH_PAGES and SCALAR_PAGES:
+                tile_pages_ok = (page_lo >= 0) & (page_hi < num_blocks)
+            else:
+                tile_pages_ok = tl.min(page_ok.to(tl.int32), 0) > 0
             o_slot = o_n % PAGE_SIZE
             o_k = i_page * stride_kblk + o_slot * stride_ks  # [BLOCK_N]
             o_v = i_page * stride_vblk + o_slot * stride_vs  # [BLOCK_N]
@@ -116,8 +129,12 @@ def _online_softmax_range(
         else:
             b_s = tl.dot(b_q, tl.trans(b_k))  # [BLOCK_M, BLOCK_N]
         b_s = b_s * qk_scale
-        if n0 + BLOCK_N > n_unmasked:
-            m_s = (o_n[None, :] < n_end) & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
+        if IS_PAGED:  # a tile with an out-of-range page id takes the masked path
+            mask_scores = (n0 + BLOCK_N > n_unmasked) | (tile_pages_ok == 0)
+        else:
+            mask_scores = n0 + BLOCK_N > n_unmasked
+        if mask_scores:
+            m_s = m_n[None, :] & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
             b_s = tl.where(m_s, b_s, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(b_s, 1))  # [BLOCK_M]
         m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
@@ -153,6 +170,7 @@ def decode_attention_partial_kernel(
     num_kv_heads,
     num_q_heads,
     capacity,
+    num_blocks,
     stride_qb,
     stride_qr,
     stride_qh,
@@ -241,7 +259,7 @@ def decode_attention_partial_kernel(
         stride_kb, stride_ks, stride_vb, stride_vs,
         n_start, n_end, row_limit, qk_scale, o_d, m_d,
         BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, SCALAR_PAGES, DOT_FP64,
-        n_unmasked,
+        n_unmasked, num_blocks,
     )
     if PDL_TRIGGER == 2:
         tl.extra.cuda.gdc_launch_dependents()

@@ -49,6 +49,11 @@ class LayerWorkspace:
         self.device = self.partial_acc.device
 
     @property
+    def limits(self) -> tuple:
+        """(max_batch, max_rows, num_q_heads, head_dim, max_splits, device): what `fits` compares a call with."""
+        return self.max_batch, self.max_rows, self.num_q_heads, self.head_dim, self.max_splits, self.device
+
+    @property
     def nbytes(self) -> int:
         return sum(t.numel() * t.element_size()
                    for t in (self.partial_acc, self.partial_max, self.partial_sum, self.split_counters))

@@ -3,6 +3,7 @@
 Examples:
     python -m validation.bench --out docs/evidence/bench-splitkv-h200.json
     python -m validation.bench --shapes llama8b-b1-32k --sweep --peers sdpa_cudnn
+    python -m validation.bench --matrix models --shapes Qwen2.5-14B-tp4-b16-4k --out models.json
     python -m validation.bench.report docs/evidence/bench-splitkv-h200.json   # Markdown + plots
 """
 
@@ -24,6 +25,9 @@ ALL_PEERS = ["sdpa_default", "sdpa_cudnn", "sdpa_flash", "flex_decode", "flashin
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m validation.bench", description=__doc__.splitlines()[0])
+    p.add_argument("--matrix", choices=("public", "models"), default="public",
+                   help="public: the H200 decode shapes; models: every (model, TP) x batch x context of "
+                        "validation/model_shapes.py that fits in memory")
     p.add_argument("--shapes", nargs="*", default=None, help="shape names (default: the whole matrix)")
     p.add_argument("--peers", default=",".join(ALL_PEERS), help="comma-separated peers, or 'none'")
     p.add_argument("--variants", default="", help="comma-separated tuning-variant configs, e.g. n64-w4-s3-fused")
@@ -42,7 +46,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        selected = shape_matrix.select(args.shapes)
+        selected = shape_matrix.select(args.shapes, args.matrix)
         configs = [LaunchConfig.from_label(c) for c in args.variants.split(",") if c]
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

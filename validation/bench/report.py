@@ -110,6 +110,36 @@ def plots(artifact: dict, out_dir: Path, stem: str) -> list[str]:
     return files
 
 
+def eager_section(res: dict) -> list[str]:
+    """Every timed matrix row as graph replay and as eager calls (host path included)."""
+    lines = ["## Graph replay and eager calls (microseconds per call)", "",
+             "Graph: CUDA-graph replay, the device time alone. Eager: back-to-back calls without a graph "
+             "between two CUDA events, so a host path longer than the kernel shows.", "",
+             "| shape | impl | splits | graph us | eager us | eager / graph |", "|---|---|---|---|---|---|"]
+    rows = [r for r in res["rows"] if r.get("role") == "matrix" and "median_us" in r]
+    for r in rows:
+        eager = r.get("eager_median_us")
+        lines.append(f"| {r['shape']} | {r['impl']} | {r['num_splits']} | {r['median_us']:.2f} | "
+                     f"{'-' if eager is None else format(eager, '.2f')} | "
+                     f"{'-' if eager is None else format(eager / r['median_us'], '.2f')} |")
+    if not rows:
+        lines.append("| - | - | - | - | - | - |")
+    return lines
+
+
+def host_overhead_section(res: dict) -> list[str]:
+    """Host time per call of each entry point next to torch SDPA's (`validation.bench.host_overhead`)."""
+    host = res.get("host_overhead")
+    lines = ["## Host time per call (microseconds, no synchronization)", ""]
+    if not host:
+        return lines + ["(Not measured in this artifact.)"]
+    lines += [f"Shape {host['shape']}, {host['device']}, real launches; medians over rounds of back-to-back "
+              f"calls. Plans launched directly (recorded launcher call): {host.get('direct_launch_plans', '-')} "
+              f"of {host.get('plans', '-')}.", "", "| entry point | median us | min us |", "|---|---|---|"]
+    lines += [f"| {name} | {t['median_us']:.2f} | {t['min_us']:.2f} |" for name, t in host["entries"].items()]
+    return lines
+
+
 def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
     res = artifact["results"]
     env = artifact["environment"]
@@ -159,6 +189,7 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
     for name, e in res["summary"].items():
         checks = ", ".join(f"{k}: {'pass' if v else 'FAIL'}" for k, v in e["checks"].items()) or "-"
         lines.append(f"| {name} | {_bar_text(e)} | {checks} |")
+    lines += ["", *eager_section(res), "", *host_overhead_section(res)]
     lines += ["", "## Split sweep (ours, microseconds)", "",
               "The split route at each count; at 1 that is the split kernel with one split (the bitwise "
               "anchor). The layer runs the single pass when its heuristic chooses 1, so the heuristic check "

@@ -15,7 +15,7 @@ from kernels.decode_layer import layer_num_splits
 from . import ceilings, correctness, environment, fixtures, impls, summary
 from .read_kernel import STREAM_READ, ReadPass
 from .shapes import SPLIT_SWEEP, BenchShape
-from .timing import time_call
+from .timing import time_call, time_eager
 from .variants.splitkv_tuned import LaunchConfig
 
 
@@ -46,7 +46,7 @@ def _checked(impl: impls.Impl, ref: torch.Tensor) -> dict:
     return correctness.compare(out, ref)
 
 
-def _row(shape: BenchShape, impl: impls.Impl, check: dict, timing, read_tbps: float, role: str) -> dict:
+def _row(shape: BenchShape, impl: impls.Impl, check: dict, timing, read_tbps: float, role: str, eager=None) -> dict:
     row = {"shape": shape.name, "impl": impl.name, "kind": impl.kind, "role": role,
            "num_splits": impl.num_splits, "paged": impl.paged, "config": impl.config,
            "correctness": check}
@@ -54,6 +54,8 @@ def _row(shape: BenchShape, impl: impls.Impl, check: dict, timing, read_tbps: fl
         us = timing.median_us
         row.update({"timing": timing.to_json(), "median_us": us, "TBps": shape.kv_bytes / (us * 1e-6) / 1e12,
                     "fraction_of_read_ceiling": shape.floor_us(read_tbps) / us})
+    if eager is not None:
+        row.update({"eager": eager.to_json(), "eager_median_us": eager.median_us})
     return row
 
 
@@ -71,9 +73,10 @@ def _measure(shape, impl, ref, read_tbps, opts, role="matrix") -> dict:
         progress(f"  {impl.name}: FAILED correctness {check}")
         return _row(shape, impl, check, None, read_tbps, role)
     timing = time_call(impl.call, cold_l2=opts.flush_l2 or not shape.warm_l2)
-    progress(f"  {impl.name:<34} splits={impl.num_splits!s:<4} {timing.median_us:9.2f} us  "
-             f"rel_l2={check['rel_l2']:.2e}")
-    return _row(shape, impl, check, timing, read_tbps, role)
+    eager = time_eager(impl.call) if role == "matrix" else None
+    progress(f"  {impl.name:<34} splits={impl.num_splits!s:<4} {timing.median_us:9.2f} us graph  "
+             f"{'-' if eager is None else format(eager.median_us, '9.2f')} us eager  rel_l2={check['rel_l2']:.2e}")
+    return _row(shape, impl, check, timing, read_tbps, role, eager)
 
 
 def _anchors(shape: BenchShape, x, splits: int) -> dict:
@@ -157,6 +160,11 @@ def run(opts: RunOptions, on_progress=None) -> dict:
     read = ceilings.read_ceiling()
     copy = ceilings.copy_ceiling()
     progress(f"read ceiling {read['TBps']:.3f} TB/s, copy ceiling {copy['TBps']:.3f} TB/s")
+    from .host_overhead import measure as measure_host_overhead
+
+    host = measure_host_overhead(device="cuda", stub=False)
+    progress("host time per call (real launches, no sync): "
+             + ", ".join(f"{k} {v['median_us']:.1f} us" for k, v in host["entries"].items()))
     rows, shapes_meta = [], {}
     done: list[BenchShape] = []
     for shape in opts.shapes:
@@ -165,13 +173,13 @@ def run(opts: RunOptions, on_progress=None) -> dict:
         shapes_meta[shape.name] = meta
         done.append(shape)
         if on_progress is not None and len(done) < len(opts.shapes):
-            on_progress(_artifact(opts, env, read, copy, rows, shapes_meta, tuple(done), complete=False))
-    return _artifact(opts, env, read, copy, rows, shapes_meta, opts.shapes, complete=True)
+            on_progress(_artifact(opts, env, read, copy, rows, shapes_meta, tuple(done), complete=False, host=host))
+    return _artifact(opts, env, read, copy, rows, shapes_meta, opts.shapes, complete=True, host=host)
 
 
-def _artifact(opts, env, read, copy, rows, shapes_meta, shapes, *, complete: bool) -> dict:
+def _artifact(opts, env, read, copy, rows, shapes_meta, shapes, *, complete: bool, host: dict | None = None) -> dict:
     results = {"complete": complete, "ceilings": {"read": read, "copy": copy}, "rows": rows,
-               "shapes": shapes_meta, "ours": opts.ours}
+               "shapes": shapes_meta, "ours": opts.ours, "host_overhead": host}
     results["summary"] = summary.summarize(results, shapes)
     failed = [f"{r['shape']}:{r['impl']}:s{r['num_splits']}" for r in rows
               if r["kind"] in ("ours", "baseline") and not r.get("correctness", {}).get("passed", False)]

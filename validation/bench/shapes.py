@@ -1,4 +1,5 @@
-"""The benchmark matrix: the public H200 decode shapes, plus the R = 16 row case."""
+"""The benchmark matrices: the public H200 decode shapes, plus the R = 16 row case; and the
+model matrix (`--matrix models`), built from validation/model_shapes.py."""
 
 from __future__ import annotations
 
@@ -74,11 +75,30 @@ SPEEDUP_SHAPES = ("seed-qwen0.5b-2k", "llama8b-b1-32k", "h24kv4d256-b1-20k-r16")
 SPLIT_SWEEP = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
-def select(names: list[str] | None) -> tuple[BenchShape, ...]:
-    """The matrix, or the named subset of it (unknown names raise ValueError)."""
+def model_matrix() -> tuple[BenchShape, ...]:
+    """Every (model, TP) of validation/model_shapes.py at batch 1/4/16/64 and context 2K-128K where it fits."""
+    from validation.model_shapes import model_matrix as rows
+
+    return tuple(BenchShape(f"{c.id}-b{b}-{s // 1024}k", b, c.num_q_heads, c.num_kv_heads, c.head_dim, s)
+                 for c, b, s in rows())
+
+
+MATRICES = {"public": lambda: MATRIX, "models": model_matrix}
+
+
+def select(names: list[str] | None, matrix: str = "public") -> tuple[BenchShape, ...]:
+    """The matrix, or the named subset of it (unknown names raise ValueError).
+
+    Args:
+        names: shape names, or None / empty for all of them.
+        matrix: "public" (the H200 decode shapes) or "models" (the model matrix).
+    """
+    if matrix not in MATRICES:
+        raise ValueError(f"unknown matrix {matrix!r}; expected one of {sorted(MATRICES)}")
+    shapes = MATRICES[matrix]()
     if not names:
-        return MATRIX
-    by_name = {s.name: s for s in MATRIX}
+        return shapes
+    by_name = {s.name: s for s in shapes}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise ValueError(f"unknown shape(s) {unknown}; expected some of {sorted(by_name)}")

@@ -9,6 +9,10 @@ replay back to back (warm L2, as a decode step loop does). For larger shapes a
 none of its data (and no dirty lines to write back); the same graph of flushes alone
 is timed and its median subtracted.
 
+`time_eager` times the same call without a graph: CUDA events around a loop of back-to-back
+eager calls, so each call's host path (validation, launch) is in the time wherever it is
+longer than the kernel; that is what a caller without CUDA graphs gets.
+
 `time_events` (``triton.testing.do_bench``: events around each eager call, L2 zeroed
 before each) remains for the memory ceilings, whose single launches run for
 milliseconds.
@@ -117,3 +121,20 @@ def time_events(fn: Callable[[], object], *, warmup_ms: int = 25, rep_ms: int = 
 def time_call(fn: Callable[[], object], *, cold_l2: bool) -> Timing:
     """Graph replay; with `cold_l2` every call starts from an L2 without its data."""
     return time_graph_replay(fn, flush_l2=cold_l2)
+
+
+def time_eager(fn: Callable[[], object], *, calls: int = 100, replays: int = 25) -> Timing:
+    """Per-call time of `calls` back-to-back eager calls between two CUDA events (host path included)."""
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(replays):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) * 1e3 / calls)
+    return Timing(f"eager, {calls} back-to-back calls between cuda events, {replays} rounds", samples)
