@@ -83,7 +83,17 @@ def test_a_suite_past_its_time_limit_fails(repo):
     assert "ran past the 1 s limit" in messages(g3)
 
 
-def test_static_mode_reads_the_evidence_without_running(repo):
-    (repo / "suites" / "suite_numeric.py").unlink()
+def test_static_mode_reads_the_evidence_without_running(repo, monkeypatch):
+    import gates.suite_run
+
+    monkeypatch.setattr(gates.suite_run, "run_suite", lambda *a, **k: pytest.fail("static mode ran a suite"))
     report = check_records([repo / RECORD], repo, gates=["G3"])
     assert report.records[0].gates["G3"].status is Status.PASS
+
+
+def test_the_suite_that_measured_is_bound_to_the_evidence(repo):
+    (repo / "suites" / "suite_numeric.py").unlink()
+    report = check_records([repo / RECORD], repo, gates=["G3"])
+    g3 = report.records[0].gates["G3"]
+    assert g3.status is Status.FAIL
+    assert "evidence 'numeric-cpu' is stale: suites/suite_numeric.py is missing since it was measured" in messages(g3)
