@@ -60,10 +60,11 @@ def judged_results(record: Record, ctx: GateContext, section: str, kind: str, ga
         add((section, "suite"), message)
     if ctx.run_suites:
         run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [])
-        if run.problem:
-            add((section, "suite"), run.problem + (f"; pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""))
-        elif not run.passed:
-            add((section, "suite"), f"suite {run.suite} failed (pytest exit {run.returncode}); pytest output ends:\n{indent(run.output_tail, '    ')}")
+        parts = [f"suite {run.suite} failed (pytest exit {run.returncode})"] if run.returncode not in (0, None) else []
+        parts += [run.problem] if run.problem else []
+        if parts:
+            tail = f"; pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""
+            add((section, "suite"), "; ".join(parts) + tail)
         if run.data is None:
             return None
         for message in run_binding_problems(record, ctx, run):
