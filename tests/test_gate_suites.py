@@ -97,3 +97,12 @@ def test_the_suite_that_measured_is_bound_to_the_evidence(repo):
     g3 = report.records[0].gates["G3"]
     assert g3.status is Status.FAIL
     assert "evidence 'numeric-cpu' is stale: suites/suite_numeric.py is missing since it was measured" in messages(g3)
+
+
+def test_the_output_tail_starts_at_a_line_not_mid_word():
+    from gates.suite_run import output_tail
+
+    text = "".join(f"line {i} says something\n" for i in range(500))
+    tail = output_tail(text, limit=100)
+    assert tail.startswith("...\nline ") and tail.endswith("line 499 says something")
+    assert output_tail("short\n") == "short"
