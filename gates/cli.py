@@ -22,7 +22,7 @@ from pathlib import Path
 from gates import __version__
 from gates.errors import DesignGatesError, GitContextError, InputError, InternalError, UsageError
 
-SUBCOMMANDS = {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr"}
+SUBCOMMANDS = {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr", "verify": "gates.verify_cli", "key": "gates.key_cli", "attest": "gates.attest_cli"}
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 

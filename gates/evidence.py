@@ -2,13 +2,18 @@
 
 An artifact is bound to the source files it measured by their SHA-256. When a file
 in `sources` no longer hashes the same in the working tree (or is gone), the
-artifact is stale and `stale_sources` names the file.
+artifact is stale and `stale_sources` names the file. An artifact is opened only
+when it is a regular file: a FIFO, a device, a folder or a symlink loop named as
+evidence is refused (`NotRegularFileError`, exit 2), never waited on.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +56,58 @@ class EvidenceArtifact:
     @property
     def environment(self) -> dict:
         return self.data["environment"]
+
+    @property
+    def attestation(self) -> dict | None:
+        return self.data.get("attestation")
+
+
+class NotRegularFileError(InputError):
+    """An evidence path that names something other than a regular file (FIFO, device, folder, loop)."""
+
+
+def read_regular_file(path, label: str, limit: int = MAX_ARTIFACT_BYTES) -> bytes:
+    """The bytes of `path` when it is a regular file of at most `limit` bytes.
+
+    Opened without blocking and checked on the open descriptor, so a FIFO or a
+    device is refused at once; `label` names the file in the `InputError`.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise InputError(label, 1, "artifact file does not exist") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotRegularFileError(label, 1, "artifact path is a symlink loop, not a regular file") from None
+        raise InputError(label, 1, f"cannot read artifact: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(label, 1, f"artifact path is {_file_type(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise InputError(label, 1, f"artifact is over the {limit}-byte limit")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(descriptor, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise InputError(label, 1, f"artifact is over the {limit}-byte limit")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputError(label, 1, f"cannot read artifact: {exc.strerror or exc}") from None
+    finally:
+        os.close(descriptor)
+
+
+def _file_type(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a plain file"
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -126,14 +183,7 @@ def load_artifact(rel_path: str, repo_root) -> EvidenceArtifact:
     resolved = resolve_inside(Path(repo_root), rel_path)
     if resolved is None:
         raise InputError(rel_path, 1, "artifact lies outside the repository (after following symlinks)")
-    try:
-        if resolved.stat().st_size > MAX_ARTIFACT_BYTES:
-            raise InputError(rel_path, 1, f"artifact is over the {MAX_ARTIFACT_BYTES}-byte limit")
-        raw = resolved.read_bytes()
-    except FileNotFoundError:
-        raise InputError(rel_path, 1, "artifact file does not exist") from None
-    except OSError as exc:
-        raise InputError(rel_path, 1, f"cannot read artifact: {exc.strerror or exc}") from None
+    raw = read_regular_file(resolved, rel_path)
     data, _ = parse_artifact(raw, rel_path)
     return EvidenceArtifact(rel_path, data, sha256_bytes(raw))
 
@@ -156,11 +206,11 @@ def verify_sha256(artifact: EvidenceArtifact, expected: str) -> bool:
 
 def _hash_in_repo(repo_root: Path, rel_path: str) -> str | None:
     resolved = resolve_inside(repo_root, rel_path)
-    if resolved is None or not resolved.is_file():
+    if resolved is None:
         return None
     try:
-        return file_sha256(resolved)
-    except OSError:
+        return sha256_bytes(read_regular_file(resolved, rel_path, limit=1 << 30))
+    except InputError:
         return None
 
 
@@ -169,12 +219,14 @@ class EvidenceStore:
 
     `get(rel_path)` returns an `EvidenceArtifact` or raises the `InputError` it met
     (again on every call, so each gate relying on a bad artifact reports it).
+    `refused` lists the paths that were no regular file, for the run to end with exit 2.
     """
 
     def __init__(self, repo_root):
         self.repo_root = Path(repo_root).resolve()
         self._artifacts: dict[str, object] = {}
         self._hashes: dict[str, str | None] = {}
+        self.refused: list[InputError] = []
 
     def get(self, rel_path: str) -> EvidenceArtifact:
         if rel_path not in self._artifacts:
@@ -182,6 +234,8 @@ class EvidenceStore:
                 self._artifacts[rel_path] = load_artifact(rel_path, self.repo_root)
             except InputError as exc:
                 self._artifacts[rel_path] = exc
+                if isinstance(exc, NotRegularFileError):
+                    self.refused.append(exc)
         value = self._artifacts[rel_path]
         if isinstance(value, InputError):
             raise value

@@ -119,6 +119,7 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
                        suite_timeout_s=suite_timeout_s)
     for record in records:
         report.records.append(check_record(record, ctx, selected))
+    report.input_errors.extend(ctx.evidence.refused)
     if change is not None:
         _merge_change_findings(report, change, ctx, selected)
     return report

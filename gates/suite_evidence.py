@@ -1,15 +1,28 @@
 """Where a suite gate (G3, G4) gets the results it judges.
 
 With `--run-suites`, from a fresh run of the suite the record declares (a run that
-cannot start or fails is a finding); otherwise from the declared evidence artifact of
-the gate's kind, after its pin and freshness are checked.
+cannot start or fails is a finding, with the tail of pytest's output); the run's
+artifact must bind every file the record covers, and the run must have imported
+every covered Python file (gate-check's own observer says what it imported), so a
+suite that writes canned numbers without exercising the kernel fails. Otherwise the
+results come from the declared evidence artifact of the gate's kind, after its pin,
+attestation, binding and freshness are checked (`evidence_refs.checked_artifact`).
+
+With `--base`, a change that edits the suite it is judged by (the suite file, or a
+`conftest.py` in its folder or a folder above) is a finding: the author wrote the
+test that judges the change, so its results cannot be trusted without review. The
+edit is accepted when an approved record at the base commit covers the edited file.
 """
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+from textwrap import indent
+
 from gates.context import GateContext
-from gates.evidence_refs import checked_artifact, declared_evidence, evidence_by_id
+from gates.evidence_refs import binding_problems, checked_artifact, declared_evidence, evidence_by_id, record_covered_files
 from gates.findings import Finding
+from gates.policy import any_glob_matches
 from gates.record import Record
 from gates.suite_run import cached_run
 
@@ -42,17 +55,70 @@ def judged_results(record: Record, ctx: GateContext, section: str, kind: str, ga
     """(artifact data, where it came from) for the record's `section` (with its `suite`,
     `timeout_s` and `evidence` keys), or None when there is nothing to judge; problems
     on the way are added to `findings`."""
+    spec = record.get(section)
+    for message in suite_edit_problems(record, ctx, spec.get("suite")):
+        add((section, "suite"), message)
     if ctx.run_suites:
-        spec = record.get(section)
-        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"))
-        if run.problem:
-            add((section, "suite"), run.problem)
-        elif not run.passed:
-            add((section, "suite"), f"suite {run.suite} failed (pytest exit {run.returncode}): {run.output_tail[-400:]}")
-        return None if run.data is None else (run.data, f"the run of {run.suite}")
+        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [])
+        parts = [f"suite {run.suite} failed (pytest exit {run.returncode})"] if run.returncode not in (0, None) else []
+        parts += [run.problem] if run.problem else []
+        if parts:
+            tail = f"; pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""
+            add((section, "suite"), "; ".join(parts) + tail)
+        if run.data is None:
+            return None
+        for message in run_binding_problems(record, ctx, run):
+            add((section, "suite"), message)
+        return run.data, f"the run of {run.suite}"
     entry = select_evidence(record, kind, (section, "evidence"), add)
     if entry is None:
         return None
     artifact, problems = checked_artifact(record, ctx, entry, gate)
     findings.extend(problems)
     return None if artifact is None else (artifact.data, f"evidence {entry.id!r}")
+
+
+def run_binding_problems(record: Record, ctx: GateContext, run) -> list[str]:
+    """What a suite run failed to measure: covered files its artifact does not bind or it did not import."""
+    where = f"the run of {run.suite}"
+    sources = run.data.get("sources") or {}
+    problems = [f"the artifact of {where} {message}" for message in binding_problems(record, ctx, sources)]
+    for path, expected in sorted(sources.items()):
+        if ctx.evidence.source_hash(path) != expected:
+            problems.append(f"the artifact of {where} binds {path} to a SHA-256 that is not the file's")
+    if run.imported is None:
+        problems.append(f"{where} did not report which files it imported (gate-check's observer wrote nothing)")
+        return problems
+    imported = set(run.imported)
+    for path in record_covered_files(record, ctx):
+        if path.endswith(".py") and path not in imported:
+            problems.append(f"{where} never imported {path}, a file the record covers: the suite does not exercise it")
+    return problems
+
+
+def suite_files(suite: str) -> list[str]:
+    """The suite path (without a `::test` part) and the conftest.py files that configure it."""
+    path = PurePosixPath(suite.split("::", 1)[0])
+    folders = [path.parent, *path.parent.parents] if path.suffix == ".py" else [path, *path.parents]
+    files = [str(path)] + [str(folder / "conftest.py") if str(folder) != "." else "conftest.py" for folder in folders]
+    return list(dict.fromkeys(files))
+
+
+def suite_edit_problems(record: Record, ctx: GateContext, suite) -> list[str]:
+    """With `--base`: the judging suite or its conftest files edited by the change, unless an approved
+    record at base covers the edited file."""
+    change = ctx.change
+    if change is None or not isinstance(suite, str):
+        return []
+    judging = suite_files(suite)
+    root = judging[0]
+    edited = [path for path in change.changed_paths()
+              if path in judging or (not root.endswith(".py") and path.startswith(root.rstrip("/") + "/"))]
+    if not edited:
+        return []
+    approved_covers = [snapshot.front_matter.get("covers") for snapshot in change.records_at_base().values()
+                       if snapshot.front_matter and snapshot.front_matter.get("record_status") == "approved"]
+    return [f"{path} is edited by this change and judges it (suite {suite}); the results of a suite the "
+            "change rewrites cannot be trusted without review: cover it with an approved record at base, "
+            "or land the suite change first"
+            for path in edited if not any(any_glob_matches(covers, path) for covers in approved_covers)]

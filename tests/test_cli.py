@@ -129,7 +129,8 @@ def test_a_crashing_gate_is_an_error_result_not_a_pass(capsys, monkeypatch):
 
 
 def test_subcommands_are_a_literal_table():
-    assert cli.SUBCOMMANDS == {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr"}
+    assert cli.SUBCOMMANDS == {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr",
+                               "verify": "gates.verify_cli", "key": "gates.key_cli", "attest": "gates.attest_cli"}
 
 
 def test_new_scaffolds_a_record_that_fails_only_until_filled(tmp_path, capsys):

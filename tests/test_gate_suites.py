@@ -83,7 +83,26 @@ def test_a_suite_past_its_time_limit_fails(repo):
     assert "ran past the 1 s limit" in messages(g3)
 
 
-def test_static_mode_reads_the_evidence_without_running(repo):
-    (repo / "suites" / "suite_numeric.py").unlink()
+def test_static_mode_reads_the_evidence_without_running(repo, monkeypatch):
+    import gates.suite_run
+
+    monkeypatch.setattr(gates.suite_run, "run_suite", lambda *a, **k: pytest.fail("static mode ran a suite"))
     report = check_records([repo / RECORD], repo, gates=["G3"])
     assert report.records[0].gates["G3"].status is Status.PASS
+
+
+def test_the_suite_that_measured_is_bound_to_the_evidence(repo):
+    (repo / "suites" / "suite_numeric.py").unlink()
+    report = check_records([repo / RECORD], repo, gates=["G3"])
+    g3 = report.records[0].gates["G3"]
+    assert g3.status is Status.FAIL
+    assert "evidence 'numeric-cpu' is stale: suites/suite_numeric.py is missing since it was measured" in messages(g3)
+
+
+def test_the_output_tail_starts_at_a_line_not_mid_word():
+    from gates.suite_run import output_tail
+
+    text = "".join(f"line {i} says something\n" for i in range(500))
+    tail = output_tail(text, limit=100)
+    assert tail.startswith("...\nline ") and tail.endswith("line 499 says something")
+    assert output_tail("short\n") == "short"

@@ -5,6 +5,7 @@ Never a traceback, never a rewritten file.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -158,3 +159,20 @@ def test_pathological_lines_are_read_in_linear_time(repo, capsys, body):
     write(repo, "slow.md", front_matter + "\n## §1 Why\n" + body + "\n")
     code, output = run(repo, capsys)
     assert code == 1 and "docs/design/slow.md:" in output
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "symlink-loop"])
+def test_evidence_that_is_no_regular_file_exits_2_without_waiting(tmp_path, capsys, kind):
+    repo = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns("__pycache__"))
+    path = repo / "evidence" / "numeric-cpu.json"
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        os.symlink(path.name, path)
+    code, output = run(repo, capsys, repo / "G3" / "positive" / "numeric-within-tolerance.md", "--gate", "G3")
+    assert code == 2, output
+    assert "evidence/numeric-cpu.json:1:1: error: artifact path is" in output and "not a regular file" in output

@@ -1,6 +1,7 @@
 """The suites write evidence artifacts in the ARCHITECTURE.md format, and a failure shows."""
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -21,12 +22,45 @@ def schema_check(artifact: dict) -> None:
         jsonschema.validate(artifact, json.loads(SCHEMA.read_text(encoding="utf-8")))
 
 
-def test_sources_are_repository_relative_posix_paths_of_kernels_and_validation():
-    sources = source_hashes()
-    assert "kernels/decode_attention/kernel_partial.py" in sources
-    assert "validation/suites/test_numeric.py" in sources
+def test_sources_bind_the_covered_files_and_the_imported_modules_not_a_fixed_list():
+    import kernels.decode_attention.api  # noqa: F401 - the "measured" import
+
+    sources = source_hashes(covers=["kernels/split_heuristic.py"])
+    assert "kernels/split_heuristic.py" in sources, "a covered file is bound even when not imported"
+    assert "kernels/decode_attention/kernel_partial.py" in sources, "an imported module is bound"
+    assert "tests/test_validation_evidence.py" in sources, "the measuring code itself is bound"
+    assert not any(p.startswith("gates/") for p in sources), "the checker judges; it is not measured"
     assert all(not p.startswith("/") and "\\" not in p for p in sources)
-    assert not any(p.startswith("validation/bench/") for p in sources)
+
+
+def test_a_kernel_outside_the_old_fixed_list_is_bound_when_covered(tmp_path, monkeypatch):
+    (tmp_path / "kernels" / "rmsnorm").mkdir(parents=True)
+    (tmp_path / "kernels" / "rmsnorm" / "kernel.py").write_text("X = 1\n", encoding="utf-8")
+    monkeypatch.setenv("DESIGN_GATES_COVERS", json.dumps(["kernels/rmsnorm/**"]))
+    sources = source_hashes(repo_root=tmp_path)
+    assert list(sources) == ["kernels/rmsnorm/kernel.py"]
+
+
+def test_the_artifact_records_the_real_command_line():
+    artifact = build_artifact(artifact_id="x", kind="numeric", results={}, fixtures={}, sources={})
+    assert artifact["command"] == shlex.join(sys.orig_argv)
+
+
+def test_a_runner_with_a_signing_key_writes_an_attested_artifact(tmp_path, monkeypatch):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from gates.attestation import TrustedKeys, private_key_text, public_key_text, verification_problem
+    from validation.artifacts import write_artifact
+
+    key = Ed25519PrivateKey.generate()
+    monkeypatch.setenv("DESIGN_GATES_SIGNING_KEY", private_key_text(key))
+    monkeypatch.setenv("DESIGN_GATES_SIGNING_KEY_ID", "cpu-runner")
+    results = {"passed": True, "per_dtype": {"bf16": {"rel_l2": 1e-3, "cases": 1}}}
+    path = write_artifact(tmp_path / "n.json", build_artifact(artifact_id="n", kind="numeric", results=results,
+                                                               fixtures={}, sources={}))
+    artifact = json.loads(path.read_text(encoding="utf-8"))
+    schema_check(artifact)
+    assert verification_problem(artifact, TrustedKeys({"cpu-runner": public_key_text(key.public_key())}, {})) is None
 
 
 def test_recorder_keeps_the_worst_values_and_a_failure(tmp_path):
@@ -68,7 +102,9 @@ def test_run_suite_writes_a_schema_valid_bitwise_artifact(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     artifact = json.loads(out.read_text())
     schema_check(artifact)
-    assert artifact["command"].startswith("python -m validation.run_suite bitwise --out")
+    assert "-m validation.run_suite bitwise --out" in artifact["command"]
+    assert "kernels/decode_attention/kernel_partial.py" in artifact["sources"]
+    assert "validation/suites/test_bitwise.py" in artifact["sources"]
     assert artifact["results"]["anchors"]["A1-split1-equals-single-pass"]["cases"] == 4
     assert artifact["results"]["passed"] is True
 

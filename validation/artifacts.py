@@ -1,36 +1,84 @@
-"""Write evidence artifacts in the format of ARCHITECTURE.md (schema_version 1)."""
+"""Write evidence artifacts in the format of ARCHITECTURE.md (schema_version 1).
+
+The writer binds an artifact to what it measured, never to a fixed list: `sources`
+holds the SHA-256 of every existing file the governing record covers plus every
+module of this repository the measuring process imported (`sys.modules` when the
+artifact is built), computed by `gates.source_binding`. The covers globs come from
+`DESIGN_GATES_COVERS` (a JSON list; gate-check sets it when it runs a suite), else
+from the `covers` of every record under docs/design/. `command` is the real command
+line of the process (`sys.orig_argv`) and `commit` the checkout's HEAD.
+
+On a trusted runner, `write_artifact` signs the artifact when a signing key is set in
+the environment (`DESIGN_GATES_SIGNING_KEY` or `DESIGN_GATES_SIGNING_KEY_FILE`, with
+`DESIGN_GATES_SIGNING_KEY_ID`; see gates.attestation).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import shlex
 import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
+
+from gates.attestation import sign, signing_key_from_environment
+from gates.source_binding import bound_sources
 
 from .environment import environment
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-MEASURED_SOURCES = ("kernels/__init__.py", "kernels/decode_attention/*.py", "validation/*.py", "validation/suites/*.py")
 KINDS = ("profile", "numeric", "bitwise", "benchmark", "capture", "e2e")
+COVERS_ENV = "DESIGN_GATES_COVERS"
+COMMIT_ENV = "DESIGN_GATES_COMMIT"
+RECORD_DIR = "docs/design"
 
 
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def source_hashes(patterns=MEASURED_SOURCES, repo_root: Path = REPO_ROOT) -> dict[str, str]:
-    """SHA-256 of every file matching `patterns`, keyed by repository-relative POSIX path."""
-    hashes = {}
-    for pattern in patterns:
-        for path in sorted(repo_root.glob(pattern)):
-            if path.is_file():
-                hashes[path.relative_to(repo_root).as_posix()] = file_sha256(path)
-    return dict(sorted(hashes.items()))
+def covers_from_environment(repo_root: Path = REPO_ROOT) -> list[str]:
+    """The covers globs to bind: `DESIGN_GATES_COVERS` (JSON list), else every record's `covers`."""
+    named = os.environ.get(COVERS_ENV)
+    if named:
+        try:
+            covers = json.loads(named)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{COVERS_ENV} must be a JSON list of globs: {exc}") from None
+        if not isinstance(covers, list) or not all(isinstance(c, str) for c in covers):
+            raise ValueError(f"{COVERS_ENV} must be a JSON list of globs, got {named!r}")
+        return covers
+    return records_covers(repo_root)
 
 
-COMMIT_ENV = "DESIGN_GATES_COMMIT"
+def records_covers(repo_root: Path = REPO_ROOT) -> list[str]:
+    """The union of the `covers` globs of the records under docs/design/ (unreadable records skipped)."""
+    from gates.errors import InputError
+    from gates.record import load_record
+
+    covers: list[str] = []
+    for path in sorted((Path(repo_root) / RECORD_DIR).glob("*.md")):
+        try:
+            record = load_record(path, repo_root)
+        except InputError:
+            continue
+        for glob in record.get("covers", default=[]) or []:
+            if isinstance(glob, str) and glob not in covers:
+                covers.append(glob)
+    return covers
+
+
+def source_hashes(covers=None, repo_root: Path = REPO_ROOT, modules=None) -> dict[str, str]:
+    """SHA-256 of the covered files and the imported repository modules, by repository-relative POSIX path."""
+    return bound_sources(repo_root, covers_from_environment(repo_root) if covers is None else covers, modules)
+
+
+def command_line() -> str:
+    """The command line of this process, as run."""
+    return shlex.join(getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv])
 
 
 def git_commit(repo_root: Path = REPO_ROOT) -> str | None:
@@ -47,8 +95,10 @@ def git_commit(repo_root: Path = REPO_ROOT) -> str | None:
     return sha if done.returncode == 0 and len(sha) == 40 else None
 
 
-def build_artifact(*, artifact_id: str, kind: str, command: str, results: dict, fixtures: dict[str, str], sources=None) -> dict:
-    """The artifact object; `sources` defaults to the kernel and validation sources."""
+def build_artifact(*, artifact_id: str, kind: str, results: dict, fixtures: dict[str, str], command: str | None = None,
+                   sources=None, covers=None) -> dict:
+    """The artifact object. `command` defaults to this process's command line and `sources`
+    to the covered files plus the repository modules imported so far."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     return {
@@ -56,20 +106,23 @@ def build_artifact(*, artifact_id: str, kind: str, command: str, results: dict, 
         "id": artifact_id,
         "kind": kind,
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "command": command,
+        "command": command or command_line(),
         "environment": environment(),
         "commit": git_commit(),
-        "sources": source_hashes() if sources is None else dict(sources),
+        "sources": source_hashes(covers) if sources is None else dict(sources),
         "fixtures": dict(sorted(fixtures.items())),
         "results": results,
     }
 
 
 def write_artifact(path, artifact: dict) -> Path:
-    """Write `artifact` as indented JSON; the id defaults to the file stem."""
+    """Write `artifact` as indented JSON, signed when the runner's signing key is set."""
+    signing = signing_key_from_environment()
+    if signing is not None:
+        artifact = sign(artifact, *signing)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(artifact, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(artifact, indent=1, sort_keys=False, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 

@@ -95,8 +95,7 @@ def main(argv=None) -> int:
         print("the capture check needs a CUDA device", file=sys.stderr)
         return 2
     results, fixtures = run_capture_checks()
-    command = "python -m validation.capture --out " + args.out
-    write_artifact(args.out, build_artifact(artifact_id=artifact_id_for(args.out), kind="capture", command=command, results=results, fixtures=fixtures))
+    write_artifact(args.out, build_artifact(artifact_id=artifact_id_for(args.out), kind="capture", results=results, fixtures=fixtures))
     for key, run in results["runs"].items():
         print(f"{key}: captured={run['captured']} allocations={run['allocations']} host_syncs={run['host_syncs']} "
               f"replay==eager={run['replay_equals_eager']} after-visible-change={run['replay_after_visible_change_equals_eager']}"

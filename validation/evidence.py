@@ -82,13 +82,12 @@ def write_session_artifacts(recorder: EvidenceRecorder, out, *, session_failed: 
     if recorder.anchors or recorder.fingerprints:
         kinds.append(("bitwise", recorder.bitwise_results(session_failed), recorder.fixtures["bitwise"]))
     out = Path(out)
-    command = os.environ.get("DESIGN_GATES_EVIDENCE_COMMAND", "python -m pytest validation/suites")
     written = []
     for kind, results, fixtures in kinds:
         path = out if len(kinds) == 1 else out.with_name(f"{out.stem}-{kind}{out.suffix}")
         artifact_id = os.environ.get("DESIGN_GATES_EVIDENCE_ID") if len(kinds) == 1 else None
         artifact = build_artifact(
-            artifact_id=artifact_id or artifact_id_for(path), kind=kind, command=command, results=results, fixtures=fixtures
+            artifact_id=artifact_id or artifact_id_for(path), kind=kind, results=results, fixtures=fixtures
         )
         written.append(write_artifact(path, artifact))
     return written

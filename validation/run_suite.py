@@ -2,6 +2,7 @@
 
     python -m validation.run_suite numeric --out docs/evidence/numeric-matrix-h200.json
     python -m validation.run_suite bitwise --out docs/evidence/bitwise-matrix-cpu.json -- -k A1
+    python -m validation.run_suite numeric --out x.json --covers "kernels/decode_attention/**"
 
 Without a GPU the suites run through the Triton interpreter. The exit status is pytest's.
 """
@@ -9,8 +10,8 @@ Without a GPU the suites run through the Triton interpreter. The exit status is 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -24,10 +25,13 @@ def main(argv=None) -> int:
     parser.add_argument("suite", choices=sorted(SUITES))
     parser.add_argument("--out", required=True, help="artifact path, e.g. docs/evidence/numeric-matrix-h200.json")
     parser.add_argument("--id", help="artifact id (default: the file stem)")
+    parser.add_argument("--covers", action="append", metavar="GLOB",
+                        help="bind the files of the governing record's covers (repeatable; default: every record's covers)")
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     args = parser.parse_args(own)
     os.environ["DESIGN_GATES_EVIDENCE_OUT"] = str(Path(args.out).resolve())
-    os.environ["DESIGN_GATES_EVIDENCE_COMMAND"] = "python -m validation.run_suite " + " ".join(shlex.quote(a) for a in argv)
+    if args.covers:
+        os.environ["DESIGN_GATES_COVERS"] = json.dumps(args.covers)
     if args.id:
         os.environ["DESIGN_GATES_EVIDENCE_ID"] = args.id
     import pytest

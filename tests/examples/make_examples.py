@@ -24,6 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 SOURCE = "examplepkg/ops.py"
+COVERS = ["examplepkg/**"]
+COVERED = ("examplepkg/__init__.py", SOURCE)
 
 
 def sha(data: bytes) -> str:
@@ -44,14 +46,14 @@ def artifact(id_, kind, results, *, backend="cuda", device="NVIDIA H200", source
         "environment": {"backend": backend, "device": device, "driver": "580.159.04", "torch": "2.11.0+cu130",
                         "triton": "3.6.0", "python": "3.12.3"},
         "commit": None,
-        "sources": sources if sources is not None else {SOURCE: sha((ROOT / SOURCE).read_bytes())},
+        "sources": sources if sources is not None else {rel: sha((ROOT / rel).read_bytes()) for rel in COVERED},
         "fixtures": fixtures if fixtures is not None else {"rows-16x1001-seed20261129": "0" * 64},
         "results": results,
     }
 
 
 def run_suite(suite: str, out: str) -> dict:
-    env = dict(os.environ, DESIGN_GATES_EVIDENCE_OUT=str(ROOT / out))
+    env = dict(os.environ, DESIGN_GATES_EVIDENCE_OUT=str(ROOT / out), DESIGN_GATES_COVERS=json.dumps(COVERS))
     subprocess.run([sys.executable, "-m", "pytest", suite, "-q", "-p", "no:cacheprovider"], cwd=ROOT, env=env,
                    check=True, capture_output=True)
     data = json.loads((ROOT / out).read_text(encoding="utf-8"))
@@ -76,7 +78,7 @@ def make_evidence() -> None:
         "ncu-single-pass", "profile", {"tool": "ncu", "kernel": "single_pass_sum", "metrics": metrics}))
     write_json("evidence/ncu-stale.json", artifact(
         "ncu-stale", "profile", {"tool": "ncu", "kernel": "single_pass_sum", "metrics": metrics},
-        sources={SOURCE: sha(b"ops.py as it was before")}))
+        sources=dict(artifact("x", "profile", {})["sources"], **{SOURCE: sha(b"ops.py as it was before")})))
     write_json("evidence/bench-h200.json", artifact("bench-h200", "benchmark", {
         "rows": [{"visible_tokens": 2048, "single_pass_us": 41.2, "splitkv_s8_us": 9.8, "speedup": 4.2},
                  {"visible_tokens": 16384, "single_pass_us": 310.5, "splitkv_s8_us": 44.1, "speedup": 7.04}],
@@ -92,7 +94,7 @@ def make_evidence() -> None:
     write_json("evidence/e2e-two-samples.json", artifact("e2e-two-samples", "e2e", {"arms": {
         "baseline": {"samples": [39.3, 39.3], "fresh_process": True},
         "split-kv": {"samples": [48.3, 48.2], "fresh_process": True}}}, fixtures=fixtures))
-    stale = dict(numeric, id="numeric-stale", sources={SOURCE: sha(b"ops.py as it was before")})
+    stale = dict(numeric, id="numeric-stale", sources=dict(numeric["sources"], **{SOURCE: sha(b"ops.py as it was before")}))
     write_json("evidence/numeric-stale.json", stale)
     failed = json.loads(json.dumps(numeric))
     failed.update(id="numeric-failed")

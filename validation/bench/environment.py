@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import datetime
-import hashlib
 import platform
 import subprocess
 from pathlib import Path
 
+from validation import artifacts
 from validation.artifacts import git_commit  # noqa: F401  (re-exported for the bench modules)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SOURCE_GLOBS = ("kernels/decode_attention/*.py", "kernels/split_heuristic.py", "kernels/decode_layer.py",
-                "validation/bench/*.py", "validation/bench/variants/*.py")
-
-
 def source_hashes(root: Path = REPO_ROOT) -> dict[str, str]:
-    """SHA-256 of every measured source file, by repository-relative POSIX path."""
-    out = {}
-    for pattern in SOURCE_GLOBS:
-        for path in sorted(root.glob(pattern)):
-            out[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
+    """SHA-256 of the files the records cover and the repository modules this process imported."""
+    return artifacts.source_hashes(repo_root=root)
 
 
 def _driver() -> str | None:

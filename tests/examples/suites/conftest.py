@@ -1,12 +1,13 @@
 """Collects what the example suites measure and writes it as an evidence artifact.
 
 When `DESIGN_GATES_EVIDENCE_OUT` is set (gate-check --run-suites sets it), the
-session writes a `numeric` or `bitwise` artifact there at the end.
+session writes a `numeric` or `bitwise` artifact there at the end, bound to the files
+the record covers (`DESIGN_GATES_COVERS`) and to every module of this repository the
+session imported.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -15,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from gates.source_binding import bound_sources
+
 EXAMPLES = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(EXAMPLES))
 
 MEASURED = {"kind": None, "results": {}, "fixtures": {}}
-SOURCES = ["examplepkg/ops.py"]
 
 
 @pytest.fixture
@@ -32,7 +34,7 @@ def pytest_sessionfinish(session, exitstatus):
     out = os.environ.get("DESIGN_GATES_EVIDENCE_OUT")
     if not out or MEASURED["kind"] is None:
         return
-    sources = {rel: hashlib.sha256((EXAMPLES / rel).read_bytes()).hexdigest() for rel in SOURCES}
+    sources = bound_sources(EXAMPLES, json.loads(os.environ.get("DESIGN_GATES_COVERS") or "[]"))
     artifact = {
         "schema_version": 1,
         "id": f"{MEASURED['kind']}-cpu",
