@@ -210,7 +210,8 @@ def test_unrelated_histories_are_a_git_context_error(repo, tmp_path):
     [
         pytest.param("Co-authored-by: Ben Sato <ben@x>\n", [("Co-authored-by", "Ben Sato", "ben@x")], id="co-author"),
         pytest.param("approved-by: rita@x\n", [("Approved-by", "rita@x", "")], id="lowercase-key-bare-email"),
-        pytest.param("Signed-off-by: A <a@x>\nReviewed-by: R <r@x>\n", [("Reviewed-by", "R", "r@x")], id="other-keys-ignored"),
+        pytest.param("Acked-by: A <a@x>\nReviewed-by: R <r@x>\n", [("Reviewed-by", "R", "r@x")], id="other-keys-ignored"),
+        pytest.param("Signed-off-by: A <a@x>\n", [("Signed-off-by", "A", "a@x")], id="sign-off"),
         pytest.param("", [], id="none"),
     ],
 )
