@@ -134,16 +134,17 @@ class ApprovalBook:
                                             else SignatureCheck(None, "no allowed-signers file on base"))
         return self._signatures[commit.sha]
 
-    def is_verified_approval_commit(self, commit: Commit) -> bool:
-        return ("signed-commit" in self.sources and bool(commit.approves) and not commit.paths
-                and not commit.is_merge and self.signature(commit).principal is not None)
+    @staticmethod
+    def is_approval_commit(commit: Commit) -> bool:
+        """An empty, single-parent commit with a `Design-Approved:` trailer: it approves and writes nothing."""
+        return bool(commit.approves) and not commit.paths and not commit.is_merge
 
     @cached_property
     def writers(self) -> list[tuple[Person, str, str]]:
-        """(person, commit sha, role) for everyone who wrote a commit of the change."""
+        """(person, commit sha, role) for everyone who wrote a commit of the change (approval commits excepted)."""
         found = []
         for commit in self.change.commits:
-            if self.is_verified_approval_commit(commit):
+            if self.is_approval_commit(commit):
                 continue
             for role, trailer in WRITER_ROLES:
                 if trailer:
