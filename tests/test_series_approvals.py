@@ -412,3 +412,13 @@ def test_a_real_ssh_signed_approval_verifies_against_the_allowed_signers_at_base
     signed_approval(RITA, rita_key)
     assert repo.check() == []
     assert not list((repo.root / ".git").glob("design-gates-allowed-signers-*"))
+
+
+def test_a_trusted_signed_commit_source_without_its_signers_file_is_reported(tmp_path, signed):
+    repo = seeded_repo(tmp_path / "repo")
+    repo.write(POLICY_PATH, SIGNED_POLICY)
+    repo.commit("Trust signed approvals, but forget the signers file", who=MAX)
+    repo.branch("a")
+    repo.write(REC, record())
+    repo.commit("docs(design): split-KV record", who=ADA)
+    has(repo.check(), "G8", POLICY_PATH, f"the allowed-signers file {SIGNERS} does not exist on base main")

@@ -127,6 +127,10 @@ class ApprovalBook:
             return None
         return sha
 
+    @cached_property
+    def approval_commits(self) -> list[Commit]:
+        return self.change.approval_commits()
+
     def signature(self, commit: Commit) -> SignatureCheck:
         if commit.sha not in self._signatures:
             signers = self.allowed_signers
@@ -228,7 +232,8 @@ class ApprovalBook:
         if "signed-commit" not in self.sources:
             return [], []
         found, rejected = [], []
-        for commit in self.change.approval_commits():
+        _ = self.allowed_signers  # a trusted source without its signers file is reported even with no approval commit
+        for commit in self.approval_commits:
             if record_id not in commit.approves:
                 continue
             check = self.signature(commit)
