@@ -1,7 +1,7 @@
 """`gate-check`: check design records against the gates G0-G8.
 
     gate-check [PATHS...] [--gate G7 ...] [--stage B] [--format text|json|junit|github]
-               [--run-suites] [--base REF [--head REF]] [--output FILE]
+               [--run-suites] [--base REF [--head REF] [--reviews FILE]] [--output FILE]
     gate-check new ID --title TITLE [--lang en|zh] [--author "Name <email>"]
     gate-check pr-body ...
     gate-check lint-pr ...
@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--suite-timeout", type=float, default=600.0, metavar="SECONDS", help="time limit per suite run (default 600)")
     parser.add_argument("--base", help="also check the change base..head (stage scope, prerequisites, API diff, approvals)")
     parser.add_argument("--head", help="head of the change (default HEAD); needs --base")
+    parser.add_argument("--reviews", type=Path, metavar="FILE",
+                        help="G8: the forge's review export of the pull request (GitHub's pulls/N/reviews JSON, "
+                        "written by CI outside the repository); needs --base")
     parser.add_argument("--max-record-bytes", type=int, metavar="N", help="size limit per record (default 1 MiB)")
     parser.add_argument("--version", action="version", version=f"design-gates {__version__}")
     _common_options(parser)
@@ -75,6 +78,8 @@ def _run_checks(args, repo_root: Path) -> int:
 
     if args.head and not args.base:
         raise UsageError("--head needs --base")
+    if args.reviews and not args.base:
+        raise UsageError("--reviews needs --base")
     if args.max_record_bytes is not None and args.max_record_bytes < 1:
         raise UsageError("--max-record-bytes must be positive")
     gates = [name.strip() for value in args.gate for name in value.split(",") if name.strip()]
@@ -83,6 +88,10 @@ def _run_checks(args, repo_root: Path) -> int:
         from gates.git_repo import load_change_set
 
         change = load_change_set(repo_root, args.base, args.head or "HEAD")
+        if args.reviews:
+            from gates.series.forge_reviews import load_reviews
+
+            change.forge_reviews = load_reviews(args.reviews, repo_root)
     report = check_records(args.paths, repo_root, gates=gates or None, stage=args.stage,
                            run_suites=args.run_suites, change=change, suite_timeout_s=args.suite_timeout,
                            max_record_bytes=args.max_record_bytes)

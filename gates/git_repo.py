@@ -10,6 +10,9 @@ the history it needs is not there, with a message that says what to fetch.
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from pathlib import Path
 
 import git
@@ -23,12 +26,16 @@ from gates.series.changeset import (  # noqa: F401 - the adapter's public data t
     Person,
     RecordChange,
     RecordSnapshot,
+    SignatureCheck,
     Trailer,
     decode_text,
     is_record_path,
+    parse_approved_records,
     parse_person,
     parse_trailers,
 )
+
+_GOOD_SSH_SIGNATURE = re.compile(r'Good "git" signature for (.+?) with \S+ key')
 
 _FETCH_HINT = (
     "fetch the full history (actions/checkout with `fetch-depth: 0`, "
@@ -95,6 +102,37 @@ class _GitReader:
         if not out:
             return []
         return [_text(p) for p in out.split(b"\0") if p]
+
+    def approval_commits(self, head: str) -> list[Commit]:
+        grep = ("-E", "--grep=^Design-Approved:", "-i", head)
+        log_raw = self.run("log", "-z", "--no-color", f"--format={'%x00'.join(_LOG_FIELDS)}", *grep)
+        paths_raw = self.run("log", "-z", "--no-color", "--name-only", "--format=%x1ecommit %H", *grep)
+        return [c for c in _parse_log(log_raw, paths_raw) if c.approves]
+
+    def verify_commit(self, sha: str, allowed_signers: bytes) -> SignatureCheck:
+        """`git verify-commit` with `allowed_signers` as the only trusted ssh keys.
+
+        The allowed-signers content is written to a temporary file inside the
+        repository's git directory (never outside the repository) and removed after.
+        """
+        git_dir = Path(_text(self.run("rev-parse", "--absolute-git-dir")).strip())
+        handle, name = tempfile.mkstemp(prefix="design-gates-allowed-signers-", dir=git_dir)
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(allowed_signers)
+            command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", "-c", f"gpg.ssh.allowedSignersFile={name}",
+                       "verify-commit", "-v", sha]
+            status, _, stderr = self.repo.git.execute(command, with_extended_output=True, with_exceptions=False,
+                                                      stdout_as_string=True)
+        except git.GitCommandNotFound as exc:
+            return SignatureCheck(None, f"git could not run: {exc}")
+        finally:
+            os.unlink(name)
+        match = _GOOD_SSH_SIGNATURE.search(stderr or "")
+        if status == 0 and match:
+            return SignatureCheck(match.group(1).strip(), "good ssh signature")
+        reason = " ".join((stderr or "").split())[-300:] or f"git verify-commit exited {status}"
+        return SignatureCheck(None, reason)
 
     def snapshot(self, ref: str, path: str) -> RecordSnapshot | None:
         data = self.read_bytes(ref, path)
@@ -181,6 +219,7 @@ def _parse_log(raw: bytes, raw_paths: bytes) -> list[Commit]:
                 message=body.strip("\n"),
                 trailers=parse_trailers(trailers),
                 paths=tuple(paths_by_sha.get(sha, ())),
+                approves=parse_approved_records(trailers),
             )
         )
     return commits
@@ -246,3 +285,17 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
         records=records,
         _reader=reader,
     )
+
+
+def read_bytes_at(repo_root, rev: str, path: str) -> bytes | None:
+    """The bytes of `path` at commit `rev`; None when there is no repository, no such commit or no such file."""
+    try:
+        repo = git.Repo(Path(repo_root))
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:
+        reader = _GitReader(repo)
+        sha = reader.resolve_commit(rev)
+        return reader.read_bytes(sha, path) if sha else None
+    finally:
+        repo.close()

@@ -35,7 +35,7 @@ def test_change_set_lists_paths_commits_authors_and_trailers(repo):
     newest, oldest = change.commits
     assert oldest.author.email == ADA.email and oldest.committer.name == MAX.name
     assert [str(p) for p in oldest.trailer_people("Co-authored-by")] == [f"{BEN.name} <{BEN.email}>"]
-    assert [t.key for t in newest.trailers] == ["Reviewed-by"]
+    assert [t.key for t in newest.trailers] == ["Reviewed-by", "Signed-off-by"]
     assert newest.paths == ("tests/test_partial.py",)
     assert change.last_commit_touching("kernels/decode_attention/kernel_partial.py") == first
     assert {p.email for p, _ in change.authors()} == {ADA.email, BEN.email}
@@ -210,7 +210,8 @@ def test_unrelated_histories_are_a_git_context_error(repo, tmp_path):
     [
         pytest.param("Co-authored-by: Ben Sato <ben@x>\n", [("Co-authored-by", "Ben Sato", "ben@x")], id="co-author"),
         pytest.param("approved-by: rita@x\n", [("Approved-by", "rita@x", "")], id="lowercase-key-bare-email"),
-        pytest.param("Signed-off-by: A <a@x>\nReviewed-by: R <r@x>\n", [("Reviewed-by", "R", "r@x")], id="other-keys-ignored"),
+        pytest.param("Acked-by: A <a@x>\nReviewed-by: R <r@x>\n", [("Reviewed-by", "R", "r@x")], id="other-keys-ignored"),
+        pytest.param("Signed-off-by: A <a@x>\n", [("Signed-off-by", "A", "a@x")], id="sign-off"),
         pytest.param("", [], id="none"),
     ],
 )

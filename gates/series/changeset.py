@@ -15,7 +15,8 @@ from pathlib import Path, PurePosixPath
 from gates.errors import InputError
 
 RECORD_DIR = "docs/design"
-TRAILER_KEYS = ("Co-authored-by", "Reviewed-by", "Approved-by")
+TRAILER_KEYS = ("Co-authored-by", "Signed-off-by", "Reviewed-by", "Approved-by")
+APPROVAL_TRAILER = "Design-Approved"  # `Design-Approved: <record-id>` on a signed approval commit
 _TRAILER_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*:\s*(.*)$")
 _PERSON = re.compile(r"^\s*(.*?)\s*<([^<>]*)>\s*$")
 
@@ -46,6 +47,7 @@ class Commit:
     message: str
     trailers: tuple[Trailer, ...]
     paths: tuple[str, ...]  # paths the commit touched (empty for merge commits)
+    approves: tuple[str, ...] = ()  # record ids of its `Design-Approved:` trailers
 
     @property
     def is_merge(self) -> bool:
@@ -53,6 +55,14 @@ class Commit:
 
     def trailer_people(self, key: str) -> list[Person]:
         return [t.person for t in self.trailers if t.key == key]
+
+
+@dataclass(frozen=True)
+class SignatureCheck:
+    """The outcome of verifying one commit's signature: the signer's principal, or why not."""
+
+    principal: str | None
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,7 @@ class ChangeSet:
     changed: list[ChangedPath]
     commits: list[Commit]
     records: list[RecordChange]
+    forge_reviews: list | None = None  # the forge's review export (`--reviews`), see gates.series.forge_reviews
     _reader: object = field(repr=False, compare=False, default=None)  # gates.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)
 
@@ -140,6 +151,14 @@ class ChangeSet:
 
     def resolve_commit(self, rev: str) -> str | None:
         return self._reader.resolve_commit(rev)
+
+    def approval_commits(self) -> list[Commit]:
+        """Every commit reachable from head with a `Design-Approved:` trailer, newest first."""
+        return self._reader.approval_commits(self.head)
+
+    def verify_signature(self, sha: str, allowed_signers: bytes) -> "SignatureCheck":
+        """`git verify-commit` of `sha` against the given allowed-signers file content."""
+        return self._reader.verify_commit(sha, allowed_signers)
 
     def last_commit_touching(self, path: str) -> str:
         """The newest commit in base..head that touched `path`; the head commit otherwise."""
@@ -218,3 +237,13 @@ def parse_trailers(block: str) -> tuple[Trailer, ...]:
         if match and match.group(1).lower() in wanted:
             trailers.append(Trailer(wanted[match.group(1).lower()], parse_person(match.group(2))))
     return tuple(trailers)
+
+
+def parse_approved_records(block: str) -> tuple[str, ...]:
+    """The record ids of the `Design-Approved:` trailers in `git log %(trailers:only,unfold)` output."""
+    found = []
+    for line in block.splitlines():
+        match = _TRAILER_LINE.match(line.strip())
+        if match and match.group(1).lower() == APPROVAL_TRAILER.lower() and match.group(2).strip():
+            found.append(match.group(2).strip())
+    return tuple(found)

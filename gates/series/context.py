@@ -85,6 +85,13 @@ class SeriesContext:
                 people.extend(people_of(field_of(snapshot.front_matter, "authors")))
         return people
 
+    @cached_property
+    def approvals(self):
+        """The change's approvals, from the sources the base policy trusts (`gates.series.approvals`)."""
+        from gates.series.approvals import ApprovalBook
+
+        return ApprovalBook(self)
+
 
 def claims(change: ChangeSet) -> list[tuple[object, str]]:
     """(RecordChange, stage) for each record base..head changed that names a stage at head.

@@ -2,9 +2,12 @@
 
 Levels come from `.design-gates/policy.yaml` at the base commit (`gates.policy`), and
 so do the records: the covering record must be approved on base, with a `covers`
-glob matching the path and an approving reviewer who is neither its author nor an
-author or co-author of any commit in the change. The policy file itself is L4; a
-change that lowers a level in it is reported as loosening the policy.
+glob matching the path, and have an approval that counts (`gates.series.approvals`:
+from a source the base policy trusts, by someone who wrote neither the record nor
+any commit of the change, given for the contract the record still has at head). A
+record that this change withdraws, rejects, supersedes or deletes covers nothing in
+it. The policy file itself is L4; a change that lowers a level in it is reported as
+loosening the policy.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 from gates.errors import InputError
 from gates.policy import POLICY_PATH, any_glob_matches, parse_policy
 from gates.series.context import SeriesContext, field_of
-from gates.series.identity import approvers, people_of
-from gates.series.independence import independent_approvers
+from gates.series.approvals import describe
+
+CLOSING = ("withdrawn", "rejected", "superseded")
 
 
 def _policy_note(ctx: SeriesContext) -> str:
@@ -26,6 +30,40 @@ def _policy_note(ctx: SeriesContext) -> str:
         ctx.report("G0", POLICY_PATH, exc.line, f"policy invalid at head: {exc.message}")
         return ""
     return f" (this change loosens the policy: {'; '.join(loosened)})" if loosened else ""
+
+
+def _head_front_matter(ctx: SeriesContext, snapshot) -> tuple[dict | None, bool]:
+    """The record at head, and whether the change deleted it."""
+    for rc in ctx.change.records:
+        if snapshot.rel_path in (rc.rel_path, getattr(rc.base, "rel_path", None)):
+            return rc.head_front_matter, rc.head is None
+    return snapshot.front_matter, False
+
+
+def _judge_covering(ctx: SeriesContext, path: str, why: str, approved: list) -> None:
+    book = ctx.approvals
+    verdicts, closing = [], []
+    for rid, snap in approved:
+        head_fm, deleted = _head_front_matter(ctx, snap)
+        status = field_of(head_fm, "record_status")
+        if deleted or status in CLOSING:
+            closing.append(f"{rid} ({'deleted' if deleted else status})")
+            continue
+        verdicts.extend(book.judge(rid, snap.rel_path, snap.front_matter, snap.front_matter, head_fm))
+    if any(v.counts for v in verdicts):
+        return
+    names = ", ".join(rid for rid, _ in approved)
+    if closing and not verdicts:
+        ctx.report("G8", path, 1, f"hot-path change without approval: {why}; this change withdraws the records "
+                   f"covering it ({', '.join(closing)}), so none covers the change")
+        return
+    detail = describe(verdicts) or (f"no approval from {book.describe_sources()}" if book.verified_mode
+                                    else "no approving reviewer")
+    if verdicts and all(v.independence for v in verdicts):
+        ctx.report("G8", path, 1, f"self-approved hot-path change: {why}; every approval of {names} comes from "
+                   f"someone who wrote the change or the record: {detail}")
+    else:
+        ctx.report("G8", path, 1, f"hot-path change without an approval that counts: {why}; {names}: {detail}")
 
 
 def check(ctx: SeriesContext) -> None:
@@ -53,17 +91,4 @@ def check(ctx: SeriesContext) -> None:
             ctx.report("G8", path, 1, f"hot-path change before approval: {why}; the records covering it are not "
                        f"approved on base {ctx.change.base_ref}: {states}")
             continue
-        independent = [
-            rid for rid, snap in approved
-            if independent_approvers(ctx, snap.front_matter, people_of(field_of(snap.front_matter, "authors")))
-        ]
-        if not independent:
-            detail = []
-            for rid, snap in approved:
-                for _, person in approvers(field_of(snap.front_matter, "reviewers")):
-                    sha = ctx.wrote_commit(person)
-                    role = f"wrote commit {sha[:12]}" if sha else "is an author of the record"
-                    detail.append(f"{person} ({rid}) {role}")
-            ctx.report("G8", path, 1, f"self-approved hot-path change: {why}; every approval of "
-                       f"{', '.join(r for r, _ in approved)} comes from someone who wrote the change or the record: "
-                       f"{'; '.join(detail) or 'no approving reviewer'}")
+        _judge_covering(ctx, path, why, approved)

@@ -1,19 +1,19 @@
-"""Who is who: people named in front matter and in commits, compared case-insensitively."""
+"""Who is who in a change: people named in front matter and in commits, compared in normal form.
+
+The normal form (NFKC, zero-width characters removed, case folded, `+tag` dropped
+from emails, a base `.mailmap` applied) lives in `gates.identity`; this module
+applies it to the `Person` values of a `ChangeSet` and of front matter.
+"""
 
 from __future__ import annotations
 
+from gates.identity import Mailmap, identity_of
 from gates.series.changeset import Person
 
 
-def _norm(text: str) -> str:
-    return " ".join(str(text).split()).casefold()
-
-
-def same_person(a: Person, b: Person) -> bool:
-    """Two people are the same when their emails or their names match (case-insensitive)."""
-    if a.email and b.email and _norm(a.email) == _norm(b.email):
-        return True
-    return bool(a.name and b.name and _norm(a.name) == _norm(b.name))
+def same_person(a: Person, b: Person, mailmap: Mailmap | None = None) -> bool:
+    """Two people are the same when their normalised emails or their normalised names match."""
+    return identity_of(a.name, a.email, mailmap).same_as(identity_of(b.name, b.email, mailmap))
 
 
 def person_of(entry) -> Person | None:
@@ -43,5 +43,5 @@ def approvers(reviewers) -> list[tuple[int, Person]]:
     return found
 
 
-def among(person: Person, people) -> bool:
-    return any(same_person(person, other) for other in people)
+def among(person: Person, people, mailmap: Mailmap | None = None) -> bool:
+    return any(same_person(person, other, mailmap) for other in people)

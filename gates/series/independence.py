@@ -1,53 +1,71 @@
-"""G8: an approval counts only when its reviewer wrote none of the change.
+"""G8: an approval counts only from a trusted source, by someone who wrote none of the change, still current.
 
-The people who wrote a change are the record's authors and every author and
-`Co-authored-by:` of the commits in base..head. An approval that one of them gives
-in this commit range (a reviewer newly `approved` in a changed record, or an
-`Approved-by:` / `Reviewed-by:` trailer) is reported as self-review; a record that
-is approved at head needs at least one approval from someone else.
+The people who wrote a change are the record's authors and every author,
+committer, `Co-authored-by:` and `Signed-off-by:` of the commits in base..head
+(verified approval commits excepted), compared in normal form
+(`gates.identity`). In this change:
+
+- a reviewer newly `approved` who is one of them, and an `Approved-by:` /
+  `Reviewed-by:` trailer naming one of them, are reported as self-review;
+- with `approvals.sources` in the base policy, a newly declared
+  `decision: approved` without a verified approval behind it is a claim, not an
+  approval;
+- a record approved at head needs an approval that counts (see
+  `gates.series.approvals`: trusted source, independent, contract unchanged since).
 """
 
 from __future__ import annotations
 
-from gates.series.changeset import Person
+from pathlib import PurePosixPath
+
+from gates.series.approvals import describe
 from gates.series.context import SeriesContext, field_of, line_of
-from gates.series.identity import among, approvers, same_person
+from gates.series.identity import approvers, people_of
+
+ROLE_VERBS = {"author": "authored", "committer": "committed", "co-author": "co-authored", "signer-off": "signed off"}
 
 
-def independent_approvers(ctx: SeriesContext, front_matter: dict | None, record_authors: list[Person]) -> list[Person]:
-    """Approving reviewers of `front_matter` who are neither its authors nor change authors."""
-    return [
-        person for _, person in approvers(field_of(front_matter, "reviewers"))
-        if not among(person, record_authors) and ctx.wrote_commit(person) is None
-    ]
+def record_id_of(rc) -> str:
+    rid = field_of(rc.head_front_matter, "id") or field_of(rc.base_front_matter, "id")
+    return rid if isinstance(rid, str) else PurePosixPath(rc.rel_path).stem
 
 
-def _why_not_independent(ctx: SeriesContext, person: Person, record_authors: list[Person]) -> tuple[str, str | None]:
-    if among(person, record_authors):
+def why_not_independent(ctx: SeriesContext, person, record_authors) -> tuple[str, str | None] | None:
+    """Why `person` wrote the change or the record, with the commit; None when they did not."""
+    book = ctx.approvals
+    if book.is_among(person, record_authors):
         return "is an author of the record", None
-    sha = ctx.wrote_commit(person)
-    return f"authored or co-authored commit {sha[:12]} in this change", sha
+    wrote = book.wrote(person)
+    if wrote is None:
+        return None
+    sha, role = wrote
+    return f"{ROLE_VERBS[role]} commit {sha[:12]} in this change", sha
 
 
 def _check_record(ctx: SeriesContext, rc) -> None:
-    head_fm = rc.head_front_matter
-    authors = ctx.record_authors(rc.head)
-    before = [p for _, p in approvers(field_of(rc.base_front_matter, "reviewers"))] if rc.base else []
+    book = ctx.approvals
+    head_fm, base_fm = rc.head_front_matter, rc.base_front_matter
+    authors = people_of(field_of(head_fm, "authors")) + people_of(field_of(base_fm, "authors"))
+    before = [p for _, p in approvers(field_of(base_fm, "reviewers"))]
     for index, person in approvers(field_of(head_fm, "reviewers")):
-        newly = not any(same_person(person, p) for p in before)
-        if not newly:
+        if book.is_among(person, before):
             continue
-        if among(person, authors) or ctx.wrote_commit(person):
-            why, sha = _why_not_independent(ctx, person, authors)
+        why = why_not_independent(ctx, person, authors)
+        if why:
             ctx.report("G8", rc.rel_path, line_of(rc.head, "reviewers", index, "decision"),
-                       f"self-review: {person} approved in this change but {why}; "
-                       "the approval does not count", commit=sha)
-    if field_of(head_fm, "record_status") == "approved":
-        all_approvers = approvers(field_of(head_fm, "reviewers"))
-        if all_approvers and not independent_approvers(ctx, head_fm, authors):
-            names = "; ".join(f"{p} {_why_not_independent(ctx, p, authors)[0]}" for _, p in all_approvers)
-            ctx.report("G8", rc.rel_path, line_of(rc.head, "record_status"),
-                       f"approved without an independent approval in this change: {names}")
+                       f"self-review: {person} approved in this change but {why[0]}; "
+                       "the approval does not count", commit=why[1])
+    verdicts = book.judge(record_id_of(rc), rc.rel_path, head_fm, base_fm, head_fm)
+    for index, person in book.claims_without_approval(head_fm, verdicts):
+        if not book.is_among(person, before):
+            ctx.report("G8", rc.rel_path, line_of(rc.head, "reviewers", index, "decision"),
+                       f"{person}'s 'decision: approved' is a claim, not an approval: the base policy counts only "
+                       f"{book.describe_sources()}, and none from {person} was found for {record_id_of(rc)}")
+    if field_of(head_fm, "record_status") == "approved" and not any(v.counts for v in verdicts):
+        detail = describe(verdicts) or (f"no approval from {book.describe_sources()}" if book.verified_mode
+                                         else "no reviewer approved it")
+        ctx.report("G8", rc.rel_path, line_of(rc.head, "record_status"),
+                   f"approved without an independent approval in this change: {detail}")
 
 
 def _check_trailers(ctx: SeriesContext) -> None:
@@ -56,14 +74,13 @@ def _check_trailers(ctx: SeriesContext) -> None:
     for commit in ctx.change.commits:
         for key in ("Approved-by", "Reviewed-by"):
             for person in commit.trailer_people(key):
-                wrote = ctx.wrote_commit(person)
-                if wrote is None and not among(person, authors_of_records):
+                why = why_not_independent(ctx, person, authors_of_records)
+                if why is None:
                     continue
-                why = (f"authored or co-authored commit {wrote[:12]}" if wrote
-                       else "is an author of a record this change edits")
+                text = why[0].replace("is an author of the record", "is an author of a record this change edits")
                 path = fallback or (commit.paths[0] if commit.paths else "(change)")
                 ctx.report("G8", path, 1, f"self-review: '{key}: {person}' on commit {commit.sha[:12]}, "
-                           f"but {person} {why} in this change", commit=commit.sha)
+                           f"but {person} {text}", commit=commit.sha)
 
 
 def check(ctx: SeriesContext) -> None:

@@ -412,6 +412,8 @@ EXAMPLES = [
     ("G8", "positive", "in-review-with-declared-defect", A, [], None),
     ("G8", "negative", "self-approval-only", D, [("{name: Rex Reviewer, email: rex@example.com, decision: approved}", "{name: Ada Author, email: ada@example.com, decision: approved}")], "reviewers:"),
     ("G8", "negative", "same-email-other-name", D, [("{name: Rex Reviewer, email: rex@example.com, decision: approved}", "{name: A. Author, email: ADA@example.com, decision: approved}")], "reviewers:"),
+    ("G8", "negative", "zero-width-alias", D, [("{name: Rex Reviewer, email: rex@example.com, decision: approved}", '{name: "A\\u200bda Author", email: "ada\\u200b@example.com", decision: approved}')], "reviewers:"),
+    ("G8", "negative", "plus-tag-alias", D, [("{name: Rex Reviewer, email: rex@example.com, decision: approved}", "{name: Ada A., email: ada+review@example.com, decision: approved}")], "reviewers:"),
     ("G8", "negative", "approved-with-defect", D, [("independence: {defect: false}", "independence: {defect: true, note: written by the implementer}")], "independence:"),
     ("G8", "negative", "lying-self-check", A, [("record_status: in-review", "record_status: approved")], "self_check:"),
 ]

@@ -1,0 +1,68 @@
+"""One normal form for people: aliases that must be recognised as the same person, and a mailmap."""
+
+from __future__ import annotations
+
+import pytest
+
+from gates.errors import InputError
+from gates.identity import identity_of, normalise_email, normalise_name, parse_mailmap
+from gates.series.changeset import Person
+from gates.series.identity import same_person
+
+
+@pytest.mark.parametrize(
+    "alias, canonical",
+    [
+        pytest.param("Ada\u200b Lindqvist", "ada lindqvist", id="zero-width-space"),
+        pytest.param("A\u200dda\ufeff Lindqvist", "ada lindqvist", id="joiner-and-bom"),
+        pytest.param("\u202eAda Lindqvist", "ada lindqvist", id="bidi-override"),
+        pytest.param("\uff21\uff44\uff41 Lindqvist", "ada lindqvist", id="full-width"),
+        pytest.param("  ADA \t Lindqvist ", "ada lindqvist", id="case-and-whitespace"),
+    ],
+)
+def test_names_normalise(alias, canonical):
+    assert normalise_name(alias) == canonical
+
+
+@pytest.mark.parametrize(
+    "alias, canonical",
+    [
+        pytest.param("ada+ci@kernels.example", "ada@kernels.example", id="plus-tag"),
+        pytest.param("ADA+Review+2@Kernels.Example", "ada@kernels.example", id="tag-and-case"),
+        pytest.param("a\u200bda@kernels.example", "ada@kernels.example", id="zero-width"),
+        pytest.param("+only@x", "+only@x", id="empty-local-part-kept"),
+        pytest.param("not-an-email", "not-an-email", id="no-at"),
+    ],
+)
+def test_emails_normalise(alias, canonical):
+    assert normalise_email(alias) == canonical
+
+
+def test_aliases_are_the_same_person_and_strangers_are_not():
+    ada = Person("Ada Lindqvist", "ada@kernels.example")
+    assert same_person(ada, Person("Someone", "ada+bot@kernels.example"))
+    assert same_person(ada, Person("Ada\u200b Lindqvist", "x@y"))
+    assert not same_person(ada, Person("Rita Okafor", "rita@kernels.example"))
+    assert not same_person(Person("", ""), Person("", ""))
+
+
+def test_a_mailmap_maps_a_private_address_to_the_canonical_person():
+    mailmap = parse_mailmap(
+        "# aliases\n"
+        "Ada Lindqvist <ada@kernels.example> <ada.l@home.example>\n"
+        "Ada Lindqvist <ada@kernels.example> Laptop <root@laptop>\n"
+        "Rita Okafor <rita@kernels.example>\n",
+        ".mailmap",
+    )
+    ada = Person("Ada Lindqvist", "ada@kernels.example")
+    assert same_person(ada, Person("al", "ADA.L+x@home.example"), mailmap)
+    assert same_person(ada, Person("Laptop", "root@laptop"), mailmap)
+    assert not same_person(ada, Person("Other", "root@laptop"), mailmap)
+    assert not same_person(ada, Person("al", "ada.l@home.example"))
+    assert identity_of("R", "rita@kernels.example", mailmap).name == "rita okafor"
+
+
+def test_a_mailmap_line_that_is_not_an_entry_names_its_line():
+    with pytest.raises(InputError) as raised:
+        parse_mailmap("Ada <ada@x> <a@y>\nAda without brackets\n", "people/.mailmap")
+    assert (raised.value.path, raised.value.line) == ("people/.mailmap", 2)
