@@ -193,9 +193,17 @@ def test_base_merges_history_findings_into_the_records(capsys, monkeypatch):
 
     calls = {}
 
+    class NoPolicyChange:
+        """A change whose base holds no policy file."""
+
+        base = "b" * 40
+
+        def read_at(self, sha, path):
+            return None
+
     def load_change_set(repo_root, base, head):
         calls["range"] = (base, head)
-        return "the change"
+        return NoPolicyChange()
 
     def check_change(change, records_by_id, repo_root):
         calls["records"] = sorted(records_by_id)
