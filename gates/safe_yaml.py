@@ -108,8 +108,8 @@ class _Builder:
         if tag == _TAG + "str" or tag == _TAG + "timestamp":
             return str(node.value)
         if tag in (_TAG + "int", _TAG + "float") and len(node.value) > MAX_NUMBER_CHARS:
-            raise self.fail(node, f"a number written with {len(node.value)} characters (at most {MAX_NUMBER_CHARS}); "
-                            "write it in scientific notation")
+            raise self.fail(node, f"bad {tag.rsplit(':', 1)[-1]} value: a number written with {len(node.value)} "
+                            f"characters (at most {MAX_NUMBER_CHARS}); write it in scientific notation")
         try:
             if tag == _TAG + "int":
                 return self.scalars.construct_yaml_int(node)

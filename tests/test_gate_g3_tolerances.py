@@ -165,7 +165,9 @@ def test_a_four_thousand_digit_tolerance_is_an_input_error_naming_file_and_line(
     monkeypatch.chdir(repo)
     assert main([RECORD]) == 2
     out = capsys.readouterr()
-    assert f"{RECORD}:24:42: error: a number written with {len(number)} characters (at most 100)" in out.out + out.err
+    kind = "int" if "." not in number else "float"
+    assert (f"{RECORD}:24:42: error: bad {kind} value: a number written with {len(number)} characters (at most 100)"
+            in out.out + out.err)
 
 
 def test_this_repository_s_ceilings_hold_its_own_records():
