@@ -3,20 +3,23 @@
 The record declares `bitwise` (suite, anchors, committed fingerprint file). From
 stage B on, the declared suite is run (`--run-suites`) or the record's `bitwise`
 evidence is read (exists, schema-valid, pinned, fresh). Every declared anchor
-must have passed (the artifact's anchor keys are the anchor id, or start with
-"<id>-"), and the output fingerprints must equal the committed fingerprint file
+must have been run and passed, with an integer `cases` > 0 (the artifact's anchor
+keys are the anchor id, or start with "<id>-"); an anchor the artifact reports
+but the record does not declare is a warning. The head's fingerprint file
 (`{backend: {fixture: sha256}}`, backend from `results.backend` or the
-environment). A changed fingerprint passes only when `accepted_changes` lists it
-with a question whose decision is `accepted`.
+environment) must hold the artifact's fingerprints, and a fingerprint that
+changed is allowed only through an accepted question: with `--base` judged
+against the file where the change starts, else against the working tree's file
+(`gates.fingerprint_changes`).
 """
 
 from __future__ import annotations
 
-import json
-
 from gates.context import GateContext, stage_at_least
 from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
-from gates.paths import resolve_inside
+from gates.fingerprint_changes import (
+    FP_KEYS, Acceptance, Unreadable, compare, path_at_merge_base, read_at_merge_base, read_working_tree, short,
+)
 from gates.record import Record
 from gates.suite_evidence import judged_results
 
@@ -34,87 +37,109 @@ def check(record: Record, ctx: GateContext) -> GateResult:
 
     judged = judged_results(record, ctx, "bitwise", "bitwise", GATE, findings, add)
     if judged is not None:
-        _check_results(record, ctx, *judged, add)
+        _check_results(record, ctx, *judged, add, findings)
     return result_from_findings(GATE, findings)
 
 
-def _check_results(record: Record, ctx: GateContext, data: dict, source: str, add) -> None:
+def _check_results(record: Record, ctx: GateContext, data: dict, source: str, add, findings) -> None:
     if data.get("kind") != "bitwise":
         add(("bitwise",), f"{source} is a {data.get('kind')} artifact, not bitwise")
         return
     results = data.get("results") or {}
     if results.get("passed") is not True:
         add(("bitwise",), f"{source} reports passed = {results.get('passed')}")
-    anchors = results.get("anchors") or {}
-    for index, anchor in enumerate(record.get("bitwise", "anchors", default=[]) or []):
-        aid = anchor["id"]
-        runs = {key: value for key, value in anchors.items() if key == aid or key.startswith(aid + "-")}
-        keys = ("bitwise", "anchors", index)
-        if not runs:
-            add(keys, f"anchor {aid} ({anchor['check']}) was not run by {source}")
-        for key, value in sorted(runs.items()):
-            if not (isinstance(value, dict) and value.get("passed") is True):
-                add(keys, f"anchor {key} failed in {source}: outputs are not byte-identical")
-    path = record.get("bitwise", "fingerprints", "path")
+    _check_anchors(record, results.get("anchors"), source, add, findings)
+    path = record.get(*FP_KEYS)
     if path is not None:
         _check_fingerprints(record, ctx, path, results, data.get("environment") or {}, source, add)
 
 
+def _check_anchors(record: Record, anchors, source: str, add, findings) -> None:
+    anchors = anchors if isinstance(anchors, dict) else {}
+    declared = record.get("bitwise", "anchors", default=[]) or []
+    claimed = set()
+    for index, anchor in enumerate(declared):
+        aid = anchor["id"]
+        runs = {key: value for key, value in anchors.items() if key == aid or key.startswith(aid + "-")}
+        claimed.update(runs)
+        keys = ("bitwise", "anchors", index)
+        if not runs:
+            add(keys, f"anchor {aid} ({anchor['check']}) was not run by {source}")
+        for key, value in sorted(runs.items()):
+            value = value if isinstance(value, dict) else {}
+            cases = value.get("cases")
+            if value.get("passed") is not True:
+                add(keys, f"anchor {key} failed in {source}: outputs are not byte-identical")
+            elif isinstance(cases, bool) or not isinstance(cases, int) or cases <= 0:
+                add(keys, f"anchor {key} in {source} compared no outputs (cases = {cases!r}); "
+                    "an anchor holds only over cases > 0")
+    for key in sorted(set(anchors) - claimed):
+        findings.append(Finding(GATE, record.rel_path, record.line_of("bitwise", "anchors"), 1,
+                                f"{source} reports anchor {key}, which this record does not declare",
+                                severity="warning"))
+
+
 def _check_fingerprints(record, ctx, path, results, environment, source, add) -> None:
-    fp_keys = ("bitwise", "fingerprints", "path")
-    resolved = resolve_inside(ctx.repo_root, path)
     try:
-        committed_all = json.loads(resolved.read_text(encoding="utf-8")) if resolved else None
-    except FileNotFoundError:
-        add(fp_keys, f"fingerprint file {path} does not exist")
-        return
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        add(fp_keys, f"fingerprint file {path} is unreadable: {exc}")
-        return
-    if not isinstance(committed_all, dict):
-        add(fp_keys, f"fingerprint file {path} is not a JSON object {{backend: {{fixture: sha256}}}}")
+        head_all = read_working_tree(ctx.repo_root, path)
+    except Unreadable as exc:
+        add(FP_KEYS, str(exc))
         return
     backend = results.get("backend") or environment.get("backend")
-    committed = committed_all.get(backend)
-    if not isinstance(committed, dict):
-        add(fp_keys, f"fingerprint file {path} has no entry for backend {backend!r} (has {sorted(committed_all)})")
+    fingerprints = results.get("fingerprints") or {}
+    if not isinstance(fingerprints, dict):
+        add(FP_KEYS, f"{source} has no fingerprints object {{fixture: sha256}}")
         return
-    produced = results.get("fingerprints") or {}
-    accepted = _accepted_changes(record)
-    for key in sorted(set(committed) | set(produced)):
-        old, new = committed.get(key), produced.get(key)
-        if old == new:
-            continue
-        if key in accepted or f"{backend}/{key}" in accepted:
-            continue
-        pending = _listed_change(record, key, backend)
-        if pending is not None:
-            index, question, decision = pending
-            add(("bitwise", "fingerprints", "accepted_changes", index),
-                f"fingerprint {backend}/{key} changed; it is listed under question {question}, whose decision is "
-                f"{decision or 'not made'} (it must be accepted)")
-            continue
+    produced = {backend: fingerprints}
+    if not isinstance(head_all.get(backend), dict):
+        add(FP_KEYS, f"fingerprint file {path} has no entry for backend {backend!r} (has {sorted(head_all)})")
+        return
+    acceptance = Acceptance(record)
+    if ctx.change is None:
+        for keys, message in compare(head_all, produced, [backend], acceptance, _artifact_difference(path, source)):
+            add(keys, message)
+        return
+    for keys, message in compare(head_all, produced, [backend], None, _unrecorded(path, source)):
+        add(keys, message)
+    base_path = path_at_merge_base(record, ctx.change) or path
+    try:
+        base_all = read_at_merge_base(ctx.change, base_path)
+    except Unreadable as exc:
+        add(FP_KEYS, str(exc))
+        return
+    where = path if base_path == path else f"{path} (at the merge base {base_path})"
+    backends = sorted(set(base_all) | set(head_all))
+    for keys, message in compare(base_all, head_all, backends, acceptance, _base_difference(where)):
+        add(keys, message)
+
+
+def _artifact_difference(path: str, source: str):
+    def describe(backend, key, old, new):
         if new is None:
-            add(fp_keys, f"fingerprint {backend}/{key} is committed but {source} did not produce it")
-        elif old is None:
-            add(fp_keys, f"fingerprint {backend}/{key} from {source} is not in {path}; commit it")
-        else:
-            add(fp_keys, f"fingerprint {backend}/{key} changed ({old[:12]}… → {new[:12]}…) and no accepted question "
-                f"allows it; declare it in bitwise.fingerprints.accepted_changes")
+            return f"fingerprint {backend}/{key} is committed but {source} did not produce it"
+        if old is None:
+            return f"fingerprint {backend}/{key} from {source} is not in {path}; commit it"
+        return (f"fingerprint {backend}/{key} changed ({short(old)} → {short(new)}) and no accepted question "
+                "allows it; declare it in bitwise.fingerprints.accepted_changes")
+    return describe
 
 
-def _listed_change(record: Record, key: str, backend: str):
-    decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or []}
-    for index, change in enumerate(record.get("bitwise", "fingerprints", "accepted_changes", default=[]) or []):
-        if change.get("key") in (key, f"{backend}/{key}"):
-            return index, change.get("question"), decisions.get(change.get("question"))
-    return None
+def _unrecorded(path: str, source: str):
+    def describe(backend, key, old, new):
+        if new is None:
+            return f"fingerprint {backend}/{key} is in {path} but {source} did not produce it"
+        return (f"fingerprint {backend}/{key} from {source} ({short(new)}) is not what {path} records "
+                f"({short(old)}); the committed file must hold the judged artifact's fingerprints")
+    return describe
 
 
-def _accepted_changes(record: Record) -> set[str]:
-    decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or []}
-    return {
-        change["key"]
-        for change in record.get("bitwise", "fingerprints", "accepted_changes", default=[]) or []
-        if decisions.get(change.get("question")) == "accepted"
-    }
+def _base_difference(where: str):
+    def describe(backend, key, old, new):
+        if old is None:
+            return None
+        if new is None:
+            return (f"fingerprint {backend}/{key} was removed from {where} since the merge base, and no accepted "
+                    "question allows it; declare it in bitwise.fingerprints.accepted_changes")
+        return (f"fingerprint {backend}/{key} in {where} changed since the merge base ({short(old)} → {short(new)}) "
+                "and no accepted question allows it; declare it in bitwise.fingerprints.accepted_changes")
+    return describe

@@ -2,21 +2,23 @@
 
 When `capture.required` is true, from the stage named in `capture.due` (default
 C, the stage that wires the workspace and the route) the record names a
-`capture` evidence artifact that was produced on a GPU backend (not the CPU or
-the Triton interpreter), is pinned and fresh (bound to the current source
-hashes), and reports `captured`, zero allocations and zero host syncs during
-capture, and a replay equal to the eager run.
+`capture` evidence artifact that was produced on a GPU: its environment must be
+consistent (`gates.device_environment`: a cuda/rocm backend, a GPU device name,
+no `+cpu` torch build, a Triton version). It must be pinned and fresh (bound to
+the current source hashes) and report `captured`, zero allocations and zero host
+syncs during capture (integers, not `false`), and a replay equal to the eager
+run; when it lists `runs`, every run must say the same, with no error.
 """
 
 from __future__ import annotations
 
 from gates.context import GateContext, stage_at_least
+from gates.device_environment import device_environment_problems
 from gates.evidence_refs import checked_artifact, evidence_by_id
 from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.record import Record
 
 GATE = "G6"
-HOST_BACKENDS = {"cpu", "interpreter", "triton-interpreter", "none", ""}
 
 
 def check(record: Record, ctx: GateContext) -> GateResult:
@@ -44,16 +46,38 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     findings.extend(problems)
     if artifact is None:
         return result_from_findings(GATE, findings)
-    backend = str(artifact.environment.get("backend", "")).lower()
-    if backend in HOST_BACKENDS:
-        add(("capture", "evidence"), f"capture evidence {ref!r} was produced on backend {backend or 'unknown'!r}; "
+    for problem in device_environment_problems(artifact.environment):
+        add(("capture", "evidence"), f"capture evidence {ref!r} is not a consistent GPU run: {problem}; "
             "graph capture is proven only on a GPU")
-    results = artifact.results
-    if results.get("captured") is not True:
-        add(("capture", "evidence"), f"capture evidence {ref!r}: the path was not captured")
-    for key, what in (("allocations", "allocation(s)"), ("host_syncs", "host sync(s)")):
-        if results.get(key) != 0:
-            add(("capture", "evidence"), f"capture evidence {ref!r}: {results.get(key)} {what} during capture (must be 0)")
-    if results.get("replay_equals_eager") is not True:
-        add(("capture", "evidence"), f"capture evidence {ref!r}: the graph replay does not equal the eager run")
+    for problem in _outcome_problems(artifact.results):
+        add(("capture", "evidence"), f"capture evidence {ref!r}{problem}")
     return result_from_findings(GATE, findings)
+
+
+def _outcome_problems(results: dict) -> list[str]:
+    """What the artifact's summary, and each of its `runs` when it lists them, fails to show."""
+    problems = [f": {problem}" for problem in _capture_problems(results)]
+    runs = results.get("runs")
+    if runs is not None and not (isinstance(runs, dict) and runs):
+        problems.append(": `runs` lists no run")
+    elif runs is not None:
+        for name, run in sorted(runs.items()):
+            problems.extend(f" run {name}: {problem}" for problem in _capture_problems(run if isinstance(run, dict) else {}))
+    return problems
+
+
+def _capture_problems(results: dict) -> list[str]:
+    problems = []
+    if results.get("captured") is not True:
+        problems.append("the path was not captured")
+    for key, what in (("allocations", "allocation(s)"), ("host_syncs", "host sync(s)")):
+        value = results.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value != 0:
+            problems.append(f"{value} {what} during capture (must be 0)")
+    if results.get("replay_equals_eager") is not True:
+        problems.append("the graph replay does not equal the eager run")
+    if results.get("error") not in (None, ""):
+        problems.append(f"it reports an error: {str(results['error'])[:200]}")
+    if "passed" in results and results["passed"] is not True:
+        problems.append(f"it reports passed = {results['passed']}")
+    return problems

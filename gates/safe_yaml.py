@@ -4,7 +4,8 @@ The text is composed into a node graph by PyYAML's safe parser (the C one when
 available) and then turned into Python data here, so that every rule is enforced in
 one place: only the standard scalar, sequence and mapping tags; no duplicate keys;
 no merge keys; a bounded number of alias uses and of nodes (a YAML "billion laughs"
-document is rejected after a few thousand steps); no cycles. Timestamps stay
+document is rejected after a few thousand steps); no cycles; no number written with
+more than MAX_NUMBER_CHARS characters (its conversion would be slow or overflow). Timestamps stay
 strings, so the data is exactly what JSON Schema sees.
 """
 
@@ -24,6 +25,7 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 MAX_ALIASES = 100
 MAX_NODES = 100_000
 MAX_DEPTH = 64
+MAX_NUMBER_CHARS = 100  # a number written longer than this is refused before it is converted
 
 _TAG = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {_TAG + "str", _TAG + "int", _TAG + "float", _TAG + "bool", _TAG + "null", _TAG + "timestamp"}
@@ -105,6 +107,9 @@ class _Builder:
             raise self.fail(node, f"YAML tag {tag!r} is not allowed")
         if tag == _TAG + "str" or tag == _TAG + "timestamp":
             return str(node.value)
+        if tag in (_TAG + "int", _TAG + "float") and len(node.value) > MAX_NUMBER_CHARS:
+            raise self.fail(node, f"bad {tag.rsplit(':', 1)[-1]} value: a number written with {len(node.value)} "
+                            f"characters (at most {MAX_NUMBER_CHARS}); write it in scientific notation")
         try:
             if tag == _TAG + "int":
                 return self.scalars.construct_yaml_int(node)

@@ -87,6 +87,9 @@ def make_evidence() -> None:
     write_json("evidence/capture-h200.json", artifact("capture-h200", "capture", capture))
     write_json("evidence/capture-cpu.json", artifact("capture-cpu", "capture", capture, backend="cpu", device="x86_64"))
     write_json("evidence/capture-allocs.json", artifact("capture-allocs", "capture", dict(capture, allocations=2)))
+    cpu_torch = artifact("capture-cpu-torch", "capture", capture)
+    cpu_torch["environment"]["torch"] = "2.13.0+cpu"
+    write_json("evidence/capture-cpu-torch.json", cpu_torch)
     fixtures = {"prompt-21550-tokens": sha(b"prompt"), "target-weights": sha(b"weights")}
     write_json("evidence/e2e-ok.json", artifact("e2e-ok", "e2e", {"arms": {
         "baseline": {"samples": [39.3, 39.3, 39.3], "fresh_process": True, "median": 39.3},
@@ -105,6 +108,10 @@ def make_evidence() -> None:
     broken["results"]["anchors"]["A1-splits1-vs-single-pass"]["passed"] = False
     broken["results"]["passed"] = False
     write_json("evidence/bitwise-anchor-failed.json", broken)
+    empty = json.loads(json.dumps(bitwise))
+    empty.update(id="bitwise-zero-cases")
+    empty["results"]["anchors"]["A1-splits1-vs-single-pass"]["cases"] = 0
+    write_json("evidence/bitwise-zero-cases.json", empty)
 
 
 def pin(evidence_id: str) -> str:
@@ -387,7 +394,10 @@ EXAMPLES = [
     ("G3", "negative", "pin-mismatch", D, [], "id: numeric-cpu"),
     ("G3", "negative", "suite-reported-failure", D, [("numeric-cpu", "numeric-failed")], "numeric_contract:"),
     ("G3", "negative", "no-numeric-evidence", D, [("numeric-cpu", "numeric-cpu", "drop-evidence")], "numeric_contract:"),
+    ("G3", "negative", "unbounded-tolerance", D, [("max: 1.0e-6}", "max: .inf}")], "metric: rel_l2"),
+    ("G3", "negative", "cosine-bound-below-zero", D, [("min: 0.9999}", "min: -1.0}")], "metric: min_cosine"),
     ("G4", "positive", "accepted-fingerprint-change", D, [], None),
+    ("G4", "negative", "anchor-zero-cases", D, [("bitwise-cpu", "bitwise-zero-cases")], "id: A1"),
     ("G4", "negative", "fingerprint-change-rejected", D, [("Accept; the sum order changed on purpose and stays within tolerance., decision: accepted", "Accept; the sum order changed on purpose and stays within tolerance., decision: rejected")], "key: splits4"),
     ("G4", "negative", "fingerprint-change-undeclared", D, [("    accepted_changes:\n      - {key: splits4, question: Q3}\n", "")], "path: fingerprints.json"),
     ("G4", "negative", "anchor-failed", D, [("bitwise-cpu", "bitwise-anchor-failed")], "id: A1"),
@@ -399,6 +409,7 @@ EXAMPLES = [
     ("G6", "positive", "capture-on-device", D, [], None),
     ("G6", "positive", "capture-not-due-at-a", A, [], None),
     ("G6", "negative", "capture-on-cpu", D, [("capture-h200", "capture-cpu")], "capture: {required"),
+    ("G6", "negative", "capture-cpu-torch-build", D, [("capture-h200", "capture-cpu-torch")], "capture: {required"),
     ("G6", "negative", "capture-allocates", D, [("capture-h200", "capture-allocs")], "capture: {required"),
     ("G6", "negative", "capture-evidence-missing", D, [("due: C, evidence: capture-h200}", "due: C, evidence: null}")], "capture: {required"),
     ("G7", "positive", "negated-claims-zh", A, [], None),

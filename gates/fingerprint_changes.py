@@ -1,0 +1,135 @@
+"""G4's fingerprint rule: which output fingerprints changed, and whether a decision allows it.
+
+A fingerprint file maps `{backend: {fixture: sha256}}`. The head's file must hold
+exactly the fingerprints the judged artifact produced for its backend. What counts
+as a change depends on the run:
+
+* with `--base`, the reference is the file at the change's merge base (the commit
+  the change starts from, on the trusted branch), at the path the record declared
+  there: every key whose value differs from it, or that the head removed, in any
+  backend, needs an accepted question; a new key does not;
+* without `--base`, the artifact is compared with the working tree's file, and a
+  difference needs an accepted question (this cannot see a file re-recorded in the
+  same change: only `--base` judges changes).
+
+A change is accepted through `bitwise.fingerprints.accepted_changes: [{key,
+question}]` (key `fixture` or `backend/fixture`) whose question's decision is
+`accepted`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+from gates.errors import InputError
+from gates.paths import resolve_inside
+from gates.record import Record
+
+FP_KEYS = ("bitwise", "fingerprints", "path")
+MAX_FINDINGS = 20
+
+
+class Unreadable(Exception):
+    """A fingerprint file that cannot be judged; the text says why."""
+
+
+def read_working_tree(repo_root, path: str) -> dict:
+    """The fingerprint file `path` of the working tree; `Unreadable` says why not.
+
+    Only a regular file inside the repository is read (a FIFO or a device would block)."""
+    resolved = resolve_inside(repo_root, path)
+    if resolved is None:
+        raise Unreadable(f"fingerprint file {path} leads outside the repository")
+    try:
+        mode = os.stat(resolved).st_mode
+    except FileNotFoundError:
+        raise Unreadable(f"fingerprint file {path} does not exist") from None
+    except OSError as exc:
+        raise Unreadable(f"fingerprint file {path} is unreadable: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise Unreadable(f"fingerprint file {path} is not a regular file")
+    try:
+        return _parsed(resolved.read_bytes().decode("utf-8"), path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Unreadable(f"fingerprint file {path} is unreadable: {exc}") from None
+
+
+def read_at_merge_base(change, path: str) -> dict:
+    """The fingerprint file `path` where the change starts ({} when it did not exist there)."""
+    try:
+        text = change.read_at(change.merge_base, path)
+    except InputError as exc:
+        raise Unreadable(f"fingerprint file {path} at the merge base {change.merge_base[:12]}: {exc.message}") from None
+    return {} if text is None else _parsed(text, f"{path} at the merge base {change.merge_base[:12]}")
+
+
+def _parsed(text: str, where: str) -> dict:
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+        raise Unreadable(f"fingerprint file {where} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise Unreadable(f"fingerprint file {where} is not a JSON object {{backend: {{fixture: sha256}}}}")
+    return data
+
+
+def path_at_merge_base(record: Record, change) -> str | None:
+    """The fingerprint path the record declared where the change starts (None for a new record)."""
+    for record_change in change.records:
+        if record_change.rel_path == record.rel_path and record_change.base is not None:
+            front = record_change.base_front_matter or {}
+            declared = ((front.get("bitwise") or {}).get("fingerprints") or {}).get("path")
+            return declared if isinstance(declared, str) else None
+    return record.get(*FP_KEYS)
+
+
+class Acceptance:
+    """The record's accepted fingerprint changes, and the lines to point at."""
+
+    def __init__(self, record: Record):
+        decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or []
+                     if isinstance(q, dict)}
+        self.listed = []
+        for index, change in enumerate(record.get("bitwise", "fingerprints", "accepted_changes", default=[]) or []):
+            if isinstance(change, dict):
+                self.listed.append((index, change.get("key"), change.get("question"), decisions.get(change.get("question"))))
+
+    def entry(self, backend: str, key: str):
+        for index, listed_key, question, decision in self.listed:
+            if listed_key in (key, f"{backend}/{key}"):
+                return index, question, decision
+        return None
+
+
+def compare(old_all: dict, new_all: dict, backends, acceptance: Acceptance | None, describe) -> list[tuple]:
+    """(key path, message) for each unaccepted difference of `new_all` from `old_all` in `backends`.
+
+    `describe(backend, key, old, new)` words a difference that no listed question covers
+    (None: not a difference that needs one); with `acceptance` None no question can allow one."""
+    problems = []
+    for backend in backends:
+        old, new = old_all.get(backend) or {}, new_all.get(backend) or {}
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) == new.get(key):
+                continue
+            message = describe(backend, key, old.get(key), new.get(key))
+            if message is None:
+                continue
+            listed = acceptance.entry(backend, key) if acceptance is not None else None
+            if listed is None:
+                problems.append((FP_KEYS, message))
+            elif listed[2] != "accepted":
+                index, question, decision = listed
+                problems.append((("bitwise", "fingerprints", "accepted_changes", index),
+                                 f"fingerprint {backend}/{key} changed; it is listed under question {question}, "
+                                 f"whose decision is {decision or 'not made'} (it must be accepted)"))
+    if len(problems) > MAX_FINDINGS:
+        rest = len(problems) - MAX_FINDINGS
+        problems = problems[:MAX_FINDINGS] + [(FP_KEYS, f"… and {rest} more fingerprint difference(s)")]
+    return problems
+
+
+def short(value) -> str:
+    return f"{value[:12]}…" if isinstance(value, str) else repr(value)
