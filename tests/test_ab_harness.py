@@ -138,3 +138,21 @@ def test_the_cli_writes_inside_the_repository_and_never_overwrites(tmp_path, mon
 def test_a_source_glob_that_matches_nothing_is_an_error(tmp_path):
     with pytest.raises(AbError, match="matches no file"):
         run_ab(plan_for(tmp_path, fake_command(tmp_path, ""), sources=["kernels/**"]))
+
+
+def test_on_a_runner_with_a_key_the_artifact_is_signed(tmp_path, monkeypatch):
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from gates.attestation import TrustedKeys, private_key_text, public_key_text, verification_problem
+
+    key = Ed25519PrivateKey.generate()
+    monkeypatch.setenv("DESIGN_GATES_SIGNING_KEY", private_key_text(key))
+    monkeypatch.setenv("DESIGN_GATES_SIGNING_KEY_ID", "runner")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--id", "e2e-fake", "--out", "e2e.json", "--env-var", "SWITCH", "--arm", "off=0", "--arm", "on=1",
+            "--metric", "tokens_per_s", "--repo-root", str(tmp_path), "--", *fake_command(tmp_path, "")]
+    assert ab_main(argv) == 0
+    written = json.loads((tmp_path / "e2e.json").read_text())
+    assert written["attestation"]["key_id"] == "runner"
+    trusted = TrustedKeys.from_section({"keys": [{"id": "runner", "public_key": public_key_text(key.public_key())}]})
+    assert verification_problem(written, trusted) is None

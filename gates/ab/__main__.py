@@ -6,8 +6,10 @@
                        [--fixture NAME=PATH ...] [--source GLOB ...] [--replace]
                        -- COMMAND [ARGS...]
 
-Exit codes: 0 the artifact was written; 1 the run could not give trustworthy
-evidence (nothing written; the reason is printed); 2 bad usage.
+On a trusted runner that holds a key (DESIGN_GATES_SIGNING_KEY or
+DESIGN_GATES_SIGNING_KEY_FILE, with DESIGN_GATES_SIGNING_KEY_ID) the artifact is
+signed. Exit codes: 0 the artifact was written; 1 the run could not give trustworthy
+evidence (nothing written; the reason is printed); 2 bad usage or an unreadable key.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from gates.ab.arms import ArmsError, parse_arms, parse_variable
 from gates.ab.harness import MIN_SAMPLES, AbError, AbPlan, run_ab
 from gates.ab.samples import MetricSpec
+from gates.attestation import UnreadableKeyError, sign, signing_key_from_environment
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 
@@ -101,9 +104,15 @@ def main(argv=None) -> int:
     plan = _plan(args, parser)
     try:
         target = output_path(args.out, plan.repo_root, args.replace)
+        signing_key = signing_key_from_environment()
         artifact = run_ab(plan, progress=lambda line: print(line, file=sys.stderr, flush=True),
                           invocation=[sys.executable, "-m", "gates.ab", *(sys.argv[1:] if argv is None else argv)])
+        if signing_key is not None:
+            artifact = sign(artifact, *signing_key)
         write_artifact(target, artifact)
+    except UnreadableKeyError as exc:
+        print(f"gates.ab: error: {exc}", file=sys.stderr)
+        return 2
     except AbError as exc:
         print(f"gates.ab: refused: {exc}", file=sys.stderr)
         return 1
