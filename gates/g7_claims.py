@@ -181,6 +181,5 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
     for line_no, number in trace.untied:
         if any(matches(number, value) for value in declared):
             continue
-        add(line_no, f"{number.shown()} is not tied to an artifact value: {rule}. Name the value it is: "
-            "`ARTIFACT-ID:KEY.PATH` after the number, `metric = value`, or a table column whose header holds "
-            "`ARTIFACT-ID:...{row}...`", number.col)
+        add(line_no, f"{number.shown()} is not tied to an artifact value ({rule}): write `ARTIFACT-ID:KEY.PATH` "
+            "after it, or `metric = value`, or map its table column in the header", number.col)
