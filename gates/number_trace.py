@@ -37,6 +37,7 @@ Units and percentages are decided in `gates.quoted_numbers.in_quoted_unit`.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from gates.markdown_body import iter_links
@@ -205,6 +206,11 @@ def _same(value, text: str) -> bool:
     return quoted is not None and float(value) == quoted.value
 
 
+def _first_number(text: str, col: int = 1) -> Quoted | None:
+    """The first number of a cell outside its code spans (names like `m1` hold no value)."""
+    return first_number(strip_code_spans(text), col)
+
+
 def _clean_name(text: str) -> str:
     return text.strip().strip("*").strip("`").strip()
 
@@ -349,17 +355,21 @@ class SectionTracer:
         row_id = _clean_name(cells[0].text) if cells else ""
         for index, template in templates.items():
             if index < len(cells):
-                quoted = first_number(cells[index].text, cells[index].col)
+                quoted = _first_number(cells[index].text, cells[index].col)
                 if quoted is not None:
                     tie = self.lines._tie(line_no, quoted, template.replace(ROW, row_id), linked)
                     if tie:
                         ties[quoted.col] = tie
+        next_with_number: list[int | None] = [None] * (len(cells) + 1)
+        for index in range(len(cells) - 1, -1, -1):
+            has_number = _first_number(cells[index].text) is not None
+            next_with_number[index] = index if has_number else next_with_number[index + 1]
+        tied_cols = sorted(ties)
         for index, cell in enumerate(cells):
             names = self.lines.cell_names(cell.text, linked)
-            if not names or any(tie.quoted.col >= cell.col and tie.quoted.col < cell.col + len(cell.text)
-                                for tie in ties.values() if tie.name in names):
+            if not names or _any_between(tied_cols, cell.col, cell.col + len(cell.text)):
                 continue
-            value_cell = self._value_cell(cells, index, value_column)
+            value_cell = self._value_cell(cells, index, value_column, next_with_number)
             if value_cell is None:
                 continue
             for name, quoted in self._pairs(cell, value_cell, names):
@@ -369,14 +379,12 @@ class SectionTracer:
         return list(ties.values())
 
     @staticmethod
-    def _value_cell(cells: list[Cell], index: int, value_column: int | None) -> Cell | None:
+    def _value_cell(cells: list[Cell], index: int, value_column: int | None, next_with_number) -> Cell | None:
         if value_column is not None and value_column != index and value_column < len(cells):
-            if first_number(cells[value_column].text) is not None:
+            if next_with_number[value_column] == value_column:
                 return cells[value_column]
-        for cell in cells[index + 1:]:
-            if first_number(cell.text) is not None:
-                return cell
-        return None
+        later = next_with_number[index + 1]
+        return cells[later] if later is not None else None
 
     def _pairs(self, name_cell: Cell, value_cell: Cell, names: list[str]):
         name_parts = re.split(r"\s/\s", name_cell.text)
@@ -391,13 +399,19 @@ class SectionTracer:
         if len(names) > 1 and len(name_parts) == len(value_parts):
             for name_part, value_part, start in zip(name_parts, value_parts, starts):
                 inner = self.lines.cell_names(name_part)
-                quoted = first_number(value_part, value_cell.col + start)
+                quoted = _first_number(value_part, value_cell.col + start)
                 if inner and quoted:
                     yield inner[0], quoted
             return
-        quoted = first_number(value_cell.text, value_cell.col)
+        quoted = _first_number(value_cell.text, value_cell.col)
         if quoted:
             yield names[0], quoted
+
+
+def _any_between(sorted_cols: list[int], start: int, end: int) -> bool:
+    """Whether a tied column lies in [start, end) (the cell already ties its own number)."""
+    at = bisect_left(sorted_cols, start)
+    return at < len(sorted_cols) and sorted_cols[at] < end
 
 
 def links_to_artifacts(record, entries):

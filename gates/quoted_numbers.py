@@ -36,7 +36,7 @@ UNITS = (
 _START = r"(?<![\w.,§/#-])"
 _NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
 _DECIMAL = re.compile(rf"{_START}({NUMBER})[ \t]?(%)?(?![\w]|\.\d)")
-_FIRST_NUMBER = re.compile(rf"({NUMBER})[ \t]?({UNITS})?(?![\w/])")
+_FIRST_NUMBER = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})?(?![\w/])")
 _SEPARATOR = re.compile(r"[,\s\u2009\u202f\u00a0]")
 
 _SCALES = {

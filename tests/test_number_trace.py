@@ -199,3 +199,14 @@ def test_matches_value_is_strict_about_units():
 def test_numbers_with_units_read_grouped_thousands():
     found = numbers_with_units("read 1 064 704 B, 1\u2009048\u2009576 B and 134,217,728 B")
     assert [quoted.value for quoted in found] == [1064704, 1048576, 134217728]
+
+
+def test_a_hostile_table_row_of_named_cells_is_traced_in_linear_time():
+    import time
+
+    values = CitedValues({"a": {"metrics": {"m1": 1}}}, declared=["a"])
+    row = "| " + "`m1` | words | " * 6000
+    started = time.monotonic()
+    result = SectionTracer(values).trace([(1, "| name | reading |"), (2, "|---|---|"), (3, row)],
+                                         measured_numbers(False))
+    assert result.ties == [] and time.monotonic() - started < 5
