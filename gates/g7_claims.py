@@ -152,7 +152,7 @@ def _e2e_issues(artifact) -> list[str]:
 
 
 def _declared_numbers(record: Record) -> list[float]:
-    """The numeric contract's tolerances: design limits a results section may restate untied."""
+    """The numeric contract's tolerances: limits a results section may restate untied (without a unit, or as %)."""
     values = []
     for tolerance in record.get("numeric_contract", "tolerances", default=[]) or []:
         values.extend(v for k, v in tolerance.items() if k in ("max", "min"))
@@ -179,7 +179,7 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
             add(tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.target.shown()}: {rule}",
                 tie.quoted.col)
     for line_no, number in trace.untied:
-        if any(matches(number, value) for value in declared):
+        if number.unit in ("", "%") and any(matches(number, value) for value in declared):
             continue
         add(line_no, f"{number.shown()} is not tied to an artifact value ({rule}): write `ARTIFACT-ID:KEY.PATH` "
             "after it, or `metric = value`, or map its table column in the header", number.col)

@@ -329,7 +329,7 @@ class SectionTracer:
             if not raw.lstrip().startswith("|"):
                 header = None
                 ties = self.lines.prose_ties(line_no, raw, linked=self.linked_ids(raw))
-                self._collect(trace, line_no, raw, ties, measured(strip_code_spans(raw), False))
+                self._collect(trace, line_no, raw, ties, measured(self._without_references(raw), False))
                 continue
             cells = split_row(raw)
             if header is None:
@@ -338,8 +338,20 @@ class SectionTracer:
             if _is_delimiter(cells):
                 continue
             ties = self._row_ties(line_no, raw, header, cells, templates, value_column)
-            self._collect(trace, line_no, raw, ties, measured(strip_code_spans(raw), True))
+            self._collect(trace, line_no, raw, ties, measured(self._without_references(raw), True))
         return trace
+
+    def _without_references(self, line: str) -> str:
+        """The line as measured numbers are read from it: references and link targets blanked.
+
+        Other inline code keeps its text (only the backticks go), so a number cannot hide from
+        the check by being written as `35.02 µs`.
+        """
+        def blank(match: re.Match) -> str:
+            if self.values.is_reference(match.group(1).replace(ROW, "x")):
+                return " " * len(match.group(0))
+            return f" {match.group(1)} "
+        return strip_code_spans(re.sub(_CODE, blank, line))
 
     def _collect(self, trace: Trace, line_no: int, raw: str, ties: list[Tie], numbers: list[Quoted]) -> None:
         trace.ties.extend(ties)

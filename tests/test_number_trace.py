@@ -74,6 +74,19 @@ def test_bare_numbers_that_exist_somewhere_in_the_ncu_artifact_are_not_traced(ow
     assert all("is not tied to an artifact value" in m for m in messages)
 
 
+def test_a_measured_number_written_as_inline_code_is_still_traced(own_repo):
+    path = own_repo(SPLITKV, "(168 registers a thread; no spills).", "(168 registers a thread; no spills) in `35.02 µs`.")
+    (message,) = findings(path, own_repo.root, "G7")
+    assert message.startswith("35.02 µs is not tied to an artifact value")
+
+
+def test_a_declared_tolerance_value_does_not_excuse_an_untied_time(own_repo):
+    path = own_repo(SPLITKV, "(168 registers a thread; no spills).",
+                    "(168 registers a thread; no spills); the check takes 0.015625 ms.")
+    (message,) = findings(path, own_repo.root, "G7")
+    assert message.startswith("0.015625 ms is not tied to an artifact value")
+
+
 def test_a_reference_to_a_key_that_does_not_exist_fails(own_repo):
     path = own_repo(SPLITKV, "summary.llama8b-b1-32k.ours_us`) where", "summary.llama8b-b1-32k.our_us`) where")
     (message,) = findings(path, own_repo.root, "G7")
