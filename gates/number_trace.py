@@ -229,7 +229,8 @@ class LineTracer:
         self._before = re.compile(rf"(?:{names})[ \t]*{_OPERATOR}[ \t]*{_QUANTITY}")
         self._names = re.compile(names)
 
-    def _tie(self, line_no: int, quoted: Quoted, name: str, linked) -> Tie | None:
+    def tie(self, line_no: int, quoted: Quoted, name: str, linked) -> Tie | None:
+        """`quoted` tied to what `name` names; None when `name` is no name (plain code, a word)."""
         try:
             target = self.values.name(name, linked)
         except TraceError as exc:
@@ -242,14 +243,14 @@ class LineTracer:
         for match in self._before.finditer(text):
             name = next(group for group in match.groups()[:3] if group is not None)
             quoted = parse_quoted(match.group(4), match.group(5) or "", offset + match.start(4) + 1)
-            tie = quoted and self._tie(line_no, quoted, _clean_name(name), linked)
+            tie = quoted and self.tie(line_no, quoted, _clean_name(name), linked)
             if tie:
                 ties.setdefault(quoted.col, tie)
         for match in _AFTER_NUMBER.finditer(text):
             if not self.values.is_reference(match.group(3)):
                 continue
             quoted = parse_quoted(match.group(1), match.group(2) or "", offset + match.start(1) + 1)
-            tie = quoted and self._tie(line_no, quoted, match.group(3), linked)
+            tie = quoted and self.tie(line_no, quoted, match.group(3), linked)
             if tie:
                 ties.setdefault(quoted.col, tie)
         return list(ties.values())
@@ -272,9 +273,8 @@ class Cell:
 
 def split_row(line: str) -> list[Cell]:
     """The cells of a Markdown table row, with the 1-based column where each starts (pipes in code stay)."""
-    cells, start, in_code = [], None, False
-    first = line.index("|")
-    start = first + 1
+    cells, in_code = [], False
+    start = line.index("|") + 1
     index = start
     while index < len(line):
         char = line[index]
@@ -334,6 +334,7 @@ class SectionTracer:
             cells = split_row(raw)
             if header is None:
                 header, templates, value_column = cells, _templates(cells, self.values), _value_column(cells)
+                self._collect(trace, line_no, raw, [], measured(self._without_references(raw), True))
                 continue
             if _is_delimiter(cells):
                 continue
@@ -369,7 +370,7 @@ class SectionTracer:
             if index < len(cells):
                 quoted = _first_number(cells[index].text, cells[index].col)
                 if quoted is not None:
-                    tie = self.lines._tie(line_no, quoted, template.replace(ROW, row_id), linked)
+                    tie = self.lines.tie(line_no, quoted, template.replace(ROW, row_id), linked)
                     if tie:
                         ties[quoted.col] = tie
         next_with_number: list[int | None] = [None] * (len(cells) + 1)
@@ -385,7 +386,7 @@ class SectionTracer:
             if value_cell is None:
                 continue
             for name, quoted in self._pairs(cell, value_cell, names):
-                tie = self.lines._tie(line_no, quoted, name, linked)
+                tie = self.lines.tie(line_no, quoted, name, linked)
                 if tie:
                     ties.setdefault(quoted.col, tie)
         return list(ties.values())

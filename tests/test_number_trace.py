@@ -223,3 +223,9 @@ def test_a_hostile_table_row_of_named_cells_is_traced_in_linear_time():
     result = SectionTracer(values).trace([(1, "| name | reading |"), (2, "|---|---|"), (3, row)],
                                          measured_numbers(False))
     assert result.ties == [] and time.monotonic() - started < 5
+
+
+def test_a_measured_number_in_a_table_header_is_not_skipped():
+    result = trace(["| shape | at 35.02 µs `bench:rows[tokens={row}].split_us` |", "|---|---|", "| 2048 | 9.8 |"])
+    assert [quoted.shown() for _, quoted in result.untied] == ["35.02 µs"]
+    assert outcomes(result) == [("9.8", "rows[tokens=2048].split_us", False)]
