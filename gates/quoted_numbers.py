@@ -129,6 +129,8 @@ def stored_unit(key: str, declared: str | None = None) -> str:
     if _PERCENT_KEY.search(key):
         return "%"
     lowered = key.lower()
+    if lowered in ("ns", "us", "ms"):
+        return lowered
     if lowered in ("tbps", "gbps"):
         return "TB/s" if lowered == "tbps" else "GB/s"
     for suffix, unit in _KEY_SUFFIX_UNITS:
