@@ -110,9 +110,8 @@ class CitedValues:
             units = results.get("units") if isinstance(results, dict) else None
             units = units if isinstance(units, dict) else {}
             for name, value in (metrics or {}).items() if isinstance(metrics, dict) else ():
-                declared_unit = units.get(name)
-                self._metrics.setdefault(str(name), []).append(NamedValue(
-                    artifact_id, f"metrics.{name}", value, stored_unit(str(name), declared_unit if isinstance(declared_unit, str) else None)))
+                unit = stored_unit(str(name), _declared_unit(units, name))
+                self._metrics.setdefault(str(name), []).append(NamedValue(artifact_id, f"metrics.{name}", value, unit))
 
     @property
     def metric_names(self) -> set[str]:
@@ -135,11 +134,10 @@ class CitedValues:
         if path.startswith("results."):
             path = path[len("results."):]
         value, last_key = _walk(results, path, reference)
-        units = results.get("units") if isinstance(results, dict) else None
-        declared_unit = units.get(last_key) if isinstance(units, dict) and path.startswith("metrics.") else None
-        if isinstance(value, (dict, list)) or value is None or isinstance(value, (bool, str)):
+        if isinstance(value, (dict, list, bool, str)) or value is None:
             raise TraceError(f"{reference} is not a number (it is {type(value).__name__})")
-        return NamedValue(artifact_id, path, value, stored_unit(last_key, declared_unit if isinstance(declared_unit, str) else None))
+        units = results.get("units") if path.startswith("metrics.") else None
+        return NamedValue(artifact_id, path, value, stored_unit(last_key, _declared_unit(units, last_key)))
 
     def metric(self, name: str, linked_ids=()) -> NamedValue:
         """The one value a bare metric name names; TraceError when none or several."""
@@ -162,6 +160,12 @@ class CitedValues:
         if text in self._metrics:
             return self.metric(text, linked_ids)
         return None
+
+
+def _declared_unit(units, key: str) -> str | None:
+    """The unit an artifact's `results.units` declares for a metric key, if it declares one."""
+    unit = units.get(key) if isinstance(units, dict) else None
+    return unit if isinstance(unit, str) else None
 
 
 def _walk(data, path: str, reference: str):
