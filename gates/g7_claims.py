@@ -9,7 +9,9 @@
 2. A stage-A record claims no measured results: a number with a unit in §7 must
    come from a profile artifact cited in §1.
 3. Every measured number in §7 (a number with a unit, or a decimal in a table
-   row) appears in a cited artifact at the quoted precision.
+   row) is tied to one named value of a cited artifact (`gates.number_trace`:
+   an `ARTIFACT-ID:KEY.PATH` reference, `metric = value`, or a table column
+   mapped by its header) and equals it at the quoted precision.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from __future__ import annotations
 import re
 
 from gates.context import GateContext
-from gates.evidence_refs import checked_artifact, cited_evidence
+from gates.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.findings import Finding, GateResult, result_from_findings
-from gates.quoted_numbers import decimals, matches, numbers_with_units, numeric_leaves, strip_code_spans
+from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
+from gates.quoted_numbers import matches, strip_code_spans
 from gates.record import Record, prose_lines
 
 GATE = "G7"
@@ -149,6 +152,7 @@ def _e2e_issues(artifact) -> list[str]:
 
 
 def _declared_numbers(record: Record) -> list[float]:
+    """The numeric contract's tolerances: limits a results section may restate untied (without a unit, or as %)."""
     values = []
     for tolerance in record.get("numeric_contract", "tolerances", default=[]) or []:
         values.extend(v for k, v in tolerance.items() if k in ("max", "min"))
@@ -156,19 +160,26 @@ def _declared_numbers(record: Record) -> list[float]:
 
 
 def _check_numbers(record: Record, section, artifacts, add, rule: str, units_only: bool) -> None:
-    leaves = [value for artifact in artifacts for value in numeric_leaves(artifact.results)]
+    """Each measured number of the results section is tied to one named value and is that value.
+
+    See `gates.number_trace` for how a number names its value. A number tied to nothing is
+    not looked up among all the artifacts' numbers; only a declared tolerance may stand untied.
+    """
+    values = CitedValues({artifact.id: artifact.results for artifact in artifacts},
+                         declared=[entry.id for entry in declared_evidence(record)])
+    tracer = SectionTracer(values, links_to_artifacts(record, cited_evidence(record)))
+    lines = [(line_no, raw) for line_no, raw in prose_lines(section.text, section.start_line)
+             if line_no != section.start_line and not raw.lstrip().startswith("#")]
+    trace = tracer.trace(lines, measured_numbers(units_only))
     declared = _declared_numbers(record)
-    for line_no, raw in prose_lines(section.text, section.start_line):
-        if line_no == section.start_line or raw.lstrip().startswith("#"):
+    for tie in trace.ties:
+        if tie.problem:
+            add(tie.line, f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}", tie.quoted.col)
+        elif tie.mismatch():
+            add(tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.target.shown()}: {rule}",
+                tie.quoted.col)
+    for line_no, number in trace.untied:
+        if number.unit in ("", "%") and any(matches(number, value) for value in declared):
             continue
-        line = strip_code_spans(raw)
-        quoted = numbers_with_units(line)
-        if not units_only and line.lstrip().startswith("|"):
-            taken = {q.col for q in quoted}
-            quoted.extend(number for number in decimals(line) if number.col not in taken)
-        for number in quoted:
-            if any(matches(number, value) for value in declared):
-                continue
-            if not any(matches(number, value) for value in leaves):
-                shown = number.text + ("" if number.unit in ("", "%", "x", "×") else " ") + number.unit
-                add(line_no, f"{shown} is not in any cited evidence artifact: {rule}", number.col)
+        add(line_no, f"{number.shown()} is not tied to an artifact value ({rule}): write `ARTIFACT-ID:KEY.PATH` "
+            "after it, or `metric = value`, or map its table column in the header", number.col)

@@ -1,8 +1,20 @@
 """Numbers as a reviewer reads them in prose: value, precision and unit.
 
-A quoted number matches a measured one at the quoted precision: "8.33%" matches
-8.3312 (a percentage) or 0.083312 (a fraction); "2.486e-4" matches 2.4861e-4;
-"39" matches 39.4 but not 39.6.
+A quoted number matches a measured one at the quoted precision: "8.33" matches
+8.3312 but not 8.34; "2.486e-4" matches 2.4861e-4; "39" matches 39.4 but not 39.6.
+Thousands may be grouped with a comma, a space, a thin space (U+2009) or a narrow
+no-break space (U+202F): "1 064 704" is 1064704.
+
+Units are handled here and nowhere else (`in_quoted_unit`):
+
+- a value stored as a percentage (its key says `pct`, `percent` or `%`, or the
+  artifact declares the unit `%`) is compared as it is; any other value quoted
+  with `%` is a fraction and is multiplied by 100 ("89 %" never matches a stored
+  0.89 % but "6.1 %" matches a fraction 0.061);
+- ns, µs, ms and s convert into one another, as do B, KB, MB, GB, KiB, MiB, GiB
+  and MB/s, GB/s, TB/s; `x` and `×` quote a ratio as it is;
+- a number quoted without a unit is compared as stored; a unit that cannot be the
+  stored one (µs for a `%` value, `x` for bytes) does not match.
 """
 
 from __future__ import annotations
@@ -14,7 +26,9 @@ from decimal import Decimal, InvalidOperation
 
 from gates.markdown_body import iter_links
 
-NUMBER = r"[-+−]?\d+(?:[.,]\d+)*(?:[eE][-+]?\d+)?"
+GROUP_SEPARATORS = ", \u2009\u202f\u00a0"
+NUMBER = (r"[-+−]?(?:\d{1,3}(?:(?:,|[ \u2009\u202f\u00a0])\d{3})+(?![\d])|\d+)"
+          r"(?:\.\d+)?(?:[eE][-+]?\d+)?(?!,\d)")
 UNITS = (
     r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
     r"%|x|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
@@ -22,15 +36,25 @@ UNITS = (
 _START = r"(?<![\w.,§/#-])"
 _NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
 _DECIMAL = re.compile(rf"{_START}({NUMBER})[ \t]?(%)?(?![\w]|\.\d)")
-_FIRST_NUMBER = re.compile(rf"({NUMBER})[ \t]?(%)?")
-_THOUSANDS = re.compile(r"[-+−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+_FIRST_NUMBER = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})?(?![\w/])")
+_SEPARATOR = re.compile(r"[,\s\u2009\u202f\u00a0]")
+
+_SCALES = {
+    "time": {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0},
+    "size": {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3},
+    "rate": {"MB/s": 1e6, "GB/s": 1e9, "GiB/s": 1024.0 ** 3, "TB/s": 1e12},
+}
+_SPELLINGS = {"µs": "us", "μs": "us", "×": "x", "byte": "B", "bytes": "B", "%": "%", "pct": "%", "percent": "%",
+              "TBps": "TB/s", "GBps": "GB/s", "sec": "s", "second": "s", "seconds": "s", "nsecond": "ns",
+              "usecond": "us", "msecond": "ms"}
+_PERCENT_KEY = re.compile(r"pct|percent|%", re.IGNORECASE)
+_KEY_SUFFIX_UNITS = (("_us", "us"), ("_ms", "ms"), ("_ns", "ns"), ("_sec", "s"), ("_tbps", "TB/s"),
+                     ("_gbps", "GB/s"), ("_bytes", "B"))
 
 
 def _well_formed(token: str) -> bool:
-    """A single number: at most one decimal point, commas only as thousands separators."""
-    if token.count(".") > 1:
-        return False
-    return "," not in token or bool(_THOUSANDS.fullmatch(token))
+    """A single number: at most one decimal point."""
+    return token.count(".") <= 1
 
 
 @dataclass(frozen=True)
@@ -45,9 +69,15 @@ class Quoted:
     def is_percent(self) -> bool:
         return self.unit == "%"
 
+    def shown(self) -> str:
+        """The number as the record wrote it, with its unit."""
+        if self.unit in ("", "%", "x", "×"):
+            return f"{self.text}{self.unit}"
+        return f"{self.text} {self.unit}"
+
 
 def parse_quoted(text: str, unit: str = "", col: int = 1) -> Quoted | None:
-    cleaned = text.replace(",", "").replace("−", "-").lstrip("+")
+    cleaned = _SEPARATOR.sub("", text).replace("−", "-").lstrip("+")
     try:
         number = Decimal(cleaned)
     except InvalidOperation:
@@ -56,17 +86,94 @@ def parse_quoted(text: str, unit: str = "", col: int = 1) -> Quoted | None:
         return None
     exponent = number.as_tuple().exponent
     half_step = 0.5 * 10.0 ** exponent
-    return Quoted(text, float(number), half_step, unit, col)
+    return Quoted(text, float(number), half_step, unit or "", col)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _agrees(quoted: Quoted, value: float) -> bool:
+    tolerance = quoted.half_step * (1 + 1e-9) + 1e-12 * abs(quoted.value)
+    return abs(value - quoted.value) <= tolerance
 
 
 def matches(quoted: Quoted, measured: float) -> bool:
-    """Whether `measured` rounds to the quoted number (for % also as a fraction)."""
-    if not isinstance(measured, (int, float)) or isinstance(measured, bool) or not math.isfinite(measured):
+    """Whether `measured` rounds to the quoted number (for % also as a fraction).
+
+    The loose, unit-blind comparison; gates that know which value a number names
+    use `matches_value`, which knows how the value is stored.
+    """
+    if not _is_number(measured):
         return False
-    tolerance = quoted.half_step * (1 + 1e-9) + 1e-12 * abs(quoted.value)
-    if abs(measured - quoted.value) <= tolerance:
+    if _agrees(quoted, measured):
         return True
-    return quoted.is_percent and abs(measured * 100 - quoted.value) <= tolerance
+    return quoted.is_percent and _agrees(quoted, measured * 100)
+
+
+def canonical_unit(unit: str | None) -> str:
+    """One spelling per unit: µs/μs/us -> us, × -> x, byte -> B; '' for none."""
+    unit = (unit or "").strip()
+    return _SPELLINGS.get(unit, unit)
+
+
+def stored_unit(key: str, declared: str | None = None) -> str:
+    """The unit a value is stored in: the artifact's declaration, else what its key says.
+
+    `key` is the value's last key (`dram__throughput.avg.pct_of_peak_sustained_elapsed`,
+    `ours_us`); a key naming `pct`, `percent` or `%` is a percentage, `_us`/`_ms`/`_ns`
+    a time, `TBps` a rate, `_bytes` a size. Anything else has no known unit ('').
+    """
+    if declared:
+        return canonical_unit(declared)
+    if _PERCENT_KEY.search(key):
+        return "%"
+    lowered = key.lower()
+    if lowered in ("ns", "us", "ms"):
+        return lowered
+    if lowered in ("tbps", "gbps"):
+        return "TB/s" if lowered == "tbps" else "GB/s"
+    for suffix, unit in _KEY_SUFFIX_UNITS:
+        if lowered.endswith(suffix):
+            return unit
+    return ""
+
+
+def _family(unit: str) -> str | None:
+    for family, scales in _SCALES.items():
+        if unit in scales:
+            return family
+    return None
+
+
+def in_quoted_unit(quoted: Quoted, value: float, unit: str) -> float | None:
+    """`value`, stored in `unit`, expressed in the quoted number's unit; None if it cannot be.
+
+    The one place where percentages, fractions, ratios and unit prefixes are decided.
+    """
+    said, stored = canonical_unit(quoted.unit), canonical_unit(unit)
+    if said == "%":
+        return value if stored == "%" else (value * 100 if stored in ("", "x") else None)
+    if said == "" or said == stored:
+        return value
+    if stored == "%":
+        return None
+    if said == "x":
+        return value if stored == "" else None
+    family = _family(said)
+    if stored == "":
+        return value
+    if family is not None and family == _family(stored):
+        return value * _SCALES[family][stored] / _SCALES[family][said]
+    return None
+
+
+def matches_value(quoted: Quoted, value, unit: str = "") -> bool:
+    """Whether the stored `value` (in `unit`) rounds to the quoted number in the quoted unit."""
+    if not _is_number(value):
+        return False
+    converted = in_quoted_unit(quoted, float(value), unit)
+    return converted is not None and _agrees(quoted, converted)
 
 
 def numbers_with_units(line: str) -> list[Quoted]:
@@ -92,10 +199,11 @@ def decimals(line: str) -> list[Quoted]:
     return found
 
 
-def first_number(text: str) -> Quoted | None:
+def first_number(text: str, col: int = 1) -> Quoted | None:
+    """The first number of `text` with the unit after it; `col` is the column of text[0]."""
     for match in _FIRST_NUMBER.finditer(text):
         if _well_formed(match.group(1)):
-            return parse_quoted(match.group(1), match.group(2) or "", match.start() + 1)
+            return parse_quoted(match.group(1), match.group(2) or "", col + match.start())
     return None
 
 

@@ -32,7 +32,7 @@ def test_passing_record_exits_0(capsys):
 def test_failing_record_exits_1_with_compiler_style_findings(capsys):
     code, out, _ = run(capsys, NEGATIVE)
     assert code == 1
-    assert "G7/negative/untraced-result.md:105:20: G7 error: 9.1 µs is not in any cited evidence artifact" in out
+    assert "G7/negative/untraced-result.md:105:20: G7 error: 9.1 µs is not the value it names" in out
 
 
 def test_default_paths_are_the_records_under_docs_design(capsys):

@@ -66,7 +66,7 @@ def test_a_failing_gate_fails_its_item_with_the_findings(pytester, repo):
     result = pytester.runpytest(*PLUGIN, "--gates", "G7/negative/untraced-result.md")
     result.assert_outcomes(passed=8, failed=1)
     result.stdout.fnmatch_lines(["*G7 Claims discipline failed:*",
-                                 "*untraced-result.md:105:20: G7 error: 9.1 µs is not in any cited evidence artifact*"])
+                                 "*untraced-result.md:105:20: G7 error: 9.1 µs is not the value it names*"])
 
 
 def test_selection_with_k(pytester, repo):
@@ -79,7 +79,7 @@ def test_junit_xml_carries_the_findings(pytester, repo):
     junit = repo / "gates.xml"
     result = pytester.runpytest(*PLUGIN, "--gates", "G7", f"--junitxml={junit}")
     result.assert_outcomes(passed=8, failed=1)
-    assert "9.1 µs is not in any cited evidence artifact" in junit.read_text(encoding="utf-8")
+    assert "9.1 µs is not the value it names" in junit.read_text(encoding="utf-8")
 
 
 def test_stage_option(pytester, repo):

@@ -74,10 +74,11 @@ def make_evidence() -> None:
     }})
     metrics = {"grid_blocks": 14, "sm__warps_active": 8.33, "registers": 39, "smem_bytes": 928,
                "dram__throughput": 0.44, "long_scoreboard_stall": 45.8}
+    units = {"sm__warps_active": "%", "dram__throughput": "%", "long_scoreboard_stall": "%", "smem_bytes": "byte"}
     write_json("evidence/ncu-single-pass.json", artifact(
-        "ncu-single-pass", "profile", {"tool": "ncu", "kernel": "single_pass_sum", "metrics": metrics}))
+        "ncu-single-pass", "profile", {"tool": "ncu", "kernel": "single_pass_sum", "metrics": metrics, "units": units}))
     write_json("evidence/ncu-stale.json", artifact(
-        "ncu-stale", "profile", {"tool": "ncu", "kernel": "single_pass_sum", "metrics": metrics},
+        "ncu-stale", "profile", {"tool": "ncu", "kernel": "single_pass_sum", "metrics": metrics, "units": units},
         sources=dict(artifact("x", "profile", {})["sources"], **{SOURCE: sha(b"ops.py as it was before")})))
     write_json("evidence/bench-h200.json", artifact("bench-h200", "benchmark", {
         "rows": [{"visible_tokens": 2048, "single_pass_us": 41.2, "splitkv_s8_us": 9.8, "speedup": 4.2},
@@ -217,18 +218,19 @@ Adds `split_sum`; nothing is removed or changed, and the default route is unchan
 Numeric ([numeric-cpu](../../evidence/numeric-cpu.json)), bitwise ([bitwise-cpu](../../evidence/bitwise-cpu.json))
 and capture ([capture-h200](../../evidence/capture-h200.json)) all pass.
 
-| fp32 metric | measured | limit |
+| fp32 metric | measured `numeric-cpu:per_dtype.fp32.{{row}}` | limit |
 |---|---|---|
 | rel_l2 | 5.02e-7 | 1.0e-6 |
 | max_abs | 1.96e-5 | n/a |
 
 Kernel time ([bench-h200](../../evidence/bench-h200.json)):
 
-| visible tokens | single pass | split, 8 splits | speedup |
+| visible tokens | single pass `bench-h200:rows[visible_tokens={{row}}].single_pass_us` | split, 8 splits `bench-h200:rows[visible_tokens={{row}}].splitkv_s8_us` | speedup `bench-h200:rows[visible_tokens={{row}}].speedup` |
 |---|---|---|---|
 | 2048 | 41.2 µs | 9.8 µs | 4.20x |
 | 16384 | 310.5 µs | 44.1 µs | 7.04x |
 
+At 2048 visible tokens the split route takes 9.8 µs (`bench-h200:rows[visible_tokens=2048].splitkv_s8_us`).
 These are kernel-level numbers; they must not be read as TPOT or tok/s.
 
 ## §8 Limitations
@@ -348,7 +350,8 @@ def base_record() -> str:
     return text.replace("id: ID", "id: base-record")
 
 
-E2E_CLAIM = ("End to end, decode reaches 48.2 tok/s against 39.3 tok/s "
+E2E_CLAIM = ("End to end, decode reaches 48.2 tok/s (`e2e-ok:arms.split-kv.median`) against 39.3 tok/s "
+             "(`e2e-ok:arms.baseline.median`) "
              "([e2e-ok](../../evidence/e2e-ok.json), three fresh processes per arm).")
 
 
@@ -379,6 +382,12 @@ EXAMPLES = [
     ("G1", "negative", "misquoted-table-value", D, [("| 8.33% |", "| 12.5% |")], "12.5%"),
     ("G1", "negative", "misquoted-pair", D, [("| 39 / 928 |", "| 39 / 1024 |")], "39 / 1024"),
     ("G1", "negative", "misquoted-inline", D, [("long_scoreboard_stall = 45.8%", "long_scoreboard_stall = 54.8%")], "54.8%"),
+    ("G1", "positive", "diagnosis-name-forms", D, [("long_scoreboard_stall = 45.8%.", "long_scoreboard_stall = 45.8%. The grid: grid_blocks ≈ 14, **registers** = 39, `smem_bytes` is 928, dram__throughput: 0.44 %.")], None),
+    ("G1", "negative", "percentage-times-100", D, [("| 0.44% |", "| 44% |")], "| 44% |"),
+    ("G1", "negative", "misquoted-approx", D, [("long_scoreboard_stall = 45.8%.", "long_scoreboard_stall = 45.8%. The grid: grid_blocks ≈ 200.")], "grid_blocks ≈ 200"),
+    ("G1", "negative", "misquoted-is", D, [("long_scoreboard_stall = 45.8%.", "long_scoreboard_stall = 45.8%. The grid: grid_blocks is 200.")], "grid_blocks is 200"),
+    ("G1", "negative", "misquoted-bold-name", D, [("long_scoreboard_stall = 45.8%.", "long_scoreboard_stall = 45.8%. Registers: **registers** = 255.")], "**registers** = 255"),
+    ("G1", "negative", "misquoted-later-cell", D, [("| grid_blocks | 14 | one program per row |", "| grid_blocks | one program per row | 200 |")], "| grid_blocks |"),
     ("G1", "negative", "stale-profile-at-stage-a", A, [("ncu-single-pass", "ncu-stale")], "id: ncu-stale"),
     ("G2", "positive", "unknowns-closed-at-d", D, [], None),
     ("G2", "positive", "decisions-pending-at-a", A, [], None),
@@ -419,6 +428,10 @@ EXAMPLES = [
     ("G7", "negative", "e2e-too-few-samples", lambda: e2e_record("e2e-two-samples"), [], "End to end, decode"),
     ("G7", "negative", "stage-a-measured-result", A, [("本 PR 只改文档。", "本 PR 只改文档。预估 split 比单遍快 4.20x。")], "4.20x"),
     ("G7", "negative", "untraced-result", D, [("| 9.8 µs |", "| 9.1 µs |")], "9.1 µs"),
+    ("G7", "negative", "value-from-another-row", D, [("| 9.8 µs |", "| 44.1 µs |")], "44.1 µs"),
+    ("G7", "negative", "untied-number-in-prose", D, [("These are kernel-level numbers;", "At 16384 tokens the split is 4.20x faster. These are kernel-level numbers;")], "4.20x faster"),
+    ("G7", "negative", "reference-names-another-key", D, [("takes 9.8 µs (`bench-h200:rows[visible_tokens=2048].splitkv_s8_us`)", "takes 9.8 µs (`bench-h200:rows[visible_tokens=2048].single_pass_us`)")], "takes 9.8 µs"),
+    ("G7", "negative", "reference-to-a-missing-key", D, [("takes 9.8 µs (`bench-h200:rows[visible_tokens=2048].splitkv_s8_us`)", "takes 9.8 µs (`bench-h200:rows[visible_tokens=2048].split_us`)")], "takes 9.8 µs"),
     ("G8", "positive", "independent-approval", D, [], None),
     ("G8", "positive", "in-review-with-declared-defect", A, [], None),
     ("G8", "negative", "self-approval-only", D, [("{name: Rex Reviewer, email: rex@example.com, decision: approved}", "{name: Ada Author, email: ada@example.com, decision: approved}")], "reviewers:"),
