@@ -86,11 +86,22 @@ def record_files(paths, repo_root: Path) -> list[Path]:
             raise UsageError(f"{raw}: no such file or folder")
     seen, unique = set(), []
     for path in files:
-        key = str(path.resolve()) if resolve_inside(repo_root, str(path)) else str(path)
+        key = _dedupe_key(repo_root, path)
         if key not in seen:
             seen.add(key)
             unique.append(path)
     return unique
+
+
+def _dedupe_key(repo_root: Path, path: Path) -> str:
+    """The resolved path when it lies inside the repository; an unresolvable one (a symlink
+    loop) keeps its own name, and `load_record` reports it."""
+    if resolve_inside(repo_root, str(path)) is None:
+        return str(path)
+    try:
+        return str(path.resolve(strict=True))
+    except (OSError, RuntimeError):
+        return str(path)
 
 
 def _markdown_under(folder: Path) -> list[Path]:

@@ -192,9 +192,15 @@ def test_base_merges_history_findings_into_the_records(capsys, monkeypatch):
 
     calls = {}
 
+    class Change:
+        base = "b" * 40
+
+        def read_at(self, ref, path):
+            return None  # no policy on base
+
     def load_change_set(repo_root, base, head):
         calls["range"] = (base, head)
-        return "the change"
+        return Change()
 
     def check_change(change, records_by_id, repo_root):
         calls["records"] = sorted(records_by_id)
