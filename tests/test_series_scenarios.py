@@ -290,6 +290,38 @@ def test_a_closing_commit_outside_the_base_history_fails(repo):
     find(repo.check(), "G0", REC, bad, "not in the history of base main")
 
 
+def test_the_root_commit_does_not_close_a_stage(repo):
+    shas = walk(repo, "B")
+    root = repo.git("rev-list", "--max-parents=0", "main")
+    repo.branch("c-rooted")
+    repo.write("kernels/decode_layer.py", LAYER)
+    repo.write(REC, split_record(stage="C", closed={"A": shas["A"], "B": root}, **APPROVED))
+    bad = repo.commit("feat(kernels): route, with stage B closed by the first commit", who=ADA)
+    find(repo.check(), "G0", REC, bad, f"series.closed.B names commit {root}, which did not close stage B "
+         f"of this record: {REC} is not in it")
+
+
+def test_an_unrelated_commit_does_not_close_a_stage(repo):
+    shas = walk(repo, "A")
+    repo.write("README.md", "# kernels\n\nUnrelated.\n")
+    unrelated = repo.commit("docs: readme", who=MAX)
+    repo.branch("b-unrelated")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(REC, split_record(stage="B", closed={"A": unrelated}, **APPROVED))
+    bad = repo.commit("feat(kernels): partial kernel", who=ADA)
+    find(repo.check(), "G0", REC, bad, f"it does not change {REC}")
+    assert shas["A"] != unrelated
+
+
+def test_a_commit_that_merged_an_earlier_stage_does_not_close_a_later_one(repo):
+    shas = walk(repo, "B")
+    repo.branch("c-early")
+    repo.write("kernels/decode_layer.py", LAYER)
+    repo.write(REC, split_record(stage="C", closed={"A": shas["A"], "B": shas["A"]}, **APPROVED))
+    bad = repo.commit("feat(kernels): route, with stage B closed by the stage-A merge", who=ADA)
+    find(repo.check(), "G0", REC, bad, f"{REC} is at stage A there")
+
+
 @pytest.mark.parametrize(
     "before, after, text",
     [
