@@ -17,4 +17,4 @@ for arg in "$@"; do
     --base|--base=*|--head|--head=*) history=() ;;
   esac
 done
-exec gate-check "${history[@]}" "$@"
+exec gate-check ${history[@]+"${history[@]}"} "$@"
