@@ -182,3 +182,18 @@ def test_history_with_an_enforce_from_outside_the_history_exits_2(repo, capsys):
 def test_history_and_base_together_are_bad_usage(repo, capsys):
     code, _, err = run(repo, capsys, "--history", "--base", "main")
     assert code == 2 and "--history" in err
+
+
+def test_history_moving_the_ratchet_back_is_allowed(repo, capsys):
+    from gitrepo_builder import POLICY
+
+    root = repo.sha("main")
+    repo.write("docs/a.md", "a\n")
+    later = repo.commit("docs: a", who=BEN)
+    _enforce_from(repo, later)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {root}\n")
+    repo.commit("policy: judge from the first commit on", who=BEN)
+    code, out, err = run(repo, capsys, "--history")
+    assert "moved from" not in out
+    assert "3 commit(s) after" in err
+    assert code == 1 and "hot-path change without a design record: .design-gates/policy.yaml" in out

@@ -472,3 +472,11 @@ def test_squash_merged_stages_close_with_the_squashed_commit(repo):
     repo.write(REC, split_record(stage="B", closed={"A": squashed[:12]}, **APPROVED))
     repo.commit("feat(kernels): partial kernel", who=ADA)
     assert repo.check() == []
+
+
+def test_a_kernel_file_whose_name_holds_a_newline_is_still_a_hot_path(repo):
+    repo.branch("sneaky")
+    repo.write("kernels/decode_attention/kernel\n.py", "X = 1\n")
+    bad = repo.commit("add a helper", who=BEN)
+    hit = find(repo.check(), "G8", "kernels/decode_attention/kernel\n.py", bad, "hot-path change without a design record")
+    assert "is L4 (a path with control characters" in hit[0].message
