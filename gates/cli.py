@@ -10,8 +10,8 @@ With no PATHS, every record under docs/design/ is checked; with `--head`, as the
 records are in that commit. `--history` adds the history ratchet: each first-parent
 commit after the policy's `history.enforce_from`, judged as its own change. Exit
 codes: 0 every gate passed (or does not apply), 1 a gate failed or errored, 2 bad
-usage or an unreadable/invalid input, 3 an internal error of design-gates. The mapping from
-error types to exit codes lives in `main` and nowhere else.
+usage or an unreadable/invalid input, 3 an internal error of design-gates. The
+mapping from error types to exit codes lives in `main` and nowhere else.
 """
 
 from __future__ import annotations
@@ -142,7 +142,8 @@ def _paths_under(paths: list[str], repo_root: Path, root: Path) -> list[str]:
         return paths
     moved = []
     for raw in paths:
-        absolute = Path(os.path.abspath(raw))
+        named = Path(os.path.abspath(raw))
+        absolute = Path(os.path.realpath(named.parent)) / named.name
         try:
             moved.append(str(root / absolute.relative_to(repo_root)))
         except ValueError:

@@ -166,7 +166,7 @@ def test_history_removing_the_ratchet_is_a_finding(repo, capsys):
     gone = repo.commit("policy: no more ratchet", who=BEN)
     code, out, err = run(repo, capsys, "--history")
     assert code == 1 and "history checks not configured" in err
-    assert f".design-gates/policy.yaml:1:1: G8 error: history.enforce_from" in out and "removed" in out
+    assert ".design-gates/policy.yaml:1:1: G8 error: history.enforce_from" in out and "removed" in out
     assert f"[commit {gone[:12]}]" in out
 
 

@@ -43,7 +43,7 @@ class HistoryResult:
         return f"history checks: {len(self.judged)} commit(s) after {self.enforce_from[:12]} judged"
 
 
-def _enforce_from(text: str | None, where: str) -> tuple[str | None, int]:
+def _enforce_from(text: str | None) -> tuple[str | None, int]:
     """The policy text's history.enforce_from (without schema validation: old policies stay readable) and its line."""
     if text is None:
         return None, 1
@@ -62,8 +62,8 @@ def _ratchet_moves(history, head: str) -> list[Finding]:
     findings = []
     for sha in history.commits(head, path=POLICY_PATH):
         parent = history.resolve(f"{sha}^1")
-        before, _ = _enforce_from(history.read_at(parent, POLICY_PATH) if parent else None, parent)
-        after, line = _enforce_from(history.read_at(sha, POLICY_PATH), sha)
+        before, _ = _enforce_from(history.read_at(parent, POLICY_PATH) if parent else None)
+        after, line = _enforce_from(history.read_at(sha, POLICY_PATH))
         if before is None or after == before:
             continue
         if after is None:
@@ -92,7 +92,7 @@ def check_history(repo_root, head: str = "HEAD") -> HistoryResult:
         if head_sha is None:
             raise InputError(head, 1, "not a commit in this repository")
         result = HistoryResult(findings=_ratchet_moves(history, head_sha))
-        enforce_from, line = _enforce_from(history.read_at(head_sha, POLICY_PATH), head_sha)
+        enforce_from, line = _enforce_from(history.read_at(head_sha, POLICY_PATH))
         if enforce_from is None:
             return result
         start = history.resolve(enforce_from)
