@@ -1,22 +1,26 @@
 """`gate-check`: check design records against the gates G0-G8.
 
     gate-check [PATHS...] [--gate G7 ...] [--stage B] [--format text|json|junit|github]
-               [--run-suites] [--base REF [--head REF] [--reviews FILE]] [--output FILE]
+               [--run-suites] [--base REF [--head REF] [--reviews FILE] | --history] [--output FILE]
     gate-check new ID --title TITLE [--lang en|zh] [--author "Name <email>"]
     gate-check pr-body ...
     gate-check lint-pr ...
 
-With no PATHS, every record under docs/design/ is checked. Exit codes: 0 every
-gate passed (or does not apply), 1 a gate failed or errored, 2 bad usage or an
-unreadable/invalid input, 3 an internal error of design-gates. The mapping from
-error types to exit codes lives in `main` and nowhere else.
+With no PATHS, every record under docs/design/ is checked; with `--head`, as the
+records are in that commit. `--history` adds the history ratchet: each first-parent
+commit after the policy's `history.enforce_from`, judged as its own change. Exit
+codes: 0 every gate passed (or does not apply), 1 a gate failed or errored, 2 bad
+usage or an unreadable/invalid input, 3 an internal error of design-gates. The
+mapping from error types to exit codes lives in `main` and nowhere else.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from gates import __version__
@@ -62,10 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--run-suites", action="store_true", help="G3/G4: run the declared validation suites instead of reading their evidence")
     parser.add_argument("--suite-timeout", type=float, default=600.0, metavar="SECONDS", help="time limit per suite run (default 600)")
     parser.add_argument("--base", help="also check the change base..head (stage scope, prerequisites, API diff, approvals)")
-    parser.add_argument("--head", help="head of the change (default HEAD); needs --base")
+    parser.add_argument("--head", help="head of the change (default HEAD); needs --base. Every gate reads the "
+                        "records and evidence of this commit, not the working tree")
     parser.add_argument("--reviews", type=Path, metavar="FILE",
                         help="G8: the forge's review export of the pull request (GitHub's pulls/N/reviews JSON, "
                         "written by CI outside the repository); needs --base")
+    parser.add_argument("--history", action="store_true",
+                        help="also judge each first-parent commit after the policy's history.enforce_from "
+                        "as its own change (the main branch's ratchet)")
     parser.add_argument("--max-record-bytes", type=int, metavar="N", help="size limit per record (default 1 MiB)")
     parser.add_argument("--version", action="version", version=f"design-gates {__version__}")
     _common_options(parser)
@@ -80,6 +88,8 @@ def _run_checks(args, repo_root: Path) -> int:
         raise UsageError("--head needs --base")
     if args.reviews and not args.base:
         raise UsageError("--reviews needs --base")
+    if args.history and args.base:
+        raise UsageError("--history judges the merged history commit by commit; it takes no --base or --head")
     if args.max_record_bytes is not None and args.max_record_bytes < 1:
         raise UsageError("--max-record-bytes must be positive")
     gates = [name.strip() for value in args.gate for name in value.split(",") if name.strip()]
@@ -92,9 +102,18 @@ def _run_checks(args, repo_root: Path) -> int:
             from gates.series.forge_reviews import load_reviews
 
             change.forge_reviews = load_reviews(args.reviews, repo_root)
-    report = check_records(args.paths, repo_root, gates=gates or None, stage=args.stage,
-                           run_suites=args.run_suites, change=change, suite_timeout_s=args.suite_timeout,
-                           max_record_bytes=args.max_record_bytes)
+    history_findings = None
+    if args.history:
+        from gates.series.ratchet import check_history
+
+        history = check_history(repo_root)
+        print(f"gate-check: {history.note}", file=sys.stderr)
+        history_findings = history.findings
+    with _records_root(repo_root, args.head) as root:
+        report = check_records(_paths_under(args.paths, repo_root, root), root, gates=gates or None,
+                               stage=args.stage, run_suites=args.run_suites, change=change,
+                               suite_timeout_s=args.suite_timeout, max_record_bytes=args.max_record_bytes,
+                               history_findings=history_findings)
     text = render(report, args.format)
     if args.output:
         try:
@@ -108,6 +127,37 @@ def _run_checks(args, repo_root: Path) -> int:
     if report.input_errors:
         return EXIT_BAD_INPUT
     return EXIT_OK if report.ok else EXIT_GATE_FAILED
+
+
+@contextmanager
+def _records_root(repo_root: Path, head: str | None):
+    """Where the gates read records and evidence: the working tree, or with `--head` the
+    files of that commit (unless the working tree is exactly that commit)."""
+    if head is None:
+        yield repo_root
+        return
+    from gates.git_repo import checked_out_tree, worktree_is_clean_at
+
+    if worktree_is_clean_at(repo_root, head):
+        yield repo_root
+        return
+    with checked_out_tree(repo_root, head) as tree:
+        yield tree
+
+
+def _paths_under(paths: list[str], repo_root: Path, root: Path) -> list[str]:
+    """The PATHS named on the command line, moved from the working tree into `root`."""
+    if root == repo_root:
+        return paths
+    moved = []
+    for raw in paths:
+        named = Path(os.path.abspath(raw))
+        absolute = Path(os.path.realpath(named.parent)) / named.name
+        try:
+            moved.append(str(root / absolute.relative_to(repo_root)))
+        except ValueError:
+            moved.append(raw)  # outside the repository: the runner refuses it by name
+    return moved
 
 
 def _run_subcommand(name: str, argv: list[str]) -> int:

@@ -13,6 +13,9 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import shutil
+import tarfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import git
@@ -298,4 +301,89 @@ def read_bytes_at(repo_root, rev: str, path: str) -> bytes | None:
         sha = reader.resolve_commit(rev)
         return reader.read_bytes(sha, path) if sha else None
     finally:
+        repo.close()
+class FirstParentHistory:
+    """A repository's first-parent history, for the history ratchet (`gates.series.ratchet`).
+
+    Raises `GitContextError` for a folder that is not a repository and for a shallow clone.
+    """
+
+    def __init__(self, repo_root):
+        self._repo = _open_repo(Path(repo_root))
+        self._reader = _GitReader(self._repo)
+        shallow = self._reader.try_run("rev-parse", "--is-shallow-repository")
+        if shallow is not None and _text(shallow).strip() == "true":
+            self.close()
+            raise GitContextError(f"this clone is shallow, so the history cannot be checked; {_FETCH_HINT}")
+
+    def resolve(self, rev: str) -> str | None:
+        return self._reader.resolve_commit(rev)
+
+    def is_ancestor(self, sha: str, ref: str) -> bool:
+        return self._reader.is_ancestor(sha, ref)
+
+    def read_at(self, ref: str, path: str) -> str | None:
+        data = self._reader.read_bytes(ref, path)
+        return None if data is None else decode_text(data, path)
+
+    def commits(self, head: str, *, after: str | None = None, path: str | None = None) -> list[str]:
+        """Shas of the first-parent chain of `head`, oldest first: only those after `after`
+        (exclusive) when given, only those that change `path` against their first parent when given."""
+        args = ["rev-list", "--first-parent", "--reverse", head]
+        if after:
+            args.append(f"^{after}")
+        if path:
+            args += ["--", path]
+        return _text(self._reader.run(*args)).split()
+
+    def close(self) -> None:
+        self._repo.close()
+
+
+def worktree_is_clean_at(repo_root, rev: str) -> bool:
+    """True when the working tree is `rev`'s tree: HEAD is that commit and nothing is modified or untracked."""
+    repo = _open_repo(Path(repo_root))
+    try:
+        reader = _GitReader(repo)
+        if reader.resolve_commit("HEAD") != _resolve_or_fail(reader, rev, "head"):
+            return False
+        return not reader.run("status", "--porcelain", "-z", "--untracked-files=all")
+    finally:
+        repo.close()
+
+
+def _keep_inside(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter, skipping (not failing on) a link that leads out of the tree."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
+
+
+@contextmanager
+def checked_out_tree(repo_root, rev: str):
+    """The files of commit `rev`, in a fresh folder inside the repository's git directory
+    (`<git-dir>/design-gates/`), removed afterwards. Yields the folder's path."""
+    repo = _open_repo(Path(repo_root))
+    reader = _GitReader(repo)
+    sha = _resolve_or_fail(reader, rev, "head")
+    git_dir = Path(_text(reader.run("rev-parse", "--absolute-git-dir")).strip())
+    folder = git_dir / "design-gates" / f"tree-{sha[:12]}-{os.getpid()}"
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    try:
+        process = repo.git.archive(sha, format="tar", as_process=True)
+        try:
+            with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
+                archive.extractall(folder, filter=_keep_inside)
+        finally:
+            process.wait()
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            folder.parent.rmdir()
+        except OSError:
+            pass
         repo.close()

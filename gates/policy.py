@@ -64,6 +64,11 @@ def any_glob_matches(patterns, path: str) -> bool:
     return any(isinstance(p, str) and glob_matches(p, path) for p in patterns)
 
 
+def has_control_characters(path: str) -> bool:
+    """True when `path` holds a control character (a newline, a tab, DEL, C1 controls ...)."""
+    return any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in path)
+
+
 @dataclass(frozen=True)
 class PolicyRule:
     paths: tuple[str, ...]
@@ -91,6 +96,9 @@ class Policy:
         does), and the rule that set it."""
         if path == POLICY_PATH:
             return "L4", PolicyRule((POLICY_PATH,), "L4", "the policy file governs every level")
+        if has_control_characters(path):
+            return "L4", PolicyRule((path,), "L4", "a path with control characters gets the highest level, "
+                                    "since globs cannot be trusted to match it")
         best_rule = None
         for rule in self.rules:
             if any_glob_matches(rule.paths, path) and (

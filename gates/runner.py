@@ -86,11 +86,22 @@ def record_files(paths, repo_root: Path) -> list[Path]:
             raise UsageError(f"{raw}: no such file or folder")
     seen, unique = set(), []
     for path in files:
-        key = str(path.resolve()) if resolve_inside(repo_root, str(path)) else str(path)
+        key = _dedupe_key(repo_root, path)
         if key not in seen:
             seen.add(key)
             unique.append(path)
     return unique
+
+
+def _dedupe_key(repo_root: Path, path: Path) -> str:
+    """The resolved path when it lies inside the repository; an unresolvable one (a symlink
+    loop) keeps its own name, and `load_record` reports it."""
+    if resolve_inside(repo_root, str(path)) is None:
+        return str(path)
+    try:
+        return str(path.resolve(strict=True))
+    except (OSError, RuntimeError):
+        return str(path)
 
 
 def _markdown_under(folder: Path) -> list[Path]:
@@ -98,12 +109,15 @@ def _markdown_under(folder: Path) -> list[Path]:
 
 
 def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False, change=None,
-                  suite_timeout_s: float = 600.0, max_record_bytes: int | None = None) -> Report:
+                  suite_timeout_s: float = 600.0, max_record_bytes: int | None = None,
+                  history_findings: list[Finding] | None = None) -> Report:
     """Run the selected gates (default: all) over the records at `paths` (default: docs/design).
 
     Records that cannot be read are reported in `Report.input_errors` (exit 2 at the
     CLI); the others are still checked. `max_record_bytes` overrides the size limit
     (default 1 MiB, or the `DESIGN_GATES_MAX_RECORD_BYTES` environment variable).
+    `history_findings` (from `gates.series.ratchet`) join the results like the findings
+    of a change.
     """
     clear_cache()
     repo_root = Path(repo_root).resolve()
@@ -122,6 +136,8 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
     report.input_errors.extend(ctx.evidence.refused)
     if change is not None:
         _merge_change_findings(report, change, ctx, selected)
+    if history_findings:
+        _merge_findings(report, history_findings, selected)
     return report
 
 
@@ -241,8 +257,12 @@ def _check_self_claims(record: Record, result: RecordResult) -> None:
 def _merge_change_findings(report: Report, change, ctx: GateContext, selected) -> None:
     from gates.series import check_change
 
+    _merge_findings(report, check_change(change, ctx.records_by_id, ctx.repo_root), selected)
+
+
+def _merge_findings(report: Report, findings: list[Finding], selected) -> None:
+    """History findings join the result of the record they name, or a `(change)` entry for another file."""
     by_path = {record.path: record for record in report.records}
-    findings = check_change(change, ctx.records_by_id, ctx.repo_root)
     for finding in findings:
         if finding.gate not in selected:
             continue

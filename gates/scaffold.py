@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 
 from gates.errors import UsageError
+from gates.paths import path_problem, resolve_inside
 
 TEMPLATES = Path(__file__).parent / "templates"
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
 AUTHOR_PATTERN = re.compile(r"^\s*(?P<name>[^<>]+?)\s*<(?P<email>[^<>@\s]+@[^<>@\s]+)>\s*$")
 
 
@@ -18,6 +19,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--lang", choices=["en", "zh"], default="en", help="template language (default en)")
     parser.add_argument("--author", required=True, metavar='"NAME <EMAIL>"', help="the record's first author")
     parser.add_argument("--dir", default="docs/design", help="folder for the record (default docs/design)")
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in text)
 
 
 def _yaml_text(value: str) -> str:
@@ -39,16 +44,19 @@ def render(record_id: str, title: str, author_name: str, author_email: str, lang
 
 
 def run(args, repo_root: Path) -> int:
-    if not ID_PATTERN.match(args.id):
+    if not ID_PATTERN.fullmatch(args.id):
         raise UsageError(f"record id {args.id!r} must match {ID_PATTERN.pattern}")
-    if any(ch in args.title for ch in "\n\r") or not args.title.strip():
+    if _has_control(args.title) or any(ch in args.title for ch in "\x85\u2028\u2029") or not args.title.strip():
         raise UsageError("--title must be one non-empty line")
     author = AUTHOR_PATTERN.match(args.author)
-    if not author:
+    if not author or _has_control(args.author.strip()):
         raise UsageError(f'--author {args.author!r} must look like "Name <name@example.com>"')
     folder = Path(args.dir)
-    if folder.is_absolute() or ".." in folder.parts:
+    if folder.is_absolute() or ".." in folder.parts or path_problem(folder.as_posix()) or _has_control(args.dir):
         raise UsageError("--dir must be a folder inside the repository, relative to its root")
+    if resolve_inside(repo_root, folder.as_posix()) is None:
+        raise UsageError(f"--dir {args.dir} leads outside the repository (after following symlinks); "
+                         "gate-check new writes only inside it")
     target = repo_root / folder / f"{args.id}.md"
     text = render(args.id, args.title.strip(), author.group("name"), author.group("email"), args.lang)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -176,3 +176,57 @@ def test_evidence_that_is_no_regular_file_exits_2_without_waiting(tmp_path, caps
     code, output = run(repo, capsys, repo / "G3" / "positive" / "numeric-within-tolerance.md", "--gate", "G3")
     assert code == 2, output
     assert "evidence/numeric-cpu.json:1:1: error: artifact path is" in output and "not a regular file" in output
+def test_a_symlink_loop_named_on_the_command_line_exits_2_naming_it(repo, capsys):
+    loop = repo / "docs" / "design" / "loop.md"
+    loop.symlink_to(loop)
+    code, output = run(repo, capsys, loop)
+    assert code == 2
+    assert "docs/design/loop.md:1:" in output and "symbolic links" in output
+
+
+def test_a_symlink_loop_found_in_docs_design_exits_2_and_the_other_records_are_checked(repo, capsys):
+    (repo / "docs" / "design" / "loop.md").symlink_to(repo / "docs" / "design" / "loop.md")
+    write(repo, "other.md", GOOD.replace("id: form-complete-en", "id: other"))
+    code, output = run(repo, capsys)
+    assert code == 2
+    assert "docs/design/loop.md:1:" in output and "1 unreadable input" in output
+
+
+@pytest.mark.parametrize("record_id", ["evil\n", "evil\r", "ev\til", "evil\x1b[2J"], ids=["lf", "cr", "tab", "esc"])
+def test_new_refuses_an_id_with_control_characters_and_creates_nothing(tmp_path, capsys, record_id):
+    code = main(["new", record_id, "--title", "t", "--author", "A <a@b.c>", "--repo-root", str(tmp_path)])
+    assert code == 2 and "must match" in capsys.readouterr().err
+    assert not (tmp_path / "docs").exists()
+
+
+@pytest.mark.parametrize("option, value", [("--title", "two\nlines"), ("--title", "bell\a"),
+                                           ("--author", "A\nB <a@b.c>")], ids=["title-lf", "title-bell", "author-lf"])
+def test_new_refuses_control_characters_in_title_and_author(tmp_path, capsys, option, value):
+    args = {"--title": "t", "--author": "A <a@b.c>", option: value}
+    code = main(["new", "ok", *[x for pair in args.items() for x in pair], "--repo-root", str(tmp_path)])
+    assert code == 2
+    assert not (tmp_path / "docs").exists()
+
+
+def test_new_refuses_a_dir_that_is_a_symlink_out_of_the_repository(tmp_path_factory, capsys):
+    repo = tmp_path_factory.mktemp("repo")
+    outside = tmp_path_factory.mktemp("outside")
+    (repo / ".git").mkdir()
+    (repo / "docs").mkdir()
+    (repo / "docs" / "escape").symlink_to(outside, target_is_directory=True)
+    code = main(["new", "ok", "--title", "t", "--author", "A <a@b.c>", "--dir", "docs/escape/sub",
+                 "--repo-root", str(repo)])
+    assert code == 2 and "outside the repository" in capsys.readouterr().err
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("path", ["kernels/decode_attention/x\n.py", "kernels/\tapi.py", "docs/\x1b[1mnote.md",
+                                  "README.md\r", "tests/\x85.py"], ids=["lf", "tab", "esc", "cr", "c1"])
+def test_a_path_with_control_characters_gets_the_highest_level(path):
+    from gates.policy import parse_policy
+
+    policy = parse_policy("schema_version: 1\ndefault_level: L1\nrules:\n"
+                          "  - paths: ['docs/**', 'tests/**', 'README.md', 'kernels/*']\n    level: L0\n")
+    level, rule = policy.level_of(path)
+    assert level == "L4" and "control characters" in rule.reason
+    assert policy.level_of("docs/note.md")[0] == "L0"

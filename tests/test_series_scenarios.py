@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitrepo_builder import ADA, BEN, MAX, RITA, by_gate, evidence_json, record_text, seeded_repo
+from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, by_gate, evidence_json, record_text, seeded_repo
 
 REC = "docs/design/splitkv.md"
 PAGED = "docs/design/paged.md"
@@ -294,6 +294,38 @@ def test_a_closing_commit_outside_the_base_history_fails(repo):
     find(repo.check(), "G0", REC, bad, "not in the history of base main")
 
 
+def test_the_root_commit_does_not_close_a_stage(repo):
+    shas = walk(repo, "B")
+    root = repo.git("rev-list", "--max-parents=0", "main")
+    repo.branch("c-rooted")
+    repo.write("kernels/decode_layer.py", LAYER)
+    repo.write(REC, split_record(stage="C", closed={"A": shas["A"], "B": root}, **APPROVED))
+    bad = repo.commit("feat(kernels): route, with stage B closed by the first commit", who=ADA)
+    find(repo.check(), "G0", REC, bad, f"series.closed.B names commit {root}, which did not close stage B "
+         f"of this record: {REC} is not in it")
+
+
+def test_an_unrelated_commit_does_not_close_a_stage(repo):
+    shas = walk(repo, "A")
+    repo.write("README.md", "# kernels\n\nUnrelated.\n")
+    unrelated = repo.commit("docs: readme", who=MAX)
+    repo.branch("b-unrelated")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(REC, split_record(stage="B", closed={"A": unrelated}, **APPROVED))
+    bad = repo.commit("feat(kernels): partial kernel", who=ADA)
+    find(repo.check(), "G0", REC, bad, f"it does not change {REC}")
+    assert shas["A"] != unrelated
+
+
+def test_a_commit_that_merged_an_earlier_stage_does_not_close_a_later_one(repo):
+    shas = walk(repo, "B")
+    repo.branch("c-early")
+    repo.write("kernels/decode_layer.py", LAYER)
+    repo.write(REC, split_record(stage="C", closed={"A": shas["A"], "B": shas["A"]}, **APPROVED))
+    bad = repo.commit("feat(kernels): route, with stage B closed by the stage-A merge", who=ADA)
+    find(repo.check(), "G0", REC, bad, f"{REC} is at stage A there")
+
+
 @pytest.mark.parametrize(
     "before, after, text",
     [
@@ -339,18 +371,61 @@ def test_a_change_that_edits_no_record_gets_only_policy_and_api_checks(repo):
     assert repo.check() == []
 
 
-def test_record_scope_override_admits_the_declared_paths(repo):
+def test_the_base_policy_s_scopes_admit_the_declared_paths(repo):
     shas = walk(repo, "A")
-    scopes = {"B": ["kernels/**", "tests/**", "tools/profile.sh"]}
+    repo.write(".design-gates/policy.yaml", POLICY + "scopes:\n  B: ['kernels/**', 'tests/**', 'tools/profile.sh']\n")
+    repo.commit("policy: stage B may add the profiling script", who=MAX)
     repo.branch("b-with-tool")
     repo.write("tools/profile.sh", "#!/bin/sh\n")
     repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
-    repo.write(REC, split_record(stage="B", closed={"A": shas["A"]}, scopes=scopes, **APPROVED))
+    repo.write(REC, split_record(stage="B", closed={"A": shas["A"]}, **APPROVED))
     repo.commit("feat(kernels): partial kernel with its profiling script", who=ADA)
     assert repo.check() == []
-    repo.write("scripts/other.sh", "#!/bin/sh\n")
-    bad = repo.commit("another script", who=ADA)
-    find(repo.check(), "G0", "scripts/other.sh", bad, "may touch kernels/**, tests/**, tools/profile.sh")
+    repo.write("validation/check.py", "X = 1\n")  # in the default scope of B, not in this policy's
+    bad = repo.commit("another check", who=ADA)
+    find(repo.check(), "G0", "validation/check.py", bad, "may touch kernels/**, tests/**, tools/profile.sh")
+
+
+def test_a_record_s_scope_override_only_narrows(repo):
+    shas = walk(repo, "A")
+    repo.branch("b-narrow")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write("tests/test_partial.py", "def test_partial():\n    assert True\n")
+    repo.write(REC, split_record(stage="B", closed={"A": shas["A"]}, scopes={"B": ["kernels/**"]}, **APPROVED))
+    bad = repo.commit("feat(kernels): partial kernel, its test outside the narrowed scope", who=ADA)
+    find(repo.check(), "G0", "tests/test_partial.py", bad, "narrowed to kernels/** by the record")
+
+
+def test_a_record_cannot_widen_stage_b_to_the_ci_workflow(repo):
+    shas = walk(repo, "A")
+    repo.branch("b-wide")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(".github/workflows/gate-check.yml", "name: nothing to see\n")
+    repo.write(REC, split_record(stage="B", closed={"A": shas["A"]}, scopes={"B": ["**"]}, **APPROVED))
+    bad = repo.commit("feat(kernels): partial kernel; CI tidy", who=ADA)
+    find(repo.check(), "G0", ".github/workflows/gate-check.yml", bad, "outside the scope of the stage")
+
+
+def test_a_record_approved_on_base_with_a_wide_scope_still_cannot_widen(repo):
+    def wide(**kw):
+        return split_record(scopes={"B": ["**"]}, **kw)
+
+    pr_a(repo, record=wide)
+    sha_a = repo.merge("a-splitkv")
+    repo.branch("b-wide")
+    repo.write("kernels/decode_attention/kernel_partial.py", PARTIAL)
+    repo.write(".github/workflows/gate-check.yml", "name: nothing to see\n")
+    repo.write(REC, wide(stage="B", closed={"A": sha_a}, **APPROVED))
+    bad = repo.commit("feat(kernels): partial kernel; CI tidy", who=ADA)
+    find(repo.check(), "G0", ".github/workflows/gate-check.yml", bad, "outside the scope of the stage")
+
+
+def test_a_new_draft_record_that_opens_every_path_opens_nothing(repo):
+    repo.branch("a-open")
+    repo.write("docs/design/opener.md", record_text("opener", status="draft", scopes={"A": ["**"]}))
+    repo.write("scripts/deploy.sh", "#!/bin/sh\n")
+    bad = repo.commit("docs(design): a draft, and a script", who=BEN)
+    find(repo.check(), "G0", "scripts/deploy.sh", bad, "stage A of docs/design/opener.md may touch only the record")
 
 
 def test_findings_reach_the_runner_under_the_record_and_a_change_entry(repo):
@@ -401,3 +476,11 @@ def test_squash_merged_stages_close_with_the_squashed_commit(repo):
     repo.write(REC, split_record(stage="B", closed={"A": squashed[:12]}, **APPROVED))
     repo.commit("feat(kernels): partial kernel", who=ADA)
     assert repo.check() == []
+
+
+def test_a_kernel_file_whose_name_holds_a_newline_is_still_a_hot_path(repo):
+    repo.branch("sneaky")
+    repo.write("kernels/decode_attention/kernel\n.py", "X = 1\n")
+    bad = repo.commit("add a helper", who=BEN)
+    hit = find(repo.check(), "G8", "kernels/decode_attention/kernel\n.py", bad, "hot-path change without a design record")
+    assert "is L4 (a path with control characters" in hit[0].message

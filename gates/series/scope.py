@@ -1,6 +1,8 @@
 """G0: a pull request touches only the paths of the stage it claims.
 
-Default scopes (a record overrides any of them in `series.scopes`):
+What a stage may touch is set where the change's author cannot write: the `scopes`
+section of the policy on the base commit (`.design-gates/policy.yaml`, an L4 file),
+each stage falling back to these defaults when the policy does not name it:
 
 - A: the record itself and the evidence it declares under `docs/evidence/`
 - B: `kernels/**`, `validation/**`, `tests/**`
@@ -8,10 +10,15 @@ Default scopes (a record overrides any of them in `series.scopes`):
   `kernels/decode_attention/workspace.py`, `kernels/__init__.py`, routing files), and `tests/**`
 - D: `docs/results/**`, `docs/evidence/**`, `validation/bench/**`
 
-A record may always be edited in its own stage's pull request.
+A record's `series.scopes.<stage>` only narrows: a path must match the policy's
+scope and the record's list, as the record is on base and as it is at head. A record
+that lists `**` opens nothing the policy does not already allow. A record may always
+be edited in its own stage's pull request.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from gates.policy import any_glob_matches
 from gates.series.context import SeriesContext, claims, field_of
@@ -31,45 +38,83 @@ DEFAULT_SCOPES = {
 }
 
 
-def stage_scope(front_matter: dict, rel_path: str, stage: str) -> list[str]:
-    """The globs a pull request at `stage` of this record may touch."""
-    override = field_of(front_matter, "series", "scopes", stage)
-    if isinstance(override, list):
-        globs = [g for g in override if isinstance(g, str)]
-    else:
-        globs = list(DEFAULT_SCOPES[stage])
-        if stage == "A":
-            evidence = field_of(front_matter, "evidence", default=[])
-            globs += [
-                item["path"]
-                for item in evidence if isinstance(evidence, list)
-                if isinstance(item, dict) and isinstance(item.get("path"), str)
-                and item["path"].startswith("docs/evidence/")
-            ]
-    return [rel_path] + globs
+@dataclass(frozen=True)
+class StageScope:
+    """What a change at `stage` of one record may touch."""
+
+    record: str
+    stage: str
+    allowed: tuple[str, ...]  # the policy's scope (for A, plus the declared evidence)
+    narrowed_by: tuple[tuple[str, ...], ...]  # the record's series.scopes.<stage>, at base and at head
+
+    def admits(self, path: str) -> bool:
+        if path == self.record:
+            return True
+        return any_glob_matches(list(self.allowed), path) and all(
+            any_glob_matches(list(globs), path) for globs in self.narrowed_by
+        )
+
+    def describe(self) -> str:
+        allowed = f"{', '.join(self.allowed)} and the record itself" if self.allowed else "only the record itself"
+        narrowed = "".join(f", narrowed to {', '.join(globs) or 'nothing'} by the record"
+                           for globs in dict.fromkeys(self.narrowed_by))
+        return f"stage {self.stage} of {self.record} may touch {allowed}{narrowed}"
+
+
+def policy_scope(scopes_section: dict, stage: str) -> list[str]:
+    """The globs the base policy lets a change at `stage` touch (the defaults for a stage it leaves out)."""
+    globs = scopes_section.get(stage) if isinstance(scopes_section, dict) else None
+    if isinstance(globs, list):
+        return [g for g in globs if isinstance(g, str)]
+    return list(DEFAULT_SCOPES[stage])
+
+
+def _declared_evidence(front_matter: dict | None) -> list[str]:
+    evidence = field_of(front_matter, "evidence", default=[])
+    return [
+        item["path"]
+        for item in (evidence if isinstance(evidence, list) else [])
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"].startswith("docs/evidence/")
+    ]
+
+
+def _override(front_matter: dict | None, stage: str) -> tuple[str, ...] | None:
+    globs = field_of(front_matter, "series", "scopes", stage)
+    if globs is None:
+        return None
+    return tuple(g for g in globs if isinstance(g, str)) if isinstance(globs, list) else ()
+
+
+def stage_scope(ctx: SeriesContext, rc, stage: str) -> StageScope:
+    """The scope of a change at `stage` of the record `rc`: the base policy's, narrowed by the record."""
+    allowed = policy_scope(ctx.policy.section("scopes"), stage)
+    if stage == "A":
+        allowed += _declared_evidence(rc.head_front_matter)
+    overrides = [_override(rc.base_front_matter, stage), _override(rc.head_front_matter, stage)]
+    return StageScope(rc.rel_path, stage, tuple(dict.fromkeys(allowed)),
+                      tuple(o for o in overrides if o is not None))
 
 
 def check(ctx: SeriesContext) -> None:
     claimed = claims(ctx.change)
     if not claimed:
         return
-    scopes = [(rc, stage, stage_scope(rc.head_front_matter, rc.rel_path, stage)) for rc, stage in claimed]
+    scopes = [stage_scope(ctx, rc, stage) for rc, stage in claimed]
     own_records = {rc.rel_path for rc in ctx.change.records} | {
         rc.base.rel_path for rc in ctx.change.records if rc.base is not None
     }
     for path in ctx.change.changed_paths():
-        if path in own_records or any(any_glob_matches(globs, path) for _, _, globs in scopes):
+        if path in own_records or any(scope.admits(path) for scope in scopes):
             continue
         ctx.report("G0", path, 1, f"{path} is outside the scope of the stage this change claims ({_describe(scopes)})")
 
 
-def _describe(scopes) -> str:
+def _describe(scopes: list[StageScope]) -> str:
     """What each claimed stage may touch, with records of the same stage and scope grouped."""
     groups: dict[tuple, list[str]] = {}
-    for rc, stage, globs in scopes:
-        groups.setdefault((stage, tuple(globs[1:])), []).append(rc.rel_path)
+    for scope in scopes:
+        groups.setdefault((scope.stage, scope.allowed, scope.narrowed_by), []).append(scope.record)
     parts = []
-    for (stage, globs), records in groups.items():
-        allowed = f"{', '.join(globs)} and the record itself" if globs else "only the record itself"
-        parts.append(f"stage {stage} of {', '.join(records)} may touch {allowed}")
+    for (stage, allowed, narrowed_by), records in groups.items():
+        parts.append(StageScope(", ".join(records), stage, allowed, narrowed_by).describe())
     return "; ".join(parts)

@@ -14,14 +14,19 @@ Status moves allowed between base and head:
 *approved only with at least one reviewer whose decision is `approved`.
 
 A stage moves forward one step at a time (a new record starts at A) and never back.
-Every commit in `series.closed` must be in the history of the base ref, no stage
-later than the record's own may be closed, and a recorded closing commit never changes.
+Every commit in `series.closed` must be in the history of the base ref and must
+have closed that stage of this record: it changes the record's file (against its
+first parent: a merge commit counts by what it merged) and the record is at that
+very stage in it. The root commit or any commit that left the record alone does not
+qualify. No stage later than the record's own may be closed, and a recorded closing
+commit never changes.
 """
 
 from __future__ import annotations
 
-from gates.series.changeset import RecordChange
-from gates.record import STAGES
+from gates.errors import InputError
+from gates.record import STAGES, parse_record
+from gates.series.changeset import RecordChange, decode_text
 from gates.series.context import SeriesContext, field_of, line_of, stage_index
 from gates.series.identity import approvers
 
@@ -102,6 +107,41 @@ def _check_closed(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, he
             ctx.report("G0", rc.rel_path, line,
                        f"series.closed.{stage} names commit {sha}, which is not in the history of base "
                        f"{ctx.change.base_ref}; a stage is closed by a commit already merged")
+        else:
+            problem = _not_a_closing_commit(ctx, rc, stage, sha)
+            if problem:
+                ctx.report("G0", rc.rel_path, line,
+                           f"series.closed.{stage} names commit {sha}, which did not close stage {stage} of this "
+                           f"record: {problem}; name the commit that merged the record at stage {stage}")
+
+
+def _not_a_closing_commit(ctx: SeriesContext, rc: RecordChange, stage: str, sha: str) -> str | None:
+    """Why commit `sha` did not close `stage` of the record, or None when it did.
+
+    A closing commit changes the record's file (against its first parent, so a merge
+    commit counts by what it brought in) and leaves the record at that very stage.
+    """
+    change = ctx.change
+    parent = change.resolve_commit(f"{sha}^1")
+    paths = dict.fromkeys([rc.rel_path] + ([rc.base.rel_path] if rc.base is not None else []))
+    problems = []
+    for path in paths:
+        data = change.read_bytes_at(sha, path)
+        if data is None:
+            problems.append(f"{path} is not in it")
+            continue
+        if parent is not None and change.read_bytes_at(parent, path) == data:
+            problems.append(f"it does not change {path}")
+            continue
+        try:
+            stage_there = parse_record(decode_text(data, path), path, change.repo_root).stage
+        except InputError as exc:
+            problems.append(f"{path} does not parse there ({exc.message})")
+            continue
+        if stage_there == stage:
+            return None
+        problems.append(f"{path} is at stage {stage_there} there")
+    return "; ".join(problems)
 
 
 def check(ctx: SeriesContext) -> None:
