@@ -57,9 +57,12 @@ def test_every_group_and_head_dim_of_the_matrix_is_admitted_and_covered_on_the_c
         assert layer.route_for(1, 1, 32768).is_split, (c.id, layer.route_for(1, 1, 32768).reason)
 
 
-def test_every_per_gpu_shape_has_a_gpu_case():
-    shapes = {(c.num_q_heads, c.num_kv_heads, c.head_dim) for c in GPU_CASES}
+def test_every_per_gpu_shape_has_a_case_and_the_gpu_run_checks_every_third():
+    from validation.shapes import MODEL_CASES, model_cases
+
+    shapes = {(c.num_q_heads, c.num_kv_heads, c.head_dim) for c in model_cases()}
     assert {(c.num_q_heads, c.num_kv_heads, c.head_dim) for c in per_gpu_configs()} <= shapes
+    assert MODEL_CASES == model_cases()[::3] and len(MODEL_CASES) >= 10
 
 
 def test_the_benchmark_matrix_keeps_rows_that_fit_memory():

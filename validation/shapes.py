@@ -96,6 +96,9 @@ def model_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-GPU_CASES = GPU_CASES + model_cases()
+# The GPU evidence run checks every third model shape numerically (the bitwise suite keeps
+# the cases above, whose fingerprints are recorded by position); every group size and head
+# dim the model matrix produces is in CPU_CASES, which the GPU run also checks.
+MODEL_CASES = model_cases()[::3]
 
 SPLIT_COUNTS = (1, 2, 5, 16)

@@ -16,10 +16,10 @@ from validation.fixtures import build_fixture
 from validation.metrics import compare
 from validation.oracle import decode_attention_fp64
 from validation.routes import NUMERIC_ROUTES, run_route
-from validation.shapes import CPU_CASES, GPU_CASES
+from validation.shapes import CPU_CASES, GPU_CASES, MODEL_CASES
 from validation.tolerances import TORCH_DTYPES, tolerance_for, violations
 
-CASES = CPU_CASES + (GPU_CASES if device() == "cuda" else ())
+CASES = CPU_CASES + (GPU_CASES + MODEL_CASES if device() == "cuda" else ())
 DTYPES = ("bf16", "fp16")
 
 
