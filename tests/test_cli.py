@@ -86,7 +86,15 @@ def test_output_file(capsys, tmp_path):
     code, out, _ = run(capsys, POSITIVE, "--format", "json", "--output", target)
     assert code == 0
     assert json.loads(target.read_text(encoding="utf-8"))["ok"] is True
-    assert "1 record(s)" in out
+    assert "1 record(s)" in out and f"report written to {target}" in out
+
+
+def test_output_file_keeps_the_findings_out_of_standard_output(capsys, tmp_path):
+    record = EXAMPLES / "G2" / "positive" / "decisions-pending-at-a.md"
+    target = tmp_path / "report.txt"
+    code, out, _ = run(capsys, record, "--gate", "G2", "--stage", "B", "--output", target)
+    assert code == 1 and "has no decision" in target.read_text(encoding="utf-8")
+    assert "has no decision" not in out and out.count("\n") == 1
 
 
 @pytest.mark.parametrize("args, words", [
