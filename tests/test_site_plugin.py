@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import importlib
 import re
+import shutil
+import subprocess
+import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -52,6 +56,32 @@ def test_package_data_holds_the_stylesheet_and_every_shipped_page():
                for g in globs for p in (REPO / "gates" / "site").glob(g)}
     assert "assets/design-gates.css" in shipped
     assert {f"pages/{uri.split('/', 1)[1]}" for uri in gate_pages.shipped_page_uris()} <= shipped
+
+
+def test_a_wheel_carries_the_entry_point_the_stylesheet_and_the_shipped_pages_as_files(tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    for folder in ("gates", "kernels", "validation"):
+        shutil.copytree(REPO / folder, source / folder, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    (source / "docs").mkdir()
+    shutil.copytree(REPO / "docs" / "gates", source / "docs" / "gates")
+    for name in gate_pages.COMPANION_PAGES:
+        shutil.copy(REPO / "docs" / name, source / "docs" / name)
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                             "-w", str(tmp_path / "dist"), str(source)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        entry_points = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt"))
+        for uri in gate_pages.shipped_page_uris():
+            name = uri.split("/", 1)[1]
+            assert archive.read(f"gates/site/pages/{name}") == (gate_pages.PAGES_DIR / name).read_bytes(), name
+    assert "gates/site/assets/design-gates.css" in names
+    assert "[mkdocs.plugins]\ndesign-gates = gates.site.plugin:DesignGatesPlugin" in entry_points
 
 
 def test_every_option_is_documented():
