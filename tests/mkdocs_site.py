@@ -9,6 +9,7 @@ points read from this checkout's ``pyproject.toml``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -16,6 +17,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = REPO / "pyproject.toml"
+EXAMPLES = REPO / "tests" / "examples"
 
 
 def mkdocs_plugin_entry_points() -> dict[str, str]:
@@ -52,3 +54,20 @@ def build(config: Path, site: Path, report: Path | None = None) -> subprocess.Co
         cwd=config.parent, env=mkdocs_env(site.parent / f".{site.name}-env", report),
         capture_output=True, text=True, timeout=300,
     )
+
+
+def team_site(root: Path, extra_config: str = "") -> Path:
+    """A site without a navigation holding one example record, its evidence in docs/evidence/.
+
+    The record comes from tests/examples, whose evidence sits outside any docs folder;
+    here it moves into the docs, as in this repository, so that its links resolve.
+    """
+    record = (EXAMPLES / "G0" / "positive" / "form-complete-en.md").read_text(encoding="utf-8")
+    record = record.replace("](../../evidence/", "](../evidence/").replace("path: evidence/", "path: docs/evidence/")
+    (root / "docs" / "design").mkdir(parents=True)
+    (root / "docs" / "design" / "form-complete-en.md").write_text(record, encoding="utf-8")
+    shutil.copytree(EXAMPLES / "evidence", root / "docs" / "evidence")
+    (root / "docs" / "index.md").write_text("# Kernel team\n", encoding="utf-8")
+    config = root / "mkdocs.yml"
+    config.write_text(f"site_name: Kernel team\nplugins: [design-gates]\n{extra_config}", encoding="utf-8")
+    return config

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import textwrap
 from pathlib import Path
 
@@ -14,10 +13,9 @@ import yaml
 pytest.importorskip("mkdocs")
 pytest.importorskip("material")
 
-from mkdocs_site import REPO, build  # noqa: E402
+from mkdocs_site import REPO, build, team_site  # noqa: E402
 
 GATES = [f"G{n}" for n in range(9)]
-EXAMPLES = REPO / "tests" / "examples"
 
 
 def record_text(record_id: str, title: str = "A decode-attention change", **extra) -> str:
@@ -244,23 +242,6 @@ def test_a_gate_check_json_report_renders_instead_of_the_static_gates(tmp_path):
 # A team's own site: only `plugins: [design-gates]`
 
 
-def team_site(root: Path, extra_config: str = "") -> Path:
-    """A site without a navigation holding one example record, its evidence in docs/evidence/.
-
-    The record comes from tests/examples, whose evidence sits outside any docs folder;
-    here it moves into the docs, as in this repository, so that its links resolve.
-    """
-    record = (EXAMPLES / "G0" / "positive" / "form-complete-en.md").read_text(encoding="utf-8")
-    record = record.replace("](../../evidence/", "](../evidence/").replace("path: evidence/", "path: docs/evidence/")
-    (root / "docs" / "design").mkdir(parents=True)
-    (root / "docs" / "design" / "form-complete-en.md").write_text(record, encoding="utf-8")
-    shutil.copytree(EXAMPLES / "evidence", root / "docs" / "evidence")
-    (root / "docs" / "index.md").write_text("# Kernel team\n", encoding="utf-8")
-    config = root / "mkdocs.yml"
-    config.write_text(f"site_name: Kernel team\nplugins: [design-gates]\n{extra_config}", encoding="utf-8")
-    return config
-
-
 def nav_links(page: Path) -> list[str]:
     """The links of the site navigation on ``page`` (Material's primary sidebar or the default theme's bar)."""
     html = page.read_text(encoding="utf-8")
@@ -334,3 +315,9 @@ def test_the_report_option_renders_a_gate_check_report(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
     html = (tmp_path / "site" / "design" / "ok-record" / "index.html").read_text(encoding="utf-8")
     assert "tolerance missing" in html and "<code>gates.json</code>" in html
+
+
+def test_a_record_excluded_from_the_site_fails_the_build(tmp_path):
+    result = build(team_site(tmp_path, "exclude_docs: design/form-complete-en.md\n"), tmp_path / "site")
+    assert result.returncode != 0
+    assert "the record docs/design/form-complete-en.md is not a page of the site" in result.stderr

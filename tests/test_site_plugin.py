@@ -43,6 +43,27 @@ def test_the_mkdocs_entry_point_names_the_plugin_class():
     assert plugin.config.gate_pages is True and plugin.config.nav is True
 
 
+def test_the_plugin_class_builds_a_site_in_process_from_another_working_directory(tmp_path, monkeypatch):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs_site import team_site
+
+    from gates.site.plugin import DesignGatesPlugin
+
+    config_file = team_site(tmp_path / "team")
+    config_file.write_text(config_file.read_text(encoding="utf-8").replace("[design-gates]", "[]"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    config = load_config(str(config_file), site_dir=str(tmp_path / "site"), strict=True)
+    plugin = DesignGatesPlugin()
+    assert plugin.load_config({"records": ["docs/design/*.md"]}, str(config_file)) == ([], [])
+    config.plugins["design-gates"] = plugin
+    build(config)
+    html = (tmp_path / "site" / "design" / "form-complete-en" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<tr data-gate="(G\d)">', html) == list(GATE_IDS)
+    assert "assets/stylesheets/design-gates.css" in html
+    assert {"Design records": ["design/index.md", "design/form-complete-en.md"]} in config.nav
+
+
 def test_an_unknown_option_is_reported():
     from gates.site.plugin import DesignGatesPlugin
 

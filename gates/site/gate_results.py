@@ -70,8 +70,9 @@ def static_report(record_paths: list[str], repo_root: Path) -> dict:
     """The static gates (no suite executed) for ``record_paths``, as a ``--format json`` report."""
     from gates.runner import check_records
 
+    absolute = [str(repo_root / path) for path in record_paths]  # not relative to the working directory
     try:
-        return check_records(record_paths, repo_root, run_suites=False).to_json()
+        return check_records(absolute, repo_root, run_suites=False).to_json()
     except DesignGatesError as exc:
         raise PluginError(f"gate-check could not check the design records: {exc}") from exc
 

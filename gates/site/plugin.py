@@ -86,9 +86,9 @@ class DesignGatesPlugin(BasePlugin[DesignGatesConfig]):
         sources = find_records(self.config.records, build.repo_root, build.docs_dir)
         for source in sources:
             page = files.get_file_from_path(source.src_uri)
-            if page is None or not page.is_documentation_page():
+            if page is None or not page.is_documentation_page() or page.inclusion.is_excluded():
                 raise PluginError(f"design-gates: the record {source.repo_path} is not a page of the site "
-                                  "(is it excluded by `exclude_docs`?)")
+                                  "(excluded by `exclude_docs`?); narrow the plugin's `records` option instead")
         views = load_record_views([s.repo_path for s in sources], build.repo_root, build.report_path)
         for source in sources:
             view = views[source.repo_path]
