@@ -82,6 +82,23 @@ class DesignGatesPlugin(BasePlugin[DesignGatesConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """Load and check every record; add the shipped pages, the indexes and the navigation entries."""
+        self._load_records(files)
+        added_gate_pages = self._add_pages(files, config)
+        sections = []
+        if self.config.nav:
+            index = self._records_index_uri()
+            index_page = [index] if index and files.get_file_from_path(index) else []
+            records = self._require_build().records
+            sections.append((self.config.records_section,
+                             index_page + sorted(records, key=lambda uri: records[uri].id)))
+        if added_gate_pages:
+            sections.append((self.config.gate_pages_section, added_gate_pages))
+        if sections:
+            config.nav = site_nav.with_sections(self._nav_without(sections, files, config), sections)
+        return files
+
+    def _load_records(self, files: Files) -> None:
+        """Every record the ``records`` option names, checked, as a ``RecordView`` per page."""
         build = self._require_build()
         sources = find_records(self.config.records, build.repo_root, build.docs_dir)
         for source in sources:
@@ -95,17 +112,18 @@ class DesignGatesPlugin(BasePlugin[DesignGatesConfig]):
             build.records[source.src_uri] = view
             build.record_uris.setdefault(view.id, source.src_uri)
 
+    def _add_pages(self, files: Files, config: MkDocsConfig) -> list[str]:
+        """Add the stylesheet, the shipped gate pages and the indexes; return the gate pages added."""
+        build = self._require_build()
         if files.get_file_from_path(STYLESHEET_URI) is None:
             files.append(File.generated(config, STYLESHEET_URI, abs_src_path=str(STYLESHEET)))
-        added_gate_pages = []
-        if self.config.gate_pages:
-            added_gate_pages = gate_pages.pages_to_add({f.src_uri for f in files})
-            for uri in added_gate_pages:
-                files.append(File.generated(config, uri, content=gate_pages.shipped_page(uri),
-                                            inclusion=InclusionLevel.INCLUDED))
-        records_index_uri = index_uri(self.config.records, build.repo_root, build.docs_dir)
-        if records_index_uri:
-            self._add_generated(files, config, records_index_uri,
+        added_gate_pages = gate_pages.pages_to_add({f.src_uri for f in files}) if self.config.gate_pages else []
+        for uri in added_gate_pages:
+            files.append(File.generated(config, uri, content=gate_pages.shipped_page(uri),
+                                        inclusion=InclusionLevel.INCLUDED))
+        index = self._records_index_uri()
+        if index:
+            self._add_generated(files, config, index,
                                 lambda page: records_index(list(build.records.values()), self._linker(page, files)))
         results = [f for f in files.documentation_pages()
                    if f.src_uri.startswith(RESULTS_DIR + "/") and f.src_uri != RESULTS_INDEX]
@@ -113,17 +131,11 @@ class DesignGatesPlugin(BasePlugin[DesignGatesConfig]):
             reports = [(f.src_uri, _first_heading(f) or f.name) for f in results]
             self._add_generated(files, config, RESULTS_INDEX,
                                 lambda page: results_index(reports, self._linker(page, files)))
+        return added_gate_pages
 
-        sections = []
-        if self.config.nav:
-            index_page = [records_index_uri] if records_index_uri and files.get_file_from_path(records_index_uri) else []
-            record_pages = sorted(build.records, key=lambda uri: build.records[uri].id)
-            sections.append((self.config.records_section, index_page + record_pages))
-        if added_gate_pages:
-            sections.append((self.config.gate_pages_section, added_gate_pages))
-        if sections:
-            config.nav = site_nav.with_sections(self._nav_without(sections, files, config), sections)
-        return files
+    def _records_index_uri(self) -> str | None:
+        build = self._require_build()
+        return index_uri(self.config.records, build.repo_root, build.docs_dir)
 
     def on_page_markdown(self, markdown: str, page, config: MkDocsConfig, files: Files) -> str:
         """Escape a record's title wherever the theme prints it; drop any page ``status``."""
