@@ -234,19 +234,20 @@ def test_without_an_output_path_the_plugin_writes_nothing(tmp_path):
 
 
 def test_gate_check_run_suites_judges_the_hosts_suite(host):
-    (host / "docs" / "design").mkdir(parents=True)
-    record = host / "docs" / "design" / "tinyops-scaled-sum.md"
-    record.write_text(RECORD, encoding="utf-8")
-    report = check_records([record], host, gates=["G3", "G4"], run_suites=True, suite_timeout_s=120)
-    gates_result = report.records[0].gates
-    assert gates_result["G3"].status is Status.PASS, [f.message for f in gates_result["G3"].findings]
-    assert gates_result["G4"].status is Status.PASS, [f.message for f in gates_result["G4"].findings]
-
-    record.write_text(RECORD.replace("dtype: bf16, max: 1.0e-2}", "dtype: bf16, max: 1.0e-9}"), encoding="utf-8")
-    report = check_records([record], host, gates=["G3"], run_suites=True, suite_timeout_s=120)
-    g3 = report.records[0].gates["G3"]
-    assert g3.status is Status.FAIL
-    assert "bf16 rel_l2 = " in g3.findings[0].message and "exceeds the declared max 1e-09" in g3.findings[0].message
+    design = host / "docs" / "design"
+    design.mkdir(parents=True)
+    (design / "tinyops-scaled-sum.md").write_text(RECORD, encoding="utf-8")
+    (design / "tinyops-too-tight.md").write_text(
+        RECORD.replace("id: tinyops-scaled-sum", "id: tinyops-too-tight")
+              .replace("dtype: bf16, max: 1.0e-2}", "dtype: bf16, max: 1.0e-9}"), encoding="utf-8")
+    report = check_records([design / "tinyops-scaled-sum.md", design / "tinyops-too-tight.md"], host,
+                           gates=["G3", "G4"], run_suites=True, suite_timeout_s=120)  # one run per suite
+    passing, too_tight = (record.gates for record in report.records)
+    assert passing["G3"].status is Status.PASS, [f.message for f in passing["G3"].findings]
+    assert passing["G4"].status is Status.PASS, [f.message for f in passing["G4"].findings]
+    assert too_tight["G3"].status is Status.FAIL
+    message = too_tight["G3"].findings[0].message
+    assert "bf16 rel_l2 = " in message and "exceeds the declared max 1e-09 (the run of tests/test_ops.py)" in message
 
 
 def test_the_worst_value_is_kept_per_metric_and_dtype():
