@@ -64,9 +64,8 @@ def judged_results(record: Record, ctx: GateContext, section: str, kind: str, ga
         parts = [f"suite {run.suite} failed (pytest exit {run.returncode})"] if run.returncode not in (0, None) else []
         parts += [run.problem] if run.problem else []
         if parts:
-            notes = "".join(f"\n  {note}" for note in run.explanations)
-            tail = f"\n  pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""
-            add((section, "suite"), "; ".join(parts) + notes + tail)
+            tail = f"; pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""
+            add((section, "suite"), "; ".join(parts + list(run.explanations)) + tail)
         if run.data is None:
             return None
         for error in run_errors(run.data):
