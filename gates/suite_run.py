@@ -54,7 +54,9 @@ observer = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(observer)
 import pytest
 evidence_plugin = importlib.import_module("gates.evidence_plugin")
-sys.exit(int(pytest.main([*args, "-p", "no:design_gates_evidence"], plugins=[observer, evidence_plugin])))
+sys.exit(int(pytest.main([*args, "-p", "no:design_gates_evidence", "-W",
+                          "ignore:Module already imported so cannot be rewritten; gates:pytest.PytestAssertRewriteWarning"],
+                         plugins=[observer, evidence_plugin])))
 """
 
 EXIT_MEANINGS = {

@@ -273,3 +273,28 @@ def test_a_nan_metric_and_a_metric_of_unknown_direction_are_refused():
     with pytest.raises(ValueError, match="name it min_... or max_..., or pass worst="):
         worst_direction("snr_db")
     assert worst_direction("snr_db", worst="min") == "min"
+
+
+def test_installed_through_its_entry_point_the_plugin_needs_no_option(tmp_path, monkeypatch):
+    (entry,) = [line for line in (DESIGN_GATES_ROOT / "pyproject.toml").read_text(encoding="utf-8").splitlines()
+                if line.startswith("design_gates_evidence = ")]
+    dist = tmp_path / "site" / "design_gates_installed-0.1.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: design-gates-installed\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[pytest11]\n{entry.replace(chr(34), '')}\n")
+    tests = ("import pytest\nfrom plainops import double\n\n@pytest.mark.design_gates(kind='numeric')\n"
+             "def test_double(record_metric):\n    record_metric('max_abs', abs(double(0.5) - 1.0), dtype='fp32')\n")
+    host = make_host(tmp_path / "plain", {"plainops/__init__.py": PLAIN_OPS, "tests/test_plain.py": tests})
+    path = os.pathsep.join([str(DESIGN_GATES_ROOT), str(tmp_path / "site")])
+    environ = dict(os.environ, PYTHONPATH=path, DESIGN_GATES_EVIDENCE_OUT=str(tmp_path / "evidence.json"),
+                   DESIGN_GATES_COVERS='["plainops/**"]')
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=host,
+                          env=environ, capture_output=True, text=True, timeout=120)
+    assert artifact(tmp_path / "evidence.json")["results"]["passed"] is True, done.stdout + done.stderr
+
+    from gates.suite_run import run_suite
+
+    monkeypatch.setenv("PYTHONPATH", path)
+    run = run_suite("tests", host, 120, ["plainops/**"], "numeric")  # gate-check's own copy, not twice
+    assert (run.returncode, run.problem, run.data["results"]["passed"]) == (0, None, True), run.output_tail
+    assert "warning" not in run.output_tail
