@@ -74,7 +74,7 @@ class EvidenceCollector:
         self.anchors: dict[str, dict] = {}                   # name -> {"passed", "cases"}
         self.fingerprints: dict[str, str] = {}
         self.tests: dict[str, dict] = {}                     # nodeid -> {"kinds", "anchor", "outcome"}
-        self.errors: list[str] = []
+        self.errors: list[tuple[str | None, str]] = []      # (kind, or None for every kind; message)
 
     def measuring(self, nodeid: str, kind: str, anchor: str | None = None) -> None:
         """Note that test `nodeid` measures for `kind` (its outcome then counts)."""
@@ -94,7 +94,7 @@ class EvidenceCollector:
             raise ValueError(f"metric {name!r} for {key} was recorded with worst={entry['direction']!r} before")
         self.cases.setdefault(key, set()).add(case)
         if not math.isfinite(number):
-            self.errors.append(f"metric {name} for {key} is {number} in {case}")
+            self.errors.append((NUMERIC, f"metric {name} for {key} is {number} in {case}"))
             entry["worst"] = number
         elif entry["worst"] is None or math.isfinite(entry["worst"]):
             pick = max if direction == "max" else min
@@ -116,7 +116,7 @@ class EvidenceCollector:
             raise ValueError(f"fingerprint {key!r} must be a lowercase SHA-256 hex digest, got {sha256!r}")
         previous = self.fingerprints.get(key)
         if previous is not None and previous != sha256:
-            self.errors.append(f"fingerprint {key} was recorded twice with different values")
+            self.errors.append((BITWISE, f"fingerprint {key} was recorded twice with different values"))
         self.fingerprints[key] = sha256
 
     def outcome(self, nodeid: str, phase: str, outcome: str) -> None:
@@ -143,7 +143,7 @@ class EvidenceCollector:
         (an unreadable covers setting, a glob that matches nothing)."""
         tests = {nodeid: entry["outcome"] or "not run" for nodeid, entry in sorted(self.tests.items())
                  if kind in entry["kinds"]}
-        errors = list(self.errors) + list(errors)
+        errors = [message for of_kind, message in self.errors if of_kind in (None, kind)] + list(errors)
         if not tests:
             errors.append(f"no test marked @pytest.mark.design_gates(kind={kind!r}) or recording {kind} evidence ran")
         for nodeid, outcome in tests.items():

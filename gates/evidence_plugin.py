@@ -48,6 +48,7 @@ FIXTURE_KINDS = {"record_metric": NUMERIC, "record_anchor": BITWISE, "record_fin
 COLLECTOR = pytest.StashKey[EvidenceCollector]()
 OUT_BEFORE = pytest.StashKey[object]()
 MARKER_PROBLEM = pytest.StashKey[str]()
+WRITTEN = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
@@ -106,7 +107,7 @@ def pytest_collection_finish(session):
             spec = marker_spec(item)
         except ValueError as exc:
             item.stash[MARKER_PROBLEM] = str(exc)
-            collector.errors.append(f"{item.nodeid}: {exc}")
+            collector.errors.append((None, f"{item.nodeid}: {exc}"))
             continue
         if spec is not None:
             collector.measuring(item.nodeid, *spec)
@@ -204,13 +205,17 @@ def pytest_sessionfinish(session, exitstatus):
     covers, covers_errors = covers_to_bind(root)
     sources, glob_errors = binding(root, covers)
     env = environment()
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    written = config.stash.setdefault(WRITTEN, [])
     for kind in kinds:
         path = out if len(kinds) == 1 else out.with_name(f"{out.stem}-{kind}{out.suffix}")
         results = collector.results(kind, exitstatus, env["backend"], errors + covers_errors + glob_errors)
         artifact = build_artifact(kind=kind, artifact_id=artifact_id_for(path), results=results, commit=commit,
                                   sources=sources, env=env)
         write_artifact(path, artifact)
-        if reporter is not None:
-            verdict = "passed" if results["passed"] else f"NOT passed: {results['errors'][0]}"
-            reporter.write_line(f"design-gates evidence: {kind} artifact {path} ({verdict})")
+        verdict = "passed" if results["passed"] else f"NOT passed: {results['errors'][0]}"
+        written.append(f"design-gates evidence: {kind} artifact {path} ({verdict})")
+
+
+def pytest_terminal_summary(terminalreporter):
+    for line in terminalreporter.config.stash.get(WRITTEN, []):
+        terminalreporter.write_line(line)

@@ -270,6 +270,7 @@ def test_a_nan_metric_and_a_metric_of_unknown_direction_are_refused():
     results = collector.results("numeric", 0, "cpu")
     assert results["passed"] is False and "metric rel_l2 for fp16 is nan in c" in results["errors"]
     assert "rel_l2" not in results["per_dtype"]["fp16"]
+    assert not any("nan" in error for error in collector.results("bitwise", 0, "cpu")["errors"])
     with pytest.raises(ValueError, match="name it min_... or max_..., or pass worst="):
         worst_direction("snr_db")
     assert worst_direction("snr_db", worst="min") == "min"
