@@ -38,8 +38,6 @@ from pathlib import Path
 import pytest
 
 from gates.evidence_collector import BITWISE, KINDS, NUMERIC, EvidenceCollector
-from gates.evidence_writer import artifact_id_for, binding, build_artifact, covers_to_bind, environment, \
-    host_checkout, write_artifact
 
 EVIDENCE_OUT_ENV = "DESIGN_GATES_EVIDENCE_OUT"
 KIND_ENV = "DESIGN_GATES_EVIDENCE_KIND"
@@ -196,11 +194,17 @@ def pytest_sessionfinish(session, exitstatus):
     if written_by_other and not collector.has_measured():
         return
     errors = [f"another writer in this session also wrote {out}; one artifact, one writer"] if written_by_other else []
+    if config.pluginmanager.hasplugin("dsession"):
+        errors.append("pytest-xdist ran the tests in worker processes, where this session cannot see them; "
+                      "run the evidence session without -n")
     named = config.getoption("design_gates_evidence_kind", None) or os.environ.get(KIND_ENV)
     if named and named not in KINDS:
         errors.append(f"${KIND_ENV} must be 'numeric' or 'bitwise', got {named!r}")
         named = None
     kinds = [named] if named else (collector.kinds_measured() or [NUMERIC])
+    from gates.evidence_writer import (artifact_id_for, binding, build_artifact, covers_to_bind, environment,
+                                       host_checkout, write_artifact)
+
     root, commit = host_checkout(config.rootpath)
     covers, covers_errors = covers_to_bind(root)
     sources, glob_errors = binding(root, covers)
