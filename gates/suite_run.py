@@ -7,7 +7,9 @@ globs as a JSON list (the artifact's writer binds those files). gate-check also 
 its own observer plugin (`gates/suite_observer.py`, by file path) into the run, which
 reports the repository files the run imported: the gate, not the suite, says what was
 measured. It loads design-gates' evidence plugin (`gates.evidence_plugin`) the same
-way, from gate-check's own `gates` package and with `DESIGN_GATES_EVIDENCE_KIND` naming
+way, from gate-check's own `gates` package (bound to that name before the run starts, so
+a `gates` package of the repository under review cannot stand in for it; the entry
+point's copy is blocked) and with `DESIGN_GATES_EVIDENCE_KIND` naming
 the kind the gate judges, so an ordinary pytest suite that marks its tests writes the
 artifact without any code of its own. The artifact and the import list are read only
 if they are regular files.
