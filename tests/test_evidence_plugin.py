@@ -233,20 +233,22 @@ def test_without_an_output_path_the_plugin_writes_nothing(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]
 
 
-def test_gate_check_run_suites_judges_the_hosts_suite(host):
+def test_gate_check_run_suites_judges_the_hosts_suite(host, capsys):
+    from gates.cli import main
+
     design = host / "docs" / "design"
     design.mkdir(parents=True)
     (design / "tinyops-scaled-sum.md").write_text(RECORD, encoding="utf-8")
     (design / "tinyops-too-tight.md").write_text(
         RECORD.replace("id: tinyops-scaled-sum", "id: tinyops-too-tight")
               .replace("dtype: bf16, max: 1.0e-2}", "dtype: bf16, max: 1.0e-9}"), encoding="utf-8")
-    report = check_records([design / "tinyops-scaled-sum.md", design / "tinyops-too-tight.md"], host,
-                           gates=["G3", "G4"], run_suites=True, suite_timeout_s=120)  # one run per suite
-    passing, too_tight = (record.gates for record in report.records)
-    assert passing["G3"].status is Status.PASS, [f.message for f in passing["G3"].findings]
-    assert passing["G4"].status is Status.PASS, [f.message for f in passing["G4"].findings]
-    assert too_tight["G3"].status is Status.FAIL
-    message = too_tight["G3"].findings[0].message
+    code = main([str(design), "--repo-root", str(host), "--gate", "G3,G4", "--run-suites", "--suite-timeout", "120",
+                 "--format", "json"])  # one run per suite and kind, shared by both records
+    report = {record["id"]: record["gates"] for record in json.loads(capsys.readouterr().out)["records"]}
+    passing, too_tight = report["tinyops-scaled-sum"], report["tinyops-too-tight"]
+    assert (passing["G3"]["status"], passing["G4"]["status"]) == ("pass", "pass"), passing
+    assert too_tight["G3"]["status"] == "fail" and code == 1
+    message = too_tight["G3"]["findings"][0]["message"]
     assert "bf16 rel_l2 = " in message and "exceeds the declared max 1e-09 (the run of tests/test_ops.py)" in message
 
 
