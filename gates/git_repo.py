@@ -387,3 +387,18 @@ def checked_out_tree(repo_root, rev: str):
         except OSError:
             pass
         repo.close()
+
+
+def checkout_of(folder) -> tuple[Path, str | None] | None:
+    """(top level, HEAD commit) of the git checkout that holds `folder` (`git rev-parse
+    --show-toplevel`); the commit is None before the first commit; None outside a checkout."""
+    try:
+        repo = git.Repo(Path(folder), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:
+        if repo.working_tree_dir is None:
+            return None
+        return Path(repo.working_tree_dir), _GitReader(repo).resolve_commit("HEAD")
+    finally:
+        repo.close()

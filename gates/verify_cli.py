@@ -106,7 +106,7 @@ def verify_record(record, ctx, out: _Printer) -> None:
             out.line(record, entry.keys, gate, False, finding.message)
         if artifact is None:
             continue
-        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [])
+        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [], kind)
         if run.data is None or not run.passed:
             reason = run.problem or f"suite {run.suite} failed (pytest exit {run.returncode})"
             out.line(record, (section, "suite"), gate, False, f"{reason}; pytest output ends:\n{run.output_tail}")
