@@ -127,6 +127,10 @@ class Settings:
         """The profile a record follows (its `process`, else the default); None when not allowed."""
         return self.profiles.get(process if process is not None else self.profile)
 
+    def configures(self, key: str) -> bool:
+        """True when the configuration file sets the top-level `key` (not merely its default)."""
+        return any(path[:1] == (key,) for path in self.lines)
+
     def is_record_path(self, path: str) -> bool:
         """A design record: a Markdown file below a records folder (index, README and `_*` pages are not)."""
         return is_record_path(path, self.records)
@@ -198,6 +202,10 @@ def settings_from_data(data: dict | None, source: str | None = None, lines: dict
                          f"profile: {profile!r} is not among the allowed profiles ({', '.join(profiles)}); "
                          f"list it under profiles or choose one of them")
     for name, settings in configured.items():
+        for stage, gates in settings.get("gates", {}).items():
+            if "G0" not in gates:
+                raise InputError(where, _line(lines, ("profiles", name, "gates", stage)),
+                                 f"profiles.{name}.gates.{stage}: G0 (form) applies at every stage; add it")
         for stage in list(settings.get("scopes", {})) + list(settings.get("gates", {})):
             if stage not in PROCESS_STAGES[name]:
                 kind = "scopes" if stage in settings.get("scopes", {}) else "gates"
