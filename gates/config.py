@@ -355,7 +355,7 @@ def load_settings(repo_root) -> Settings:
 
 def settings_at(change, ref: str) -> Settings:
     """The settings as committed at `ref` of a change (`gates.series.changeset.ChangeSet`)."""
-    return settings_from_reader(lambda path: change.read_bytes_at(ref, path))
+    return settings_from_reader(lambda path: change.read_at(ref, path))
 
 
 def judging_settings(head: Settings, base: Settings) -> Settings:
