@@ -215,3 +215,17 @@ def test_every_gate_applies_by_default(tmp_path):
     record = _record(tmp_path)
     result = check_record(record, GateContext(tmp_path, records_by_id={record.id: record}), ["G1"])
     assert result.gates["G1"].status != Status.NOT_APPLICABLE  # §1 cites nothing: G1 fails
+
+
+def test_the_documented_examples_are_valid_and_say_the_same():
+    import re
+
+    text = (REPO / "docs/configuration.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(toml|yaml)\n(.*?)```", text, re.S)
+    tables = [parse_pyproject(block) for kind, block in blocks if kind == "toml"]
+    assert all(table is not None for table in tables)
+    this_repository, library = tables
+    assert this_repository == load_settings(REPO)
+    as_yaml = parse_config_yaml([block for kind, block in blocks if kind == "yaml"][-1])
+    fields = ("records", "policy", "evidence", "profile", "profiles", "g7_extra_terms")
+    assert [getattr(library, f) for f in fields] == [getattr(as_yaml, f) for f in fields]
