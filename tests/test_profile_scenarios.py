@@ -129,3 +129,25 @@ def test_records_in_a_configured_folder_are_found_in_the_history(repo):
     repo.write("rfcs/splitkv.md", record_text("splitkv", stage="B"))
     repo.commit("docs(design): split-KV record", who=ADA)
     find(repo.check(), "G0", "rfcs/splitkv.md", text="a new record starts at stage A, this one claims B")
+
+
+def test_the_record_gates_also_judge_a_change_by_the_base_configuration(repo):
+    from gates.git_repo import load_change_set
+    from gates.runner import check_records
+
+    def schema_valid(**kw):
+        extra = {"unknowns": [], "claim_level": "kernel", "independence": {"defect": False, "note": "none"},
+                 "self_check": {f"G{n}": "fail" for n in range(9)}}
+        return single(**{**kw, "evidence": (), "extra": extra})
+
+    single_pr(repo, record=schema_valid, also={CONFIG: BOTH})
+    change = load_change_set(repo.root, "main")
+    try:
+        with_base = check_records([], repo.root, gates=["G0"], change=change)
+    finally:
+        change.close()
+    messages = [f.message for record in with_base.records if record.path == REC for f in record.findings()]
+    assert any("process 'single-pr' is not allowed by the configuration (the defaults: stacked)" in m
+               for m in messages), messages
+    working_tree = check_records([], repo.root, gates=["G0"])  # without --base: the tree's own configuration
+    assert not any("is not allowed" in f.message for record in working_tree.records for f in record.findings())
