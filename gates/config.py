@@ -33,7 +33,7 @@ from __future__ import annotations
 import difflib
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -364,13 +364,12 @@ def judging_settings(head: Settings, base: Settings) -> Settings:
     A change that moves its records still has them found (head's folders), but the
     scopes, gates, profiles, policy path and evidence folders are the base's.
     """
-    from dataclasses import replace
-
     return replace(base, records=tuple(dict.fromkeys(base.records + head.records)))
 
 
-def tool_table_text(text: str | None) -> object:
-    """The parsed `[tool.design-gates]` table of pyproject text (None when absent or unreadable)."""
+def tool_table(text: str | None) -> object:
+    """The parsed `[tool.design-gates]` table of pyproject text, to compare two versions of the file
+    (None when there is no table; a marker string when the TOML does not parse)."""
     if text is None:
         return None
     try:

@@ -229,3 +229,13 @@ def test_the_documented_examples_are_valid_and_say_the_same():
     as_yaml = parse_config_yaml([block for kind, block in blocks if kind == "yaml"][-1])
     fields = ("records", "policy", "evidence", "profile", "profiles", "g7_extra_terms")
     assert [getattr(library, f) for f in fields] == [getattr(as_yaml, f) for f in fields]
+
+
+def test_new_records_go_to_the_first_configured_records_folder(tmp_path, capsys):
+    from gates.cli import main
+
+    write(tmp_path, CONFIG_FILE, "records: [rfcs, docs/design]\n")
+    assert main(["new", "fused-merge", "--title", "Fused merge", "--author", "A <a@b.c>",
+                 "--repo-root", str(tmp_path)]) == 0
+    assert (tmp_path / "rfcs" / "fused-merge.md").is_file()
+    assert "created rfcs/fused-merge.md" in capsys.readouterr().out

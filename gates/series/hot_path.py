@@ -16,7 +16,7 @@ level in it is reported as loosening the policy. So is the configuration
 
 from __future__ import annotations
 
-from gates.config import CONFIG_FILE, PYPROJECT, tool_table_text
+from gates.config import CONFIG_FILE, PYPROJECT, tool_table
 from gates.errors import InputError
 from gates.policy import any_glob_matches, parse_policy
 from gates.series.context import SeriesContext, field_of
@@ -82,7 +82,7 @@ def _configuration_changed(ctx: SeriesContext, path: str) -> bool:
             before, after = change.read_at(change.base, path), change.read_at(change.head, path)
         except InputError:
             return True
-        return tool_table_text(before) != tool_table_text(after)
+        return tool_table(before) != tool_table(after)
     return False
 
 
