@@ -97,10 +97,6 @@ class Profile:
         """The gates that apply at `stage` (every gate for a stage the process lacks)."""
         return self.gates.get(stage, GATE_NAMES)
 
-    @property
-    def first_stage(self) -> str:
-        return self.stages[0]
-
 
 @dataclass(frozen=True)
 class Settings:
