@@ -237,13 +237,9 @@ def _explain(error, where: str, data: dict) -> str:
         message = (f"{where} does not match the configuration schema: {where_key}: {_value_at(data, error.path)!r} "
                    "is not a repository path (relative to the root, POSIX separators, no '..' and no glob "
                    "characters)")
-    if error.choices:
-        if "unknown key" in error.message:
-            wrong = str(error.path[-1]) if error.path else ""
-            message += f"; the keys allowed there are {', '.join(error.choices)}"
-        else:
-            wrong = str(_value_at(data, error.path))
-            message += f"; allowed: {', '.join(error.choices)}"
+    if error.choices and "unknown key" not in error.message:  # an unknown key's message names the keys already
+        wrong = str(_value_at(data, error.path))
+        message += f"; allowed: {', '.join(error.choices)}"
         close = difflib.get_close_matches(wrong, error.choices, n=1, cutoff=0.6)
         if close:
             message += f" (did you mean {close[0]!r}?)"

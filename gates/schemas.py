@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -52,15 +53,22 @@ def validate(name: str, document) -> list[SchemaError]:
             choices = tuple(sorted(known))
             if extra:
                 path = path + (extra[0],)
-                message = f"unknown key {extra[0]!r}" + (f" (and {len(extra) - 1} more)" if len(extra) > 1 else "")
+                message = "; ".join(_unknown_key(key, known) for key in extra)
         elif error.validator == "required":
             message = error.message.replace(" is a required property", " is required")
         elif error.validator == "enum":
             choices = tuple(str(value) for value in error.validator_value)
             if "propertyNames" in error.schema_path:
                 path = path + (error.instance,)
-                message = f"unknown key {error.instance!r}"
+                message = _unknown_key(str(error.instance), set(choices))
         where = ".".join(str(part) for part in error.absolute_path)
         errors.append(SchemaError(path, f"{where}: {message}" if where else message, choices))
     errors.sort(key=lambda e: [str(p) for p in e.path])
     return errors
+
+
+def _unknown_key(key: str, known: set) -> str:
+    """"unknown key 'reviewer' (did you mean 'reviewers'?; allowed: ...)"."""
+    guess = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {guess[0]!r}?; " if guess else ""
+    return f"unknown key {key!r} ({hint}allowed: {', '.join(sorted(known)) or 'none'})"
