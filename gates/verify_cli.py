@@ -2,7 +2,7 @@
 
     gate-check verify [RECORD...] [--suite-timeout SECONDS]
 
-For each record (default: every record under docs/design/) with a `numeric_contract`
+For each record (default: every record in the configured records folders) with a `numeric_contract`
 or `bitwise` suite, the suite is run here (on the CPU, through the Triton interpreter
 when there is no GPU) and its results are set beside the committed artifact's:
 
@@ -30,7 +30,7 @@ SUITES = (("numeric_contract", "numeric", "G3"), ("bitwise", "bitwise", "G4"))
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("paths", nargs="*", help="record files or folders (default: docs/design)")
+    parser.add_argument("paths", nargs="*", help="record files or folders (default: the configured records folders)")
     parser.add_argument("--suite-timeout", type=float, default=600.0, metavar="SECONDS",
                         help="time limit per suite run (default 600)")
 
