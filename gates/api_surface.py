@@ -40,6 +40,9 @@ from gates.module_scope import (
 )
 
 
+UNBOUND = "unbound"  # listed in `__all__`, bound by nothing the checker can see (a submodule, or a name deleted)
+
+
 @dataclass
 class ModuleSurface:
     module: str
@@ -50,6 +53,7 @@ class ModuleSurface:
     star_paths: list[str] = field(default_factory=list)  # files read to follow star imports
     star_modules: list[str] = field(default_factory=list)  # their dotted names
     import_paths: list[str] = field(default_factory=list)  # files read to follow the imports of public names
+    imports: dict[str, Entry] = field(default_factory=dict)  # names a module imports without exporting them
 
 
 @dataclass(frozen=True)
@@ -90,13 +94,17 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
     else:
         public = [name for name, entry in scope.names.items() if _is_public(name, entry, is_package)]
     for name in public:
-        entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, "import", 1)))
+        entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))
         surface.entries[name] = _with_decorators(scope, entry)
         if name in scope.rebound:
             _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
         if entry.kind == "class":
             members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
             surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()})
+    for name, entry in scope.names.items():
+        if name not in surface.entries and entry.kind == "import" and not name.startswith("_"):
+            resolved, _, _ = scope.definition(entry)  # unreadable: compared as an import the checker cannot read
+            surface.imports[name] = _with_decorators(scope, resolved)
     for name in switch_names:
         entry = scope.names.get(name)
         if entry is not None:
@@ -224,7 +232,7 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
     changes = []
     followed = set(new.star_modules)
     for name, before in old.entries.items():
-        after = new.entries.get(name)
+        after = new.entries.get(name) or new.imports.get(name)
         if before.kind == STAR_IMPORT and name[2:] in followed:
             continue  # the module it names is in the repository now: its names are the surface
         if name.startswith("switch:"):
@@ -237,6 +245,9 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
             continue
         if after is None:
             changes.append(_removed(old.module, name, before))
+            continue
+        if after.kind == UNBOUND and before.kind != UNBOUND:
+            changes.append(ApiChange(name, 1, f"'{old.module}.{name}' is listed in __all__ but no longer bound"))
             continue
         changes.extend(_decorator_changes(old.module, name, before, after))
         if before.params is not None and after.params is not None:

@@ -175,7 +175,12 @@ class ModuleScope:
             module, _, name = target.rpartition(".")
         else:
             return decorator
-        found, _, error = self.definition(Entry(name, "import", 1, source=f"{module}:{name}"))
+        own = self.names.get(name) if module == self.module else None
+        if own is not None:
+            found, _, error = self.definition(own)
+            found = found if found.origin is not None or found.source else replace(found, origin=(self.path, found.line))
+        else:
+            found, _, error = self.definition(Entry(name, "import", 1, source=f"{module}:{name}"))
         if error or found.origin is None:
             return decorator  # outside the repository (or unreadable): opaque, compared by its text
         if found.passthrough and target == decorator:
