@@ -307,23 +307,32 @@ def _literal(node: ast.expr | None):
         raise ValueError(ast.unparse(node)) from None
 
 
+def module_paths(dotted: str, roots=DEFAULT_PACKAGE_ROOTS) -> list[tuple[str, str]]:
+    """Where a dotted module may live, in the order Python's path finder tries them: (root, repository path).
+
+    Under each package root in order (`.` is the repository root; `src` gives
+    `src/a/b/__init__.py`), the package `a/b/__init__.py` comes before the module `a/b.py`.
+    """
+    rel = dotted.replace(".", "/")
+    found = []
+    for root in roots:
+        prefix = "" if root in (".", "") else root.strip("/") + "/"
+        found += [(root, f"{prefix}{rel}/__init__.py"), (root, f"{prefix}{rel}.py")]
+    return found
+
+
 def module_reader(read_text: ReadText, roots=DEFAULT_PACKAGE_ROOTS) -> ReadModule:
     """A `read_module` over `read_text(path)`, which reads one repository file (None: no such file).
 
-    A dotted name is the package `a/b/__init__.py`, else the module `a/b.py` (the order
-    Python's path finder tries them), looked for under each package root in order
-    (`.` is the repository root; `src` finds `src/a/b/__init__.py`). `read_text` raises
-    `InputError` for a file that is there but cannot be read.
+    Modules are looked for where `module_paths` says. `read_text` raises `InputError`
+    for a file that is there but cannot be read.
     """
 
     def read_module(dotted: str) -> tuple[str, str] | None:
-        rel = dotted.replace(".", "/")
-        for root in roots:
-            prefix = "" if root in (".", "") else root.strip("/") + "/"
-            for path in (f"{prefix}{rel}/__init__.py", f"{prefix}{rel}.py"):
-                text = read_text(path)
-                if text is not None:
-                    return text, path
+        for _, path in module_paths(dotted, roots):
+            text = read_text(path)
+            if text is not None:
+                return text, path
         return None
 
     return read_module

@@ -83,6 +83,7 @@ class Policy:
     default_level: str = "L0"
     api_packages: list[str] = field(default_factory=list)
     switches: list[str] = field(default_factory=list)  # "package.module:NAME"
+    api_package_roots: list[str] = field(default_factory=lambda: [".", "src"])  # where api packages are looked for
     path: str = POLICY_PATH
     sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
 
@@ -162,6 +163,7 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         default_level=data.get("default_level", "L0"),
         api_packages=list(data.get("api", {}).get("packages", [])),
         switches=list(data.get("api", {}).get("switches", [])),
+        api_package_roots=list(data.get("api", {}).get("package_roots", [".", "src"])),
         path=path,
         sections=data,
     )
