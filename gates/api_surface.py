@@ -32,10 +32,9 @@ from gates.module_scope import (
     VAR_KEYWORD,
     VAR_POSITIONAL,
     Entry,
+    ModuleScope,
     Parameter,
     ReadModule,
-    ModuleScope,
-    module_name,
     module_scope,
 )
 
@@ -100,6 +99,7 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
             _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
         if entry.kind == "class":
             members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
+            members = scope.class_members(name, entry, members)
             surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()})
     for name, entry in scope.names.items():
         if name not in surface.entries and entry.kind == "import" and not name.startswith("_"):

@@ -86,6 +86,7 @@ class Entry:
     source: str | None = None  # imports: "module:name" (`from module import name`) or "module" (`import module`)
     passthrough: bool = False  # a decorator that hands back a (*args, **kwargs) functools.wraps wrapper
     fingerprint: str | None = None  # functions: a digest of the whole definition
+    bases: tuple[str, ...] = ()  # classes: qualified base classes, inherited members are read from them
 
 
 @dataclass
@@ -160,6 +161,41 @@ class ModuleScope:
         renamed = {entry.name + key[prefix:]: replace(m, name=entry.name + key[prefix:]) for key, m in members.items()}
         return replace(current, name=entry.name, line=entry.line), renamed, None
 
+    def lookup(self, qualified: str) -> tuple[Entry | None, dict[str, Entry]]:
+        """The definition a qualified name (`kernels.api:f`, `kernels.api.f`) stands for in the repository;
+        (None, {}) when it lies outside or cannot be read."""
+        if ":" in qualified:
+            module, _, name = qualified.partition(":")
+        elif "." in qualified:
+            module, _, name = qualified.rpartition(".")
+        else:
+            return None, {}
+        own = self.names.get(name) if module == self.module else None
+        if own is not None:
+            found, members, error = self.definition(own)
+            if found is own:
+                prefix = name + "."
+                return replace(own, origin=(self.path, own.line)), {k: v for k, v in self.members.items()
+                                                                    if k.startswith(prefix)}
+        else:
+            found, members, error = self.definition(Entry(name, "import", 1, source=f"{module}:{name}"))
+        if error or found.origin is None:
+            return None, {}
+        return found, members
+
+    def class_members(self, name: str, entry: Entry, members: dict[str, Entry], depth: int = 0) -> dict[str, Entry]:
+        """A class's members with those it inherits from base classes the repository defines (own ones first)."""
+        merged = dict(members)
+        for base in entry.bases if depth < 8 else ():
+            found, inherited = self.lookup(base)
+            if found is None or found.kind != "class":
+                break  # a base from outside the repository: what it brings cannot be read
+            inherited = self.class_members(found.name, found, inherited, depth + 1)
+            for key, member in inherited.items():
+                renamed = name + key[len(found.name):]
+                merged.setdefault(renamed, replace(member, name=renamed))
+        return merged
+
     def decorator_identity(self, decorator: str) -> str | None:
         """How a decorator is compared: None when it keeps the signature, else its text
         (with a digest of its definition when the repository defines it)."""
@@ -169,19 +205,8 @@ class ModuleScope:
         if is_known_transparent(plain):
             return None
         target = callee(decorator)
-        if ":" in target:
-            module, _, name = target.partition(":")
-        elif "." in target:
-            module, _, name = target.rpartition(".")
-        else:
-            return decorator
-        own = self.names.get(name) if module == self.module else None
-        if own is not None:
-            found, _, error = self.definition(own)
-            found = found if found.origin is not None or found.source else replace(found, origin=(self.path, found.line))
-        else:
-            found, _, error = self.definition(Entry(name, "import", 1, source=f"{module}:{name}"))
-        if error or found.origin is None:
+        found, _ = self.lookup(target)
+        if found is None:
             return decorator  # outside the repository (or unreadable): opaque, compared by its text
         if found.passthrough and target == decorator:
             return None
@@ -427,6 +452,7 @@ class _Binder:
     def class_entries(self, node: ast.ClassDef) -> tuple[Entry, dict[str, Entry]]:
         members: dict[str, Entry] = {}
         init = None
+        methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 key = f"{node.name}.{stmt.name}"
@@ -434,6 +460,8 @@ class _Binder:
                     members[key] = self.function_entry(stmt, key)
                 if stmt.name == "__init__":
                     init = stmt
+            else:
+                self.check_class_statement(node, stmt, methods)
         decorators = self.decorators(node)
         dataclass_options = [d for d in node.decorator_list
                              if self.qualify(d.func if isinstance(d, ast.Call) else d) in
@@ -444,7 +472,20 @@ class _Binder:
             if params is not None:
                 members[f"{node.name}.__init__"] = Entry(f"{node.name}.__init__", "function", node.lineno, params)
         kept = tuple(d for d in decorators if callee(d).replace(":", ".") != "dataclasses.dataclass")
-        return Entry(node.name, "class", node.lineno, decorators=kept, fingerprint=None), members
+        kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
+        bases = tuple(self.qualify(base) for base in node.bases)
+        return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases), members
+
+    def check_class_statement(self, node: ast.ClassDef, stmt: ast.stmt, methods: set[str]) -> None:
+        """A class body may define methods and attributes; rebinding or hiding a method makes it unreadable."""
+        stored = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        nested = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(stmt))
+        if stored & methods:
+            name = sorted(stored & methods)[0]
+            self.scope.refuse(f"method '{node.name}.{name}' rebound or deleted in the class body", stmt.lineno)
+        elif nested:
+            self.scope.refuse(f"a method of class '{node.name}' defined under a compound statement "
+                              f"(`{ast.unparse(stmt).splitlines()[0]}`)", stmt.lineno)
 
     # statements -----------------------------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -545,6 +586,9 @@ class _Binder:
                     self.scope.refuse(f"`{ast.unparse(stmt)}` (a computed `__all__`)", line)
                 else:
                     self.change_all(lambda names, t=target: names.__setitem__(self.index(t.slice), replacement), stmt)
+            elif isinstance(target, ast.Name) and isinstance(value, ast.Lambda):
+                self.bind(target.id, Entry(target.id, "function", line, _parameters(value.args),
+                                           fingerprint=_fingerprint(value)))
             elif isinstance(target, ast.Name):
                 self.check_all_mention(value, line)
                 aliased = self.scope.names.get(value.id) if isinstance(value, ast.Name) else None
@@ -736,7 +780,7 @@ def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: s
     except (SyntaxError, ValueError) as exc:
         scope.error = f"does not parse: {exc}"
         return scope
-    constructs, scope.rebound = dynamic_constructs(tree)
+    constructs, scope.rebound = dynamic_constructs(tree, scope.module)
     for construct, line in constructs[:1]:
         scope.refuse(construct, line)
     _Binder(scope, tree, resolver, visiting).block(tree.body)

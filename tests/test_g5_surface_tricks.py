@@ -157,6 +157,34 @@ HOLES = [
     pytest.param(BASE, BASE + "\n\ndef _v2(q, k_cache, v_cache, stream, *, scale=None):\n    return None\n\n\n"
                  "attention_decode = _v2\n", "kernels.api.attention_decode: new parameter 'stream' has no default",
                  id="alias-to-another-function"),
+    pytest.param(BASE, BASE + "\nattention_decode = lambda q, k_cache, v_cache, stream: None\n",
+                 "kernels.api.attention_decode: new parameter 'stream' has no default", id="lambda"),
+    pytest.param(BASE, BASE + "\n_g = globals\n_g().pop('attention_decode')\n",
+                 unreadable("`globals` passed around at kernels/api.py:22"), id="globals-aliased"),
+    pytest.param(BASE, BASE + "\nimport builtins\n", unreadable("`import builtins` at kernels/api.py:22"),
+                 id="builtins"),
+    pytest.param(BASE, BASE + "\n\ndef _lazy(name):\n    raise AttributeError(name)\n\n\n__getattr__ = _lazy\n",
+                 unreadable("a module-level `__getattr__` hook at kernels/api.py:27"), id="module-getattr-assigned"),
+    pytest.param(BASE, BASE + "\nimport kernels.api\n\nkernels.api.attention_decode = None\n",
+                 unreadable("assignment to `kernels.api.attention_decode` at kernels/api.py:24"),
+                 id="rebind-through-the-package"),
+    pytest.param(BASE, BASE.replace("        return None\n", "        return None\n\n    partials = None\n"),
+                 unreadable("method 'LayerWorkspace.partials' rebound or deleted in the class body at "
+                            "kernels/api.py:22"), id="method-rebound-in-class-body"),
+    pytest.param(BASE, BASE.replace("    def partials(self, num_splits):\n        return None\n",
+                                    "    if False:\n        def partials(self, num_splits):\n            return None\n"),
+                 unreadable("a method of class 'LayerWorkspace' defined under a compound statement (`if False:`) at "
+                            "kernels/api.py:19"), id="method-under-if"),
+]
+
+BASE_CLASS = BASE.replace("class LayerWorkspace:\n    def __init__(self, max_batch, *, dtype=\"bf16\"):\n        pass\n",
+                          "class _Workspace:\n    def __init__(self, max_batch, *, dtype=\"bf16\"):\n        pass\n\n\n"
+                          "class LayerWorkspace(_Workspace):\n    pass\n")
+
+HOLES += [
+    pytest.param(BASE_CLASS, BASE_CLASS.replace('*, dtype="bf16"', '*, dtype="fp16"'),
+                 "kernels.api.LayerWorkspace.__init__: default of 'dtype' changed from 'bf16' to 'fp16'",
+                 id="inherited-constructor"),
 ]
 
 
@@ -189,6 +217,13 @@ BENIGN = [
     pytest.param(BASE, BASE.replace("def attention_decode(q, k_cache, v_cache, *, scale=None):\n    return None\n",
                                     "from kernels.impl import same_signature as attention_decode\n"), id="import-same-signature"),
     pytest.param(BASE, BASE + "\nLayerWorkspace_ = LayerWorkspace\n", id="alias-grows"),
+    pytest.param(BASE, BASE + '\nattention_decode.__doc__ = "Decode attention."\n', id="set-a-docstring"),
+    pytest.param(BASE, BASE + '\nimport importlib\n\ntriton = importlib.import_module("triton")\n', id="import-module-elsewhere"),
+    pytest.param(BASE, BASE.replace("        return None\n", "        return None\n\n    BLOCK = 64\n"),
+                 id="class-attribute"),
+    pytest.param(BASE_CLASS, BASE_CLASS.replace("(_Workspace):\n    pass\n", "(_Workspace):\n    def grow(self):\n"
+                                                "        pass\n"),
+                 id="inherited-constructor-kept"),
 ]
 
 
