@@ -202,7 +202,7 @@ def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> l
         return []
 
     def shown(identities):
-        return [d.split(" [", 1)[0] for d in identities]
+        return [d.split(" [", 1)[0].replace(":", ".") for d in identities]
 
     added = [d for d in shown(after.decorators) if d not in shown(before.decorators)]
     dropped = [d for d in shown(before.decorators) if d not in shown(after.decorators)]
@@ -210,9 +210,9 @@ def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> l
              f"is no longer decorated with @{', @'.join(dropped)}" if dropped else ""]
     what = " and ".join(p for p in parts if p) or \
         f"has decorators whose definitions changed (@{', @'.join(shown(after.decorators))})"
-    return [ApiChange(name, after.line, f"'{module}.{name}' {what}; the checker cannot see through a decorator "
-                      "that may change its signature or how it is called (only functools.wraps pass-through "
-                      "wrappers, lru_cache/cache, no_grad/inference_mode and typing.overload are seen through)",
+    return [ApiChange(name, after.line, f"'{module}.{name}' {what}, which may change its signature or how it is "
+                      "called (the checker sees through functools.wraps pass-through wrappers, lru_cache, no_grad "
+                      "and overload only)",
                       origin=after.origin)]
 
 

@@ -138,7 +138,7 @@ HOLES = [
                                     "\n\ndef with_stream(fn):\n    @functools.wraps(fn)\n    def wrapper(stream, *args, **kwargs):\n"
                                     "        return fn(*args, **kwargs)\n    return wrapper\n\n\n"
                                     "@with_stream\ndef attention_decode_splitkv("),
-                 "'kernels.api.attention_decode_splitkv' is now decorated with @kernels.api:with_stream", id="decorator-adds-parameter"),
+                 "'kernels.api.attention_decode_splitkv' is now decorated with @kernels.api.with_stream", id="decorator-adds-parameter"),
     pytest.param(BASE, BASE.replace("def attention_decode_splitkv(", "@torch.compile\ndef attention_decode_splitkv("),
                  "'kernels.api.attention_decode_splitkv' is now decorated with @torch.compile", id="opaque-decorator"),
     pytest.param(BASE, BASE.replace("    def partials(", "    @property\n    def partials("),
@@ -243,7 +243,7 @@ def test_a_decorator_whose_definition_changes_is_a_change():
     redefined = opaque.replace("    fn.tag = 1\n    return fn\n", "    return lambda q: fn(q, None, None)\n")
     assert diff(opaque, opaque) == []
     changes = diff(opaque, redefined)
-    assert any("has decorators whose definitions changed (@kernels.api:tagged)" in c for c in changes), changes
+    assert any("has decorators whose definitions changed (@kernels.api.tagged)" in c for c in changes), changes
 
 
 def test_a_dataclass_made_keyword_only_is_a_change():
