@@ -8,7 +8,8 @@ decorator only when it is known to keep the signature:
   / `torch.enable_grad`, `typing.overload` / `typing.final`, `abc.abstractmethod`,
   `functools.total_ordering` and `dataclasses.dataclass` on classes (modelled apart);
 - a decorator defined in the repository that returns a `functools.wraps(fn)` wrapper
-  taking exactly `(*args, **kwargs)` and calling `fn(*args, **kwargs)` (`is_passthrough`).
+  taking exactly `(*args, **kwargs)` whose body hands them, untouched, to
+  `return fn(*args, **kwargs)` (or `result = fn(*args, **kwargs)`) (`is_passthrough`).
 
 `staticmethod`, `classmethod`, `property` and `functools.cached_property` keep the
 parameters but change how a method is called; they stay in an entry's decorators, so
@@ -61,10 +62,11 @@ def is_passthrough(node: ast.FunctionDef | ast.AsyncFunctionDef, qualify) -> boo
     if inner.posonlyargs or inner.args or inner.kwonlyargs or not inner.vararg or not inner.kwarg:
         return False
     decorated_by_wraps = len(wrapper.decorator_list) == 1 and _is_wraps_of(wrapper.decorator_list[0], wrapped, qualify)
-    return decorated_by_wraps and any(
-        _forwards(call, wrapped, inner.vararg.arg, inner.kwarg.arg) for call in ast.walk(wrapper)
-        if isinstance(call, ast.Call)
-    )
+    varargs, varkw = inner.vararg.arg, inner.kwarg.arg
+    forwarding = [stmt for stmt in wrapper.body if isinstance(stmt, (ast.Return, ast.Assign))
+                  and isinstance(stmt.value, ast.Call) and _forwards(stmt.value, wrapped, varargs, varkw)]
+    uses = [n for n in ast.walk(wrapper) if isinstance(n, ast.Name) and n.id in (varargs, varkw)]
+    return decorated_by_wraps and len(forwarding) == 1 and len(uses) == 2  # the arguments go to the call untouched
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:

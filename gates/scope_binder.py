@@ -71,6 +71,8 @@ def _constant_truth(test: ast.expr) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _constant_truth(test.operand)
         return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and ast.unparse(test) in ('__name__ == "__main__"', "__name__ == '__main__'"):
+        return False  # never true for a module that is imported
     return None
 
 
@@ -170,19 +172,30 @@ class _Binder(AllChanges):
                     init = stmt
             else:
                 self.check_class_statement(node, stmt, methods)
+                members.update(self.class_attributes(node, stmt))
         decorators = self.decorators(node)
         dataclass_options = [d for d in node.decorator_list
                              if self.qualify(d.func if isinstance(d, ast.Call) else d) in
                              ("dataclasses:dataclass", "dataclasses.dataclass")]
-        if init is None and dataclass_options:
-            options = dataclass_options[0] if isinstance(dataclass_options[0], ast.Call) else None
+        bases = tuple(self.qualify(base) for base in node.bases)
+        named_tuple = any(b.replace(":", ".") in ("typing.NamedTuple", "typing_extensions.NamedTuple") for b in bases)
+        if init is None and (dataclass_options or named_tuple):
+            options = dataclass_options[0] if dataclass_options and isinstance(dataclass_options[0], ast.Call) else None
             params = _dataclass_init(node, options)
             if params is not None:
                 members[f"{node.name}.__init__"] = Entry(f"{node.name}.__init__", "function", node.lineno, params)
         kept = tuple(d for d in decorators if callee(d).replace(":", ".") != "dataclasses.dataclass")
         kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
-        bases = tuple(self.qualify(base) for base in node.bases)
         return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases), members
+
+    def class_attributes(self, node: ast.ClassDef, stmt: ast.stmt) -> dict[str, Entry]:
+        """Public class attributes (`BLOCK = 64`, enum members): removing one is a break. Annotated fields
+        (`heads: int = 8`) belong to the generated constructor of a dataclass and are compared there."""
+        if not isinstance(stmt, ast.Assign):
+            return {}
+        targets = [t for t in stmt.targets if isinstance(t, ast.Name)]
+        return {f"{node.name}.{t.id}": Entry(f"{node.name}.{t.id}", "constant", stmt.lineno, value=ast.unparse(stmt.value))
+                for t in targets if not t.id.startswith("_")}
 
     def check_class_statement(self, node: ast.ClassDef, stmt: ast.stmt, methods: set[str]) -> None:
         """A class body may define methods and attributes; rebinding or hiding a method makes it unreadable."""
@@ -377,8 +390,9 @@ class _Binder(AllChanges):
 
 
 def _same(a: Entry, b: Entry, value: bool = True) -> bool:
-    """The same binding, wherever it was made."""
-    strip = dict(line=0, origin=None) if value else dict(line=0, origin=None, value=None)
+    """The same binding as callers see it, wherever it was made (two bodies of one signature are the same)."""
+    strip = dict(line=0, origin=None, fingerprint=None)
+    strip.update({} if value else dict(value=None))
     return replace(a, **strip) == replace(b, **strip)
 
 

@@ -8,7 +8,7 @@ surface that may not be the real one:
 
 - `globals`, `exec`, `eval`, `builtins` / `__builtins__` (named at all, called or not),
   `vars()` / `locals()` at module level, `vars(name)` of a module-level name;
-- `sys.modules` (and `from sys import modules`); `import_module(...)` / `__import__(...)`
+- `sys.modules`, `sys.__dict__`, `sys` passed around (`getattr(sys, ...)`), `from sys import modules`; `import_module(...)` / `__import__(...)`
   of this module, of a module of its own top-level package, or of a computed name;
 - `setattr(...)` / `delattr(...)` on a module-level definition or a module of the same
   package (or `setattr` itself passed around);
@@ -69,6 +69,7 @@ class _Finder(ast.NodeVisitor):
         self.sys_names = sys_names
         self.package = package
         self.called: set[int] = set()  # ids of Name nodes that are the callee of a call with arguments
+        self.attribute_values: set[int] = set()  # ids of Name nodes read as `name.attribute`
         self.found: list[tuple[str, int]] = []
         self.globals: dict[str, int] = {}
         self.depth = 0  # 0: module level; >0: inside a function or class body
@@ -109,7 +110,9 @@ class _Finder(ast.NodeVisitor):
             self.globals.setdefault(name, node.lineno)
 
     def visit_Name(self, node) -> None:
-        if node.id == "__all__" and self.depth > 0:
+        if node.id in self.sys_names and id(node) not in self.attribute_values:
+            self.note(f"`{node.id}` passed around (`getattr({node.id}, ...)` can reach `sys.modules`)", node)
+        elif node.id == "__all__" and self.depth > 0:
             self.note("`__all__` used inside a function or class body", node)
         elif node.id in _NAMED and id(node) not in self.called:
             self.note(f"`{node.id}` passed around", node)
@@ -132,8 +135,10 @@ class _Finder(ast.NodeVisitor):
 
     def visit_Attribute(self, node) -> None:
         text = ast.unparse(node)
-        if node.attr == "modules" and isinstance(node.value, ast.Name) and node.value.id in self.sys_names:
-            self.note("`sys.modules`", node)
+        if isinstance(node.value, ast.Name):
+            self.attribute_values.add(id(node.value))
+        if node.attr in ("modules", "__dict__") and isinstance(node.value, ast.Name) and node.value.id in self.sys_names:
+            self.note(f"`sys.{node.attr}`", node)
         elif node.attr in SIGNATURE_ATTRIBUTES:
             self.note(f"`{text}`", node)
         elif isinstance(_root(node), ast.Name) and _root(node).id in self.defined:

@@ -175,7 +175,26 @@ HOLES = [
                                     "    if False:\n        def partials(self, num_splits):\n            return None\n"),
                  unreadable("a method of class 'LayerWorkspace' defined under a compound statement (`if False:`) at "
                             "kernels/api.py:19"), id="method-under-if"),
+    pytest.param(BASE.replace("        return None\n", "        return None\n\n    BLOCK = 64\n"), BASE,
+                 "public name 'kernels.api.LayerWorkspace.BLOCK' removed", id="class-attribute-removed"),
+    pytest.param(BASE, BASE.replace("\n\ndef attention_decode_splitkv(",
+                                    "\n\ndef with_check(fn):\n    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n"
+                                    "        if 'stream' not in kwargs:\n            raise TypeError('stream')\n"
+                                    "        return fn(*args, **kwargs)\n    return wrapper\n\n\n"
+                                    "@with_check\ndef attention_decode_splitkv("),
+                 "'kernels.api.attention_decode_splitkv' is now decorated with @kernels.api.with_check",
+                 id="wrapper-that-inspects-its-arguments"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import sys\nimport torch\n")
+                 + '\ngetattr(sys, "modules")[__name__].__dict__.pop("attention_decode")\n',
+                 unreadable("`sys` passed around (`getattr(sys, ...)` can reach `sys.modules`) at kernels/api.py:23"),
+                 id="getattr-sys"),
 ]
+
+WITH_SHAPE = BASE.replace("import torch\n", "import typing\nimport torch\n") + \
+    "\n\nclass Shape(typing.NamedTuple):\n    batch: int\n    heads: int = 8\n"
+HOLES.append(pytest.param(WITH_SHAPE, WITH_SHAPE.replace("heads: int = 8", "heads: int"),
+                          "kernels.api.Shape.__init__: parameter 'heads' was optional and is now required",
+                          id="named-tuple-field"))
 
 BASE_CLASS = BASE.replace("class LayerWorkspace:\n    def __init__(self, max_batch, *, dtype=\"bf16\"):\n        pass\n",
                           "class _Workspace:\n    def __init__(self, max_batch, *, dtype=\"bf16\"):\n        pass\n\n\n"
@@ -221,6 +240,11 @@ BENIGN = [
     pytest.param(BASE, BASE + '\nimport importlib\n\ntriton = importlib.import_module("triton")\n', id="import-module-elsewhere"),
     pytest.param(BASE, BASE.replace("        return None\n", "        return None\n\n    BLOCK = 64\n"),
                  id="class-attribute"),
+    pytest.param(BASE, BASE + '\nif __name__ == "__main__":\n    result = attention_decode(None, None, None)\n',
+                 id="main-block"),
+    pytest.param(BASE, BASE + "\nif torch.cuda.is_available():\n    def attention_decode_splitkv(q, k_cache, v_cache, *, "
+                 "num_splits=1):\n        return 1\nelse:\n    def attention_decode_splitkv(q, k_cache, v_cache, *, "
+                 "num_splits=1):\n        return 2\n", id="same-signature-on-every-branch"),
     pytest.param(BASE_CLASS, BASE_CLASS.replace("(_Workspace):\n    pass\n", "(_Workspace):\n    def grow(self):\n"
                                                 "        pass\n"),
                  id="inherited-constructor-kept"),
