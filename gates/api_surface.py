@@ -211,8 +211,8 @@ def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> l
     what = " and ".join(p for p in parts if p) or \
         f"has decorators whose definitions changed (@{', @'.join(shown(after.decorators))})"
     return [ApiChange(name, after.line, f"'{module}.{name}' {what}, which may change its signature or how it is "
-                      "called (the checker sees through functools.wraps pass-through wrappers, lru_cache, no_grad "
-                      "and overload only)",
+                      "called (the checker sees through functools.wraps pass-through wrappers, lru_cache and no_grad "
+                      "only)",
                       origin=after.origin)]
 
 

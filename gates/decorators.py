@@ -5,15 +5,17 @@ parameters, a `functools.partial`, a property. The surface reader sees through a
 decorator only when it is known to keep the signature:
 
 - `functools.lru_cache` / `functools.cache`, `torch.no_grad` / `torch.inference_mode`
-  / `torch.enable_grad`, `typing.overload` / `typing.final`, `abc.abstractmethod`,
-  `functools.total_ordering` and `dataclasses.dataclass` on classes (modelled apart);
+  / `torch.enable_grad`, `typing.final`, `functools.total_ordering` and
+  `dataclasses.dataclass` on classes (modelled apart);
 - a decorator defined in the repository that returns a `functools.wraps(fn)` wrapper
   taking exactly `(*args, **kwargs)` whose body hands them, untouched, to
   `return fn(*args, **kwargs)` (or `result = fn(*args, **kwargs)`) (`is_passthrough`).
 
 `staticmethod`, `classmethod`, `property` and `functools.cached_property` keep the
-parameters but change how a method is called; they stay in an entry's decorators, so
-adding or dropping one is a change. Every other decorator is opaque: adding, dropping
+parameters but change how a method is called, `abc.abstractmethod` makes its class
+abstract, and a `typing.overload` stub left as the last definition cannot be called;
+they stay in an entry's decorators, so adding or dropping one is a change. (Overload
+stubs followed by the implementation are replaced by it, as at run time.) Every other decorator is opaque: adding, dropping
 or redefining it is a change of the entry.
 
 Decorators are named by qualified dotted text (`functools.lru_cache`,
@@ -26,11 +28,11 @@ import ast
 
 TRANSPARENT = frozenset({
     "functools.lru_cache", "functools.cache", "torch.no_grad", "torch.inference_mode", "torch.enable_grad",
-    "torch.autograd.no_grad", "typing.overload", "typing_extensions.overload", "typing.final",
-    "typing_extensions.final", "typing.no_type_check", "abc.abstractmethod", "functools.total_ordering",
-    "dataclasses.dataclass",
+    "torch.autograd.no_grad", "typing.final", "typing_extensions.final", "typing.no_type_check",
+    "functools.total_ordering", "dataclasses.dataclass",
 })
-BINDING = frozenset({"staticmethod", "classmethod", "property", "functools.cached_property"})
+BINDING = frozenset({"staticmethod", "classmethod", "property", "functools.cached_property", "abc.abstractmethod",
+                     "typing.overload", "typing_extensions.overload"})
 
 
 def callee(decorator: str) -> str:

@@ -175,6 +175,9 @@ HOLES = [
                                     "    if False:\n        def partials(self, num_splits):\n            return None\n"),
                  unreadable("a method of class 'LayerWorkspace' defined under a compound statement (`if False:`) at "
                             "kernels/api.py:19"), id="method-under-if"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import typing\nimport torch\n").replace(
+        "def attention_decode(", "@typing.overload\ndef attention_decode("),
+                 "'kernels.api.attention_decode' is now decorated with @typing.overload", id="overload-stub-last"),
     pytest.param(BASE.replace("        return None\n", "        return None\n\n    BLOCK = 64\n"), BASE,
                  "public name 'kernels.api.LayerWorkspace.BLOCK' removed", id="class-attribute-removed"),
     pytest.param(BASE, BASE.replace("\n\ndef attention_decode_splitkv(",
@@ -240,6 +243,9 @@ BENIGN = [
     pytest.param(BASE, BASE + '\nimport importlib\n\ntriton = importlib.import_module("triton")\n', id="import-module-elsewhere"),
     pytest.param(BASE, BASE.replace("        return None\n", "        return None\n\n    BLOCK = 64\n"),
                  id="class-attribute"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import typing\nimport torch\n").replace(
+        "def attention_decode(", "@typing.overload\ndef attention_decode(q: int, k_cache, v_cache):\n    ...\n\n\n"
+        "def attention_decode("), id="overloads-then-the-implementation"),
     pytest.param(BASE, BASE + '\nif __name__ == "__main__":\n    result = attention_decode(None, None, None)\n',
                  id="main-block"),
     pytest.param(BASE, BASE + "\nif torch.cuda.is_available():\n    def attention_decode_splitkv(q, k_cache, v_cache, *, "
