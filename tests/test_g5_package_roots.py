@@ -140,3 +140,17 @@ def test_a_new_module_the_checker_cannot_read_is_an_error(src_repo):
     assert g5(src_repo.check()) == [(path, 1, "error", "module kernels.decode_attention.lazy the checker cannot read "
                                      "this module's surface statically: a module-level `def __getattr__` hook at "
                                      f"{path}:1; a module of a checked package must be readable statically")]
+
+
+def test_a_module_unreadable_on_the_base_is_a_warning_not_a_silent_pass(src_repo):
+    path = "src/kernels/decode_attention/api.py"
+    src_repo.write(path, src_repo.read(path) + "\nexec('')\n")
+    src_repo.commit("Code from before the checker", who=MAX)
+    src_repo.branch("readable")
+    src_repo.write(path, KERNEL_API)
+    src_repo.commit("Make the module readable", who=ADA)
+    ((found_path, line, severity, message),) = g5(src_repo.check())
+    assert (found_path, severity) == (path, "warning")
+    assert message.startswith("module kernels.decode_attention.api: its surface on the base could not be read "
+                              "(the checker cannot read this module's surface statically: `exec()` at "
+                              f"{path}:9), so its changes could not be checked")
