@@ -2,8 +2,8 @@
 
 `module_scope` returns every name bound at top level, public or not, with the
 parameters of functions, methods and constructors; `gates.api_surface` chooses a
-module's public surface from it. Statements are read in order, the way Python runs
-them: `del name` unbinds, `f = g` binds `f` to what `g` is, `__all__` changes
+module's public surface from it. Statements are run in order by `gates.scope_binder`
+(with `gates.dunder_all` for `__all__`), the way Python runs them: `del name` unbinds, `f = g` binds `f` to what `g` is, `__all__` changes
 (`+=`, `.extend`, `.append`, `.insert`, `.remove`, `.pop`, slices, `del __all__[i]`)
 are applied. An `if` whose test is a constant (`if False:`, `if 0:`, `if TYPE_CHECKING:`)
 runs one branch only. Where the branches of an `if`, `try`, `with`, loop or `match`

@@ -94,12 +94,11 @@ def _absolute(stmt: ast.ImportFrom, module: str, is_package: bool) -> str:
 class _Binder(AllChanges):
     """Runs a module's top-level statements over its scope, as far as `ast` can tell what they bind."""
 
-    def __init__(self, scope, tree: ast.Module, resolver, visiting):
+    def __init__(self, scope, resolver, visiting):
         self.scope = scope
         self.resolver = resolver
         self.visiting = visiting
         self.is_package = scope.path.endswith("__init__.py")
-        self.tree = tree
 
     def line_of(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1)
@@ -440,4 +439,4 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
 
 def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
     """Run `tree`'s top-level statements over `scope` (a `gates.module_scope.ModuleScope`)."""
-    _Binder(scope, tree, resolver, visiting).block(tree.body)
+    _Binder(scope, resolver, visiting).block(tree.body)
