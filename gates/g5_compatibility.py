@@ -5,7 +5,7 @@ names it adds, removes or changes, and whether the default route is unchanged.
 Removed or changed public names fail (the API only grows). The default route may
 change only at stage D, after the results, and only with a reviewer question
 (`api.default_route_question`) whose decision is `accepted`. From stage B on,
-each declared package must resolve to a module under one of the package roots
+each declared package must resolve to a module under exactly one of the package roots
 (the policy's `api.package_roots`, default `.` then `src`), and each added name must
 be exported by one of them: defined, imported or listed in `__all__` by its
 `__init__.py` (or module file), star imports followed into the repository's modules
@@ -18,7 +18,14 @@ from __future__ import annotations
 from gates.context import GateContext, stage_at_least
 from gates.errors import InputError
 from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
-from gates.module_scope import DEFAULT_PACKAGE_ROOTS, ModuleScope, module_paths, module_reader, module_scope
+from gates.module_scope import (
+    DEFAULT_PACKAGE_ROOTS,
+    ModuleScope,
+    module_paths,
+    module_reader,
+    module_scope,
+    package_homes,
+)
 from gates.paths import resolve_inside
 from gates.record import Record
 from gates.series.changeset import decode_text
@@ -54,10 +61,15 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         packages = api.get("packages") or []
         roots = _package_roots(ctx)
         for index, package in enumerate(packages):
+            homes = package_homes(package, lambda path: _exists(ctx, path), roots)
             if _package_scope(ctx, package) is None:
                 looked = ", ".join(path for _, path in module_paths(package, roots))
                 add(("api", "packages", index), f"declared package {package!r} resolves to no module: looked for "
                     f"{looked} (package roots {', '.join(roots)}; set api.package_roots in the policy)")
+            elif len(homes) > 1:
+                add(("api", "packages", index), f"declared package {package!r} is found under more than one package "
+                    f"root ({', '.join(homes)}); which one Python imports depends on sys.path: keep one, or name "
+                    "its root alone in the policy's api.package_roots")
         exported = set().union(*(_exported_names(ctx, package) for package in packages))
         unread = [scope for scope in (_package_scope(ctx, package) for package in packages) if scope and scope.error]
         why = "".join(f"; {scope.module} could not be read in full ({scope.error})" for scope in unread)
@@ -80,6 +92,11 @@ def _read_text(ctx: GateContext, rel_path: str) -> str | None:
     except OSError as exc:
         raise InputError(rel_path, 1, f"cannot be read ({exc.strerror or exc})") from None
     return decode_text(data, rel_path)
+
+
+def _exists(ctx: GateContext, rel_path: str) -> bool:
+    resolved = resolve_inside(ctx.repo_root, rel_path)
+    return resolved is not None and resolved.is_file()
 
 
 def _package_roots(ctx: GateContext) -> list[str]:

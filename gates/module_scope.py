@@ -55,6 +55,7 @@ from gates.scope_model import (  # noqa: F401  (re-exported: the surface readers
     module_name,
     module_paths,
     module_reader,
+    package_homes,
 )
 from gates.static_guard import dynamic_constructs
 

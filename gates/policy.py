@@ -128,6 +128,8 @@ class Policy:
         for package in self.api_packages:
             if package not in newer.api_packages:
                 found.append(f"api package {package} no longer checked")
+        if newer.api_package_roots != self.api_package_roots:
+            found.append(f"api package_roots {self.api_package_roots} -> {newer.api_package_roots}")
         for switch in self.switches:
             if switch not in newer.switches:
                 found.append(f"switch {switch} no longer checked")

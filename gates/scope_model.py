@@ -118,3 +118,17 @@ def module_reader(read_text: ReadText, roots=DEFAULT_PACKAGE_ROOTS) -> ReadModul
     return read_module
 
 
+
+
+def package_homes(package: str, exists: Callable[[str], bool], roots=DEFAULT_PACKAGE_ROOTS) -> list[str]:
+    """The module file of `package` under each package root that holds one, in root order.
+
+    More than one is ambiguous: which copy Python imports depends on `sys.path`, and a
+    checker that read the other one would check a decoy.
+    """
+    homes = []
+    for root in roots:
+        found = next((path for r, path in module_paths(package, roots) if r == root and exists(path)), None)
+        if found is not None:
+            homes.append(found)
+    return homes

@@ -17,7 +17,7 @@ surface that may not be the real one:
   `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set;
 - the signature attributes of any function (`__defaults__`, `__kwdefaults__`,
   `__code__`, `__signature__`, `__wrapped__`), and the `__dict__` of a module-level definition;
-- a module-level `__getattr__` or `__dir__` (module hooks), defined or assigned;
+- a module-level `__getattr__` or `__dir__` (module hooks), defined or assigned; `__path__`;
 - `__all__` used inside a function or class body (an `@export` decorator that appends to it).
 
 A `global NAME` statement in a function is returned separately (`rebinds_through_global`):
@@ -118,6 +118,8 @@ class _Finder(ast.NodeVisitor):
             self.note(f"`{node.id}` passed around", node)
         elif node.id in ("vars", "locals") and self.depth == 0 and id(node) not in self.called:
             self.note(f"`{node.id}` at module level", node)
+        elif node.id == "__path__":
+            self.note("`__path__` (it changes where the package's modules are found)", node)
         elif node.id in MODULE_HOOKS and self.depth == 0 and isinstance(node.ctx, ast.Store):
             self.note(f"a module-level `{node.id}` hook", node)
 

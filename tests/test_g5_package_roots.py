@@ -154,3 +154,30 @@ def test_a_module_unreadable_on_the_base_is_a_warning_not_a_silent_pass(src_repo
     assert message.startswith("module kernels.decode_attention.api: its surface on the base could not be read "
                               "(the checker cannot read this module's surface statically: `exec()` at "
                               f"{path}:9), so its changes could not be checked")
+
+
+def test_a_package_found_under_two_roots_is_ambiguous(tmp_path):
+    files = {"src/kernels/__init__.py": INIT, "src/kernels/api.py": API, "kernels/__init__.py": INIT,
+             "kernels/api.py": API}
+    result = record_check(tmp_path, files)
+    assert result.status is Status.FAIL
+    assert messages(result) == [
+        "declared package 'kernels' is found under more than one package root (kernels/__init__.py, "
+        "src/kernels/__init__.py); which one Python imports depends on sys.path: keep one, or name its root alone "
+        "in the policy's api.package_roots"]
+
+
+def test_a_decoy_copy_of_the_package_at_the_root_is_reported(src_repo):
+    src_repo.branch("decoy")
+    src_repo.write("kernels/__init__.py", "def attention_decode(q, k_cache, v_cache, visible_tokens, *, scale=None, "
+                   "out=None):\n    return None\n")
+    src_repo.commit("A kernels module at the root", who=ADA)
+    assert ("kernels/__init__.py", 1, "error", "api package 'kernels' is found under more than one package root on "
+            "head (kernels/__init__.py, src/kernels/__init__.py); which one Python imports depends on sys.path: keep "
+            "one, or name its root alone in api.package_roots") in g5(src_repo.check())
+
+
+def test_changing_the_package_roots_is_named_as_a_loosening_of_the_policy():
+    base = parse_policy(SRC_POLICY)
+    moved = parse_policy(SRC_POLICY.replace("  packages: [kernels]\n", "  packages: [kernels]\n  package_roots: [lib]\n"))
+    assert base.loosenings(moved) == ["api package_roots ['.', 'src'] -> ['lib']"]

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from gates.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.errors import InputError
-from gates.module_scope import ReadText, module_name, module_paths, module_reader
+from gates.module_scope import ReadText, module_name, module_paths, module_reader, package_homes
 from gates.policy import POLICY_PATH, any_glob_matches
 from gates.series.context import SeriesContext, field_of, line_of
 
@@ -57,6 +57,15 @@ def _locate(ctx: SeriesContext, packages: list[str], base: ReadText, head: ReadT
     roots = list(ctx.policy.api_package_roots)
     located = {}
     for package in packages:
+        seen: list[str] = []
+        for side, read_text in (("base", base), ("head", head)):
+            homes = package_homes(package, lambda path, read_text=read_text: _exists(read_text, path), roots)
+            added = [home for home in homes if home not in seen]
+            seen += homes
+            if len(homes) > 1 and added:
+                ctx.report("G5", added[-1], 1, f"api package {package!r} is found under more than one package root "
+                           f"on {side} ({', '.join(homes)}); which one Python imports depends on sys.path: keep "
+                           "one, or name its root alone in api.package_roots")
         for read_text in (base, head):
             found = next((root for root, path in module_paths(package, roots) if _exists(read_text, path)), None)
             if found is not None:
