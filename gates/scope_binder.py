@@ -290,7 +290,9 @@ class _Binder(AllChanges):
                     self.change_all(lambda names: names.extend(literal_names(value)), stmt)
             else:
                 self.check_all_mention(value, line)
-                self.bind_targets(target, line) if isinstance(target, ast.Name) else self.check_all_mention(target, line)
+                self.check_all_mention(target, line)
+                if isinstance(target, ast.Name):
+                    self.bind_targets(target, line)  # the value is no longer the one written down
             return
         for target in targets:
             if self.is_all(target):
