@@ -117,6 +117,14 @@ HOLES = [
                  "        return None\nexcept ZeroDivisionError:\n    del attention_decode\n",
                  unreadable("public name 'attention_decode' is unbound or bound differently on some paths through "
                             "`try:` at kernels/api.py:22"), id="try-del"),
+    pytest.param(BASE, wrap_def(BASE.replace("import torch\n", "import contextlib\nimport torch\n"),
+                                "with contextlib.suppress(ZeroDivisionError):\n    1 / 0"),
+                 unreadable("public name 'attention_decode_splitkv' is unbound or bound differently on some paths "
+                            "through `with contextlib.suppress(ZeroDivisionError):` at kernels/api.py:12"),
+                 id="with-suppress"),
+    pytest.param(BASE, wrap_def(BASE, "for _ in ():"),
+                 unreadable("public name 'attention_decode_splitkv' is unbound or bound differently on some paths "
+                            "through `for _ in ():` at kernels/api.py:11"), id="for-over-nothing"),
     pytest.param(EXPORTING, EXPORTING + '\n__all__.remove("attention_decode_splitkv")\n', SPLITKV_REMOVED,
                  id="all-remove"),
     pytest.param(EXPORTING, EXPORTING + "\n__all__.pop()\n", SPLITKV_REMOVED, id="all-pop"),
