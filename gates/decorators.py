@@ -15,8 +15,8 @@ decorator only when it is known to keep the signature:
 parameters but change how a method is called, `abc.abstractmethod` makes its class
 abstract, and a `typing.overload` stub left as the last definition cannot be called;
 they stay in an entry's decorators, so adding or dropping one is a change. (Overload
-stubs followed by the implementation are replaced by it, as at run time.) Every other decorator is opaque: adding, dropping
-or redefining it is a change of the entry.
+stubs followed by the implementation are replaced by it, as at run time.) Every other
+decorator is opaque: adding, dropping or redefining it is a change of the entry.
 
 Decorators are named by qualified dotted text (`functools.lru_cache`,
 `torch.no_grad()`, `kernels.tracing:traced` for a repository definition).
@@ -45,7 +45,8 @@ def is_known_transparent(decorator: str) -> bool:
 
 
 def is_passthrough(node: ast.FunctionDef | ast.AsyncFunctionDef, qualify) -> bool:
-    """`node` is `def deco(fn): @functools.wraps(fn) def wrapper(*args, **kwargs): ... fn(*args, **kwargs) ...; return wrapper`.
+    """`node` is `def deco(fn)` returning a `@functools.wraps(fn)` wrapper `(*args, **kwargs)` that hands them,
+    untouched, to `return fn(*args, **kwargs)`.
 
     `qualify(expr)` names a decorator expression as this module's imports bind it.
     """

@@ -82,7 +82,8 @@ class AllChanges:
         modelled = {"append": 1, "extend": 1, "insert": 2, "remove": 1, "pop": (0, 1), "clear": 0, "sort": 0,
                     "reverse": 0}
         arity = modelled.get(method)
-        if args is None or call.keywords or arity is None or len(args) not in (arity if isinstance(arity, tuple) else (arity,)):
+        arities = arity if isinstance(arity, tuple) else (arity,)
+        if args is None or call.keywords or arity is None or len(args) not in arities:
             self.scope.refuse(f"`{ast.unparse(call)}` (a change of `__all__` the checker does not model)", stmt.lineno)
             return
         if method == "extend" and isinstance(args[0], str):

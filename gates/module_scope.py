@@ -3,9 +3,9 @@
 `module_scope` returns every name bound at top level, public or not, with the
 parameters of functions, methods and constructors; `gates.api_surface` chooses a
 module's public surface from it. Statements are run in order by `gates.scope_binder`
-(with `gates.dunder_all` for `__all__`), the way Python runs them: `del name` unbinds, `f = g` binds `f` to what `g` is, `__all__` changes
-(`+=`, `.extend`, `.append`, `.insert`, `.remove`, `.pop`, slices, `del __all__[i]`)
-are applied. An `if` whose test is a constant (`if False:`, `if 0:`, `if TYPE_CHECKING:`)
+(with `gates.dunder_all` for `__all__`), the way Python runs them: `del name`
+unbinds, `f = g` binds `f` to what `g` is, `__all__` changes (`+=`, `.extend`,
+`.append`, `.insert`, `.remove`, `.pop`, slices, `del __all__[i]`) are applied. An `if` whose test is a constant (`if False:`, `if 0:`, `if TYPE_CHECKING:`)
 runs one branch only. Where the branches of an `if`, `try`, `with`, loop or `match`
 bind a name differently (or one leaves it unbound), the name is recorded in
 `conditional`; a public one makes the module unreadable (below).
@@ -226,7 +226,8 @@ def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: s
     return scope
 
 
-def module_scope(source: str, path: str, read_module: ReadModule | None = None, module: str | None = None) -> ModuleScope:
+def module_scope(source: str, path: str, read_module: ReadModule | None = None,
+                 module: str | None = None) -> ModuleScope:
     """Every name one module's source binds at its top level, star imports followed through `read_module`.
 
     `module` is the dotted name (default: from `path`, which must then be relative to its package root).

@@ -31,7 +31,8 @@ def _is_true(node: ast.expr | None) -> bool:
 
 def _dataclass_init(node: ast.ClassDef, options: ast.Call | None) -> tuple[Parameter, ...] | None:
     """The generated `__init__` of a `@dataclass` (None with `init=False`)."""
-    if options is not None and isinstance(_keyword(options, "init"), ast.Constant) and not _keyword(options, "init").value:
+    init = _keyword(options, "init") if options is not None else None
+    if isinstance(init, ast.Constant) and not init.value:
         return None
     keyword_only = options is not None and _is_true(_keyword(options, "kw_only"))
     params = [Parameter("self", POSITIONAL)]
@@ -193,7 +194,8 @@ class _Binder(AllChanges):
         if not isinstance(stmt, ast.Assign):
             return {}
         targets = [t for t in stmt.targets if isinstance(t, ast.Name)]
-        return {f"{node.name}.{t.id}": Entry(f"{node.name}.{t.id}", "constant", stmt.lineno, value=ast.unparse(stmt.value))
+        value = ast.unparse(stmt.value)
+        return {f"{node.name}.{t.id}": Entry(f"{node.name}.{t.id}", "constant", stmt.lineno, value=value)
                 for t in targets if not t.id.startswith("_")}
 
     def check_class_statement(self, node: ast.ClassDef, stmt: ast.stmt, methods: set[str]) -> None:
@@ -243,7 +245,8 @@ class _Binder(AllChanges):
             self.branches([stmt.body + stmt.orelse, stmt.orelse], self.where(header, stmt))
         elif isinstance(stmt, getattr(ast, "Match", ())):
             self.check_all_mention(stmt.subject, line)
-            self.branches([case.body for case in stmt.cases] + [[]], self.where(f"match {ast.unparse(stmt.subject)}:", stmt))
+            where = self.where(f"match {ast.unparse(stmt.subject)}:", stmt)
+            self.branches([case.body for case in stmt.cases] + [[]], where)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.bind(stmt.name, self.function_entry(stmt))
         elif isinstance(stmt, ast.ClassDef):

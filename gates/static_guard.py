@@ -8,8 +8,8 @@ surface that may not be the real one:
 
 - `globals`, `exec`, `eval`, `builtins` / `__builtins__` (named at all, called or not),
   `vars()` / `locals()` at module level, `vars(name)` of a module-level name;
-- `sys.modules`, `sys.__dict__`, `sys` passed around (`getattr(sys, ...)`), `from sys import modules`; `import_module(...)` / `__import__(...)`
-  of this module, of a module of its own top-level package, or of a computed name;
+- `sys.modules`, `sys.__dict__`, `sys` passed around (`getattr(sys, ...)`), `from sys import
+  modules`; `import_module(...)` / `__import__(...)` of this module, of a module of its own top-level package, or of a computed name;
 - `setattr(...)` / `delattr(...)` on a module-level definition or a module of the same
   package (or `setattr` itself passed around);
 - assignment to or deletion of an attribute of a function or class defined here, or of
@@ -139,7 +139,8 @@ class _Finder(ast.NodeVisitor):
         text = ast.unparse(node)
         if isinstance(node.value, ast.Name):
             self.attribute_values.add(id(node.value))
-        if node.attr in ("modules", "__dict__") and isinstance(node.value, ast.Name) and node.value.id in self.sys_names:
+        on_sys = isinstance(node.value, ast.Name) and node.value.id in self.sys_names
+        if node.attr in ("modules", "__dict__") and on_sys:
             self.note(f"`sys.{node.attr}`", node)
         elif node.attr in SIGNATURE_ATTRIBUTES:
             self.note(f"`{text}`", node)

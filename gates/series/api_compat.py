@@ -53,7 +53,9 @@ def _switches(ctx: SeriesContext) -> dict[str, set[str]]:
 
 
 def _locate(ctx: SeriesContext, packages: list[str], base: ReadText, head: ReadText) -> dict[str, str]:
-    """package -> the package root it lives under (at base, else at head); a policy package found nowhere is an error."""
+    """package -> the package root it lives under (at base, else at head).
+
+    A policy package found nowhere, or a package found under two roots, is an error."""
     roots = list(ctx.policy.api_package_roots)
     located = {}
     for package in packages:
