@@ -5,8 +5,9 @@ parameters of functions, methods and constructors; `gates.api_surface` chooses a
 module's public surface from it. Statements are run in order by `gates.scope_binder`
 (with `gates.dunder_all` for `__all__`), the way Python runs them: `del name`
 unbinds, `f = g` binds `f` to what `g` is, `__all__` changes (`+=`, `.extend`,
-`.append`, `.insert`, `.remove`, `.pop`, slices, `del __all__[i]`) are applied. An `if` whose test is a constant (`if False:`, `if 0:`, `if TYPE_CHECKING:`)
-runs one branch only. Where the branches of an `if`, `try`, `with`, loop or `match`
+`.append`, `.insert`, `.remove`, `.pop`, slices, `del __all__[i]`) are applied. An
+`if` whose test is a constant (`if False:`, `if 0:`, `if TYPE_CHECKING:`) runs one
+branch only. Where the branches of an `if`, `try`, `with`, loop or `match`
 bind a name differently (or one leaves it unbound), the name is recorded in
 `conditional`; a public one makes the module unreadable (below).
 
@@ -166,6 +167,9 @@ class ModuleScope:
             inherited = self.class_members(found.name, found, inherited, depth + 1)
             for key, member in inherited.items():
                 renamed = name + key[len(found.name):]
+                own = merged.get(renamed)
+                if own is not None and own.generated and member.generated and renamed.endswith(".__init__"):
+                    merged[renamed] = replace(own, params=_inherited_fields(member.params, own.params))
                 merged.setdefault(renamed, replace(member, name=renamed))
         return merged
 
@@ -184,6 +188,16 @@ class ModuleScope:
         if found.passthrough and target == decorator:
             return None
         return f"{decorator} [{found.fingerprint or found.kind}]"
+
+
+def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -> tuple[Parameter, ...]:
+    """A dataclass's generated constructor after its base's fields: base fields first (a redefined one keeps its
+    place), keyword-only fields last, as `dataclasses` orders them."""
+    fields = {p.name: p for p in base[1:]}
+    fields.update({p.name: p for p in own[1:]})
+    ordered = [p for p in fields.values() if p.kind != KEYWORD_ONLY]
+    ordered += [p for p in fields.values() if p.kind == KEYWORD_ONLY]
+    return (own[0], *ordered)
 
 
 class _Resolver:

@@ -183,7 +183,8 @@ class _Binder(AllChanges):
             options = dataclass_options[0] if dataclass_options and isinstance(dataclass_options[0], ast.Call) else None
             params = _dataclass_init(node, options)
             if params is not None:
-                members[f"{node.name}.__init__"] = Entry(f"{node.name}.__init__", "function", node.lineno, params)
+                members[f"{node.name}.__init__"] = Entry(f"{node.name}.__init__", "function", node.lineno, params,
+                                                         generated=True)
         kept = tuple(d for d in decorators if callee(d).replace(":", ".") != "dataclasses.dataclass")
         kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
         return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases), members

@@ -56,6 +56,7 @@ class Entry:
     passthrough: bool = False  # a decorator that hands back a (*args, **kwargs) functools.wraps wrapper
     fingerprint: str | None = None  # functions: a digest of the whole definition
     bases: tuple[str, ...] = ()  # classes: qualified base classes, inherited members are read from them
+    generated: bool = False  # the `__init__` a dataclass or NamedTuple generates from its fields
 
 
 def module_name(path: str, root: str = ".") -> str:

@@ -214,7 +214,12 @@ BASE_CLASS = BASE.replace("class LayerWorkspace:\n    def __init__(self, max_bat
                           "class _Workspace:\n    def __init__(self, max_batch, *, dtype=\"bf16\"):\n        pass\n\n\n"
                           "class LayerWorkspace(_Workspace):\n    pass\n")
 
+WITH_FIELDS = BASE + "\n\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass _Fields:\n    batch: int\n" \
+                     "    heads: int = 8\n\n\n@dataclass\nclass Shape(_Fields):\n    head_dim: int = 64\n"
+
 HOLES += [
+    pytest.param(WITH_FIELDS, WITH_FIELDS.replace("heads: int = 8", "heads: int = 16"),
+                 "kernels.api.Shape.__init__: default of 'heads' changed from 8 to 16", id="inherited-dataclass-field"),
     pytest.param(BASE_CLASS, BASE_CLASS.replace('*, dtype="bf16"', '*, dtype="fp16"'),
                  "kernels.api.LayerWorkspace.__init__: default of 'dtype' changed from 'bf16' to 'fp16'",
                  id="inherited-constructor"),
