@@ -85,6 +85,7 @@ class Policy:
     default_level: str = "L0"
     api_packages: list[str] = field(default_factory=list)
     switches: list[str] = field(default_factory=list)  # "package.module:NAME"
+    api_package_roots: list[str] = field(default_factory=lambda: [".", "src"])  # where api packages are looked for
     path: str = POLICY_PATH
     sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
 
@@ -129,6 +130,8 @@ class Policy:
         for package in self.api_packages:
             if package not in newer.api_packages:
                 found.append(f"api package {package} no longer checked")
+        if newer.api_package_roots != self.api_package_roots:
+            found.append(f"api package_roots {self.api_package_roots} -> {newer.api_package_roots}")
         for switch in self.switches:
             if switch not in newer.switches:
                 found.append(f"switch {switch} no longer checked")
@@ -164,6 +167,7 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         default_level=data.get("default_level", "L0"),
         api_packages=list(data.get("api", {}).get("packages", [])),
         switches=list(data.get("api", {}).get("switches", [])),
+        api_package_roots=list(data.get("api", {}).get("package_roots", [".", "src"])),
         path=path,
         sections=data,
     )
