@@ -151,7 +151,7 @@ _E3_PREDICATE_AFTER = re.compile(
     rf"|\s*(?:\b{_BE}\s+)?{_SCOPE}"
     rf"|\s*(?:\b{_BE}\s+)?(?:left\s+)?(?:(?:for|to|as|in)\s+)?(?:a\s+)?(?:separate\s+)?{_LATER}"
     rf"|\s*[:|]\s*(?:(?:not|never)\s+(?:yet\s+)?(?:{_CLAIM_VERB}\b|in\s+scope|applicable)|n/a|none|untested|unmeasured"
-    rf"|tbd|out\s+of\s+scope|future\s+work|[-—])"
+    rf"|tbd|out\s+of\s+scope|future\s+work|[-—](?=\s*(?:\||$)))"
     rf"|\s*\b{_BE}\s+(?:untested|unmeasured|unclaimed|unreported|n/a)"
     rf")"
     rf"|{_ZH_FILL}[:|]?\s*(?:尚|暂|均|都|也|并|目前)?\s*(?:(?:未|没有|不)\s*(?:被|做|作|进行)?\s*{_ZH_VERB}"

@@ -16,7 +16,8 @@ with GitHub's tables and strikethrough) what is prose and what is code:
   span reads as one space.
 - HTML entities and backslash escapes are decoded; then each character is NFKC-normalised
   (fullwidth letters become ASCII), and format characters (Unicode category Cf: zero-width
-  spaces and joiners, soft hyphens) and combining marks (Mn) are dropped.
+  spaces and joiners, soft hyphens) and combining marks (Mn) are dropped, and Cyrillic or
+  Greek letters drawn like Latin ones read as those Latin letters.
 
 Each character of a `ProseBlock` remembers the (line, column) of the source character it
 came from, so a finding points at the line and column the author wrote.
@@ -65,9 +66,16 @@ def _parser() -> MarkdownIt:
 _MD = _parser()
 
 
+# Cyrillic and Greek letters drawn like Latin ones ("ТTFT" with a Cyrillic Т reads as TTFT).
+_LOOKALIKES = str.maketrans(
+    "АВЕКМНОРСТХаеорсхуіјѕԁ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοτν",
+    "ABEKMHOPCTXaeopcxyijsd" "ABEZHIKMNOPTYXotv",
+)
+
+
 def normalise_char(char: str) -> str:
-    """The characters that `char` matches as: NFKC, without format characters or combining marks."""
-    return "".join(c for c in unicodedata.normalize("NFKC", char)
+    """The characters that `char` matches as: NFKC, look-alike letters as Latin, no format characters or marks."""
+    return "".join(c for c in unicodedata.normalize("NFKC", char).translate(_LOOKALIKES)
                    if unicodedata.category(c) not in ("Cf", "Mn"))
 
 
