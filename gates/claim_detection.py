@@ -237,11 +237,13 @@ def claims_in_block(block: ProseBlock, pattern: re.Pattern = _DEFAULT):
                                           clause[match.end():match.end() + 8])]
         if not terms:
             continue
-        pieces, kept, marks = [], 0, []
+        pieces, kept, marks, length = [], 0, [], 0
         for match in terms:
             pieces.append(clause[kept:match.start()])
-            marks.append(sum(len(piece) for piece in pieces))
+            length += match.start() - kept
+            marks.append(length)
             pieces.append(_T)
+            length += 1
             kept = match.end()
         pieces.append(clause[kept:])
         masked = "".join(pieces)

@@ -9,6 +9,8 @@ with GitHub's tables and strikethrough) what is prose and what is code:
 - Prose: paragraphs, headings, list items, block quotes, table rows (cells joined by
   " | "), image alt text, and the text of raw HTML blocks outside tags and comments
   (text after `-->` on a comment's closing line renders, so it is prose).
+- A text nested deeper than the parser reads (`MAX_NESTING` levels) is read line by line,
+  every line prose, so that nothing past the limit goes unread.
 - Not prose: code spans, fenced and indented code blocks, HTML comments and tags,
   link destinations and titles, autolinked URLs.
 - Emphasis and links are flattened; soft line breaks read as one space, except after a
@@ -28,11 +30,13 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from markdown_it import MarkdownIt
 
-MAX_NESTING = 100
+MAX_NESTING = 20  # markdown-it's CommonMark default; parsing costs grow with it
 _INLINE_TAGS = frozenset("a abbr b bdi bdo cite code data dfn em i kbd mark q s samp small span strong sub sup "
                          "time u var del ins".split())
 _HTML_PIECE = re.compile(r"<!--.*?(?:-->|\Z)|<[A-Za-z/!?][^>]*>?|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});",
@@ -44,17 +48,21 @@ _TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
 class ProseBlock:
     """One rendered block of prose (a paragraph, heading, table row ...).
 
-    `text` is the normalised rendered text; `positions[i]` is the 1-based (line, column) in
-    the source of the character that produced `text[i]`.
+    `text` is the normalised rendered text; `offsets[i]` is the offset in the source of the
+    character that produced `text[i]`, and `position(i)` its 1-based (line, column).
     """
 
     kind: str
     text: str
-    positions: tuple[tuple[int, int], ...]
+    offsets: tuple[int, ...]
+    line_starts: tuple[int, ...] = field(repr=False)
+    first_line: int = 1
 
     def position(self, index: int) -> tuple[int, int]:
         """(line, column) in the source of `text[index]`."""
-        return self.positions[min(index, len(self.positions) - 1)]
+        offset = self.offsets[min(index, len(self.offsets) - 1)]
+        line = bisect_right(self.line_starts, offset) - 1
+        return self.first_line + line, offset - self.line_starts[line] + 1
 
 
 def _parser() -> MarkdownIt:
@@ -73,6 +81,7 @@ _LOOKALIKES = str.maketrans(
 )
 
 
+@lru_cache(maxsize=8192)
 def normalise_char(char: str) -> str:
     """The characters that `char` matches as: NFKC, look-alike letters as Latin, no format characters or marks."""
     return "".join(c for c in unicodedata.normalize("NFKC", char).translate(_LOOKALIKES)
@@ -85,41 +94,31 @@ class _Source:
     def __init__(self, text: str, first_line: int):
         self.text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
         self.first_line = first_line
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        self.line_starts = tuple([0] + [m.end() for m in re.finditer("\n", self.text)])
 
     def offset_of_line(self, line_index: int) -> int:
         """Offset of the first character of a 0-based line; the end of the text past the last line."""
         return self.line_starts[line_index] if line_index < len(self.line_starts) else len(self.text)
 
-    def position(self, offset: int) -> tuple[int, int]:
-        lo, hi = 0, len(self.line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.line_starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return self.first_line + lo, offset - self.line_starts[lo] + 1
-
 
 class _Builder:
-    """Collects rendered characters with their source offsets."""
+    """Collects rendered text as (text, source offset, spread) pieces."""
 
     def __init__(self):
-        self.chars: list[str] = []
-        self.offsets: list[int] = []
+        self.pieces: list[tuple[str, int, bool]] = []
+        self.tail = ""
 
     def add(self, text: str, offset: int, spread: bool = True) -> None:
-        """Append `text`; with `spread`, character i comes from source offset + i."""
-        for index, char in enumerate(text):
-            self.chars.append(char)
-            self.offsets.append(offset + index if spread else offset)
+        """Append `text`; with `spread`, its character i comes from source offset + i, else all from `offset`."""
+        if text:
+            self.pieces.append((text, offset, spread))
+            self.tail = (self.tail + text)[-2:]
 
     def ends_with_hyphenated_word(self) -> bool:
-        return len(self.chars) >= 2 and self.chars[-1] in "-\u2010\u2011" and self.chars[-2].isalpha()
+        return len(self.tail) == 2 and self.tail[-1] in "-\u2010\u2011" and self.tail[0].isalpha()
 
     def line_break(self, offset: int) -> None:
-        if self.chars and not self.ends_with_hyphenated_word():
+        if self.pieces and not self.ends_with_hyphenated_word():
             self.add(" ", offset)
 
 
@@ -252,26 +251,56 @@ def _html_text(text: str, start: int, out: _Builder) -> None:
 
 
 def _finish(kind: str, raw: _Builder, source: _Source) -> ProseBlock | None:
-    chars, positions = [], []
-    for char, offset in zip(raw.chars, raw.offsets):
-        position = source.position(offset)
-        for normal in normalise_char(char):
+    chars: list[str] = []
+    offsets: list[int] = []
+    for text, offset, spread in raw.pieces:
+        if text.isascii():
+            chars.append(text)
+            offsets.extend(range(offset, offset + len(text)) if spread else [offset] * len(text))
+            continue
+        for index, char in enumerate(text):
+            normal = normalise_char(char)
             chars.append(normal)
-            positions.append(position)
+            offsets.extend([offset + index if spread else offset] * len(normal))
     text = "".join(chars)
     if not text.strip():
         return None
-    return ProseBlock(kind, text, tuple(positions))
+    return ProseBlock(kind, text, tuple(offsets), source.line_starts, source.first_line)
+
+
+def _deepest(tokens) -> int:
+    return max((max([token.level] + [child.level for child in token.children or []]) for token in tokens), default=0)
+
+
+def _lines_as_prose(source: _Source) -> list[ProseBlock]:
+    """Every non-blank line as one block of prose, read without Markdown."""
+    blocks = []
+    for index, start in enumerate(source.line_starts):
+        end = source.line_starts[index + 1] - 1 if index + 1 < len(source.line_starts) else len(source.text)
+        out = _Builder()
+        out.add(source.text[start:end], start)
+        block = _finish("line", out, source)
+        if block:
+            blocks.append(block)
+    return blocks
 
 
 def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
-    """The rendered prose of Markdown `text` (whose first line is `first_line`), block by block."""
+    """The rendered prose of Markdown `text` (whose first line is `first_line`), block by block.
+
+    A text nested `MAX_NESTING` levels deep (block quotes, lists, images in links) is more
+    than the parser reads; rather than lose what lies deeper, every line of such a text is
+    read as prose, Markdown and all.
+    """
     source = _Source(text, first_line)
+    tokens = _MD.parse(source.text)
+    if _deepest(tokens) >= MAX_NESTING - 1:
+        return _lines_as_prose(source)
     reader = _InlineReader(source)
     blocks: list[ProseBlock] = []
     row: _Builder | None = None
     kind = "paragraph"
-    for token in _MD.parse(source.text):
+    for token in tokens:
         if token.map is not None and token.type != "inline":
             reader.cursor = max(reader.cursor, source.offset_of_line(token.map[0]))
         if token.type == "heading_open":
@@ -287,7 +316,7 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
             row = None
         elif token.type == "inline":
             if row is not None:
-                if row.chars:
+                if row.pieces:
                     row.add(" | ", reader.cursor, spread=False)
                 reader.read(token.children or [], row)
             else:

@@ -162,3 +162,9 @@ def test_extra_terms_extend_the_vocabulary():
 def test_rendered_prose_excludes_code_and_comments_and_joins_soft_breaks():
     text = "A `code` span, <!-- hidden --> seen,\nnext line &amp; T**T**FT.\n\n```\nfenced\n```\n"
     assert [block.text for block in prose_blocks(text)] == ["A   span,  seen, next line & TTFT."]
+
+
+def test_a_text_nested_deeper_than_the_parser_reads_is_still_read():
+    assert [term for _, _, term in find_claims_in_text(">" * 40 + " TTFT drops by half.")] == ["TTFT"]
+    assert [term for _, _, term in find_claims_in_text("".join("  " * i + "- x\n" for i in range(40)) + "TTFT drops.")] \
+        == ["TTFT"]
