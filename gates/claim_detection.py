@@ -51,7 +51,7 @@ _H = r"[\s\-\u2010\u2011]"  # a hyphen or space between the words of a term
 CLAIM_TERMS = (
     r"\bTTFTs?\b|\bTPOTs?\b|\bITLs?\b|\bE2E\b|\bQPS\b|\bgoodput\b"
     rf"|\bend{_H}*to{_H}*end\b"
-    rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b"
+    rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
     rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b"
     rf"|\b(?:(?:inter|between|per|first|next|output){_H}*)?tok(?:en)?s?{_H}+latenc(?:y|ies)\b"
     r"|\btok(?:en)?s?\s*/\s*s(?:ec(?:ond)?s?)?\b"
@@ -66,7 +66,7 @@ CLAIM_TERMS = (
     rf"|\bspeed{_H}?ups?\s+(?:in|of|on)\s+(?:latency|throughput)\b"
     rf"|\b(?:inference|generation|serving|decoding){_H}+speed(?:{_H}?ups?)?\b"
     r"|\bfaster\s+(?:inference|serving|generation|responses?|decoding)\b"
-    r"|端到端"
+    r"|端\s*到\s*端"
     r"|首\s*(?:个\s*)?(?:字|词|token|tok)\s*(?:的\s*)?(?:延迟|时延|时间|耗时|响应时间|latency)"
     r"|(?:每|单)\s*(?:个\s*)?(?:输出\s*)?(?:字|词|token|tok)\s*(?:的\s*)?(?:延迟|时延|时间|耗时)"
     r"|(?:token|tok|词|字)\s*间\s*(?:的\s*)?(?:延迟|时延|间隔)"
@@ -75,7 +75,7 @@ CLAIM_TERMS = (
     r"|(?:推理|生成|解码|服务)\s*(?:速度|加速|提速|性能|延迟|时延)"
     r"|(?:请求|用户侧?|用户感知|响应|服务)\s*(?:的\s*)?(?:延迟|时延)"
     r"|p\s*(?:50|90|95|99|99\.9)\s*(?:请求)?\s*(?:延迟|时延)"
-    r"|吞吐|时延"
+    r"|吞\s*吐|时\s*延"
 )
 
 _MEMORY_WORD = r"(?:DRAM|HBM|L1|L2|SM|smem|shared|memory|内存|显存|带宽|缓存|访存|存储)"
@@ -160,8 +160,8 @@ _E3_PREDICATE_AFTER = re.compile(
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
-    r"^\s*(?:follow[\s\-]?ups?(?:\s+work)?|future\s+work|todo|to\s*do|next\s+steps?|out\s+of\s+scope|non[\s\-]?goals?"
-    r"|not\s+in\s+scope|not\s+measured|后续(?:工作)?|未来工作|待办|下一步|范围外|不在范围内|非目标)\s*[:\-—]\s*",
+    r"^\s*(?:\[ ?\]\s*|(?:follow[\s\-]?ups?(?:\s+work)?|future\s+work|todo|to\s*do|next\s+steps?|out\s+of\s+scope|non[\s\-]?goals?"
+    r"|not\s+in\s+scope|not\s+measured|后续(?:工作)?|未来工作|待办|下一步|范围外|不在范围内|非目标)\s*[:\-—]\s*)",
     re.IGNORECASE,
 )
 _PLAN_VERB = (r"(?:\b(?:measure|run|benchmark|evaluate|quantify|test|collect|add|profile|compare|check|report|investigate"
@@ -206,7 +206,7 @@ def clauses(text: str):
 
 
 def _is_kernel_metric(term: str, before: str, after: str) -> bool:
-    rule = _KERNEL_METRIC.get(term)
+    rule = _KERNEL_METRIC.get("".join(term.split()))
     return rule is not None and (bool(rule.search(before)) or bool(_BOUND.match(after)))
 
 
