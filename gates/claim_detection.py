@@ -34,6 +34,10 @@ E4. A future-work or out-of-scope lead-in at the start of the clause ("Follow-up
     ("measure", "run", "测量" ...) before the term, or by nothing but the term and
     measurement words.
 
+E3 and E4 excuse nothing when a quantity (2x, 30%, 12 ms, 两倍, halves ...) follows the term in
+its sentence: "TTFT: not measured directly, but estimated 2x better", "| TTFT | not measured |
+2x faster |", "Future work: TTFT gains of 2x" are claims.
+
 So a negation elsewhere in the clause excuses nothing: "TTFT improves 2x with no code
 changes", "not only ... but also TTFT", "非常", "未来" are claims. Clauses end at sentence
 ends (. ! ? ; 。) and at contrastive joints (", but", ", and", "，但", "但是" ...).
@@ -88,6 +92,7 @@ _KERNEL_METRIC = {
 _BOUND = re.compile(r"^\s*(?:受限|bound)")
 
 # Clause boundaries: sentence ends and contrastive joints.
+_SENTENCE_END = re.compile(r"[.](?=\s|$)|[;!?。！？；]")
 _CLAUSE_END = re.compile(
     r"[.](?=\s|$)|[;!?。！？；]"
     r"|,\s*(?:but|and|while|whereas|yet|so|although|though|because)\b|\b(?:but|however|whereas|although)\b"
@@ -172,6 +177,8 @@ _E4_LISTED = re.compile(rf"^{_ANY_FILL}$", re.IGNORECASE)
 _E4_TAIL = re.compile(rf"^\s*(?:$|[.;:,()/]|{_T}|\b(?:in|on|for|with|at|under|across|over|using|via|from|by|of|and|or"
                       rf"|vs\.?|versus)\b|\b{_QUALIFIER}\b|\b{_CLAIM_NOUN}\b|[在中的和与及])", re.IGNORECASE)
 
+_QUANTITY = re.compile(r"\d[\d.,]*\s*(?:x\b|×|%|倍|ms\b|µs\b|us\b|s\b|秒|毫秒|tok)|[一两二三四五六七八九十半]\s*倍|\bhalv|\bdoubl|一半|翻倍|减半",
+                       re.IGNORECASE)
 _WINDOW = 160
 
 
@@ -210,14 +217,19 @@ def _is_kernel_metric(term: str, before: str, after: str) -> bool:
     return rule is not None and (bool(rule.search(before)) or bool(_BOUND.match(after)))
 
 
-def is_excused(masked: str, index: int) -> bool:
-    """Whether the term at `masked[index]` (masked clause: every term is one `_T`) is governed by an excuse."""
+def is_excused(masked: str, index: int, quantity_follows: bool = False) -> bool:
+    """Whether the term at `masked[index]` (masked clause: every term is one `_T`) is governed by an excuse.
+
+    `quantity_follows`: a quantity stands after the term in its sentence, which rules out E3 and E4.
+    """
     before = masked[max(0, index - _WINDOW):index]
     after = masked[index + 1:index + 1 + _WINDOW]
     if _E1_VERB_BEFORE.search(before):
         return True
     if _E2_NEG_BEFORE.search(before) and _E2_NOUN_AFTER.match(after):
         return True
+    if quantity_follows:
+        return False
     if _E3_PREDICATE_AFTER.match(after):
         return True
     lead_in = _LEAD_IN.match(masked)
@@ -247,8 +259,11 @@ def claims_in_block(block: ProseBlock, pattern: re.Pattern = _DEFAULT):
             kept = match.end()
         pieces.append(clause[kept:])
         masked = "".join(pieces)
+        sentence_end = _SENTENCE_END.search(block.text, end)
+        sentence_end = sentence_end.start() if sentence_end else len(block.text)
         for match, mark in zip(terms, marks):
-            if not is_excused(masked, mark):
+            quantity_follows = bool(_QUANTITY.search(block.text, start + match.end(), sentence_end))
+            if not is_excused(masked, mark, quantity_follows):
                 line, col = block.position(start + match.start())
                 yield line, col, match.group(0)
                 break
