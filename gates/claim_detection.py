@@ -11,8 +11,8 @@ latency, tok/s, tokens/s, tokens/sec, tokens per second, requests/s, request / s
 user-facing / P50-P99 latency, serving / inference / decode / generation throughput,
 goodput, latency or throughput gains, inference or generation speed; 端到端, 首字/首 token
 延迟·时延·时间, 每 token 延迟, token 间延迟, 每秒生成 token 数, 吞吐, 时延, 推理速度/加速,
-请求/用户侧/P99 延迟. "吞吐" after a memory word (DRAM, HBM, L2, 显存, 带宽 ...) and "时延"
-after a kernel word (kernel, 内核, 访存 ...) are kernel metrics, not claims. A configuration
+请求/用户侧/P99 延迟. "吞吐" and "时延" after a memory or kernel word (DRAM, HBM, L2, 显存, 带宽,
+kernel, 内核, 访存 ...) or before 受限 (bound) are kernel metrics, not claims. A configuration
 can add phrases with `extra_terms`.
 
 A term is excused only when a negation or a scope marker governs the term itself:
@@ -56,7 +56,8 @@ _H = r"[\s\-\u2010\u2011]"  # a hyphen or space between the words of a term
 CLAIM_TERMS = (
     r"\bTTFTs?\b|\bTPOTs?\b|\bITLs?\b|\bE2E\b|\bQPS\b|\bgoodput\b"
     rf"|\bend{_H}*to{_H}*end\b"
-    rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
+    rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b"
+    rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
     rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b"
     rf"|\b(?:(?:inter|between|per|first|next|output){_H}*)?tok(?:en)?s?{_H}+latenc(?:y|ies)\b"
     r"|\btok(?:en)?s?\s*/\s*s(?:ec(?:ond)?s?)?\b"
@@ -86,13 +87,10 @@ CLAIM_TERMS = (
 # Every term of CLAIM_TERMS starts with one of these characters; testing it first makes the scan fast.
 _FIRST_CHAR = r"(?=[bdefgilmnopqrstu端首每单词字推生解服请用响吞时])"
 
-_MEMORY_WORD = r"(?:DRAM|HBM|L1|L2|SM|smem|shared|memory|内存|显存|带宽|缓存|访存|存储)"
-_KERNEL_WORD = r"(?:kernel|内核|算子|访存|DRAM|HBM|L1|L2|内存|显存|launch|启动|同步|sync)"
-_NEAR = r"[\sA-Za-z0-9_/、和与及的]{0,8}$"
-_KERNEL_METRIC = {
-    "吞吐": re.compile(_MEMORY_WORD + _NEAR, re.IGNORECASE),
-    "时延": re.compile(_KERNEL_WORD + _NEAR, re.IGNORECASE),
-}
+_KERNEL_WORD = (r"(?:DRAM|HBM|L1|L2|SM|smem|shared|memory|kernel|内核|算子|内存|显存|带宽|缓存|访存|存储|launch|启动"
+                r"|同步|sync)")
+_KERNEL_METRIC = re.compile(_KERNEL_WORD + r"[\sA-Za-z0-9_/、和与及的]{0,8}$", re.IGNORECASE)
+_KERNEL_METRIC_TERMS = ("吞吐", "时延")
 _BOUND = re.compile(r"^\s*(?:受限|bound)")
 
 # Clause boundaries: sentence ends and contrastive joints.
@@ -169,20 +167,20 @@ _E3_PREDICATE_AFTER = re.compile(
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
-    r"^\s*(?:\[ ?\]\s*|(?:follow[\s\-]?ups?(?:\s+work)?|future\s+work|todo|to\s*do|next\s+steps?|out\s+of\s+scope|non[\s\-]?goals?"
-    r"|not\s+in\s+scope|not\s+measured|后续(?:工作)?|未来工作|待办|下一步|范围外|不在范围内|非目标)\s*[:\-—]\s*)",
+    r"^\s*(?:\[ ?\]\s*|(?:follow[\s\-]?ups?(?:\s+work)?|future\s+work|todo|to\s*do|next\s+steps?|out\s+of\s+scope"
+    r"|non[\s\-]?goals?|not\s+in\s+scope|not\s+measured|后续(?:工作)?|未来工作|待办|下一步|范围外|不在范围内|非目标)\s*[:\-—]\s*)",
     re.IGNORECASE,
 )
-_PLAN_VERB = (r"(?:\b(?:measure|run|benchmark|evaluate|quantify|test|collect|add|profile|compare|check|report|investigate"
-              r"|study|track|record|validate|verify|confirm|establish|capture|assess)\b"
+_PLAN_VERB = (r"(?:\b(?:measure|run|benchmark|evaluate|quantify|test|collect|add|profile|compare|check|report"
+              r"|investigate|study|track|record|validate|verify|confirm|establish|capture|assess)\b"
               r"|测量|测试|评估|运行|跑|对比|收集|补充|验证|补测|统计|记录|确认)")
 _E4_PLANNED = re.compile(rf"^[^\d{_T}]{{0,40}}?{_PLAN_VERB}{_ANY_FILL}$", re.IGNORECASE)
 _E4_LISTED = re.compile(rf"^{_ANY_FILL}$", re.IGNORECASE)
 _E4_TAIL = re.compile(rf"^\s*(?:$|[.;:,()/]|{_T}|\b(?:in|on|for|with|at|under|across|over|using|via|from|by|of|and|or"
                       rf"|vs\.?|versus)\b|\b{_QUALIFIER}\b|\b{_CLAIM_NOUN}\b|[在中的和与及])", re.IGNORECASE)
 
-_QUANTITY = re.compile(r"\d[\d.,]*\s*(?:x\b|×|%|倍|ms\b|µs\b|us\b|s\b|秒|毫秒|tok)|[一两二三四五六七八九十半]\s*倍|\bhalv|\bdoubl|一半|翻倍|减半",
-                       re.IGNORECASE)
+_QUANTITY = re.compile(r"\d[\d.,]*\s*(?:x\b|×|%|倍|ms\b|µs\b|us\b|s\b|秒|毫秒|tok)|[一两二三四五六七八九十半]\s*倍"
+                       r"|\bhalv|\bdoubl|一半|翻倍|减半", re.IGNORECASE)
 _WINDOW = 160
 
 
@@ -217,8 +215,8 @@ def clauses(text: str):
 
 
 def _is_kernel_metric(term: str, before: str, after: str) -> bool:
-    rule = _KERNEL_METRIC.get("".join(term.split()))
-    return rule is not None and (bool(rule.search(before)) or bool(_BOUND.match(after)))
+    """吞吐 or 时延 of a memory or kernel ("DRAM 吞吐", "kernel 时延"), or "…受限" (bound): a kernel metric."""
+    return "".join(term.split()) in _KERNEL_METRIC_TERMS and bool(_KERNEL_METRIC.search(before) or _BOUND.match(after))
 
 
 def is_excused(masked: str, index: int, quantity_follows: bool = False) -> bool:

@@ -39,8 +39,8 @@ from markdown_it import MarkdownIt
 MAX_NESTING = 20  # markdown-it's CommonMark default; parsing costs grow with it
 _INLINE_TAGS = frozenset("a abbr b bdi bdo cite code data dfn em i kbd mark q s samp small span strong sub sup "
                          "time u var del ins".split())
-_HTML_PIECE = re.compile(r"<!--.*?(?:-->|\Z)|<[A-Za-z/!?][^>]*>?|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});",
-                         re.DOTALL)
+_HTML_PIECE = re.compile(r"<!--.*?(?:-->|\Z)|<[A-Za-z/!?][^>]*>?"
+                         r"|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});", re.DOTALL)
 _TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
 
 

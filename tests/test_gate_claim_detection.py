@@ -156,7 +156,8 @@ def test_extra_terms_extend_the_vocabulary():
     text = "Median prompt-processing rate rises 2x."
     assert list(detect(text)) == []
     assert list(detect(text, extra_terms=["prompt processing rate"])) == [(1, 8, "prompt-processing rate")]
-    assert list(detect("We do not claim any prompt processing rate gain.", extra_terms=["prompt processing rate"])) == []
+    extra = ["prompt processing rate"]
+    assert list(detect("We do not claim any prompt processing rate gain.", extra_terms=extra)) == []
 
 
 def test_rendered_prose_excludes_code_and_comments_and_joins_soft_breaks():
@@ -166,5 +167,5 @@ def test_rendered_prose_excludes_code_and_comments_and_joins_soft_breaks():
 
 def test_a_text_nested_deeper_than_the_parser_reads_is_still_read():
     assert [term for _, _, term in find_claims_in_text(">" * 40 + " TTFT drops by half.")] == ["TTFT"]
-    assert [term for _, _, term in find_claims_in_text("".join("  " * i + "- x\n" for i in range(40)) + "TTFT drops.")] \
-        == ["TTFT"]
+    nested_lists = "".join("  " * depth + "- x\n" for depth in range(40)) + "TTFT drops."
+    assert [term for _, _, term in find_claims_in_text(nested_lists)] == ["TTFT"]
