@@ -128,11 +128,16 @@ class _InlineReader:
     def __init__(self, source: _Source):
         self.source = source
         self.cursor = 0
+        self.limit = len(source.text)
+
+    def enter_block(self, start: int, end: int) -> None:
+        """Read the next inline content from the block that spans source offsets [start, end)."""
+        self.cursor, self.limit = start, end
 
     def find(self, needle: str) -> int | None:
         if not needle:
             return None
-        index = self.source.text.find(needle, self.cursor)
+        index = self.source.text.find(needle, self.cursor, self.limit)
         return None if index < 0 else index
 
     def read(self, children, out: _Builder) -> None:
@@ -159,7 +164,7 @@ class _InlineReader:
             elif kind == "code_inline":
                 opening = self.find(child.markup)
                 if opening is not None:
-                    closing = self.source.text.find(child.markup, opening + len(child.markup))
+                    closing = self.source.text.find(child.markup, opening + len(child.markup), self.limit)
                     self.cursor = opening + len(child.markup) if closing < 0 else closing + len(child.markup)
                 out.add(" ", self.cursor)
             elif kind == "html_inline":
@@ -302,7 +307,7 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
     kind = "paragraph"
     for token in tokens:
         if token.map is not None and token.type != "inline":
-            reader.cursor = max(reader.cursor, source.offset_of_line(token.map[0]))
+            reader.enter_block(source.offset_of_line(token.map[0]), source.offset_of_line(token.map[1]))
         if token.type == "heading_open":
             kind = "heading"
         elif token.type == "paragraph_open":
