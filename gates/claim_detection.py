@@ -32,7 +32,8 @@ E3. A negated or out-of-scope predicate right after it: "TTFT and TPOT are out o
 E4. A future-work or out-of-scope lead-in at the start of the clause ("Follow-up:",
     "TODO:", "Future work:", "Out of scope:", "后续：") followed by a planning verb
     ("measure", "run", "测量" ...) before the term, or by nothing but the term and
-    measurement words.
+    measurement words. Under a heading that is such a lead-in ("## Follow-ups",
+    "## Out of scope", "## 后续"), every clause reads as if it began with it.
 
 E3 and E4 excuse nothing when a quantity (2x, 30%, 12 ms, 两倍, halves ...) follows the term in
 its sentence: "TTFT: not measured directly, but estimated 2x better", "| TTFT | not measured |
@@ -171,6 +172,11 @@ _LEAD_IN = re.compile(
     r"|non[\s\-]?goals?|not\s+in\s+scope|not\s+measured|后续(?:工作)?|未来工作|待办|下一步|范围外|不在范围内|非目标)\s*[:\-—]\s*)",
     re.IGNORECASE,
 )
+_LEAD_IN_HEADING = re.compile(
+    r"^\s*(?:follow[\s\-]?ups?(?:\s+work)?|future\s+work|todo|to\s*do|next\s+steps?|out\s+of\s+scope|non[\s\-]?goals?"
+    r"|后续(?:工作)?|未来工作|待办|下一步|范围外|非目标)\s*:?\s*$",
+    re.IGNORECASE,
+)
 _PLAN_VERB = (r"(?:\b(?:measure|run|benchmark|evaluate|quantify|test|collect|add|profile|compare|check|report"
               r"|investigate|study|track|record|validate|verify|confirm|establish|capture|assess)\b"
               r"|测量|测试|评估|运行|跑|对比|收集|补充|验证|补测|统计|记录|确认)")
@@ -219,10 +225,11 @@ def _is_kernel_metric(term: str, before: str, after: str) -> bool:
     return "".join(term.split()) in _KERNEL_METRIC_TERMS and bool(_KERNEL_METRIC.search(before) or _BOUND.match(after))
 
 
-def is_excused(masked: str, index: int, quantity_follows: bool = False) -> bool:
+def is_excused(masked: str, index: int, quantity_follows: bool = False, under_lead_in: bool = False) -> bool:
     """Whether the term at `masked[index]` (masked clause: every term is one `_T`) is governed by an excuse.
 
     `quantity_follows`: a quantity stands after the term in its sentence, which rules out E3 and E4.
+    `under_lead_in`: the clause is under a heading that is itself a lead-in ("## Follow-ups").
     """
     before = masked[max(0, index - _WINDOW):index]
     after = masked[index + 1:index + 1 + _WINDOW]
@@ -235,8 +242,9 @@ def is_excused(masked: str, index: int, quantity_follows: bool = False) -> bool:
     if _E3_PREDICATE_AFTER.match(after):
         return True
     lead_in = _LEAD_IN.match(masked)
-    if lead_in and lead_in.end() <= index:
-        between = masked[lead_in.end():index]
+    lead_in_end = lead_in.end() if lead_in else 0 if under_lead_in else None
+    if lead_in_end is not None and lead_in_end <= index:
+        between = masked[lead_in_end:index]
         if _E4_PLANNED.match(between) or (_E4_LISTED.match(between) and _E4_TAIL.match(after)):
             return True
     return False
@@ -251,6 +259,7 @@ def claims_in_block(block: ProseBlock, pattern: re.Pattern = _DEFAULT):
     if not found:
         return
     sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
+    under_lead_in = bool(_LEAD_IN_HEADING.match(block.heading))
     next_term = 0
     for start, end in clauses(text):
         while next_term < len(found) and found[next_term].start() < start:
@@ -274,7 +283,7 @@ def claims_in_block(block: ProseBlock, pattern: re.Pattern = _DEFAULT):
         sentence_end = sentence_ends[bisect_left(sentence_ends, end)]
         for match, mark in zip(terms, marks):
             quantity_follows = bool(_QUANTITY.search(text, match.end(), min(sentence_end, match.end() + _WINDOW)))
-            if not is_excused(masked, mark, quantity_follows):
+            if not is_excused(masked, mark, quantity_follows, under_lead_in):
                 line, col = block.position(match.start())
                 yield line, col, match.group(0)
                 break

@@ -31,7 +31,7 @@ import html
 import re
 import unicodedata
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -50,6 +50,7 @@ class ProseBlock:
 
     `text` is the normalised rendered text; `offsets[i]` is the offset in the source of the
     character that produced `text[i]`, and `position(i)` its 1-based (line, column).
+    `heading` is the rendered text of the nearest heading above the block.
     """
 
     kind: str
@@ -57,6 +58,7 @@ class ProseBlock:
     offsets: tuple[int, ...]
     line_starts: tuple[int, ...] = field(repr=False)
     first_line: int = 1
+    heading: str = ""
 
     def position(self, index: int) -> tuple[int, int]:
         """(line, column) in the source of `text[index]`."""
@@ -337,4 +339,14 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
             block = _finish("html", out, source)
             if block:
                 blocks.append(block)
+    return _with_headings(blocks)
+
+
+def _with_headings(blocks: list[ProseBlock]) -> list[ProseBlock]:
+    heading = ""
+    for index, block in enumerate(blocks):
+        if block.kind == "heading":
+            heading = block.text
+        else:
+            blocks[index] = replace(block, heading=heading)
     return blocks
