@@ -1,8 +1,8 @@
-"""The G0-G8 pages the package ships, with the history-checks, trust-model and configuration pages they link to.
+"""The G0-G8 pages the package ships, with the companion pages they link to.
 
 The shipped pages are the project's own ``docs/gates/G*.md``, ``docs/history-checks.md``,
-``docs/trust-model.md`` and ``docs/configuration.md`` (package data under ``gates/site/pages/``).  In a site they
-all live under ``gates/``, so that the record header's gate links (``gates/G3.md``)
+``docs/trust-model.md``, ``docs/configuration.md`` and ``docs/evidence-from-tests.md``
+(package data under ``gates/site/pages/``).  In a site they all live under ``gates/``, so that the record header's gate links (``gates/G3.md``)
 resolve; links between them are rewritten for that one folder.
 """
 
@@ -17,7 +17,7 @@ from gates.site.record_header import GATE_IDS
 
 PAGES_DIR = Path(__file__).resolve().parent / "pages"
 SITE_DIR = "gates"
-COMPANION_PAGES = ("history-checks.md", "trust-model.md", "configuration.md")
+COMPANION_PAGES = ("history-checks.md", "trust-model.md", "configuration.md", "evidence-from-tests.md")
 
 
 def gate_page_uri(gate: str) -> str:
