@@ -6,7 +6,7 @@ commit. The runner merges them into the gate results of the records they name.
 
 | check | gate |
 |---|---|
-| stage scope, status and stage moves, stage-closing commits | G0 |
+| stage scope, status and stage moves, stage-closing commits, no compiled bytecode | G0 |
 | prerequisites of a stage, stacked records | G2 |
 | public API diff, default route unchanged before D | G5 |
 | approvals independent of the change's authors, hot-path policy | G8 |
@@ -21,10 +21,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from gates.findings import Finding
-from gates.series import api_compat, checker_integrity, hot_path, independence, prerequisites, scope, transitions
+from gates.series import (api_compat, checker_integrity, compiled_code, hot_path, independence, prerequisites, scope,
+                          transitions)
 from gates.series.context import SeriesContext
 
-CHECKS = (scope.check, transitions.check, prerequisites.check, api_compat.check, independence.check, hot_path.check,
+CHECKS = (scope.check, compiled_code.check, transitions.check, prerequisites.check, api_compat.check, independence.check, hot_path.check,
           checker_integrity.check)
 
 
