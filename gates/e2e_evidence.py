@@ -15,7 +15,9 @@ the number must belong to one of them.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from gates.evidence import EvidenceArtifact, verify_sha256
 from gates.quoted_numbers import matches, numbers_with_units
 
 MIN_SAMPLES = 3
@@ -104,3 +106,139 @@ def unmatched_numbers(sentence: str, artifacts: list) -> list[str]:
             shown = quoted.text + ("" if quoted.unit in ("%", "x", "×") else " ") + quoted.unit
             problems.append(f"{shown} matches no arm of the cited e2e artifacts ({'; '.join(offered) or 'none cited'})")
     return problems
+
+
+# --- which artifacts back a claim, and what a claim sentence says ------------------------------------------------
+
+METRIC_FAMILIES = {
+    "TTFT": re.compile(r"ttft|first[_ -]?token|首字|首词|首\s*token", re.IGNORECASE),
+    "TPOT": re.compile(r"tpot|\bitl\b|inter[_ -]?token|per[_ -]?(?:output[_ -]?)?token[_ -]?(?:ms|us|s|latency|time)"
+                       r"|每词|每\s*token", re.IGNORECASE),
+    "throughput": re.compile(r"tok(?:en)?s?(?:/s|[_ ]per[_ ]s)|throughput|qps|requests?(?:/s|[_ ]per[_ ]s)|rps|吞吐",
+                             re.IGNORECASE),
+}
+_PARAGRAPH_BREAK = re.compile(r"^\s*(?:$|#|\||>|[-*+]\s|\d+[.)]\s)")
+_BLOCK_END = re.compile(r"^\s*(?:$|#|\|)")
+_FULL_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；]")
+_LINK_TARGET_TEXT = re.compile(r"\]\([^)\s]*\)")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A cited `e2e` artifact as a claim may lean on it: `label` is the record's evidence id;
+    `pin_problem` says why the artifact is not the file the record pinned (None when it is)."""
+
+    label: str
+    artifact: EvidenceArtifact | None
+    pin_problem: str | None = None
+
+
+def pin_problem(entry, artifact: EvidenceArtifact | None) -> str | None:
+    """Why `artifact` is not the e2e artifact a declared evidence `entry` pins (None when it is)."""
+    if artifact is None:
+        return f"{entry.path} cannot be read"
+    if not verify_sha256(artifact, entry.sha256):
+        return f"{entry.path} has SHA-256 {artifact.file_sha256}, the record pins {entry.sha256}"
+    if artifact.id != entry.id:
+        return f"the artifact's own id is {artifact.id!r}"
+    if artifact.kind != "e2e" or entry.kind != "e2e":
+        return f"it is a {artifact.kind!r} artifact, not e2e"
+    return None
+
+
+def usable_artifacts(candidates: list[Candidate]) -> tuple[list[EvidenceArtifact], list[str]]:
+    """The cited e2e artifacts that can back a claim, and why each of the others cannot."""
+    usable, rejected = [], []
+    for candidate in candidates:
+        if candidate.pin_problem or candidate.artifact is None:
+            rejected.append(f"{candidate.label}: {candidate.pin_problem or 'cannot be read'}")
+            continue
+        issues = artifact_issues(candidate.artifact)
+        if issues:
+            rejected.append(f"{candidate.label}: {'; '.join(issues)}")
+        else:
+            usable.append(candidate.artifact)
+    return usable, rejected
+
+
+def claim_sentence(text: str, first_line: int, line_no: int, col: int) -> str:
+    """The sentence holding the claim at (`line_no`, `col`) of Markdown `text`, across wrapped lines.
+
+    A table row is its own sentence; otherwise the paragraph (consecutive lines up to a blank
+    line, a heading, a table, a quote or a list item) is joined and cut at sentence ends.
+    Backticks go (a number in `code` is still quoted), link targets are blanked.
+    """
+    lines = text.split("\n")
+    index = line_no - first_line
+    if not 0 <= index < len(lines):
+        return ""
+    if lines[index].lstrip().startswith("|"):
+        return _readable(lines[index])
+    start = index
+    while start > 0 and not _PARAGRAPH_BREAK.match(lines[start]) and not _BLOCK_END.match(lines[start - 1]):
+        start -= 1
+    end = index
+    while end + 1 < len(lines) and not _PARAGRAPH_BREAK.match(lines[end + 1]):
+        end += 1
+    joined, offset = "", 0
+    for position in range(start, end + 1):
+        if position == index:
+            offset = len(joined) + col - 1
+        joined += lines[position] + " "
+    begin = 0
+    for match in _FULL_SENTENCE_END.finditer(joined):
+        if match.start() > offset:
+            return _readable(joined[begin:match.start()])
+        begin = match.end()
+    return _readable(joined[begin:])
+
+
+def _readable(text: str) -> str:
+    return _LINK_TARGET_TEXT.sub(lambda m: "]" + " " * (len(m.group(0)) - 1), text.replace("`", " ")).strip()
+
+
+def metric_families(text: str) -> set[str]:
+    """The serving metrics (TTFT, TPOT, throughput) a sentence or an artifact's metric name speaks of."""
+    return {family for family, pattern in METRIC_FAMILIES.items() if pattern.search(text)}
+
+
+def metric_problems(sentence: str, artifacts: list) -> list[str]:
+    """The sentence names a serving metric that none of the artifacts measures."""
+    named = metric_families(sentence)
+    if not named:
+        return []
+    measured = {artifact.id: str(artifact.results.get("metric", "")) for artifact in artifacts}
+    if any(named & metric_families(metric) for metric in measured.values()):
+        return []
+    shown = ", ".join(f"{artifact_id} measures {metric or 'an unnamed metric'}" for artifact_id, metric in measured.items())
+    return [f"the sentence speaks of {' and '.join(sorted(named))}, which no cited e2e artifact measures ({shown})"]
+
+
+def claim_problems(sentence: str, claim_level, candidates: list[Candidate]) -> list[str]:
+    """Why an end-to-end claim `sentence` is not backed (empty when it is).
+
+    The record must be at `claim_level: e2e`; one cited e2e artifact must match its pin and
+    have been measured properly (`artifact_issues`); the metric the sentence names must be one
+    such an artifact measures, and each number it quotes must be one of their values
+    (`unmatched_numbers`).
+    """
+    problems = []
+    if claim_level != "e2e":
+        problems.append(f"claim_level is {claim_level or 'not set'}")
+    usable, rejected = usable_artifacts(candidates)
+    if not candidates:
+        problems.append("no e2e artifact is cited")
+    elif not usable:
+        problems.extend(rejected)
+    else:
+        problems.extend(metric_problems(sentence, usable))
+        problems.extend(unmatched_numbers(sentence, usable))
+    return problems
+
+
+def claim_message(term: str, problems: list[str]) -> str:
+    """The finding for an end-to-end claim that `claim_problems` rejected."""
+    return (f"end-to-end claim ({term!r}) is not backed by e2e evidence: {'; '.join(problems)}. Link an e2e "
+            f"artifact with fixture identities and >= {MIN_SAMPLES} fresh-process samples per arm (`python -m gates.ab`) "
+            "and quote its values (an arm's median, or the ratio of two arms' medians), or state kernel-level "
+            "results only")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from gates.context import GateContext
+from gates.e2e_evidence import Candidate, claim_message, claim_problems, claim_sentence, pin_problem
 from gates.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.findings import Finding, GateResult, result_from_findings
 from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
@@ -110,45 +111,22 @@ def check(record: Record, ctx: GateContext) -> GateResult:
 
 
 def _check_claims(record: Record, loaded: dict, add) -> None:
+    """Each end-to-end claim of the body is backed by a cited e2e artifact and quotes it faithfully."""
     claims = list(find_claims(record))
     if not claims:
         return
-    problems = []
-    if record.get("claim_level") != "e2e":
-        problems.append("claim_level is kernel")
-    e2e = [(entry, artifact) for entry, artifact in loaded.values() if artifact.kind == "e2e"]
-    if not e2e:
-        problems.append("no e2e artifact is cited")
-    else:
-        best = None
-        for entry, artifact in e2e:
-            issues = _e2e_issues(artifact)
-            if not issues:
-                best = None
-                break
-            best = best or f"{entry.id}: {'; '.join(issues)}"
-        if best:
-            problems.append(best)
-    if problems:
-        for line, col, term in claims:
-            add(line, f"end-to-end claim ({term!r}) without e2e evidence: {'; '.join(problems)}. Link an e2e artifact "
-                f"with fixture identities and >= {MIN_SAMPLES} fresh-process samples per arm, or state kernel-level "
-                "results only", col)
+    candidates = e2e_candidates(loaded)
+    for line, col, term in claims:
+        sentence = claim_sentence(record.body, record.body_start_line, line, col)
+        problems = claim_problems(sentence, record.get("claim_level"), candidates)
+        if problems:
+            add(line, claim_message(term, problems), col)
 
 
-def _e2e_issues(artifact) -> list[str]:
-    issues = []
-    if not artifact.fixtures:
-        issues.append("no fixture identities")
-    for name, arm in sorted((artifact.results.get("arms") or {}).items()):
-        samples = arm.get("samples") or []
-        if len(samples) < MIN_SAMPLES:
-            issues.append(f"arm {name!r} has {len(samples)} sample(s), fewer than {MIN_SAMPLES}")
-        if arm.get("fresh_process") is not True:
-            issues.append(f"arm {name!r} samples are not from fresh processes")
-    if not artifact.results.get("arms"):
-        issues.append("no arms")
-    return issues
+def e2e_candidates(loaded: dict) -> list[Candidate]:
+    """The cited e2e artifacts (`loaded`: evidence id -> (entry, artifact)), each with its pin checked."""
+    return [Candidate(entry.id, artifact, pin_problem(entry, artifact))
+            for entry, artifact in loaded.values() if entry.kind == "e2e" or artifact.kind == "e2e"]
 
 
 def _declared_numbers(record: Record) -> list[float]:

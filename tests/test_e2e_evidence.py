@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from gates.e2e_evidence import artifact_issues, unmatched_numbers
+from gates.e2e_evidence import Candidate, artifact_issues, claim_problems, claim_sentence, unmatched_numbers
 from gates.evidence import EvidenceArtifact
 
 MEASURED = {
@@ -69,3 +69,56 @@ def test_a_claim_that_misquotes_the_artifact_fails(sentence, number):
     problems = unmatched_numbers(sentence, [artifact()])
     assert problems and problems[0].startswith(number)
     assert "split-kv 137.13" in problems[0]
+
+
+# --- the rule G7 (and lint-pr, and results pages) apply to one claim ---------------------------------------------
+
+def cited(edit=None, pin=None) -> list[Candidate]:
+    """The record cites one e2e artifact; `pin` says why its pin does not verify (None: it verifies)."""
+    return [Candidate("e2e-decode", artifact(edit), pin)]
+
+
+GOOD_CLAIM = "End to end, split-kv decodes at 137.1 tok/s against 34.7 tok/s for the baseline (3.95x)."
+
+
+def test_a_claim_quoting_a_properly_measured_pinned_artifact_is_backed():
+    assert claim_problems(GOOD_CLAIM, "e2e", cited()) == []
+
+
+@pytest.mark.parametrize("claim_level, candidates, expected", [
+    ("e2e", [], "no e2e artifact is cited"),
+    ("kernel", cited(), "claim_level is kernel"),
+    ("e2e", cited(pin="docs/evidence/e2e-decode.json has SHA-256 1111, the record pins 0000"), "the record pins"),
+    ("e2e", cited(lambda d: d["results"]["arms"]["baseline"].update(samples=[34.7, 34.7], pids=[11, 13])),
+     "has 2 sample(s), fewer than 3"),
+    ("e2e", cited(lambda d: d["results"]["arms"]["split-kv"].update(pids=[12, 12, 16])), "warm process"),
+    ("e2e", cited(lambda d: d.update(fixtures={})), "no fixture identities"),
+], ids=["missing-artifact", "kernel-level-record", "wrong-pin", "two-samples", "warm-process", "no-fixtures"])
+def test_a_claim_without_proper_e2e_evidence_is_not_backed(claim_level, candidates, expected):
+    problems = claim_problems(GOOD_CLAIM, claim_level, candidates)
+    assert any(expected in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize("sentence, number", [
+    ("End to end, split-kv decodes at 140 tok/s.", "140 tok/s"),
+    ("End to end, split-kv is 4.5x faster than the baseline.", "4.5x"),
+    ("End to end, the baseline decodes at 137.1 tok/s.", "137.1 tok/s"),
+], ids=["wrong-value", "wrong-ratio", "value-of-another-arm"])
+def test_a_claim_that_misquotes_a_good_artifact_is_not_backed(sentence, number):
+    problems = claim_problems(sentence, "e2e", cited())
+    assert len(problems) == 1 and problems[0].startswith(number), problems
+
+
+def test_a_claim_about_a_metric_the_artifact_does_not_measure_is_not_backed():
+    problems = claim_problems("End to end, split-kv cuts TTFT.", "e2e", cited())
+    assert problems and "TTFT" in problems[0] and "tokens_per_s" in problems[0]
+    assert claim_problems("End to end, split-kv raises throughput.", "e2e", cited()) == []
+
+
+def test_the_claim_sentence_spans_wrapped_lines_and_stops_at_the_sentence_end():
+    text = ("Kernel time is 36.55 us. End to end, split-kv\ndecodes at 137.1 tok/s (`e2e-decode:arms.split-kv.median`,\n"
+            "[artifact](../evidence/e2e-decode.json)). The next sentence says 9 ms.\n\n| a | 2 ms |")
+    sentence = claim_sentence(text, 10, 10, 26)
+    assert sentence.startswith("End to end, split-kv decodes at 137.1 tok/s") and "36.55" not in sentence
+    assert "9 ms" not in sentence and "../evidence" not in sentence
+    assert claim_sentence(text, 10, 14, 3) == "| a | 2 ms |"
