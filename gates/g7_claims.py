@@ -129,7 +129,7 @@ def e2e_candidates(loaded: dict) -> list[Candidate]:
             for entry, artifact in loaded.values() if entry.kind == "e2e" or artifact.kind == "e2e"]
 
 
-def _declared_numbers(record: Record) -> list[float]:
+def declared_numbers(record: Record) -> list[float]:
     """The numeric contract's tolerances: limits a results section may restate untied (without a unit, or as %)."""
     values = []
     for tolerance in record.get("numeric_contract", "tolerances", default=[]) or []:
@@ -149,7 +149,7 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
     lines = [(line_no, raw) for line_no, raw in prose_lines(section.text, section.start_line)
              if line_no != section.start_line and not raw.lstrip().startswith("#")]
     trace = tracer.trace(lines, measured_numbers(units_only))
-    declared = _declared_numbers(record)
+    declared = declared_numbers(record)
     for tie in trace.ties:
         if tie.problem:
             add(tie.line, f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}", tie.quoted.col)
