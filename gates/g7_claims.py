@@ -25,6 +25,7 @@ from gates.findings import Finding, GateResult, result_from_findings
 from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
 from gates.quoted_numbers import matches, strip_code_spans
 from gates.record import Record, prose_lines
+from gates.results_pages import check_linked_pages
 
 GATE = "G7"
 MIN_SAMPLES = 3
@@ -97,6 +98,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         if artifact is not None:
             loaded[entry.id] = (entry, artifact)
     _check_claims(record, loaded, add)
+    findings.extend(check_linked_pages(record, ctx, e2e_candidates(loaded)))
     results = record.section(7)
     if results is not None:
         if stage == "A":
