@@ -5,6 +5,7 @@
     gate-check new ID --title TITLE [--lang en|zh] [--author "Name <email>"]
     gate-check pr-body ...
     gate-check lint-pr ...
+    gate-check pin RECORD... [--check]
 
 With no PATHS, every record under docs/design/ is checked; with `--head`, as the
 records are in that commit. `--history` adds the history ratchet: each first-parent
@@ -26,7 +27,8 @@ from pathlib import Path
 from gates import __version__
 from gates.errors import DesignGatesError, GitContextError, InputError, InternalError, UsageError
 
-SUBCOMMANDS = {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr", "verify": "gates.verify_cli", "key": "gates.key_cli", "attest": "gates.attest_cli"}
+SUBCOMMANDS = {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr", "verify": "gates.verify_cli", "key": "gates.key_cli", "attest": "gates.attest_cli",
+               "pin": "gates.pin_cli"}
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -120,8 +122,8 @@ def _run_checks(args, repo_root: Path) -> int:
             args.output.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-        if args.format != "text":
-            sys.stdout.write(render(report, "text"))
+        summary = render(report, "text").splitlines()[-1]
+        sys.stdout.write(f"{summary}; report written to {args.output}\n")
     else:
         sys.stdout.write(text)
     if report.input_errors:

@@ -10,6 +10,9 @@ from gates.registry import TITLES
 from gates.runner import Report
 
 FORMATS = ("text", "json", "junit", "github")
+# A gate that cannot run because the record is unreadable says so; the text form lists
+# the gates it stopped on one line ("G1-G8 error: not checked: ...") instead of eight.
+NOT_CHECKED = "not checked: "
 
 
 def render(report: Report, fmt: str) -> str:
@@ -20,12 +23,18 @@ def to_text(report: Report) -> str:
     lines = [f"{error.path}:{error.line}:{error.col}: error: {error.message}" for error in report.input_errors]
     counts = {status: 0 for status in Status}
     for record in report.records:
+        unchecked: dict[tuple, list[str]] = {}
         for gate, result in record.gates.items():
             counts[result.status] += 1
             for finding in result.findings:
-                lines.append(finding.format_text())
+                if finding.message.startswith(NOT_CHECKED):
+                    unchecked.setdefault((finding.path, finding.line, finding.col, finding.message), []).append(gate)
+                else:
+                    lines.append(finding.format_text())
             if result.status is Status.ERROR and not result.findings:
                 lines.append(f"{record.path}:1:1: {gate} error: gate errored without a finding")
+        for (path, line, col, message), gates in unchecked.items():
+            lines.append(f"{path}:{line}:{col}: {_gate_span(gates)} error: {message}")
     summary = (
         f"{len(report.records)} record(s): {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed, "
         f"{counts[Status.ERROR]} errored, {counts[Status.NOT_APPLICABLE]} not applicable"
@@ -101,3 +110,11 @@ def to_github(report: Report) -> str:
                              f"title={_escape_property(gate + ' ' + TITLES.get(gate, ''))}::{_escape_data(message)}")
     lines.append(to_text(Report(report.records, [])).rstrip("\n").rsplit("\n", 1)[-1])
     return "\n".join(lines) + "\n"
+
+
+def _gate_span(gates: list[str]) -> str:
+    """"G1-G8" for a run of consecutive gates, else "G1,G3"."""
+    numbers = [int(g[1:]) for g in gates if g[1:].isdigit()]
+    if len(numbers) == len(gates) > 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+        return f"{gates[0]}-{gates[-1]}"
+    return ",".join(gates)

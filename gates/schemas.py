@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,10 +46,17 @@ def validate(name: str, document) -> list[SchemaError]:
             extra = sorted(str(key) for key in error.instance if key not in known)
             if extra:
                 path = path + (extra[0],)
-                message = f"unknown key {extra[0]!r}" + (f" (and {len(extra) - 1} more)" if len(extra) > 1 else "")
+                message = "; ".join(_unknown_key(key, known) for key in extra)
         elif error.validator == "required":
             message = error.message.replace(" is a required property", " is required")
         where = ".".join(str(part) for part in error.absolute_path)
         errors.append(SchemaError(path, f"{where}: {message}" if where else message))
     errors.sort(key=lambda e: [str(p) for p in e.path])
     return errors
+
+
+def _unknown_key(key: str, known: set) -> str:
+    """"unknown key 'reviewer' (did you mean 'reviewers'?; allowed: ...)"."""
+    guess = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {guess[0]!r}?; " if guess else ""
+    return f"unknown key {key!r} ({hint}allowed: {', '.join(sorted(known)) or 'none'})"

@@ -18,4 +18,4 @@ bash scripts/setup.sh
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   export TRITON_INTERPRET=1
 fi
-exec python -m pytest -q "$@"
+exec python -m pytest -q -rxX "$@"

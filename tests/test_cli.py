@@ -86,7 +86,15 @@ def test_output_file(capsys, tmp_path):
     code, out, _ = run(capsys, POSITIVE, "--format", "json", "--output", target)
     assert code == 0
     assert json.loads(target.read_text(encoding="utf-8"))["ok"] is True
-    assert "1 record(s)" in out
+    assert "1 record(s)" in out and f"report written to {target}" in out
+
+
+def test_output_file_keeps_the_findings_out_of_standard_output(capsys, tmp_path):
+    record = EXAMPLES / "G2" / "positive" / "decisions-pending-at-a.md"
+    target = tmp_path / "report.txt"
+    code, out, _ = run(capsys, record, "--gate", "G2", "--stage", "B", "--output", target)
+    assert code == 1 and "has no decision" in target.read_text(encoding="utf-8")
+    assert "has no decision" not in out and out.count("\n") == 1
 
 
 @pytest.mark.parametrize("args, words", [
@@ -130,7 +138,8 @@ def test_a_crashing_gate_is_an_error_result_not_a_pass(capsys, monkeypatch):
 
 def test_subcommands_are_a_literal_table():
     assert cli.SUBCOMMANDS == {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr",
-                               "verify": "gates.verify_cli", "key": "gates.key_cli", "attest": "gates.attest_cli"}
+                               "verify": "gates.verify_cli", "key": "gates.key_cli", "attest": "gates.attest_cli",
+                               "pin": "gates.pin_cli"}
 
 
 def test_new_scaffolds_a_record_that_fails_only_until_filled(tmp_path, capsys):
@@ -237,3 +246,15 @@ def test_schema_invalid_record_fails_g0_and_errors_the_rest(capsys):
     assert code == 1
     assert gates["G0"]["status"] == "fail" and gates["G0"]["findings"][0]["line"] == 6
     assert {gates[g]["status"] for g in gates if g != "G0"} == {"error"}
+
+
+def test_a_record_the_schema_rejects_reports_the_gates_it_stopped_on_one_line(capsys, tmp_path):
+    text = (EXAMPLES / "G3" / "positive" / "numeric-within-tolerance.md").read_text(encoding="utf-8")
+    record = tmp_path / "docs" / "design" / "broken.md"
+    record.parent.mkdir(parents=True)
+    record.write_text(text.replace("claim_level: kernel\n", ""), encoding="utf-8")
+    code, out, _ = run(capsys, record, "--repo-root", tmp_path)
+    assert code == 1
+    assert "G0 error: 'claim_level' is required" in out
+    assert "G1-G8 error: not checked: the front matter does not match the record schema (see G0)" in out
+    assert out.count("not checked") == 1 and "8 errored" in out

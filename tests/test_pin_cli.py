@@ -1,0 +1,58 @@
+"""`gate-check pin`: evidence pins re-recorded in place, nothing else in the record touched."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gates.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+RECORD = "G3/positive/numeric-within-tolerance.md"
+
+
+@pytest.fixture()
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / ".git").mkdir()
+    return root
+
+
+def pin(repo, *args):
+    return main(["pin", *(str(a) for a in args), "--repo-root", str(repo)])
+
+
+def test_a_current_record_needs_no_pin(repo, capsys):
+    assert pin(repo, repo / RECORD, "--check") == 0
+    assert "0 pin(s) out of date, 0 problem(s)" in capsys.readouterr().out
+
+
+def test_a_changed_artifact_is_re_pinned_and_nothing_else_changes(repo, capsys):
+    artifact = repo / "evidence" / "numeric-cpu.json"
+    artifact.write_text(artifact.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    digest = hashlib.sha256(artifact.read_bytes()).hexdigest()
+    before = (repo / RECORD).read_text(encoding="utf-8")
+
+    assert pin(repo, repo / RECORD, "--check") == 1
+    assert (repo / RECORD).read_text(encoding="utf-8") == before
+    assert pin(repo, repo / RECORD) == 0
+    out = capsys.readouterr().out
+    assert f"numeric-cpu: e9276baebd21 -> {digest[:12]}" in out
+
+    after = (repo / RECORD).read_text(encoding="utf-8")
+    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
+    assert len(changed) == 1 and changed[0][1] == changed[0][0].replace(
+        "e9276baebd21fd237265837445fe7e7e44bbb47fb5c61e18414d54d7b1298752", digest)
+    assert pin(repo, repo / RECORD, "--check") == 0
+
+
+def test_a_missing_artifact_is_reported_not_guessed(repo, capsys):
+    (repo / "evidence" / "numeric-cpu.json").unlink()
+    before = (repo / RECORD).read_text(encoding="utf-8")
+    assert pin(repo, repo / RECORD) == 1
+    assert "numeric-cpu: no file at 'evidence/numeric-cpu.json'" in capsys.readouterr().out
+    assert (repo / RECORD).read_text(encoding="utf-8") == before
