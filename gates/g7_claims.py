@@ -12,6 +12,12 @@
    row) is tied to one named value of a cited artifact (`gates.number_trace`:
    an `ARTIFACT-ID:KEY.PATH` reference, `metric = value`, or a table column
    mapped by its header) and equals it at the quoted precision.
+4. The results pages the record links (`gates.results_pages`) declare their
+   pinned artifact and trace every table cell to it, or declare themselves notes;
+   end-to-end claims on them follow rule 1.
+
+What backs an end-to-end claim, and whether the claim quotes it faithfully, is
+decided in `gates.e2e_evidence` (shared with `gate-check lint-pr`).
 """
 
 from __future__ import annotations
