@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from gates.evidence import EvidenceArtifact, verify_sha256
+from gates.number_trace import CitedValues, LineTracer
 from gates.quoted_numbers import matches, numbers_with_units
 
 MIN_SAMPLES = 3
@@ -73,10 +74,16 @@ def _named(sentence: str, arm: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(arm)}(?![\w-])", sentence, re.IGNORECASE) is not None
 
 
-def unmatched_numbers(sentence: str, artifacts: list) -> list[str]:
-    """The quoted numbers of a claim sentence that no cited e2e artifact backs, each with why."""
+def unmatched_numbers(sentence: str, artifacts: list, exempt=frozenset()) -> list[str]:
+    """The quoted numbers of a claim sentence that no cited e2e artifact backs, each with why.
+
+    `exempt` holds the columns of numbers already tied to a named value of another artifact
+    (a kernel time with its `ARTIFACT-ID:KEY.PATH` reference).
+    """
     problems = []
     for quoted in numbers_with_units(sentence):
+        if quoted.col in exempt:
+            continue
         if quoted.unit not in RATE_UNITS and quoted.unit not in TIME_UNITS and quoted.unit not in RATIO_UNITS \
                 and quoted.unit != "%":
             continue
@@ -119,7 +126,6 @@ METRIC_FAMILIES = {
 }
 _PARAGRAPH_BREAK = re.compile(r"^\s*(?:$|#|\||>|[-*+]\s|\d+[.)]\s)")
 _BLOCK_END = re.compile(r"^\s*(?:$|#|\|)")
-_FULL_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；]")
 _LINK_TARGET_TEXT = re.compile(r"\]\([^)\s]*\)")
 
 
@@ -161,40 +167,31 @@ def usable_artifacts(candidates: list[Candidate]) -> tuple[list[EvidenceArtifact
     return usable, rejected
 
 
-def claim_sentence(text: str, first_line: int, line_no: int, col: int) -> str:
-    """The sentence holding the claim at (`line_no`, `col`) of Markdown `text`, across wrapped lines.
+def claim_paragraph(text: str, first_line: int, line_no: int) -> str:
+    """The paragraph holding the claim on `line_no` of Markdown `text`, its lines joined by spaces.
 
-    A table row is its own sentence; otherwise the paragraph (consecutive lines up to a blank
-    line, a heading, a table, a quote or a list item) is joined and cut at sentence ends.
-    Backticks go (a number in `code` is still quoted), link targets are blanked.
+    A paragraph runs up to a blank line, a heading, a table, a quote or a list item (a list
+    item is a paragraph of its own, with the lines it wraps over); a table row is its own
+    paragraph. The text is kept as written (`code`, links), on one line.
     """
     lines = text.split("\n")
     index = line_no - first_line
     if not 0 <= index < len(lines):
         return ""
     if lines[index].lstrip().startswith("|"):
-        return _readable(lines[index])
+        return lines[index]
     start = index
     while start > 0 and not _PARAGRAPH_BREAK.match(lines[start]) and not _BLOCK_END.match(lines[start - 1]):
         start -= 1
     end = index
     while end + 1 < len(lines) and not _PARAGRAPH_BREAK.match(lines[end + 1]):
         end += 1
-    joined, offset = "", 0
-    for position in range(start, end + 1):
-        if position == index:
-            offset = len(joined) + col - 1
-        joined += lines[position] + " "
-    begin = 0
-    for match in _FULL_SENTENCE_END.finditer(joined):
-        if match.start() > offset:
-            return _readable(joined[begin:match.start()])
-        begin = match.end()
-    return _readable(joined[begin:])
+    return " ".join(lines[start:end + 1])
 
 
 def _readable(text: str) -> str:
-    return _LINK_TARGET_TEXT.sub(lambda m: "]" + " " * (len(m.group(0)) - 1), text.replace("`", " ")).strip()
+    """The text with backticks and link targets blanked, the same length (a number in `code` is still quoted)."""
+    return _LINK_TARGET_TEXT.sub(lambda m: "]" + " " * (len(m.group(0)) - 1), text.replace("`", " "))
 
 
 def metric_families(text: str) -> set[str]:
@@ -214,13 +211,15 @@ def metric_problems(sentence: str, artifacts: list) -> list[str]:
     return [f"the sentence speaks of {' and '.join(sorted(named))}, which no cited e2e artifact measures ({shown})"]
 
 
-def claim_problems(sentence: str, claim_level, candidates: list[Candidate]) -> list[str]:
-    """Why an end-to-end claim `sentence` is not backed (empty when it is).
+def claim_problems(paragraph: str, claim_level, candidates: list[Candidate], named: CitedValues | None = None) -> list[str]:
+    """Why an end-to-end claim is not backed (empty when it is); `paragraph` holds the claim (`claim_paragraph`).
 
     The record must be at `claim_level: e2e`; one cited e2e artifact must match its pin and
-    have been measured properly (`artifact_issues`); the metric the sentence names must be one
-    such an artifact measures, and each number it quotes must be one of their values
-    (`unmatched_numbers`).
+    have been measured properly (`artifact_issues`); the serving metric the paragraph names
+    must be one such an artifact measures, and each rate, time, ratio or percentage it quotes
+    must be one of their values (`unmatched_numbers`). A number followed by a reference to a
+    value of another cited artifact (`named`: a kernel time and its `ARTIFACT-ID:KEY.PATH`)
+    is that value instead, and must equal it.
     """
     problems = []
     if claim_level != "e2e":
@@ -231,8 +230,19 @@ def claim_problems(sentence: str, claim_level, candidates: list[Candidate]) -> l
     elif not usable:
         problems.extend(rejected)
     else:
-        problems.extend(metric_problems(sentence, usable))
-        problems.extend(unmatched_numbers(sentence, usable))
+        e2e_ids = {candidate.artifact.id for candidate in candidates if candidate.artifact is not None}
+        exempt = set()
+        if named is not None:
+            for tie in LineTracer(named).prose_ties(0, paragraph):
+                if tie.problem:
+                    problems.append(f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}")
+                elif tie.mismatch():
+                    problems.append(f"{tie.quoted.shown()} is not the value it names, {tie.target.shown()}")
+                elif tie.target.artifact_id not in e2e_ids:
+                    exempt.add(tie.quoted.col)
+        readable = _readable(paragraph)
+        problems.extend(metric_problems(readable, usable))
+        problems.extend(unmatched_numbers(readable, usable, exempt))
     return problems
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from gates.context import GateContext
-from gates.e2e_evidence import Candidate, claim_message, claim_problems, claim_sentence, pin_problem
+from gates.e2e_evidence import Candidate, claim_message, claim_paragraph, claim_problems, pin_problem
 from gates.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.findings import Finding, GateResult, result_from_findings
 from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
@@ -104,7 +104,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         if artifact is not None:
             loaded[entry.id] = (entry, artifact)
     _check_claims(record, loaded, add)
-    findings.extend(check_linked_pages(record, ctx, e2e_candidates(loaded)))
+    findings.extend(check_linked_pages(record, ctx, e2e_candidates(loaded), cited_values(record, loaded)))
     results = record.section(7)
     if results is not None:
         if stage == "A":
@@ -124,11 +124,18 @@ def _check_claims(record: Record, loaded: dict, add) -> None:
     if not claims:
         return
     candidates = e2e_candidates(loaded)
+    named = cited_values(record, loaded)
     for line, col, term in claims:
-        sentence = claim_sentence(record.body, record.body_start_line, line, col)
-        problems = claim_problems(sentence, record.get("claim_level"), candidates)
+        paragraph = claim_paragraph(record.body, record.body_start_line, line)
+        problems = claim_problems(paragraph, record.get("claim_level"), candidates, named)
         if problems:
             add(line, claim_message(term, problems), col)
+
+
+def cited_values(record: Record, loaded: dict) -> CitedValues:
+    """The values of the cited artifacts, by reference or metric name (`gates.number_trace`)."""
+    return CitedValues({artifact.id: artifact.results for _, artifact in loaded.values()},
+                       declared=[entry.id for entry in declared_evidence(record)])
 
 
 def e2e_candidates(loaded: dict) -> list[Candidate]:

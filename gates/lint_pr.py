@@ -30,7 +30,7 @@ import re
 import sys
 from pathlib import Path
 
-from gates.e2e_evidence import Candidate, claim_message, claim_problems, claim_sentence, pin_problem
+from gates.e2e_evidence import Candidate, claim_message, claim_paragraph, claim_problems, pin_problem
 from gates.errors import InputError, UsageError
 from gates.evidence import EvidenceStore, verify_sha256
 from gates.evidence_refs import cited_evidence, declared_evidence
@@ -244,8 +244,10 @@ def _check_claims(text: str, record, pinned: dict, add) -> None:
                   for entry_id, (entry, artifact, problem) in pinned.items()
                   if entry_id in cited and (entry.kind == "e2e" or (artifact is not None and artifact.kind == "e2e"))]
     claim_level = record.get("claim_level") if record is not None else None
+    named = CitedValues({artifact.id: artifact.results for _, artifact, problem in pinned.values()
+                         if artifact is not None and problem is None}, declared=list(pinned))
     for line, col, term in claims:
-        problems = claim_problems(claim_sentence(text, 1, line, col), claim_level, candidates)
+        problems = claim_problems(claim_paragraph(text, 1, line), claim_level, candidates, named)
         if record is None:
             problems.insert(0, "the description names no design record")
         if problems:

@@ -41,7 +41,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from gates.e2e_evidence import claim_message, claim_problems, claim_sentence
+from gates.e2e_evidence import claim_message, claim_paragraph, claim_problems
 from gates.errors import InputError
 from gates.evidence import read_regular_file, verify_sha256
 from gates.evidence_refs import declared_evidence
@@ -81,8 +81,12 @@ def linked_pages(record) -> dict[str, int]:
     return pages
 
 
-def check_linked_pages(record, ctx, candidates) -> list[Finding]:
-    """G7 findings for every results page the record links; `candidates` are its cited e2e artifacts."""
+def check_linked_pages(record, ctx, candidates, named=None) -> list[Finding]:
+    """G7 findings for every results page the record links.
+
+    `candidates` are the record's cited e2e artifacts, `named` the values of its cited
+    artifacts (for the references in a claim's paragraph).
+    """
     findings: list[Finding] = []
     for rel_path, link_line in sorted(linked_pages(record).items()):
         try:
@@ -92,7 +96,7 @@ def check_linked_pages(record, ctx, candidates) -> list[Finding]:
                                     f"links results page {rel_path}, which cannot be read: {exc.message}"))
             continue
         text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
-        findings.extend(check_page(Page(rel_path, text.split("\n")), record, ctx, candidates))
+        findings.extend(check_page(Page(rel_path, text.split("\n")), record, ctx, candidates, named))
     return findings
 
 
@@ -103,7 +107,7 @@ def _read(repo_root, rel_path: str) -> bytes:
     return read_regular_file(resolved, rel_path, MAX_PAGE_BYTES)
 
 
-def check_page(page: Page, record, ctx, candidates) -> list[Finding]:
+def check_page(page: Page, record, ctx, candidates, named=None) -> list[Finding]:
     findings: list[Finding] = []
 
     def add(line: int, message: str, col: int = 1) -> None:
@@ -112,7 +116,7 @@ def check_page(page: Page, record, ctx, candidates) -> list[Finding]:
     first = next(((n, line) for n, line in enumerate(page.lines, 1) if line.strip()), (1, ""))
     declared = _PAGE.match(first[1].strip())
     text = "\n".join(page.lines)
-    _check_claims(page, text, record, candidates, add)
+    _check_claims(page, text, record, candidates, named, add)
     if _NOTES.match(first[1].strip()):
         return findings
     if not declared:
@@ -161,11 +165,11 @@ def _artifact_values(header: dict, record, ctx, add) -> CitedValues | None:
     return CitedValues({artifact_id: artifact.results})
 
 
-def _check_claims(page: Page, text: str, record, candidates, add) -> None:
+def _check_claims(page: Page, text: str, record, candidates, named, add) -> None:
     from gates.g7_claims import find_claims_in_text
 
     for line, col, term in find_claims_in_text(text):
-        problems = claim_problems(claim_sentence(text, 1, line, col), record.get("claim_level"), candidates)
+        problems = claim_problems(claim_paragraph(text, 1, line), record.get("claim_level"), candidates, named)
         if problems:
             add(line, claim_message(term, problems) + f" (the page is linked from {record.rel_path})", col)
 

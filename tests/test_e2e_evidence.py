@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from gates.e2e_evidence import Candidate, artifact_issues, claim_problems, claim_sentence, unmatched_numbers
+from gates.e2e_evidence import Candidate, artifact_issues, claim_paragraph, claim_problems, unmatched_numbers
+from gates.number_trace import CitedValues
 from gates.evidence import EvidenceArtifact
 
 MEASURED = {
@@ -115,10 +116,29 @@ def test_a_claim_about_a_metric_the_artifact_does_not_measure_is_not_backed():
     assert claim_problems("End to end, split-kv raises throughput.", "e2e", cited()) == []
 
 
-def test_the_claim_sentence_spans_wrapped_lines_and_stops_at_the_sentence_end():
-    text = ("Kernel time is 36.55 us. End to end, split-kv\ndecodes at 137.1 tok/s (`e2e-decode:arms.split-kv.median`,\n"
-            "[artifact](../evidence/e2e-decode.json)). The next sentence says 9 ms.\n\n| a | 2 ms |")
-    sentence = claim_sentence(text, 10, 10, 26)
-    assert sentence.startswith("End to end, split-kv decodes at 137.1 tok/s") and "36.55" not in sentence
-    assert "9 ms" not in sentence and "../evidence" not in sentence
-    assert claim_sentence(text, 10, 14, 3) == "| a | 2 ms |"
+def test_the_claim_paragraph_spans_wrapped_lines_and_stops_at_blocks():
+    text = ("Intro.\n\nKernel time is 36.55 us. End to end, split-kv\ndecodes at 137.1 tok/s "
+            "([artifact](../evidence/e2e-decode.json)).\n\n| a | 2 ms |\n- item 9 ms\n  wrapped")
+    assert claim_paragraph(text, 10, 13) == ("Kernel time is 36.55 us. End to end, split-kv decodes at 137.1 tok/s "
+                                             "([artifact](../evidence/e2e-decode.json)).")
+    assert claim_paragraph(text, 10, 15) == "| a | 2 ms |"
+    assert claim_paragraph(text, 10, 17) == "- item 9 ms   wrapped"
+
+
+KERNEL = {"bench-h200": {"rows": [{"visible_tokens": 2048, "splitkv_us": 9.8}]}}
+
+
+def test_a_number_elsewhere_in_the_claims_paragraph_must_be_backed_too():
+    paragraph = "End to end, split-kv decodes at 137.1 tok/s. That is 4.5x faster."
+    problems = claim_problems(paragraph, "e2e", cited())
+    assert len(problems) == 1 and problems[0].startswith("4.5x matches no arm"), problems
+
+
+def test_a_kernel_number_in_the_paragraph_may_name_its_own_artifact_value():
+    paragraph = ("The split kernel takes 9.8 us (`bench-h200:rows[visible_tokens=2048].splitkv_us`). "
+                 "End to end, split-kv decodes at 137.1 tok/s.")
+    named = CitedValues(KERNEL)
+    assert claim_problems(paragraph, "e2e", cited(), named) == []
+    problems = claim_problems(paragraph.replace("9.8 us", "8.9 us"), "e2e", cited(), named)
+    assert len(problems) == 2 and "is not the value it names" in problems[0], problems
+    assert claim_problems(paragraph, "e2e", cited()) != [], "without the reference the kernel time backs nothing"
