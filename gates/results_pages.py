@@ -23,6 +23,8 @@ When a record links such a page, G7 checks that:
   word chosen by the value), `{"checks": path}` (`name: pass|FAIL` for each entry of a
   map of booleans), or `null` (text: a measured number there is an error unless it is
   inside `code`, where names and thresholds live);
+- with `"rows_of": PATH` in the mapping, the table has exactly one row per key of that
+  object of the artifact (a failing shape cannot be dropped from the table);
 - a table without a mapping holds no measured number (a number with a unit, or a
   decimal);
 - an end-to-end claim on the page is backed as one in the record would be
@@ -180,6 +182,7 @@ def _check_tables(page: Page, values: CitedValues, artifact_id: str, add) -> Non
     A mapping comment applies to the table that follows it (blank lines between are allowed).
     """
     pending, pending_line, header, table_mapping, fence = None, 0, None, None, None
+    seen_rows: dict[int, tuple] = {}
     for line_no, raw in enumerate(page.lines, 1):
         fenced = _FENCE.match(raw)
         if fence or fenced:
@@ -208,10 +211,32 @@ def _check_tables(page: Page, values: CitedValues, artifact_id: str, add) -> Non
             continue
         if _DELIMITER.match(raw):
             continue
+        if table_mapping is not None:
+            seen_rows.setdefault(id(table_mapping), (table_mapping, line_no, set()))[2].add(_clean(cells[0].text))
         if table_mapping is None:
             _check_unmapped(line_no, cells, add, "a table without a column mapping (`<!-- columns {...} -->`)")
         else:
             _check_row(line_no, header, cells, table_mapping, values, artifact_id, add)
+    for mapping, last_line, rows in seen_rows.values():
+        _check_all_rows(mapping, last_line, rows, values, artifact_id, add)
+
+
+def _check_all_rows(mapping: dict, last_line: int, rows: set, values: CitedValues, artifact_id: str, add) -> None:
+    """A mapping with `"rows_of": PATH` lists one row for each key of that object (none dropped, none added)."""
+    path = mapping.get("rows_of")
+    if path is None:
+        return
+    try:
+        keys = _walk(values.artifacts[artifact_id], path, f"{artifact_id}:{path}")[0]
+    except TraceError as exc:
+        add(last_line, f"the table's rows_of: {exc}")
+        return
+    expected = set(keys) if isinstance(keys, dict) else set()
+    missing, extra = sorted(expected - rows), sorted(rows - expected)
+    if missing:
+        add(last_line, f"the table leaves out rows the artifact has under {path}: {', '.join(missing)}")
+    if extra:
+        add(last_line, f"the table has rows the artifact does not have under {path}: {', '.join(extra)}")
 
 
 def _parse_mapping(text: str, line_no: int, add):

@@ -118,3 +118,34 @@ def test_the_committed_report_is_what_the_generator_writes_from_the_pinned_artif
     images = ["splitkv-h200-context.png", "splitkv-h200-shapes.png"]
     sha256 = hashlib.sha256(artifact_path.read_bytes()).hexdigest()
     assert render(artifact, "docs/evidence/bench-splitkv-h200.json", images, sha256) == page.read_text(encoding="utf-8")
+
+
+def check_committed_report(edit) -> list[str]:
+    """G7 on this repository's report as the split-KV record links it, after `edit`."""
+    from gates.context import GateContext
+    from gates.evidence import EvidenceStore
+    from gates.record import load_record
+    from gates.results_pages import Page, check_page
+
+    record = load_record(ROOT / "docs" / "design" / "splitkv-decode-attention.md", ROOT)
+    text = edit((ROOT / "docs" / "results" / "splitkv-h200.md").read_text(encoding="utf-8"))
+    page = Page("docs/results/splitkv-h200.md", text.split("\n"))
+    return [f.format_text() for f in check_page(page, record, GateContext(ROOT, evidence=EvidenceStore(ROOT)), [])]
+
+
+def test_the_committed_report_traces_to_its_artifact():
+    assert check_committed_report(lambda text: text) == []
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda t: t.replace("| 12.1 | 32/32 | NO |", "| 12.1 | 32/32 | yes |"),
+     "column 'pass': 'yes' is not what summary.{row}.passed = False reads as ('NO')"),
+    (lambda t: t.replace("read_ceiling_fraction>=0.85: FAIL", "read_ceiling_fraction>=0.85: pass", 1),
+     "column 'checks':"),
+    (lambda t: "\n".join(line for line in t.split("\n") if not line.startswith("| llama8b-b1-32k | >=")),
+     "the table leaves out rows the artifact has under summary: llama8b-b1-32k"),
+    (lambda t: t.replace("| 36.55 |", "| 35.02 |", 1), "column 'ours us': 35.02 is not the value it names"),
+], ids=["failed-shape-shown-as-passing", "failed-check-shown-as-passing", "failed-shape-dropped", "faster-time"])
+def test_an_edited_report_is_a_finding(edit, expected):
+    findings = check_committed_report(edit)
+    assert any(expected in finding for finding in findings), findings

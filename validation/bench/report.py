@@ -60,9 +60,11 @@ def page_declaration(artifact: dict, artifact_path: str, sha256: str) -> str:
     return "<!-- results-page " + json.dumps({"artifact": artifact["id"], "path": artifact_path, "sha256": sha256}) + " -->"
 
 
-def columns(mapping: dict, row: str = "shape") -> str:
-    """The comment before a table that maps each column to the artifact key its cells are read from."""
-    return "<!-- columns " + json.dumps({"row": row, "columns": mapping}, ensure_ascii=False) + " -->"
+def columns(mapping: dict, row: str = "shape", rows_of: str | None = None) -> str:
+    """The comment before a table that maps each column to the artifact key its cells are read from
+    (`rows_of`: the artifact object whose every key is one row of the table)."""
+    declared = {"row": row, **({"rows_of": rows_of} if rows_of else {}), "columns": mapping}
+    return "<!-- columns " + json.dumps(declared, ensure_ascii=False) + " -->"
 
 
 def summary_columns(res: dict) -> dict:
@@ -179,7 +181,8 @@ def host_overhead_section(res: dict) -> list[str]:
               f"calls. Plans launched directly (recorded launcher call): {host.get('direct_launch_plans', '-')} "
               f"of {host.get('plans', '-')}.", "",
               columns({"median us": "host_overhead.entries.{row}.median_us",
-                       "min us": "host_overhead.entries.{row}.min_us"}, row="entry point"),
+                       "min us": "host_overhead.entries.{row}.min_us"}, row="entry point",
+                      rows_of="host_overhead.entries"),
               "| entry point | median us | min us |", "|---|---|---|"]
     lines += [f"| {name} | {t['median_us']:.2f} | {t['min_us']:.2f} |" for name, t in host["entries"].items()]
     return lines
@@ -223,7 +226,7 @@ def render(artifact: dict, artifact_path: str, images: list[str], sha256: str) -
         "",
         "## Results",
         "",
-        columns(summary_columns(res)),
+        columns(summary_columns(res), rows_of="summary"),
         markdown_table(artifact),
         "",
         "Columns: ours and best peer in microseconds; ratio = ours / best peer; of ceiling = KV bytes / time "
@@ -233,7 +236,7 @@ def render(artifact: dict, artifact_path: str, images: list[str], sha256: str) -
         "each timed as the layer runs it (one split: the single pass).",
         "",
         columns({"bar": {"key": "summary.{row}.size_class", "choices": BAR_TEXT},
-                 "checks": {"checks": "summary.{row}.checks"}}),
+                 "checks": {"checks": "summary.{row}.checks"}}, rows_of="summary"),
         "| shape | bar | checks |",
         "|---|---|---|",
     ]
@@ -245,7 +248,8 @@ def render(artifact: dict, artifact_path: str, images: list[str], sha256: str) -
               "The split route at each count; at 1 that is the split kernel with one split (the bitwise "
               "anchor). The layer runs the single pass when its heuristic chooses 1, so the heuristic check "
               "takes the single pass's time for that count.", "",
-              columns({str(s): f"summary.{{row}}.sweep_us.{s}" for s in (1, 2, 4, 8, 16, 32, 64, 128)}),
+              columns({str(s): f"summary.{{row}}.sweep_us.{s}" for s in (1, 2, 4, 8, 16, 32, 64, 128)},
+                      rows_of="summary"),
               "| shape | " + " | ".join(str(s) for s in (1, 2, 4, 8, 16, 32, 64, 128)) + " |",
               "|---|" + "---|" * 8]
     for name, e in res["summary"].items():
