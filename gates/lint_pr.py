@@ -202,17 +202,32 @@ def _is_evidence(path: str, store) -> bool:
     return True
 
 
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?")
+_HTML_LINK = re.compile(r"""(?:href|src)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+
+
+def _link_targets(raw: str):
+    """(col, target) of every link on a line: inline links, reference definitions and HTML href/src."""
+    for start, _, _, target in iter_links(raw):
+        yield start + 1, target
+    definition = _LINK_DEFINITION.match(raw)
+    if definition:
+        yield definition.start(1) + 1, definition.group(1)
+    for match in _HTML_LINK.finditer(raw):
+        yield match.start(1) + 1, match.group(1)
+
+
 def _check_links(text: str, record, store, add) -> None:
     """Every evidence artifact the description links is one the record declares, with a verifying pin."""
     declared = {entry.path: entry for entry in declared_evidence(record)} if record is not None else {}
     for line_no, raw in prose_lines(text, 1):
-        for start, _, _, target in iter_links(raw):
+        for col, target in _link_targets(raw):
             path, external = link_path(target)
-            col = start + 1
-            if external:
-                if target.split("#", 1)[0].split("?", 1)[0].endswith(".json"):
-                    add("G7", line_no, f"links evidence outside the repository ({target}): link the artifact the "
-                        "record declares and pins", col)
+            is_json = target.split("#", 1)[0].split("?", 1)[0].endswith(".json")
+            if external or (path is None and is_json):
+                if is_json:
+                    add("G7", line_no, f"links evidence that is no repository path ({target}): link the artifact "
+                        "the record declares and pins, by its path from the repository root", col)
                 continue
             if path is None or not _is_evidence(path, store):
                 continue

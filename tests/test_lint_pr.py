@@ -85,6 +85,20 @@ def test_a_linked_artifact_the_record_does_not_declare_is_a_g7_finding(repo, cap
         in lines[0]
 
 
+@pytest.mark.parametrize("link", [
+    "[profile]: docs/evidence/profile-copy.json",
+    'the <a href="docs/evidence/profile-copy.json">profile</a>',
+    "[profile](../evidence/profile-copy.json)",
+    "[profile](https://example.org/profile.json)",
+], ids=["reference-definition", "html-link", "climbing-path", "external-url"])
+def test_evidence_linked_any_other_way_is_checked_too(repo, capsys, body, link):
+    copy = repo / "docs" / "evidence" / "profile-copy.json"
+    copy.write_bytes((repo / "docs" / "evidence" / "profile-h200.json").read_bytes())
+    code, lines = lint(repo, capsys, body.replace("## Design\n", f"## Design\n\n{link}\n", 1))
+    assert code == 1
+    assert len(lines) == 1 and "G7 error: links" in lines[0], lines
+
+
 def test_a_linked_artifact_whose_pin_does_not_verify_is_a_g7_finding(repo, capsys, body):
     path = repo / "docs" / "evidence" / "profile-h200.json"
     path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
@@ -99,6 +113,26 @@ def test_a_description_that_shows_another_pin_is_a_g7_finding(repo, capsys, body
     assert code == 1
     assert any(f"shows sha256 {'0' * 64} for docs/evidence/profile-h200.json; the record pins {pin}" in line
                for line in lines), lines
+
+
+def test_a_summary_under_an_evidence_line_names_that_artifacts_metrics(repo, capsys):
+    record = write_record(repo, "splitkv", "D")
+    data = json.loads((repo / "docs" / "evidence" / "profile-h200.json").read_text(encoding="utf-8"))
+    data["id"] = "profile-split"
+    data["results"]["metrics"] = {name: value * 2 for name, value in data["results"]["metrics"].items()}
+    path = repo / "docs" / "evidence" / "profile-split.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    head, front, rest = record.read_text(encoding="utf-8").split("---\n", 2)
+    meta = yaml.safe_load(front)
+    meta["evidence"].append({"id": "profile-split", "path": "docs/evidence/profile-split.json",
+                             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "kind": "profile"})
+    record.write_text("---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n" + rest, encoding="utf-8")
+    main(["pr-body", str(record), "--stage", "D", "--repo-root", str(repo)])
+    text = capsys.readouterr().out
+    assert "sm__warps_active = 16.66" in text and "sm__warps_active = 8.33" in text
+    assert lint(repo, capsys, text) == (0, [PASSED])
+    code, lines = lint(repo, capsys, text.replace("sm__warps_active = 16.66", "sm__warps_active = 8.33"))
+    assert code == 1 and "8.33 is not the value it names, profile-split:metrics.sm__warps_active" in lines[0], lines
 
 
 E2E = {"schema_version": 1, "id": "e2e-decode", "kind": "e2e", "created": "2026-12-01T12:00:00Z",
