@@ -22,6 +22,7 @@ from gates.number_trace import CitedValues, LineTracer
 from gates.quoted_numbers import matches, numbers_with_units
 
 MIN_SAMPLES = 3
+MAX_PROBLEMS_SHOWN = 6
 RATE_UNITS = {"tok/s", "tokens/s", "token/s", "it/s"}
 TIME_UNITS = {"µs": 1e-6, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "ns": 1e-9}
 RATIO_UNITS = {"x", "×"}
@@ -80,6 +81,8 @@ def unmatched_numbers(sentence: str, artifacts: list, exempt=frozenset()) -> lis
     `exempt` holds the columns of numbers already tied to a named value of another artifact
     (a kernel time with its `ARTIFACT-ID:KEY.PATH` reference).
     """
+    arms = [_ArmsOf(artifact, sentence) for artifact in artifacts]
+    offered = "; ".join(f"{a.artifact.id}: {arm} {value:g}" for a in arms for arm, value in a.medians.items())
     problems = []
     for quoted in numbers_with_units(sentence):
         if quoted.col in exempt:
@@ -87,32 +90,41 @@ def unmatched_numbers(sentence: str, artifacts: list, exempt=frozenset()) -> lis
         if quoted.unit not in RATE_UNITS and quoted.unit not in TIME_UNITS and quoted.unit not in RATIO_UNITS \
                 and quoted.unit != "%":
             continue
-        offered = []
-        found = False
-        for artifact in artifacts:
-            medians = _arm_medians(artifact)
-            metric = str(artifact.results.get("metric", ""))
-            unit = str(artifact.results.get("unit", ""))
-            named = [arm for arm in medians if _named(sentence, arm)]
-            allowed = named or list(medians)
-            candidates = []
-            if quoted.unit in RATE_UNITS and (_RATE_METRIC.search(metric) or unit in RATE_UNITS):
-                candidates = [medians[arm] for arm in allowed]
-            elif quoted.unit in TIME_UNITS and (_TIME_METRIC.search(metric) or unit in TIME_UNITS):
-                scale = TIME_UNITS.get(unit) or (1e-3 if metric.endswith("ms") else 1.0)
-                candidates = [medians[arm] * scale / TIME_UNITS[quoted.unit] for arm in allowed]
-            elif quoted.unit in RATIO_UNITS or quoted.unit == "%":
-                ratios = [medians[a] / medians[b] for a in medians for b in medians
-                          if a != b and medians[b] and (not named or a in named or b in named)]
-                candidates = ratios if quoted.unit != "%" else [100 * (r - 1) for r in ratios] + [100 * (1 - r) for r in ratios]
-            offered.extend(f"{artifact.id}: {arm} {value:g}" for arm, value in medians.items())
-            if any(matches(quoted, value) for value in candidates):
-                found = True
-                break
-        if not found:
+        if not any(matches(quoted, value) for a in arms for value in a.candidates(quoted.unit)):
             shown = quoted.text + ("" if quoted.unit in ("%", "x", "×") else " ") + quoted.unit
-            problems.append(f"{shown} matches no arm of the cited e2e artifacts ({'; '.join(offered) or 'none cited'})")
+            problems.append(f"{shown} matches no arm of the cited e2e artifacts ({offered or 'none cited'})")
     return problems
+
+
+class _ArmsOf:
+    """What one artifact offers a claim: its arms' medians (those the sentence names, if any) and their ratios."""
+
+    def __init__(self, artifact, sentence: str):
+        self.artifact = artifact
+        self.medians = _arm_medians(artifact)
+        self.metric = str(artifact.results.get("metric", ""))
+        self.unit = str(artifact.results.get("unit", ""))
+        self.named = [arm for arm in self.medians if _named(sentence, arm)]
+        self._cache: dict[str, list[float]] = {}
+
+    def candidates(self, quoted_unit: str) -> list[float]:
+        if quoted_unit not in self._cache:
+            self._cache[quoted_unit] = self._values(quoted_unit)
+        return self._cache[quoted_unit]
+
+    def _values(self, quoted_unit: str) -> list[float]:
+        medians, named, metric, unit = self.medians, self.named, self.metric, self.unit
+        allowed = named or list(medians)
+        if quoted_unit in RATE_UNITS and (_RATE_METRIC.search(metric) or unit in RATE_UNITS):
+            return [medians[arm] for arm in allowed]
+        if quoted_unit in TIME_UNITS and (_TIME_METRIC.search(metric) or unit in TIME_UNITS):
+            scale = TIME_UNITS.get(unit) or (1e-3 if metric.endswith("ms") else 1.0)
+            return [medians[arm] * scale / TIME_UNITS[quoted_unit] for arm in allowed]
+        if quoted_unit in RATIO_UNITS or quoted_unit == "%":
+            ratios = [medians[a] / medians[b] for a in medians for b in medians
+                      if a != b and medians[b] and (not named or a in named or b in named)]
+            return ratios if quoted_unit != "%" else [100 * (r - 1) for r in ratios] + [100 * (1 - r) for r in ratios]
+        return []
 
 
 # --- which artifacts back a claim, and what a claim sentence says ------------------------------------------------
@@ -125,7 +137,6 @@ METRIC_FAMILIES = {
                              re.IGNORECASE),
 }
 _PARAGRAPH_BREAK = re.compile(r"^\s*(?:$|#|\||>|[-*+]\s|\d+[.)]\s)")
-_BLOCK_END = re.compile(r"^\s*(?:$|#|\|)")
 _LINK_TARGET_TEXT = re.compile(r"\]\([^)\s]*\)")
 
 
@@ -167,26 +178,44 @@ def usable_artifacts(candidates: list[Candidate]) -> tuple[list[EvidenceArtifact
     return usable, rejected
 
 
-def claim_paragraph(text: str, first_line: int, line_no: int) -> str:
-    """The paragraph holding the claim on `line_no` of Markdown `text`, its lines joined by spaces.
+def claim_paragraphs(text: str, first_line: int = 1) -> dict[int, str]:
+    """The paragraph of each line of Markdown `text` (line number -> its lines joined by spaces), in one pass.
 
     A paragraph runs up to a blank line, a heading, a table, a quote or a list item (a list
-    item is a paragraph of its own, with the lines it wraps over); a table row is its own
-    paragraph. The text is kept as written (`code`, links), on one line.
+    item is a paragraph of its own, with the lines it wraps over); a heading and a table row
+    are paragraphs of their own. The text is kept as written (`code`, links), on one line;
+    the lines of one paragraph share one string.
     """
     lines = text.split("\n")
-    index = line_no - first_line
-    if not 0 <= index < len(lines):
-        return ""
-    if lines[index].lstrip().startswith("|"):
-        return lines[index]
-    start = index
-    while start > 0 and not _PARAGRAPH_BREAK.match(lines[start]) and not _BLOCK_END.match(lines[start - 1]):
-        start -= 1
-    end = index
-    while end + 1 < len(lines) and not _PARAGRAPH_BREAK.match(lines[end + 1]):
-        end += 1
-    return " ".join(lines[start:end + 1])
+    found: dict[int, str] = {}
+    current: list[int] = []
+
+    def close() -> None:
+        if current:
+            joined = " ".join(lines[n - first_line] for n in current)
+            found.update((n, joined) for n in current)
+            current.clear()
+
+    for offset, line in enumerate(lines):
+        line_no = first_line + offset
+        stripped = line.lstrip()
+        if not stripped:
+            close()
+            continue
+        if stripped.startswith(("|", "#")):
+            close()
+            found[line_no] = line
+            continue
+        if _PARAGRAPH_BREAK.match(line):
+            close()
+        current.append(line_no)
+    close()
+    return found
+
+
+def claim_paragraph(text: str, first_line: int, line_no: int) -> str:
+    """The paragraph holding line `line_no` (see `claim_paragraphs`; call that once for many claims)."""
+    return claim_paragraphs(text, first_line).get(line_no, "")
 
 
 def _readable(text: str) -> str:
@@ -248,7 +277,9 @@ def claim_problems(paragraph: str, claim_level, candidates: list[Candidate], nam
 
 def claim_message(term: str, problems: list[str]) -> str:
     """The finding for an end-to-end claim that `claim_problems` rejected."""
-    return (f"end-to-end claim ({term!r}) is not backed by e2e evidence: {'; '.join(problems)}. Link an e2e "
+    shown = problems[:MAX_PROBLEMS_SHOWN] + ([f"and {len(problems) - MAX_PROBLEMS_SHOWN} more"]
+                                               if len(problems) > MAX_PROBLEMS_SHOWN else [])
+    return (f"end-to-end claim ({term!r}) is not backed by e2e evidence: {'; '.join(shown)}. Link an e2e "
             f"artifact with fixture identities and >= {MIN_SAMPLES} fresh-process samples per arm (`python -m gates.ab`) "
             "and quote its values (an arm's median, or the ratio of two arms' medians), or state kernel-level "
             "results only")

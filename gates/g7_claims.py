@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from gates.context import GateContext
-from gates.e2e_evidence import Candidate, claim_message, claim_paragraph, claim_problems, pin_problem
+from gates.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
 from gates.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.findings import Finding, GateResult, result_from_findings
 from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
@@ -125,9 +125,12 @@ def _check_claims(record: Record, loaded: dict, add) -> None:
         return
     candidates = e2e_candidates(loaded)
     named = cited_values(record, loaded)
+    paragraphs, judged = claim_paragraphs(record.body, record.body_start_line), {}
     for line, col, term in claims:
-        paragraph = claim_paragraph(record.body, record.body_start_line, line)
-        problems = claim_problems(paragraph, record.get("claim_level"), candidates, named)
+        paragraph = paragraphs.get(line, "")
+        if paragraph not in judged:
+            judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)
+        problems = judged[paragraph]
         if problems:
             add(line, claim_message(term, problems), col)
 

@@ -30,7 +30,7 @@ import re
 import sys
 from pathlib import Path
 
-from gates.e2e_evidence import Candidate, claim_message, claim_paragraph, claim_problems, pin_problem
+from gates.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
 from gates.errors import InputError, UsageError
 from gates.evidence import EvidenceStore, verify_sha256
 from gates.evidence_refs import cited_evidence, declared_evidence
@@ -261,8 +261,12 @@ def _check_claims(text: str, record, pinned: dict, add) -> None:
     claim_level = record.get("claim_level") if record is not None else None
     named = CitedValues({artifact.id: artifact.results for _, artifact, problem in pinned.values()
                          if artifact is not None and problem is None}, declared=list(pinned))
+    paragraphs, judged = claim_paragraphs(text), {}
     for line, col, term in claims:
-        problems = claim_problems(claim_paragraph(text, 1, line), claim_level, candidates, named)
+        paragraph = paragraphs.get(line, "")
+        if paragraph not in judged:
+            judged[paragraph] = claim_problems(paragraph, claim_level, candidates, named)
+        problems = list(judged[paragraph])
         if record is None:
             problems.insert(0, "the description names no design record")
         if problems:

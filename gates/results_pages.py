@@ -43,7 +43,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from gates.e2e_evidence import claim_message, claim_paragraph, claim_problems
+from gates.e2e_evidence import claim_message, claim_paragraphs, claim_problems
 from gates.errors import InputError
 from gates.evidence import read_regular_file, verify_sha256
 from gates.evidence_refs import declared_evidence
@@ -170,8 +170,12 @@ def _artifact_values(header: dict, record, ctx, add) -> CitedValues | None:
 def _check_claims(page: Page, text: str, record, candidates, named, add) -> None:
     from gates.g7_claims import find_claims_in_text
 
+    paragraphs, judged = claim_paragraphs(text), {}
     for line, col, term in find_claims_in_text(text):
-        problems = claim_problems(claim_paragraph(text, 1, line), record.get("claim_level"), candidates, named)
+        paragraph = paragraphs.get(line, "")
+        if paragraph not in judged:
+            judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)
+        problems = judged[paragraph]
         if problems:
             add(line, claim_message(term, problems) + f" (the page is linked from {record.rel_path})", col)
 
