@@ -320,12 +320,29 @@ def _select_by_fields(path: str, results: dict, template: str) -> str:
     listed = results.get(path[:match.start()]) if isinstance(results, dict) else None
     if not isinstance(listed, list):
         raise TraceError(f"{template}: {path[:match.start()]} is not a list")
-    wanted = dict(part.split("=", 1) for part in match.group(1).split(","))
-    chosen = [i for i, item in enumerate(listed) if isinstance(item, dict)
-              and all(str(item.get(k.strip())) == v.strip() for k, v in wanted.items())]
+    wanted = dict((k.strip(), v.strip()) for k, v in (part.split("=", 1) for part in match.group(1).split(",")))
+    chosen = _index(listed, tuple(sorted(wanted))).get(tuple(wanted[k] for k in sorted(wanted)), [])
     if len(chosen) != 1:
         raise TraceError(f"{path}: {len(chosen)} elements match; a selector must pick one")
     return f"{path[:match.start()]}[{chosen[0]}]{path[match.end():]}"
+
+
+_INDEXES: dict = {}
+
+
+def _index(listed: list, fields: tuple) -> dict:
+    """Positions of the list's elements by their values of `fields` (built once per list and fields)."""
+    key = (id(listed), fields)
+    cached = _INDEXES.get(key)
+    if cached is None or cached[0] is not listed:
+        index: dict[tuple, list[int]] = {}
+        for position, item in enumerate(listed):
+            if isinstance(item, dict):
+                index.setdefault(tuple(str(item.get(field)) for field in fields), []).append(position)
+        if len(_INDEXES) > 64:
+            _INDEXES.clear()
+        _INDEXES[key] = cached = (listed, index)
+    return cached[1]
 
 
 def _value(template: str, row, artifact_id, values):
