@@ -15,7 +15,7 @@ When a record links such a page, G7 checks that:
 - the page's artifact is evidence the record declares, at the same path, and both the
   record's pin and the page's `sha256` verify against the file;
 - every cell of a mapped column is the value its key names (placeholders: `{row}` is
-  the row's first cell, `{<header>}` the row's cell in that column). A column maps to
+  the row's first cell, the column `"row"` names, `{<header>}` the row's cell in that column). A column maps to
   a key path (one number, compared at the quoted precision as in §7), or to
   `{"key": path, "unit": "MB"}` (a number shown in a unit the value is converted to),
   `{"keys": [path, ...]}` (numbers separated by `/`), `{"divide": [path, path]}` (a
@@ -261,6 +261,8 @@ def _clean(text: str) -> str:
 
 def _check_headers(mapping: dict, header, line_no: int, add) -> None:
     names = [_clean(cell.text) for cell in header]
+    if mapping.get("row") is not None and names and mapping["row"] != names[0]:
+        add(line_no, f"the column mapping keys rows by {mapping['row']!r}, but the table's first column is {names[0]!r}")
     for name in mapping["columns"]:
         if name not in names:
             add(line_no, f"the column mapping names {name!r}, which is no column of the table below it")
