@@ -21,21 +21,25 @@ caller to judge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gates.module_scope import (
     KEYWORD_ONLY,
     POSITIONAL,
     POSITIONAL_ONLY,
     STAR_IMPORT,
+    UNREADABLE,
     VAR_KEYWORD,
     VAR_POSITIONAL,
     Entry,
+    ModuleScope,
     Parameter,
     ReadModule,
-    module_name,
     module_scope,
 )
+
+
+UNBOUND = "unbound"  # listed in `__all__`, bound by nothing the checker can see (a submodule, or a name deleted)
 
 
 @dataclass
@@ -46,6 +50,9 @@ class ModuleSurface:
     exports: list[str] | None = None  # __all__ when literal
     error: str | None = None  # why the source (or a module it star-imports) could not be read
     star_paths: list[str] = field(default_factory=list)  # files read to follow star imports
+    star_modules: list[str] = field(default_factory=list)  # their dotted names
+    import_paths: list[str] = field(default_factory=list)  # files read to follow the imports of public names
+    imports: dict[str, Entry] = field(default_factory=dict)  # names a module imports without exporting them
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,7 @@ class ApiChange:
     name: str
     line: int
     message: str
-    kind: str = "break"  # "break" | "route"
+    kind: str = "break"  # "break" | "route" | "unreadable-base" (the base surface could not be read)
     origin: tuple[str, int] | None = None  # (path, line) of the definition when a star import brought it in
 
 
@@ -65,17 +72,20 @@ def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
     return entry.kind != "module-import" and (entry.kind != "import" or is_package)
 
 
-def module_surface(source: str, path: str, switch_names=(), read_module: ReadModule | None = None) -> ModuleSurface:
+def module_surface(source: str, path: str, switch_names=(), read_module: ReadModule | None = None,
+                   module: str | None = None) -> ModuleSurface:
     """Read the public surface of one module's source text.
 
     `switch_names` are module-level constants to include with their values (the
     default-route switch a record declares), public or not. `read_module` reads the
-    modules star imports name (see `gates.module_scope.module_reader`); without it
-    every star import stays an unfollowed `*:module` entry.
+    modules that star imports and imports name (see `gates.module_scope.module_reader`);
+    without it every star import stays an unfollowed `*:module` entry and imports keep
+    no parameters. `module` is the dotted name when `path` lies under a package root
+    such as `src/`.
     """
-    scope = module_scope(source, path, read_module)
+    scope = module_scope(source, path, read_module, module)
     surface = ModuleSurface(scope.module, path, exports=scope.exports, error=scope.error,
-                            star_paths=scope.star_paths)
+                            star_paths=scope.star_paths, star_modules=scope.star_modules)
     is_package = path.endswith("__init__.py")
     if scope.exports is not None:
         unfollowed = [name for name, entry in scope.names.items() if entry.kind == STAR_IMPORT]
@@ -83,17 +93,53 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
     else:
         public = [name for name, entry in scope.names.items() if _is_public(name, entry, is_package)]
     for name in public:
-        entry = scope.names.get(name, Entry(name, "import", 1))
-        surface.entries[name] = Entry(entry.name, entry.kind, entry.line, entry.params, origin=entry.origin)
+        entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))
+        surface.entries[name] = _with_decorators(scope, entry)
+        if name in scope.rebound:
+            _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
         if entry.kind == "class":
-            surface.entries.update({k: v for k, v in scope.members.items() if k.startswith(name + ".")})
+            members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
+            members = scope.class_members(name, entry, members)
+            surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()})
+    for name, entry in scope.names.items():
+        if name not in surface.entries and entry.kind == "import" and not name.startswith("_"):
+            resolved, _, _ = scope.definition(entry)  # unreadable: compared as an import the checker cannot read
+            surface.imports[name] = _with_decorators(scope, resolved)
     for name in switch_names:
         entry = scope.names.get(name)
+        if entry is not None:
+            entry, _ = _bound(scope, surface, entry)
+        if name in scope.conditional:
+            header, line, _ = scope.conditional[name]
+            _refuse(surface, f"switch '{name}' has a value that depends on {header}", line)
+        if name in scope.rebound:
+            _refuse(surface, f"`global {name}` in a function (it can change the switch)", scope.rebound[name])
         value = entry.value if entry is not None else None
         line = entry.line if entry is not None else 1
         origin = entry.origin if entry is not None else None
         surface.entries[f"switch:{name}"] = Entry(name, "constant", line, value=value, origin=origin)
+    surface.import_paths = [p for p in scope.import_paths if p != path]
     return surface
+
+
+def _refuse(surface: ModuleSurface, construct: str, line: int) -> None:
+    surface.error = surface.error or f"{UNREADABLE}: {construct} at {surface.path}:{line}"
+
+
+def _bound(scope: ModuleScope, surface: ModuleSurface, entry: Entry) -> tuple[Entry, dict[str, Entry]]:
+    """What a name is bound to, imports followed into the repository (a module that cannot be read: the error)."""
+    if not entry.source or ":" not in entry.source:
+        return entry, {}
+    resolved, members, error = scope.definition(entry)
+    if error:
+        surface.error = surface.error or error
+    return resolved, members
+
+
+def _with_decorators(scope: ModuleScope, entry: Entry) -> Entry:
+    """The entry with only the decorators that can change how it is called (`gates.decorators`)."""
+    kept = tuple(identity for identity in (scope.decorator_identity(d) for d in entry.decorators) if identity)
+    return replace(entry, decorators=kept)
 
 
 def _diff_params(name: str, line: int, old: tuple[Parameter, ...], new: tuple[Parameter, ...]) -> list[ApiChange]:
@@ -147,10 +193,34 @@ def _removed(module: str, name: str, entry: Entry, with_module: bool = False) ->
     return ApiChange(name, 1, message, origin=(entry.origin[0], 1) if entry.origin else None)
 
 
+def _shown(source: str | None) -> str:
+    return (source or "an unknown object").replace(":", ".")
+
+
+def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> list[ApiChange]:
+    if before.decorators == after.decorators:
+        return []
+
+    def shown(identities):
+        return [d.split(" [", 1)[0].replace(":", ".") for d in identities]
+
+    added = [d for d in shown(after.decorators) if d not in shown(before.decorators)]
+    dropped = [d for d in shown(before.decorators) if d not in shown(after.decorators)]
+    parts = [f"is now decorated with @{', @'.join(added)}" if added else "",
+             f"is no longer decorated with @{', @'.join(dropped)}" if dropped else ""]
+    what = " and ".join(p for p in parts if p) or \
+        f"has decorators whose definitions changed (@{', @'.join(shown(after.decorators))})"
+    return [ApiChange(name, after.line, f"'{module}.{name}' {what}, which may change its signature or how it is "
+                      "called (the checker sees through functools.wraps pass-through wrappers, lru_cache and no_grad "
+                      "only)",
+                      origin=after.origin)]
+
+
 def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChange]:
     """What a caller of `old` would find broken in `new` (None: the module is gone)."""
     if old.error:
-        return []
+        return [ApiChange(old.module, 1, f"module {old.module}: its surface on the base could not be read "
+                          f"({old.error}), so its changes could not be checked", "unreadable-base")]
     if new is None:
         return [
             _removed(old.module, name, entry, with_module=True)
@@ -160,9 +230,9 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
     if new.error:
         return [ApiChange(new.module, 1, f"module {new.module} {new.error}")]
     changes = []
-    followed = {module_name(path) for path in new.star_paths}
+    followed = set(new.star_modules)
     for name, before in old.entries.items():
-        after = new.entries.get(name)
+        after = new.entries.get(name) or new.imports.get(name)
         if before.kind == STAR_IMPORT and name[2:] in followed:
             continue  # the module it names is in the repository now: its names are the surface
         if name.startswith("switch:"):
@@ -176,10 +246,22 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
         if after is None:
             changes.append(_removed(old.module, name, before))
             continue
+        if after.kind == UNBOUND and before.kind != UNBOUND:
+            changes.append(ApiChange(name, 1, f"'{old.module}.{name}' is listed in __all__ but no longer bound"))
+            continue
+        changes.extend(_decorator_changes(old.module, name, before, after))
         if before.params is not None and after.params is not None:
             found = _diff_params(f"{old.module}.{name}", after.line, before.params, after.params)
             changes.extend(ApiChange(c.name, c.line, c.message, c.kind, after.origin) for c in found)
-        elif before.params is not None and after.params is None and after.kind != "import":
-            message = f"'{old.module}.{name}' is no longer callable with the same parameters"
+        elif before.params is not None and after.params is None:
+            if after.kind in ("import", "module-import"):
+                message = (f"'{old.module}.{name}' is now bound to {_shown(after.source)}, which the checker cannot "
+                           "read from this repository, so its parameters are unknown")
+            else:
+                message = f"'{old.module}.{name}' is no longer callable with the same parameters"
             changes.append(ApiChange(name, after.line, message, origin=after.origin))
+        elif before.params is None and after.params is None and before.kind in ("import", "module-import") \
+                and before.source != after.source and before.source is not None:
+            changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now bound to {_shown(after.source)} "
+                                     f"instead of {_shown(before.source)}", origin=after.origin))
     return changes

@@ -7,7 +7,8 @@
     gate-check lint-pr ...
     gate-check pin RECORD... [--check]
 
-With no PATHS, every record under docs/design/ is checked; with `--head`, as the
+With no PATHS, every record in the configured records folders (`records` in
+.design-gates/config.yaml or [tool.design-gates]; default docs/design) is checked; with `--head`, as the
 records are in that commit. `--history` adds the history ratchet: each first-parent
 commit after the policy's `history.enforce_from`, judged as its own change. Exit
 codes: 0 every gate passed (or does not apply), 1 a gate failed or errored, 2 bad
@@ -55,11 +56,12 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gate-check",
-        description="Check design records (docs/design/*.md) against the gates G0-G8.",
+        description="Check design records (by default every record in the configured records folders, "
+        "docs/design unless .design-gates/config.yaml or [tool.design-gates] says otherwise) against the gates G0-G8.",
         epilog=f"sub-commands: {', '.join(SUBCOMMANDS)} (gate-check SUBCOMMAND --help). "
         "Exit codes: 0 pass, 1 a gate failed, 2 bad usage or input, 3 internal error.",
     )
-    parser.add_argument("paths", nargs="*", help="record files or folders (default: docs/design)")
+    parser.add_argument("paths", nargs="*", help="record files or folders (default: the configured records folders)")
     parser.add_argument("--gate", action="append", default=[], metavar="GATE",
                         help="run only this gate (repeatable, or comma-separated: --gate G3,G4)")
     parser.add_argument("--stage", choices=["A", "B", "C", "D"], help="check the stage rules as if each record had reached at least this stage")

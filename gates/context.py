@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gates.config import Profile, Settings, load_settings
 from gates.evidence import EvidenceStore
 from gates.policy import Policy
 from gates.record import STAGES, Record
@@ -18,7 +19,8 @@ class GateContext:
     rules: a record at A checked with `stage="B"` must already meet B's rules.
     `change` is the `ChangeSet` of `--base` runs (None otherwise). `policy` is the
     policy that judges the records: read at the base commit when there is a change,
-    else from the working tree (None when the repository has none).
+    else from the working tree (None when the repository has none). `settings` is the
+    configuration (`gates.config`) that judges them: its rules read where the policy is.
     """
 
     repo_root: Path
@@ -30,11 +32,19 @@ class GateContext:
     suite_timeout_s: float = 600.0
     duplicate_ids: dict[str, list[str]] = field(default_factory=dict)
     policy: Policy | None = None
+    settings: Settings | None = None
 
     def __post_init__(self):
         self.repo_root = Path(self.repo_root).resolve()
         if self.evidence is None:
             self.evidence = EvidenceStore(self.repo_root)
+        if self.settings is None:
+            self.settings = load_settings(self.repo_root)
+
+    def profile_of(self, record: Record) -> Profile | None:
+        """The process `record` follows (its `process`, else the default); None when not allowed."""
+        process = record.get("process")
+        return self.settings.profile_for(process if isinstance(process, str) else None)
 
     def effective_stage(self, record: Record) -> str:
         """The record's stage, raised to `--stage` when that is later."""

@@ -3,7 +3,8 @@
 The front matter matches the record schema (checked by the runner before any
 gate, reported here); the id is the file name and unique; the ten § sections are
 present; no template placeholder is left; every path and record id it refers to
-resolves inside the repository.
+resolves inside the repository; its process (`process`, else the configuration's
+`profile`) is one the configuration allows, and its stage is a stage of that process.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         findings.append(Finding(GATE, record.rel_path, line, 1, message, severity))
 
     _check_identity(record, ctx, add)
+    _check_process(record, ctx, add)
     _check_sections(record, add)
     _check_placeholders(record, add)
     _check_references(record, ctx, add)
@@ -58,6 +60,17 @@ def _check_identity(record: Record, ctx: GateContext, add) -> None:
         add(record.line_of("id"), f"id {record.id!r} is also used by {', '.join(others)}")
     if record.record_status == "superseded" and not record.get("superseded_by"):
         add(record.line_of("record_status"), "a superseded record names its successor in superseded_by")
+
+
+def _check_process(record: Record, ctx: GateContext, add) -> None:
+    settings = ctx.settings
+    profile = ctx.profile_of(record)
+    if profile is None:
+        add(record.line_of("process"), f"process {record.get('process')!r} is not allowed by the configuration "
+            f"({settings.source or 'the defaults'}: {', '.join(settings.profiles)})")
+    elif record.stage is not None and record.stage not in profile.stages:
+        add(record.line_of("stage"), f"stage {record.stage} is not a stage of the {profile.name} process "
+            f"(its stages: {', '.join(profile.stages)})")
 
 
 def _check_sections(record: Record, add) -> None:
@@ -121,10 +134,10 @@ def _check_references(record: Record, ctx: GateContext, add) -> None:
         if other == record.id:
             add(record.line_of("stacked_on", index), "a record cannot be stacked on itself")
         elif other not in ctx.records_by_id:
-            add(record.line_of("stacked_on", index), f"stacked_on {other!r}: no record with this id under docs/design")
+            add(record.line_of("stacked_on", index), f"stacked_on {other!r}: no record with this id under {ctx.settings.records_text()}")
     successor = record.get("superseded_by")
     if successor and successor not in ctx.records_by_id:
-        add(record.line_of("superseded_by"), f"superseded_by {successor!r}: no record with this id under docs/design")
+        add(record.line_of("superseded_by"), f"superseded_by {successor!r}: no record with this id under {ctx.settings.records_text()}")
     for index, unknown in enumerate(record.get("unknowns", default=[]) or []):
         for position, ref in enumerate(unknown.get("evidence") or []):
             if ref not in evidence_ids:

@@ -11,18 +11,38 @@ precision, in the quoted unit (`gates.quoted_numbers.in_quoted_unit`). A name
 that cannot be resolved (no such key, several artifacts) is an error.
 While the record is at stage A the artifact must also be fresh (it describes the
 tree the design is proposed against); later the file pin (sha256) keeps it honest.
+
+A change that is not performance work (a bug fix, a new dtype, an API addition)
+may declare `diagnosis: {not_applicable: "<reason>"}`: G1 is then not applicable.
+A record that declares profile or benchmark evidence is performance work, and the
+declaration is refused.
 """
 
 from __future__ import annotations
 
 from gates.context import GateContext
 from gates.evidence_refs import checked_artifact, cited_evidence, declared_evidence
-from gates.findings import Finding, GateResult, result_from_findings
+from gates.findings import Finding, GateResult, Status, result_from_findings
 from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, no_measured_numbers
 from gates.record import Record, prose_lines
 
 GATE = "G1"
 DIAGNOSIS_KINDS = ("profile", "benchmark", "numeric")
+PERFORMANCE_KINDS = ("profile", "benchmark")
+
+
+def _not_applicable(record: Record) -> GateResult | None:
+    """The result for a record that declares G1 not applicable (None when it does not)."""
+    reason = record.get("diagnosis", "not_applicable")
+    if not isinstance(reason, str) or not reason.strip():
+        return None
+    measured = [entry.id for entry in declared_evidence(record) if entry.kind in PERFORMANCE_KINDS]
+    if measured:
+        return GateResult(GATE, Status.FAIL, [Finding(
+            GATE, record.rel_path, record.line_of("diagnosis", "not_applicable"), 1,
+            f"diagnosis.not_applicable, but the record declares performance evidence ({', '.join(measured)}): "
+            "performance work needs a diagnosis from a measurement; cite it in §1 instead")])
+    return GateResult(GATE, Status.NOT_APPLICABLE)
 
 
 def check(record: Record, ctx: GateContext) -> GateResult:
@@ -31,6 +51,9 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     def add(line: int, message: str, col: int = 1) -> None:
         findings.append(Finding(GATE, record.rel_path, line, col, message))
 
+    declared = _not_applicable(record)
+    if declared is not None:
+        return declared
     section = record.section(1)
     if section is None:
         add(record.body_start_line, "there is no §1 (why / diagnosis) section to check")

@@ -1,11 +1,12 @@
 """G7 Claims discipline: kernel numbers are not end-to-end claims, and numbers trace.
 
-1. An end-to-end claim (TTFT, TPOT, ITL, tok/s, tokens/s, E2E, end-to-end,
-   latency/throughput speedups; 端到端, 吞吐, 首字延迟, 每词延迟 ...) in the body
-   needs `claim_level: e2e` and a cited `e2e` artifact with fixture identities and
-   at least three fresh-process samples per arm. A sentence that negates or
-   forbids ("must not be written as TPOT", "不声称任何端到端收益") is not a
-   claim, and neither is a term in `code`.
+1. An end-to-end claim (TTFT, TPOT, tok/s, time to first token, serving
+   throughput, P99 latency, end-to-end; 端到端, 首字时间, 时延, 吞吐 ...) in the
+   rendered prose of the body needs `claim_level: e2e` and a cited `e2e` artifact
+   with fixture identities and at least three fresh-process samples per arm.
+   Detection (`gates.claim_detection`) excuses a term only where a negation or
+   scope marker governs it ("must not be written as TPOT", "TTFT is out of
+   scope", "不声称任何端到端收益"); a term in `code` is not prose.
 2. A stage-A record claims no measured results: a number with a unit in §7 must
    come from a profile artifact cited in §1.
 3. Every measured number in §7 (a number with a unit, or a decimal in a table
@@ -22,71 +23,20 @@ decided in `gates.e2e_evidence` (shared with `gate-check lint-pr`).
 
 from __future__ import annotations
 
-import re
-
+from gates.claim_detection import find_claims, find_claims_in_text
 from gates.context import GateContext
 from gates.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
 from gates.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.findings import Finding, GateResult, result_from_findings
 from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
-from gates.quoted_numbers import matches, strip_code_spans
+from gates.quoted_numbers import matches
 from gates.record import Record, prose_lines
 from gates.results_pages import check_linked_pages
 
+__all__ = ["GATE", "MIN_SAMPLES", "check", "find_claims", "find_claims_in_text"]
+
 GATE = "G7"
 MIN_SAMPLES = 3
-
-CLAIM = re.compile(
-    r"\bTTFT\b|\bTPOT\b|\bITL\b|\bE2E\b|\bQPS\b|\btok(?:en)?s?/s\b|\brequests?/s\b|\bend[- ]to[- ]end\b"
-    r"|\b(?:latency|throughput)\s+(?:speed-?ups?|gains?|improvements?|wins?|reductions?)\b"
-    r"|\bspeed-?ups?\s+(?:in|of)\s+(?:latency|throughput)\b"
-    r"|端到端|首字延迟|首\s*token\s*延迟|首词延迟|每词延迟|每\s*token\s*延迟|吞吐",
-    re.IGNORECASE,
-)
-NEGATION = re.compile(
-    r"\b(?:not|never|no|nor|without|cannot|can't|don't|doesn't|didn't|won't|isn't|aren't|mustn't|shouldn't"
-    r"|forbid\w*|prohibit\w*|refrain\w*|avoid\w*)\b|(?<![仅但少错])不(?![仅但少错])|未|没有|禁止|勿|无需|并非|非",
-    re.IGNORECASE,
-)
-_MEMORY_CONTEXT = re.compile(r"(?:DRAM|HBM|L1|L2|SM|memory|内存|显存|带宽|缓存)\s*(?:/\s*\w+\s*)*$", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；]|,\s*(?:but|and|while|whereas|yet)\b|，\s*(?:但|而|并且|且)|但是|然而")
-
-
-def sentences(line: str):
-    """(column, clause) pieces of one prose line; a table row is one piece.
-
-    Sentences split at their ends and at contrastive joints (", but", ", and",
-    "，但"), so a negation covers only its own clause.
-    """
-    if line.lstrip().startswith("|"):
-        yield 1, line
-        return
-    start = 0
-    for match in _SENTENCE_END.finditer(line):
-        yield start + 1, line[start:match.start()]
-        start = match.end()
-    yield start + 1, line[start:]
-
-
-def find_claims(record: Record):
-    """(line, col, term) of every end-to-end claim in the record's body."""
-    return find_claims_in_text(record.body, record.body_start_line)
-
-
-def find_claims_in_text(text: str, first_line: int = 1):
-    """(line, col, term) of every end-to-end claim in Markdown text whose first line is `first_line`."""
-    for line_no, raw in prose_lines(text, first_line):
-        if not CLAIM.search(raw):
-            continue
-        line = strip_code_spans(raw)
-        for col, sentence in sentences(line):
-            if NEGATION.search(sentence):
-                continue
-            for match in CLAIM.finditer(sentence):
-                if match.group(0) == "吞吐" and _MEMORY_CONTEXT.search(sentence[max(0, match.start() - 16):match.start()]):
-                    continue
-                yield line_no, col + match.start(), match.group(0)
-                break
 
 
 def check(record: Record, ctx: GateContext) -> GateResult:

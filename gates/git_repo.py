@@ -266,13 +266,16 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
     paths_raw = reader.run("log", "-z", "--no-color", "--name-only", "--format=%x1ecommit %H", log_range)
     commits = _parse_log(log_raw, paths_raw)
 
+    record_dirs = _record_dirs(reader, base_sha, head_sha)
     records = []
     for entry in changed:
         old = entry.old_path or entry.path
-        if not (is_record_path(entry.path) or is_record_path(old)):
+        if not (is_record_path(entry.path, record_dirs) or is_record_path(old, record_dirs)):
             continue
-        base_snap = reader.snapshot(merge_base, old) if entry.status != "A" and is_record_path(old) else None
-        head_snap = reader.snapshot(head_sha, entry.path) if entry.status != "D" and is_record_path(entry.path) else None
+        base_snap = (reader.snapshot(merge_base, old)
+                     if entry.status != "A" and is_record_path(old, record_dirs) else None)
+        head_snap = (reader.snapshot(head_sha, entry.path)
+                     if entry.status != "D" and is_record_path(entry.path, record_dirs) else None)
         rel = entry.path if head_snap is not None or entry.status != "D" else old
         records.append(RecordChange(rel, entry.status, base_snap, head_snap))
 
@@ -286,8 +289,19 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
         changed=changed,
         commits=commits,
         records=records,
+        record_dirs=record_dirs,
         _reader=reader,
     )
+
+
+def _record_dirs(reader, base_sha: str, head_sha: str) -> tuple[str, ...]:
+    """The records folders configured at base and at head (`gates.config`), base's first."""
+    from gates.config import settings_from_reader
+
+    folders: list[str] = []
+    for sha in (base_sha, head_sha):
+        folders += settings_from_reader(lambda path, sha=sha: reader.read_bytes(sha, path)).records
+    return tuple(dict.fromkeys(folders))
 
 
 def read_bytes_at(repo_root, rev: str, path: str) -> bytes | None:
@@ -386,4 +400,19 @@ def checked_out_tree(repo_root, rev: str):
             folder.parent.rmdir()
         except OSError:
             pass
+        repo.close()
+
+
+def checkout_of(folder) -> tuple[Path, str | None] | None:
+    """(top level, HEAD commit) of the git checkout that holds `folder` (`git rev-parse
+    --show-toplevel`); the commit is None before the first commit; None outside a checkout."""
+    try:
+        repo = git.Repo(Path(folder), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:
+        if repo.working_tree_dir is None:
+            return None
+        return Path(repo.working_tree_dir), _GitReader(repo).resolve_commit("HEAD")
+    finally:
         repo.close()

@@ -1,67 +1,66 @@
 """What a module's top level binds, read from source with `ast`, star imports followed.
 
-`module_scope` returns every name bound at top level (in top-level `if` / `try` blocks
-too), public or not, with the parameters of functions, methods and constructors;
-`gates.api_surface` chooses a module's public surface from it.
+`module_scope` returns every name bound at top level, public or not, with the
+parameters of functions, methods and constructors; `gates.api_surface` chooses a
+module's public surface from it. Statements are run in order by `gates.scope_binder`
+(with `gates.dunder_all` for `__all__`), the way Python runs them: `del name`
+unbinds, `f = g` binds `f` to what `g` is, `__all__` changes (`+=`, `.extend`,
+`.append`, `.insert`, `.remove`, `.pop`, slices, `del __all__[i]`) are applied. An
+`if` whose test is a constant (`if False:`, `if 0:`, `if TYPE_CHECKING:`) runs one
+branch only. Where the branches of an `if`, `try`, `with`, loop or `match`
+bind a name differently (or one leaves it unbound), the name is recorded in
+`conditional`; a public one makes the module unreadable (below).
 
 A star import (`from .impl import *`, `from kernels.impl import *`) brings in what
-Python would: the imported module's literal `__all__`, otherwise every top-level name
-of it not starting with `_` (its own imports included). The names are public in the
+Python would: the imported module's `__all__`, otherwise every top-level name of it
+not starting with `_` (its own imports included). The names are public in the
 importing module and keep the parameters of their definition, so a change there
-shows through the re-export. Modules are read through a `read_module` callback
-(`module_reader` builds one over the working tree or a git ref); chains are followed
+shows through the re-export. `from X import y` records where `y` comes from, and
+`ModuleScope.definition` follows it into the repository's modules, so that a name
+re-bound to another function by an import carries that function's parameters.
+Modules are read through a `read_module` callback (`module_reader` builds one over
+the working tree or a git ref, under package roots such as `src/`); chains are followed
 and a cycle is cut where it closes. A star import that cannot be followed (no
 callback, or a module the repository does not hold, such as `from torch import *`)
-stays in the surface as the entry `*:torch`, so dropping it is a break. A module that
-is there but cannot be read or parsed makes the surface's `error` (fail closed).
+stays in the surface as the entry `*:torch`, so dropping it is a break.
+
+Fail closed: a module that cannot be read or parsed, or whose surface its own code
+can change at run time (`gates.static_guard`: `globals()`, `exec`, `sys.modules`,
+`setattr` on a module-level definition, `f.__kwdefaults__ = ...`, a module
+`__getattr__` ...), a computed `__all__`, or a public name bound only on some paths
+gets an `error`: "the checker cannot read this module's surface statically:
+<construct> at path:line".
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from gates.decorators import BINDING, callee, is_known_transparent
 from gates.errors import InputError
+from gates.scope_binder import bind_module
+from gates.scope_model import (  # noqa: F401  (re-exported: the surface readers import them from here)
+    DEFAULT_PACKAGE_ROOTS,
+    KEYWORD_ONLY,
+    POSITIONAL,
+    POSITIONAL_ONLY,
+    STAR_IMPORT,
+    UNREADABLE,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Entry,
+    Parameter,
+    ReadModule,
+    ReadText,
+    module_name,
+    module_paths,
+    module_reader,
+    package_homes,
+)
+from gates.static_guard import dynamic_constructs
 
-POSITIONAL_ONLY = "positional-only"
-POSITIONAL = "positional"
-KEYWORD_ONLY = "keyword-only"
-VAR_POSITIONAL = "*args"
-VAR_KEYWORD = "**kwargs"
-STAR_IMPORT = "star-import"
-_PUBLIC_DUNDERS = ("__init__", "__call__")
-
-ReadText = Callable[[str], "str | None"]
-"""`read_text("kernels/api.py")` -> one repository file's text, or None when it is not there;
-raises `InputError` when it is there but unreadable."""
-
-ReadModule = Callable[[str], "tuple[str, str] | None"]
-"""`read_module("kernels.impl")` -> (source text, repository path), or None when the
-repository holds no such module; raises `InputError` when the file is there but unreadable."""
-
-
-@dataclass(frozen=True)
-class Parameter:
-    name: str
-    kind: str
-    default: str | None = None  # source text of the default, None when required
-
-    @property
-    def required(self) -> bool:
-        return self.default is None and self.kind not in (VAR_POSITIONAL, VAR_KEYWORD)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One public name: a function, a class, a constant or a re-exported import."""
-
-    name: str
-    kind: str  # "function" | "class" | "constant" | "import" | "module-import" | "star-import"
-    line: int
-    params: tuple[Parameter, ...] | None = None  # functions and methods ("Class.__init__")
-    value: str | None = None  # switch constants: the value's source text
-    origin: tuple[str, int] | None = None  # (path, line) of the definition, for names a star import brought in
+_ALL = "__all__"
 
 
 @dataclass
@@ -72,9 +71,14 @@ class ModuleScope:
     path: str
     names: dict[str, Entry] = field(default_factory=dict)  # public or not; "*:target" for unfollowed star imports
     members: dict[str, Entry] = field(default_factory=dict)  # "Class.method"
-    exports: list[str] | None = None  # __all__ when literal
+    exports: list[str] | None = None  # __all__, with its changes applied
     error: str | None = None
     star_paths: list[str] = field(default_factory=list)
+    star_modules: list[str] = field(default_factory=list)  # dotted names of the repository modules star imports read
+    import_paths: list[str] = field(default_factory=list)  # files read to follow imports (`definition`)
+    conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
+    rebound: dict[str, int] = field(default_factory=dict)  # `global NAME` in a function -> line
+    resolver: "_Resolver | None" = field(default=None, repr=False, compare=False)
 
     def star_names(self) -> list[str]:
         """What `from <this module> import *` binds."""
@@ -82,198 +86,165 @@ class ModuleScope:
             return list(dict.fromkeys(self.exports))
         return [name for name in self.names if not name.startswith("_")]
 
+    def refuse(self, construct: str, line: int) -> None:
+        """Mark the surface unreadable (the first reason is kept)."""
+        self.error = self.error or f"{UNREADABLE}: {construct} at {self.path}:{line}"
 
-def module_name(path: str) -> str:
-    """`kernels/decode_attention/api.py` -> `kernels.decode_attention.api`."""
-    parts = path[: -len(".py")].split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
+    def definition(self, entry: Entry) -> tuple[Entry, dict[str, Entry], str | None]:
+        """What `entry` is bound to, `from X import y` followed through the repository's modules.
 
+        Returns (the entry with the definition's parameters, decorators and origin; its
+        class members keyed under `entry.name`; an error when a module on the way cannot
+        be read). An import the repository does not hold comes back unchanged.
+        """
+        current, members, seen = entry, {}, set()
+        while current.source and ":" in current.source and self.resolver is not None and len(seen) < 32:
+            module, name = current.source.split(":", 1)
+            if (module, name) in seen:
+                break
+            seen.add((module, name))
+            try:
+                target = self.resolver.scope_of(module)
+                if target is None:
+                    break  # outside the repository
+                self.import_paths += [p for p in [target.path] if p not in self.import_paths]
+                if target.error:
+                    return entry, {}, f"cannot follow the import of '{entry.name}' (line {entry.line}): " \
+                                      f"{target.path} {target.error}"
+                found = target.names.get(name)
+                if found is None:
+                    submodule = self.resolver.scope_of(f"{module}.{name}")
+                    if submodule is not None:
+                        return replace(entry, kind="module-import", params=None, source=f"{module}.{name}"), {}, None
+                    return entry, {}, f"'{name}' is not bound by {target.path} (imported as '{entry.name}' at line " \
+                                      f"{entry.line})"
+            except InputError as exc:
+                return entry, {}, f"cannot follow the import of '{entry.name}' (line {entry.line}): " \
+                                  f"{exc.path} {exc.message}"
+            where = target.conditional.get(name)
+            if where is not None and not where[2]:
+                return entry, {}, f"'{name}' is unbound or bound differently on some paths through {where[0]} " \
+                                  f"at {target.path}:{where[1]}"
+            origin = found.origin or (target.path, found.line)
+            members = {key: replace(m, origin=m.origin or (target.path, m.line))
+                       for key, m in target.members.items() if key.startswith(name + ".")}
+            current = replace(found, origin=origin)
+        if current is entry:
+            return entry, {}, None
+        prefix = len(current.name)
+        renamed = {entry.name + key[prefix:]: replace(m, name=entry.name + key[prefix:]) for key, m in members.items()}
+        return replace(current, name=entry.name, line=entry.line), renamed, None
 
-def _parameters(args: ast.arguments) -> tuple[Parameter, ...]:
-    params: list[Parameter] = []
-    positional = [(a, POSITIONAL_ONLY) for a in args.posonlyargs] + [(a, POSITIONAL) for a in args.args]
-    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    for (arg, kind), default in zip(positional, defaults):
-        params.append(Parameter(arg.arg, kind, ast.unparse(default) if default is not None else None))
-    if args.vararg:
-        params.append(Parameter(args.vararg.arg, VAR_POSITIONAL))
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        params.append(Parameter(arg.arg, KEYWORD_ONLY, ast.unparse(default) if default is not None else None))
-    if args.kwarg:
-        params.append(Parameter(args.kwarg.arg, VAR_KEYWORD))
-    return tuple(params)
-
-
-def _is_dataclass(node: ast.ClassDef) -> bool:
-    for deco in node.decorator_list:
-        target = deco.func if isinstance(deco, ast.Call) else deco
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name == "dataclass":
-            return True
-    return False
-
-
-def _dataclass_init(node: ast.ClassDef) -> tuple[Parameter, ...]:
-    params = [Parameter("self", POSITIONAL)]
-    for stmt in node.body:
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            if "ClassVar" in ast.unparse(stmt.annotation):
-                continue
-            default = None
-            if stmt.value is not None:
-                default = ast.unparse(stmt.value)
-            params.append(Parameter(stmt.target.id, POSITIONAL, default))
-    return tuple(params)
-
-
-def _class_entries(node: ast.ClassDef) -> list[Entry]:
-    entries = []
-    init = None
-    for stmt in node.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            public = not stmt.name.startswith("_") or stmt.name in _PUBLIC_DUNDERS
-            if public:
-                entries.append(Entry(f"{node.name}.{stmt.name}", "function", stmt.lineno, _parameters(stmt.args)))
-            if stmt.name == "__init__":
-                init = _parameters(stmt.args)
-    if init is None and _is_dataclass(node):
-        entries.append(Entry(f"{node.name}.__init__", "function", node.lineno, _dataclass_init(node)))
-    return [Entry(node.name, "class", node.lineno)] + entries
-
-
-def _top_level(body: list[ast.stmt]):
-    """Module statements, descending into top-level `if` / `try` blocks."""
-    for stmt in body:
-        if isinstance(stmt, ast.If):
-            yield from _top_level(stmt.body)
-            yield from _top_level(stmt.orelse)
-        elif isinstance(stmt, ast.Try):
-            yield from _top_level(stmt.body)
-            for handler in stmt.handlers:
-                yield from _top_level(handler.body)
-            yield from _top_level(stmt.orelse)
-            yield from _top_level(stmt.finalbody)
+    def lookup(self, qualified: str) -> tuple[Entry | None, dict[str, Entry]]:
+        """The definition a qualified name (`kernels.api:f`, `kernels.api.f`) stands for in the repository;
+        (None, {}) when it lies outside or cannot be read."""
+        if ":" in qualified:
+            module, _, name = qualified.partition(":")
+        elif "." in qualified:
+            module, _, name = qualified.rpartition(".")
         else:
-            yield stmt
+            return None, {}
+        own = self.names.get(name) if module == self.module else None
+        if own is not None:
+            found, members, error = self.definition(own)
+            if found is own:
+                prefix = name + "."
+                return replace(own, origin=(self.path, own.line)), {k: v for k, v in self.members.items()
+                                                                    if k.startswith(prefix)}
+        else:
+            found, members, error = self.definition(Entry(name, "import", 1, source=f"{module}:{name}"))
+        if error or found.origin is None:
+            return None, {}
+        return found, members
+
+    def class_members(self, name: str, entry: Entry, members: dict[str, Entry], depth: int = 0) -> dict[str, Entry]:
+        """A class's members with those it inherits from base classes the repository defines (own ones first)."""
+        merged = dict(members)
+        for base in entry.bases if depth < 8 else ():
+            found, inherited = self.lookup(base)
+            if found is None or found.kind != "class":
+                break  # a base from outside the repository: what it brings cannot be read
+            inherited = self.class_members(found.name, found, inherited, depth + 1)
+            for key, member in inherited.items():
+                renamed = name + key[len(found.name):]
+                own = merged.get(renamed)
+                if own is not None and own.generated and member.generated and renamed.endswith(".__init__"):
+                    merged[renamed] = replace(own, params=_inherited_fields(member.params, own.params))
+                merged.setdefault(renamed, replace(member, name=renamed))
+        return merged
+
+    def decorator_identity(self, decorator: str) -> str | None:
+        """How a decorator is compared: None when it keeps the signature, else its text
+        (with a digest of its definition when the repository defines it)."""
+        plain = decorator.replace(":", ".")
+        if plain in BINDING:
+            return plain
+        if is_known_transparent(plain):
+            return None
+        target = callee(decorator)
+        found, _ = self.lookup(target)
+        if found is None:
+            return decorator  # outside the repository (or unreadable): opaque, compared by its text
+        if found.passthrough and target == decorator:
+            return None
+        return f"{decorator} [{found.fingerprint or found.kind}]"
 
 
-def _literal_names(value: ast.expr) -> list[str] | None:
-    if isinstance(value, (ast.List, ast.Tuple)) and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
-    ):
-        return [e.value for e in value.elts]
-    return None
+def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -> tuple[Parameter, ...]:
+    """A dataclass's generated constructor after its base's fields: base fields first (a redefined one keeps its
+    place), keyword-only fields last, as `dataclasses` orders them."""
+    fields = {p.name: p for p in base[1:]}
+    fields.update({p.name: p for p in own[1:]})
+    ordered = [p for p in fields.values() if p.kind != KEYWORD_ONLY]
+    ordered += [p for p in fields.values() if p.kind == KEYWORD_ONLY]
+    return (own[0], *ordered)
 
 
-def module_reader(read_text: ReadText) -> ReadModule:
-    """A `read_module` over `read_text(path)`, which reads one repository file (None: no such file).
+class _Resolver:
+    """Reads and caches the scopes of the repository's modules for star imports and `definition`."""
 
-    A dotted name is the package `a/b/__init__.py`, else the module `a/b.py` (the order
-    Python's path finder tries them). `read_text` raises `InputError` for a file that is
-    there but cannot be read.
-    """
+    def __init__(self, read_module: ReadModule | None, cache: dict):
+        self.read_module = read_module
+        self.cache = cache
 
-    def read_module(dotted: str) -> tuple[str, str] | None:
-        rel = dotted.replace(".", "/")
-        for path in (f"{rel}/__init__.py", f"{rel}.py"):
-            text = read_text(path)
-            if text is not None:
-                return text, path
-        return None
+    def find(self, dotted: str) -> tuple[str, str] | None:
+        return self.read_module(dotted) if self.read_module is not None else None
 
-    return read_module
-
-
-def _star_target(stmt: ast.ImportFrom, module: str, is_package: bool) -> str:
-    """The absolute dotted name a star import reads; ValueError when a relative one climbs out."""
-    if not stmt.level:
-        return stmt.module or ""
-    package = module.split(".") if is_package else module.split(".")[:-1]
-    if not package or stmt.level - 1 >= len(package):
-        raise ValueError("relative import beyond the top-level package")
-    parts = package[: len(package) - (stmt.level - 1)]
-    return ".".join(parts + ([stmt.module] if stmt.module else []))
+    def scope_of(self, dotted: str, visiting=frozenset()) -> ModuleScope | None:
+        if dotted not in self.cache:
+            found = self.find(dotted)
+            self.cache[dotted] = None if found is None else \
+                _read_scope(found[0], found[1], self, visiting | {dotted}, dotted)
+        return self.cache[dotted]
 
 
-def _follow_star(stmt: ast.ImportFrom, scope: ModuleScope, read_module: ReadModule | None, visiting, cache) -> None:
-    """Bind in `scope` what `stmt` (`from X import *`) binds, or keep it as an unfollowed entry."""
-    statement = ast.unparse(stmt)
-    failure = f"cannot follow '{statement}' (line {stmt.lineno})"
-    try:
-        target = _star_target(stmt, scope.module, scope.path.endswith("__init__.py"))
-    except ValueError as exc:
-        scope.error = scope.error or f"{failure}: {exc}"
-        return
-    if target in visiting:
-        return  # a cycle: the module being read has bound nothing yet at this point
-    try:
-        found = read_module(target) if read_module is not None else None
-    except InputError as exc:
-        scope.error = scope.error or f"{failure}: {exc.path} {exc.message}"
-        return
-    if found is None:
-        name = f"*:{target}"
-        scope.names[name] = Entry(name, STAR_IMPORT, stmt.lineno)
-        return
-    text, path = found
-    if target not in cache:
-        cache[target] = _read_scope(text, path, read_module, visiting | {target}, cache)
-    imported = cache[target]
-    scope.star_paths += [p for p in [path, *imported.star_paths] if p not in scope.star_paths]
-    if imported.error:
-        scope.error = scope.error or f"{failure}: {path} {imported.error}"
-        return
-
-    def brought_in(entry: Entry) -> Entry:
-        origin = entry.origin or (path, entry.line)
-        return Entry(entry.name, entry.kind, stmt.lineno, entry.params, entry.value, origin)
-
-    for name in imported.star_names():
-        entry = imported.names.get(name) or Entry(name, "import", 1)
-        scope.names[name] = brought_in(entry)
-        if entry.kind == "class":
-            members = {key: m for key, m in imported.members.items() if key.startswith(name + ".")}
-            scope.members.update({key: brought_in(member) for key, member in members.items()})
-
-
-def _read_scope(source: str, path: str, read_module: ReadModule | None, visiting, cache) -> ModuleScope:
-    scope = ModuleScope(module_name(path), path)
+def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: str | None = None) -> ModuleScope:
+    scope = ModuleScope(module or module_name(path), path, resolver=resolver)
     try:
         tree = ast.parse(source, filename=path)
     except (SyntaxError, ValueError) as exc:
         scope.error = f"does not parse: {exc}"
         return scope
-    for stmt in _top_level(tree.body):
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            scope.names[stmt.name] = Entry(stmt.name, "function", stmt.lineno, _parameters(stmt.args))
-        elif isinstance(stmt, ast.ClassDef):
-            class_entries = _class_entries(stmt)
-            scope.names[stmt.name] = class_entries[0]
-            scope.members.update({e.name: e for e in class_entries[1:]})
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    if target.id == "__all__" and stmt.value is not None:
-                        scope.exports = _literal_names(stmt.value)
-                    value = ast.unparse(stmt.value) if stmt.value is not None else None
-                    scope.names[target.id] = Entry(target.id, "constant", stmt.lineno, value=value)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
-                continue
-            kind = "import" if isinstance(stmt, ast.ImportFrom) else "module-import"
-            for alias in stmt.names:
-                if alias.name == "*":
-                    _follow_star(stmt, scope, read_module, visiting, cache)
-                else:
-                    name = alias.asname or alias.name.split(".")[0]
-                    scope.names[name] = Entry(name, kind, stmt.lineno)
+    constructs, scope.rebound = dynamic_constructs(tree, scope.module)
+    for construct, line in constructs[:1]:
+        scope.refuse(construct, line)
+    bind_module(scope, tree, resolver, visiting)
+    for name, line in scope.rebound.items():
+        public = name in scope.exports if scope.exports is not None else not name.startswith("_")
+        if name == _ALL or (public and name in scope.names):
+            scope.refuse(f"`global {name}` in a function (it can rebind or delete the module-level name)", line)
+    for name, (header, line, value_only) in scope.conditional.items():
+        public = name in scope.exports if scope.exports is not None else not name.startswith("_")
+        if public and not value_only:
+            scope.refuse(f"public name '{name}' is unbound or bound differently on some paths through {header}", line)
     return scope
 
 
-def module_scope(source: str, path: str, read_module: ReadModule | None = None) -> ModuleScope:
-    """Every name one module's source binds at its top level, star imports followed through `read_module`."""
-    module = module_name(path)
-    return _read_scope(source, path, read_module, frozenset({module}), {})
+def module_scope(source: str, path: str, read_module: ReadModule | None = None,
+                 module: str | None = None) -> ModuleScope:
+    """Every name one module's source binds at its top level, star imports followed through `read_module`.
+
+    `module` is the dotted name (default: from `path`, which must then be relative to its package root).
+    """
+    module = module or module_name(path)
+    return _read_scope(source, path, _Resolver(read_module, {}), frozenset({module}), module)

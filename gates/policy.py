@@ -1,8 +1,9 @@
 """The repository policy: which paths are hot (risk levels L0-L4) and which packages' API is checked.
 
-The policy lives in `.design-gates/policy.yaml` and is read at the *base* ref of a
-change, so a pull request cannot loosen the rules it is judged by. The policy file
-itself always counts as L4: changing it needs an approved record that covers it.
+The policy lives in `.design-gates/policy.yaml` (the configuration's `policy` key,
+`gates.config`) and is read at the *base* ref of a change, so a pull request cannot
+loosen the rules it is judged by. The policy file itself always counts as L4:
+changing it needs an approved record that covers it.
 
 Path globs (used here, in stage scopes and in a record's `covers`) are repository
 paths with POSIX separators: `*` matches within one path segment, `?` one
@@ -17,11 +18,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from gates.config import DEFAULT_POLICY
 from gates.errors import InputError
 from gates.safe_yaml import load_yaml
 from gates.schemas import validate
 
-POLICY_PATH = ".design-gates/policy.yaml"
+POLICY_PATH = DEFAULT_POLICY  # the default; a repository's own path is `Settings.policy`
 LEVELS = ("L0", "L1", "L2", "L3", "L4")
 HOT_LEVELS = ("L3", "L4")
 
@@ -83,6 +85,7 @@ class Policy:
     default_level: str = "L0"
     api_packages: list[str] = field(default_factory=list)
     switches: list[str] = field(default_factory=list)  # "package.module:NAME"
+    api_package_roots: list[str] = field(default_factory=lambda: [".", "src"])  # where api packages are looked for
     path: str = POLICY_PATH
     sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
 
@@ -94,8 +97,8 @@ class Policy:
     def level_of(self, path: str) -> tuple[str, PolicyRule | None]:
         """The highest level among the rules matching `path` (the default level when none
         does), and the rule that set it."""
-        if path == POLICY_PATH:
-            return "L4", PolicyRule((POLICY_PATH,), "L4", "the policy file governs every level")
+        if path == self.path:
+            return "L4", PolicyRule((self.path,), "L4", "the policy file governs every level")
         if has_control_characters(path):
             return "L4", PolicyRule((path,), "L4", "a path with control characters gets the highest level, "
                                     "since globs cannot be trusted to match it")
@@ -127,6 +130,8 @@ class Policy:
         for package in self.api_packages:
             if package not in newer.api_packages:
                 found.append(f"api package {package} no longer checked")
+        if newer.api_package_roots != self.api_package_roots:
+            found.append(f"api package_roots {self.api_package_roots} -> {newer.api_package_roots}")
         for switch in self.switches:
             if switch not in newer.switches:
                 found.append(f"switch {switch} no longer checked")
@@ -162,18 +167,23 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         default_level=data.get("default_level", "L0"),
         api_packages=list(data.get("api", {}).get("packages", [])),
         switches=list(data.get("api", {}).get("switches", [])),
+        api_package_roots=list(data.get("api", {}).get("package_roots", [".", "src"])),
         path=path,
         sections=data,
     )
 
 
-def load_policy(repo_root: Path) -> Policy | None:
-    """The working tree's policy (None when the repository has none)."""
-    file = Path(repo_root) / POLICY_PATH
+def load_policy(repo_root: Path, path: str | None = None) -> Policy | None:
+    """The working tree's policy at `path` (default: the configured one); None when there is none."""
+    if path is None:
+        from gates.config import load_settings
+
+        path = load_settings(repo_root).policy
+    file = Path(repo_root) / path
     if not file.is_file():
         return None
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(POLICY_PATH, 1, f"not valid UTF-8 (byte offset {exc.start})") from None
-    return parse_policy(text)
+        raise InputError(path, 1, f"not valid UTF-8 (byte offset {exc.start})") from None
+    return parse_policy(text, path)

@@ -1,7 +1,7 @@
 """pytest plugin: each design record is a file of nine items, one per gate.
 
     pytest docs/design                 # records under <rootdir>/docs/design
-    pytest --gates                     # the same, without naming the folder
+    pytest --gates                     # every configured records folder, without naming it
     pytest --gates path/to/record.md   # any record file
     pytest docs/design -k G7 --junitxml=gates.xml
 
@@ -21,14 +21,14 @@ from gates.findings import Status
 from gates.record import load_record
 from gates.registry import GATES, TITLES
 
-DESIGN_DIR = ("docs", "design")
 NOT_RECORDS = {"index.md", "readme.md"}
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("design-gates", "design records (gates G0-G8)")
     group.addoption("--gates", action="store_true", default=False,
-                    help="collect design records: docs/design by default, or the record files and folders given")
+                    help="collect design records: the configured records folders (docs/design by default), "
+                    "or the record files and folders given")
     group.addoption("--gates-stage", choices=["A", "B", "C", "D"], default=None,
                     help="check stage rules as if each record had reached at least this stage")
     group.addoption("--gates-run-suites", action="store_true", default=False,
@@ -39,9 +39,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "design_gate(gate): an item that checks one gate of one design record")
     source = getattr(config, "args_source", None)
     if config.getoption("gates", False) and source is not None and source.name != "ARGS":
-        design = Path(config.rootpath).joinpath(*DESIGN_DIR)
-        if design.is_dir():
-            config.args[:] = [str(design)]
+        folders = [str(folder) for folder in _record_folders(config) if folder.is_dir()]
+        if folders:
+            config.args[:] = folders
 
 
 def _repo_root(config) -> Path:
@@ -50,13 +50,32 @@ def _repo_root(config) -> Path:
     return find_repo_root(Path(config.rootpath))
 
 
+_FOLDERS = pytest.StashKey()
+
+
+def _record_folders(config) -> list[Path]:
+    """The configured records folders (`gates.config`), resolved under the repository root."""
+    folders = config.stash.get(_FOLDERS, None)
+    if folders is None:
+        from gates.config import load_settings
+
+        root = _repo_root(config)
+        try:
+            settings = load_settings(root)
+        except InputError as exc:
+            raise pytest.UsageError(f"{exc.path}:{exc.line}:{exc.col}: error: {exc.message}") from None
+        folders = [(root / folder).resolve() for folder in settings.records]
+        config.stash[_FOLDERS] = folders
+    return folders
+
+
 def pytest_collect_file(file_path: Path, parent):
     if file_path.suffix != ".md" or file_path.name.lower() in NOT_RECORDS or file_path.name.startswith("_"):
         return None
     config = parent.config
-    design = Path(config.rootpath).joinpath(*DESIGN_DIR).resolve()
-    inside_design = design in file_path.resolve().parents
-    if inside_design or config.getoption("gates", False):
+    parents = file_path.resolve().parents
+    inside_records = any(folder in parents for folder in _record_folders(config))
+    if inside_records or config.getoption("gates", False):
         return RecordFile.from_parent(parent, path=file_path)
     return None
 

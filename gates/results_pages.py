@@ -43,6 +43,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
+from gates.claim_detection import find_claims_in_text
 from gates.e2e_evidence import claim_message, claim_paragraphs, claim_problems
 from gates.errors import InputError
 from gates.evidence import read_regular_file, verify_sha256
@@ -168,8 +169,6 @@ def _artifact_values(header: dict, record, ctx, add) -> CitedValues | None:
 
 
 def _check_claims(page: Page, text: str, record, candidates, named, add) -> None:
-    from gates.g7_claims import find_claims_in_text
-
     paragraphs, judged = claim_paragraphs(text), {}
     for line, col, term in find_claims_in_text(text):
         paragraph = paragraphs.get(line, "")

@@ -3,6 +3,10 @@
 This is the engine both front ends share: `gate-check` (gates.cli) and the pytest
 plugin (gates.pytest_plugin). Each gate call is wrapped: an exception becomes an
 ERROR result with the exception text as a finding, never a pass or a skip.
+
+Where the records are, which policy judges them and which gates apply at each stage
+of a record's process come from the configuration (`gates.config`): the working
+tree's, or for a change the base commit's rules with the records folders of both.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gates.config import Settings, judging_settings, load_settings, settings_at
 from gates.context import GateContext
 from gates.errors import InputError, UsageError
 from gates.findings import Finding, GateResult, Status
@@ -19,7 +24,6 @@ from gates.record import Record, load_record
 from gates.registry import GATES
 from gates.schemas import validate
 
-DESIGN_DIR = "docs/design"
 NOT_RECORDS = {"index.md", "readme.md"}
 
 
@@ -67,12 +71,26 @@ class Report:
         }
 
 
-def record_files(paths, repo_root: Path) -> list[Path]:
-    """The record files named by `paths` (files, or folders searched for `*.md`)."""
+def record_files(paths, repo_root: Path, settings: Settings | None = None) -> list[Path]:
+    """The record files named by `paths` (files, or folders searched for `*.md`).
+
+    Without `paths`, every record below the configured records folders; a folder the
+    configuration names explicitly must exist.
+    """
     repo_root = Path(repo_root).resolve()
     if not paths:
-        default = repo_root / DESIGN_DIR
-        return _markdown_under(default) if default.is_dir() else []
+        settings = settings or load_settings(repo_root)
+        found = []
+        for folder in settings.records:
+            default = repo_root / folder
+            if default.is_dir():
+                found.extend(_markdown_under(default))
+            elif settings.configures("records"):
+                raise InputError(settings.source, settings.line_of("records"),
+                                 f"records: the folder {folder} does not exist")
+        paths = [str(path) for path in found]
+        if not paths:
+            return []
     files = []
     for raw in paths:
         path = Path(raw)
@@ -111,7 +129,7 @@ def _markdown_under(folder: Path) -> list[Path]:
 def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False, change=None,
                   suite_timeout_s: float = 600.0, max_record_bytes: int | None = None,
                   history_findings: list[Finding] | None = None) -> Report:
-    """Run the selected gates (default: all) over the records at `paths` (default: docs/design).
+    """Run the selected gates (default: all) over the records at `paths` (default: the configured records folders).
 
     Records that cannot be read are reported in `Report.input_errors` (exit 2 at the
     CLI); the others are still checked. `max_record_bytes` overrides the size limit
@@ -124,13 +142,14 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
     selected = _select_gates(gates)
     report = Report()
     records: list[Record] = []
-    for path in record_files(paths, repo_root):
+    settings = _settings_for(repo_root, change)
+    for path in record_files(paths, repo_root, settings):
         try:
             records.append(load_record(path, repo_root, max_bytes=max_record_bytes))
         except InputError as exc:
             report.input_errors.append(exc)
     ctx = make_context(records, repo_root, run_suites=run_suites, stage=stage, change=change,
-                       suite_timeout_s=suite_timeout_s)
+                       suite_timeout_s=suite_timeout_s, settings=settings)
     for record in records:
         report.records.append(check_record(record, ctx, selected))
     report.input_errors.extend(ctx.evidence.refused)
@@ -142,26 +161,37 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
 
 
 def make_context(records: list[Record], repo_root, **options) -> GateContext:
-    """A `GateContext` that knows `records` and every other record under docs/design.
+    """A `GateContext` that knows `records` and every other record in the records folders.
 
-    The policy comes from the base commit of a change (`change`), else from the
-    working tree; an invalid one raises `InputError` (exit 2).
+    The configuration's rules and the policy come from the base commit of a change
+    (`change`), else from the working tree; an invalid one raises `InputError` (exit 2).
     """
+    if options.get("settings") is None:
+        options["settings"] = _settings_for(repo_root, options.get("change"))
     ctx = GateContext(Path(repo_root).resolve(), **options)
-    ctx.records_by_id, ctx.duplicate_ids = _index(records, ctx.repo_root)
+    ctx.records_by_id, ctx.duplicate_ids = _index(records, ctx.repo_root, ctx.settings)
     if ctx.policy is None:
-        ctx.policy = judging_policy(ctx.repo_root, ctx.change)
+        ctx.policy = judging_policy(ctx.repo_root, ctx.change, ctx.settings)
     return ctx
 
 
-def judging_policy(repo_root: Path, change=None):
-    """The policy a run is judged by: at the change's base commit, else the working tree's."""
-    from gates.policy import POLICY_PATH, load_policy, parse_policy
-
+def _settings_for(repo_root, change=None) -> Settings:
+    """The working tree's configuration, or for a change the base's rules (`gates.config.judging_settings`)."""
+    head = load_settings(Path(repo_root))
     if change is None:
-        return load_policy(repo_root)
-    text = change.read_at(change.base, POLICY_PATH)
-    return parse_policy(text, POLICY_PATH) if text is not None else None
+        return head
+    return judging_settings(head, settings_at(change, change.base))
+
+
+def judging_policy(repo_root: Path, change=None, settings: Settings | None = None):
+    """The policy a run is judged by: at the change's base commit, else the working tree's."""
+    from gates.policy import load_policy, parse_policy
+
+    settings = settings or _settings_for(repo_root, change)
+    if change is None:
+        return load_policy(repo_root, settings.policy)
+    text = change.read_at(change.base, settings.policy)
+    return parse_policy(text, settings.policy) if text is not None else None
 
 
 def _select_gates(gates) -> list[str]:
@@ -177,8 +207,8 @@ def _select_gates(gates) -> list[str]:
     return [gate for gate in GATES if gate in chosen]
 
 
-def _index(records: list[Record], repo_root: Path):
-    """Every record by id: the ones being checked, then the rest of docs/design."""
+def _index(records: list[Record], repo_root: Path, settings: Settings):
+    """Every record by id: the ones being checked, then the rest of the records folders."""
     by_id: dict[str, Record] = {}
     paths_by_id: dict[str, list[str]] = {}
     for record in records:
@@ -186,9 +216,10 @@ def _index(records: list[Record], repo_root: Path):
             by_id.setdefault(record.id, record)
             paths_by_id.setdefault(record.id, []).append(record.rel_path)
     checked = {record.rel_path for record in records}
-    design = repo_root / DESIGN_DIR
-    if design.is_dir():
-        for path in _markdown_under(design):
+    others = [path for folder in settings.records if (repo_root / folder).is_dir()
+              for path in _markdown_under(repo_root / folder)]
+    if others:
+        for path in dict.fromkeys(others):
             rel = to_rel(repo_root, path)
             if rel in checked:
                 continue
@@ -221,10 +252,20 @@ def check_record(record: Record, ctx: GateContext, selected=None) -> RecordResul
             for gate in selected:
                 result.gates[gate].findings.append(Finding(gate, record.rel_path, first.line, 1, f"schema: {first.message}"))
         return result
+    applying = _gates_applying(record, ctx)
     for gate in selected:
-        result.gates[gate] = run_gate(gate, record, ctx)
+        result.gates[gate] = run_gate(gate, record, ctx) if gate in applying else GateResult(gate, Status.NOT_APPLICABLE)
     _check_self_claims(record, result)
     return result
+
+
+def _gates_applying(record: Record, ctx: GateContext) -> tuple[str, ...]:
+    """The gates the record's process applies at its stage; all of them for a process not allowed
+    (G0 reports it), so that a record cannot switch a gate off by naming an unknown process."""
+    profile = ctx.profile_of(record)
+    if profile is None:
+        return tuple(GATES)
+    return tuple(gate for gate in GATES if gate in profile.gates_at(ctx.effective_stage(record)))
 
 
 def run_gate(gate: str, record: Record, ctx: GateContext) -> GateResult:

@@ -18,7 +18,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--title", required=True, help="one-line title")
     parser.add_argument("--lang", choices=["en", "zh"], default="en", help="template language (default en)")
     parser.add_argument("--author", required=True, metavar='"NAME <EMAIL>"', help="the record's first author")
-    parser.add_argument("--dir", default="docs/design", help="folder for the record (default docs/design)")
+    parser.add_argument("--dir", default=None,
+                        help="folder for the record (default: the first configured records folder, docs/design)")
 
 
 def _has_control(text: str) -> bool:
@@ -51,6 +52,10 @@ def run(args, repo_root: Path) -> int:
     author = AUTHOR_PATTERN.match(args.author)
     if not author or _has_control(args.author.strip()):
         raise UsageError(f'--author {args.author!r} must look like "Name <name@example.com>"')
+    if args.dir is None:
+        from gates.config import load_settings
+
+        args.dir = load_settings(repo_root).records[0]
     folder = Path(args.dir)
     if folder.is_absolute() or ".." in folder.parts or path_problem(folder.as_posix()) or _has_control(args.dir):
         raise UsageError("--dir must be a folder inside the repository, relative to its root")

@@ -1,7 +1,8 @@
 """Where a suite gate (G3, G4) gets the results it judges.
 
 With `--run-suites`, from a fresh run of the suite the record declares (a run that
-cannot start or fails is a finding, with the tail of pytest's output); the run's
+cannot start or fails is a finding, with the tail of pytest's output and what its exit
+status means; each error the run's artifact lists is a finding too); the run's
 artifact must bind every file the record covers, and the run must have imported
 every covered Python file (gate-check's own observer says what it imported), so a
 suite that writes canned numbers without exercising the kernel fails. Otherwise the
@@ -59,14 +60,16 @@ def judged_results(record: Record, ctx: GateContext, section: str, kind: str, ga
     for message in suite_edit_problems(record, ctx, spec.get("suite")):
         add((section, "suite"), message)
     if ctx.run_suites:
-        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [])
+        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [], kind)
         parts = [f"suite {run.suite} failed (pytest exit {run.returncode})"] if run.returncode not in (0, None) else []
         parts += [run.problem] if run.problem else []
         if parts:
             tail = f"; pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""
-            add((section, "suite"), "; ".join(parts) + tail)
+            add((section, "suite"), "; ".join(parts + list(run.explanations)) + tail)
         if run.data is None:
             return None
+        for error in run_errors(run.data):
+            add((section, "suite"), f"the run of {run.suite} reports: {error}")
         for message in run_binding_problems(record, ctx, run):
             add((section, "suite"), message)
         return run.data, f"the run of {run.suite}"
@@ -76,6 +79,12 @@ def judged_results(record: Record, ctx: GateContext, section: str, kind: str, ga
     artifact, problems = checked_artifact(record, ctx, entry, gate)
     findings.extend(problems)
     return None if artifact is None else (artifact.data, f"evidence {entry.id!r}")
+
+
+def run_errors(data: dict) -> list[str]:
+    """The `errors` a run's artifact lists (the evidence plugin says there why it did not pass)."""
+    errors = (data.get("results") or {}).get("errors")
+    return [str(error) for error in errors] if isinstance(errors, list) else []
 
 
 def run_binding_problems(record: Record, ctx: GateContext, run) -> list[str]:

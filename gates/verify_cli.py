@@ -2,7 +2,7 @@
 
     gate-check verify [RECORD...] [--suite-timeout SECONDS]
 
-For each record (default: every record under docs/design/) with a `numeric_contract`
+For each record (default: every record in the configured records folders) with a `numeric_contract`
 or `bitwise` suite, the suite is run here (on the CPU, through the Triton interpreter
 when there is no GPU) and its results are set beside the committed artifact's:
 
@@ -30,7 +30,7 @@ SUITES = (("numeric_contract", "numeric", "G3"), ("bitwise", "bitwise", "G4"))
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("paths", nargs="*", help="record files or folders (default: docs/design)")
+    parser.add_argument("paths", nargs="*", help="record files or folders (default: the configured records folders)")
     parser.add_argument("--suite-timeout", type=float, default=600.0, metavar="SECONDS",
                         help="time limit per suite run (default 600)")
 
@@ -106,7 +106,7 @@ def verify_record(record, ctx, out: _Printer) -> None:
             out.line(record, entry.keys, gate, False, finding.message)
         if artifact is None:
             continue
-        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [])
+        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [], kind)
         if run.data is None or not run.passed:
             reason = run.problem or f"suite {run.suite} failed (pytest exit {run.returncode})"
             out.line(record, (section, "suite"), gate, False, f"{reason}; pytest output ends:\n{run.output_tail}")

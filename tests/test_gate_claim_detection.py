@@ -1,4 +1,8 @@
-"""G7's reading of sentences, and how G1/G7 compare quoted numbers with measured ones."""
+"""G7's reading of sentences, and how G1/G7 compare quoted numbers with measured ones.
+
+The corpus under `claims_corpus/` holds the texts G7 must report (`claims/`) and must not
+(`not_claims/`); each `=== name` case there is one test.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from gates.claim_detection import find_claims_in_text as detect
 from gates.g7_claims import find_claims, find_claims_in_text
+from gates.markdown_prose import prose_blocks
 from gates.quoted_numbers import matches, numbers_with_units, parse_quoted
 from gates.record import parse_record
 
@@ -83,3 +89,83 @@ def test_a_pr_description_is_read_like_a_record_body():
     text = "## Why\n\nKernel numbers must not be written as TPOT.\n\nThis lowers TTFT by half.\n"
     assert list(find_claims_in_text(text)) == [(5, 13, "TTFT")]
     assert [line for line, _, _ in find_claims_in_text(text, first_line=40)] == [44]
+
+
+CORPUS = Path(__file__).parent / "claims_corpus"
+
+
+def corpus_cases(kind: str):
+    """(id, first line, text) of every `=== name` case in `claims_corpus/<kind>/*.md`."""
+    cases = []
+    for path in sorted((CORPUS / kind).glob("*.md")):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        starts = [i for i, line in enumerate(lines) if line.startswith("=== ")]
+        for index, start in enumerate(starts):
+            end = starts[index + 1] if index + 1 < len(starts) else len(lines)
+            name = lines[start][4:].strip()
+            cases.append(pytest.param(start + 2, "\n".join(lines[start + 1:end]), id=f"{path.stem}/{name}"))
+    return cases
+
+
+def test_the_corpus_has_cases_of_both_kinds():
+    assert len(corpus_cases("claims")) >= 42 and len(corpus_cases("not_claims")) >= 30
+
+
+@pytest.mark.parametrize("first_line, text", corpus_cases("claims"))
+def test_corpus_claim_is_reported_on_its_own_lines(first_line, text):
+    found = list(find_claims_in_text(text, first_line))
+    assert found, f"no claim found in:\n{text}"
+    last_line = first_line + text.count("\n")
+    assert all(first_line <= line <= last_line for line, _, _ in found), found
+
+
+@pytest.mark.parametrize("first_line, text", corpus_cases("not_claims"))
+def test_corpus_non_claim_is_not_reported(first_line, text):
+    assert list(find_claims_in_text(text, first_line)) == []
+
+
+@pytest.mark.parametrize("text, position, term", [
+    ("Intro.\n\nThe kernel is faster.\nUsers see TTFT drop.\n", (4, 11), "TTFT"),
+    ("T**T**FT improves.\n", (1, 1), "TTFT"),
+    ("A win for the end-to-\nend latency.\n", (1, 15), "end-to-end"),
+    ("| metric | change |\n|---|---|\n| kernel | 4x |\n| `x` | TPOT -30% |\n", (4, 9), "TPOT"),
+    ("- one\n- two\n  > three and TTFT drops\n", (3, 15), "TTFT"),
+    ("<!-- a\nnote --> then TPOT drops\n", (2, 15), "TPOT"),
+    ("```x``` TTFT drops\n", (1, 9), "TTFT"),
+    ("TT&#70;T drops\n", (1, 1), "TTFT"),
+    ("首先，\n首字时间缩短。\n", (2, 1), "首字时间"),
+], ids=["paragraph-second-line", "emphasis", "hyphen-break", "table-cell", "nested-quote", "after-comment",
+        "after-fake-fence", "entity", "zh"])
+def test_a_claim_reports_the_source_line_and_column_of_its_first_character(text, position, term):
+    assert list(find_claims_in_text(text)) == [(*position, term)]
+    assert [(line - 99, col) for line, col, _ in find_claims_in_text(text, first_line=100)] == [position]
+
+
+def test_a_record_claim_reports_its_line_in_the_file():
+    record = parse_record("---\nid: x\n---\n# Title\n\n## §7 Results\n\nServing throughput rises 1.3x.\n",
+                          "docs/design/x.md", Path("/repo"))
+    assert list(find_claims(record)) == [(8, 1, "Serving throughput")]
+
+
+def test_one_finding_per_clause_and_one_per_claiming_clause():
+    assert [term for _, _, term in find_claims_in_text("TTFT and TPOT drop. TPOT drops; ITL drops.")] == [
+        "TTFT", "TPOT", "ITL"]
+
+
+def test_extra_terms_extend_the_vocabulary():
+    text = "Median prompt-processing rate rises 2x."
+    assert list(detect(text)) == []
+    assert list(detect(text, extra_terms=["prompt processing rate"])) == [(1, 8, "prompt-processing rate")]
+    extra = ["prompt processing rate"]
+    assert list(detect("We do not claim any prompt processing rate gain.", extra_terms=extra)) == []
+
+
+def test_rendered_prose_excludes_code_and_comments_and_joins_soft_breaks():
+    text = "A `code` span, <!-- hidden --> seen,\nnext line &amp; T**T**FT.\n\n```\nfenced\n```\n"
+    assert [block.text for block in prose_blocks(text)] == ["A   span,  seen, next line & TTFT."]
+
+
+def test_a_text_nested_deeper_than_the_parser_reads_is_still_read():
+    assert [term for _, _, term in find_claims_in_text(">" * 40 + " TTFT drops by half.")] == ["TTFT"]
+    nested_lists = "".join("  " * depth + "- x\n" for depth in range(40)) + "TTFT drops."
+    assert [term for _, _, term in find_claims_in_text(nested_lists)] == ["TTFT"]

@@ -1,6 +1,7 @@
 """G3/G4 with --run-suites: the declared suite runs in a fresh pytest process and writes its artifact.
 
-The suites are the small torch-free ones under tests/examples/suites/.
+The suites are the small torch-free ones under tests/examples/suites/; gate-check loads its
+evidence plugin into every run, and a failed run is explained (exit status, missing module).
 """
 
 from __future__ import annotations
@@ -67,12 +68,47 @@ def test_a_fingerprint_change_not_accepted_fails_g4(repo):
     assert "fingerprint cpu/splits4 changed; it is listed under question Q3, whose decision is deferred" in messages(g4)
 
 
-def test_a_suite_that_writes_no_evidence_fails(repo):
+def test_a_suite_that_measures_nothing_fails_with_the_plugins_error_artifact(repo):
     (repo / "suites" / "suite_numeric.py").write_text("def test_nothing():\n    pass\n", encoding="utf-8")
     (repo / "suites" / "conftest.py").unlink()
     g3, _ = run_suites(repo)
     assert g3.status is Status.FAIL
-    assert "wrote no evidence to $DESIGN_GATES_EVIDENCE_OUT (pytest exit 0)" in messages(g3)
+    assert ("the run of suites/suite_numeric.py reports: no test marked @pytest.mark.design_gates(kind='numeric') "
+            "or recording numeric evidence ran") in messages(g3)
+    assert "the run of suites/suite_numeric.py reports passed = False" in messages(g3)
+
+
+def test_a_usage_error_from_the_repositorys_addopts_is_explained(repo):
+    (repo / "pytest.ini").write_text("[pytest]\naddopts = --cov=examplepkg\n", encoding="utf-8")
+    g3, _ = run_suites(repo)
+    assert g3.status is Status.FAIL
+    text = messages(g3)
+    assert "suite suites/suite_numeric.py failed (pytest exit 4)" in text
+    assert "pytest exit 4 is a usage error" in text and "addopts in pytest.ini" in text
+    assert "--cov" in text  # pytest's own complaint, from the output tail
+
+
+def test_a_suite_that_collects_no_tests_is_explained(repo):
+    (repo / "suites" / "suite_numeric.py").write_text("def helper():\n    pass\n", encoding="utf-8")
+    g3, _ = run_suites(repo)
+    assert "suite suites/suite_numeric.py failed (pytest exit 5)" in messages(g3)
+    assert "pytest exit 5: no tests were collected from suites/suite_numeric.py" in messages(g3)
+
+
+def test_a_module_missing_from_the_interpreter_is_named(repo):
+    (repo / "suites" / "suite_numeric.py").write_text("import not_installed_anywhere\n\ndef test_x():\n    pass\n",
+                                                       encoding="utf-8")
+    g3, _ = run_suites(repo)
+    assert "the run could not import 'not_installed_anywhere' in " in messages(g3)
+
+
+def test_missing_pytest_is_explained_and_a_passing_run_is_not():
+    from gates.suite_run import explain_failure
+
+    output = "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'pytest'\n"
+    (note,) = explain_failure("suites/s.py", 1, output, python="/opt/py/bin/python")
+    assert note.startswith("pytest is not installed in /opt/py/bin/python")
+    assert explain_failure("suites/s.py", 1, "1 failed in 0.1s") == ()
 
 
 def test_a_suite_past_its_time_limit_fails(repo):
@@ -99,10 +135,19 @@ def test_the_suite_that_measured_is_bound_to_the_evidence(repo):
     assert "evidence 'numeric-cpu' is stale: suites/suite_numeric.py is missing since it was measured" in messages(g3)
 
 
-def test_the_output_tail_starts_at_a_line_not_mid_word():
+def test_the_output_tail_is_the_last_lines_whole():
     from gates.suite_run import output_tail
 
     text = "".join(f"line {i} says something\n" for i in range(500))
-    tail = output_tail(text, limit=100)
-    assert tail.startswith("...\nline ") and tail.endswith("line 499 says something")
+    tail = output_tail(text)
+    assert tail.startswith("... (440 earlier lines left out)\nline 440 says something\n")
+    assert tail.endswith("line 499 says something")
     assert output_tail("short\n") == "short"
+
+
+def test_an_overlong_output_tail_keeps_whole_lines_and_words():
+    from gates.suite_run import output_tail
+
+    tail = output_tail("".join(f"line {i} says something\n" for i in range(100)), limit=100)
+    assert tail.splitlines()[1] == "line 96 says something"
+    assert output_tail("word " * 100, limit=30) == "... word word word word word word"

@@ -92,3 +92,20 @@ def test_an_unreadable_record_is_one_failing_item(pytester, repo):
     result = pytester.runpytest(*PLUGIN, "docs/design/broken.md")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*unreadable record: docs/design/broken.md:3:1: duplicate key 'id'*"])
+
+
+def test_the_configured_records_folder_is_collected(pytester, repo):
+    (repo / "docs" / "design").rename(repo / "docs" / "rfcs")  # same depth: the record's links still resolve
+    (repo / ".design-gates").mkdir()
+    (repo / ".design-gates" / "config.yaml").write_text("records: [docs/rfcs]\n", encoding="utf-8")
+    result = pytester.runpytest(*PLUGIN, "--gates", "-v")
+    result.assert_outcomes(passed=6, skipped=3)
+    result.stdout.fnmatch_lines(["*docs/rfcs/base-record.md::G0 PASSED*"])
+
+
+def test_an_invalid_configuration_stops_the_collection_with_its_location(pytester, repo):
+    (repo / ".design-gates").mkdir()
+    (repo / ".design-gates" / "config.yaml").write_text("recrods: [rfcs]\n", encoding="utf-8")
+    result = pytester.runpytest(*PLUGIN, "--gates")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*.design-gates/config.yaml:1:1: error: *unknown key 'recrods'*did you mean 'records'?*"])

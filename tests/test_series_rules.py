@@ -54,6 +54,9 @@ class _NoHistory:
     def is_ancestor(self, sha, ref):
         return False
 
+    def read_bytes(self, ref, path):
+        return None  # no configuration file: the defaults
+
 
 def _snapshot(status: str, reviewers) -> RecordSnapshot:
     text = record_text("splitkv", status=status, reviewers=reviewers)

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -16,20 +13,9 @@ import yaml
 pytest.importorskip("mkdocs")
 pytest.importorskip("material")
 
-REPO = Path(__file__).resolve().parents[1]
-HOOK = REPO / "gates" / "mkdocs_hook.py"
+from mkdocs_site import REPO, build, team_site  # noqa: E402
+
 GATES = [f"G{n}" for n in range(9)]
-
-
-def build(config: Path, site: Path, report: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=str(REPO))
-    env.pop("DESIGN_GATES_REPORT", None)
-    if report is not None:
-        env["DESIGN_GATES_REPORT"] = str(report)
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
-        cwd=config.parent, env=env, capture_output=True, text=True, timeout=300,
-    )
 
 
 def record_text(record_id: str, title: str = "A decode-attention change", **extra) -> str:
@@ -53,8 +39,9 @@ def report_for(records: dict[str, str], status: str = "pass", findings=()) -> di
         for rid in records]}
 
 
-def make_site(root: Path, records: dict[str, str], pages: dict[str, str] | None = None) -> Path:
-    """A small site that uses the repository's hook; its repository root is ``root``."""
+def make_site(root: Path, records: dict[str, str], pages: dict[str, str] | None = None,
+              plugin: str = "design-gates") -> Path:
+    """A small site with a navigation that uses the design-gates plugin; its repository root is ``root``."""
     docs = root / "docs"
     (docs / "design").mkdir(parents=True)
     (docs / "index.md").write_text("# Home\n\nSee the [records](design/index.md).\n", encoding="utf-8")
@@ -66,7 +53,7 @@ def make_site(root: Path, records: dict[str, str], pages: dict[str, str] | None 
     config.write_text(textwrap.dedent(f"""\
         site_name: scratch
         theme: {{name: material}}
-        hooks: ["{HOOK.as_posix()}"]
+        plugins: [{plugin}]
         nav: [{{Home: index.md}}, {{Records: [design/index.md]}}]
         """), encoding="utf-8")
     return config
@@ -178,8 +165,7 @@ def test_every_record_and_gate_page_is_in_the_navigation():
     pages = set(nav_pages(REPO / "mkdocs.yml"))
     wanted = {f"design/{p.name}" for p in own_records()} | {"design/index.md", "results/index.md"}
     wanted |= {f"gates/{p.name}" for p in (REPO / "docs" / "gates").glob("G*.md")}
-    if (REPO / "docs" / "history-checks.md").exists():
-        wanted.add("history-checks.md")
+    wanted |= {p.name for p in (REPO / "docs").glob("*.md")}
     assert sorted(wanted - pages) == []
 
 
@@ -251,3 +237,87 @@ def test_a_gate_check_json_report_renders_instead_of_the_static_gates(tmp_path):
         for gate, outcome in entry["gates"].items():
             row = re.search(rf'<tr data-gate="{gate}">.*?</tr>', html, re.S).group(0)
             assert f'dg-badge--{outcome["status"]}' in row, (entry["path"], gate)
+
+
+# A team's own site: only `plugins: [design-gates]`
+
+
+def nav_links(page: Path) -> list[str]:
+    """The links of the site navigation on ``page`` (Material's primary sidebar or the default theme's bar)."""
+    html = page.read_text(encoding="utf-8")
+    if "md-nav--primary" in html:
+        start = html.find("md-nav--primary")
+        nav = html[start:html.find("md-sidebar--secondary", start)]
+    else:
+        nav = html[html.find('<div id="navbar-collapse"'):html.find('<ul class="nav navbar-nav ms-md-auto">')]
+    assert nav, f"{page}: no navigation found"
+    return re.findall(r'<a href="([^"]*)"', nav)
+
+
+def test_a_site_with_only_the_plugin_gets_record_pages_gate_pages_stylesheet_and_navigation(tmp_path):
+    result = build(team_site(tmp_path), tmp_path / "site")
+    assert result.returncode == 0, result.stderr[-4000:]
+    site = tmp_path / "site"
+    page = site / "design" / "form-complete-en" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    assert re.findall(r'<tr data-gate="(G\d)">', html) == GATES
+    assert '<a href="../../gates/G7/">G7</a>' in html
+    assert "dg-badge--verified" in html
+    assert (site / "assets" / "stylesheets" / "design-gates.css").read_text(encoding="utf-8").count(".dg-badge")
+    assert 'href="../../assets/stylesheets/design-gates.css"' in html
+    for gate in GATES:
+        assert (site / "gates" / gate / "index.html").is_file(), gate
+    home_nav = nav_links(site / "index.html")
+    assert "design/" in home_nav and "design/form-complete-en/" in home_nav
+    assert "gates/G0/" in home_nav and "gates/trust-model/" in home_nav
+    index = (site / "design" / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<tr data-record="([^"]+)">', index) == ["form-complete-en"]
+
+
+def test_a_record_the_navigation_does_not_list_is_added_under_design_records(tmp_path):
+    records = {"listed": record_text("listed"), "unlisted": record_text("unlisted")}
+    config = make_site(tmp_path, records)
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "[design/index.md]", "[design/index.md, design/listed.md]"), encoding="utf-8")
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for(records)))
+    assert result.returncode == 0, result.stderr[-4000:]
+    links = nav_links(tmp_path / "site" / "index.html")
+    assert links.count("design/listed/") == 1
+    assert "design/unlisted/" in links
+    assert "Design records" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_with_nav_false_an_unlisted_record_stays_out_of_the_navigation(tmp_path):
+    records = {"unlisted": record_text("unlisted")}
+    config = make_site(tmp_path, records, plugin="{design-gates: {nav: false, gate_pages: false}}")
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report_for(records)))
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "design/unlisted/" not in nav_links(tmp_path / "site" / "index.html")
+    assert "not included in the \"nav\" configuration" in result.stderr and "design/unlisted.md" in result.stderr
+
+
+def test_a_records_glob_that_matches_nothing_fails_the_build(tmp_path):
+    config = team_site(tmp_path)
+    config.write_text("site_name: Kernel team\nplugins:\n  - design-gates:\n"
+                      "      records: [docs/design, docs/rfcs/*.md]\n", encoding="utf-8")
+    result = build(config, tmp_path / "site")
+    assert result.returncode != 0
+    assert "records glob 'docs/rfcs/*.md' matches no design record" in result.stderr
+
+
+def test_the_report_option_renders_a_gate_check_report(tmp_path):
+    records = {"ok-record": record_text("ok-record")}
+    report = report_for(records, status="fail", findings=[{"line": 3, "col": 1, "message": "tolerance missing"}])
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "gates.json").write_text(json.dumps(report), encoding="utf-8")
+    config = make_site(tmp_path, records, plugin="{design-gates: {report: reports/gates.json}}")
+    result = build(config, tmp_path / "site")
+    assert result.returncode == 0, result.stderr[-4000:]
+    html = (tmp_path / "site" / "design" / "ok-record" / "index.html").read_text(encoding="utf-8")
+    assert "tolerance missing" in html and "<code>gates.json</code>" in html
+
+
+def test_a_record_excluded_from_the_site_fails_the_build(tmp_path):
+    result = build(team_site(tmp_path, "exclude_docs: design/form-complete-en.md\n"), tmp_path / "site")
+    assert result.returncode != 0
+    assert "the record docs/design/form-complete-en.md is not a page of the site" in result.stderr

@@ -1,11 +1,15 @@
 """G5: the public API of the checked packages only grows, and the default route holds until D.
 
-The packages are the policy's `api.packages` plus every base record's `api.packages`.
-Each changed module is read at the merge base and at head (`gates.api_surface`),
-its star imports followed into the repository's modules at the same commit; anything
-that would break a caller fails. A module that did not change but star-imports one
-that did (`from .impl import *` in an `__init__.py`) is read the same way, and what
-breaks its surface is reported at the changed file it came through. The
+The packages are the policy's `api.packages` plus every base record's `api.packages`,
+looked for under the policy's `api.package_roots` (default `.` then `src`); a policy
+package found under none of them is an error. Each changed module is read at the
+merge base and at head (`gates.api_surface`), its imports followed into the
+repository's modules at the same commit; anything that would break a caller fails.
+A module added to a package must be readable statically. A module that did not
+change but imports from one that did (`from .impl import *` or `from ._impl import
+_v2 as attention_decode`) is read the same way, and what breaks its surface is
+reported at the changed file it came through. A module whose base surface cannot be
+read is a warning (nothing to compare against). The
 default-route switches (the policy's `api.switches` and a record's `api.switch`, as
 `package.module:NAME`) may change only when a record governing that module has passed
 stage D on base (its `series.closed.D` is in the base history) and no governing
@@ -19,8 +23,8 @@ from functools import lru_cache
 
 from gates.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.errors import InputError
-from gates.module_scope import ReadText, module_name, module_reader
-from gates.policy import any_glob_matches
+from gates.module_scope import ReadText, module_name, module_paths, module_reader, package_homes
+from gates.policy import POLICY_PATH, any_glob_matches
 from gates.series.context import SeriesContext, field_of, line_of
 
 
@@ -48,11 +52,64 @@ def _switches(ctx: SeriesContext) -> dict[str, set[str]]:
     return by_module
 
 
-def _in_packages(path: str, packages: list[str]) -> bool:
-    return path.endswith(".py") and any(path.startswith(p.replace(".", "/") + "/") for p in packages)
+def _locate(ctx: SeriesContext, packages: list[str], base: ReadText, head: ReadText) -> dict[str, str]:
+    """package -> the package root it lives under (at base, else at head).
+
+    A policy package found nowhere, or a package found under two roots, is an error."""
+    roots = list(ctx.policy.api_package_roots)
+    located = {}
+    for package in packages:
+        seen: list[str] = []
+        for side, read_text in (("base", base), ("head", head)):
+            homes = package_homes(package, lambda path, read_text=read_text: _exists(read_text, path), roots)
+            added = [home for home in homes if home not in seen]
+            seen += homes
+            if len(homes) > 1 and added:
+                ctx.report("G5", added[-1], 1, f"api package {package!r} is found under more than one package root "
+                           f"on {side} ({', '.join(homes)}); which one Python imports depends on sys.path: keep "
+                           "one, or name its root alone in api.package_roots")
+        for read_text in (base, head):
+            found = next((root for root, path in module_paths(package, roots) if _exists(read_text, path)), None)
+            if found is not None:
+                located[package] = found
+                break
+        else:
+            if package in ctx.policy.api_packages:
+                looked = ", ".join(path for _, path in module_paths(package, roots))
+                ctx.report("G5", POLICY_PATH, _policy_line(ctx, package),
+                           f"api package {package!r} resolves to no module on base or head: looked for {looked} "
+                           f"(package roots {', '.join(roots)}; set api.package_roots)")
+    return located
 
 
-_STAR_IMPORT = re.compile(r"\bimport[\s\\]*\*")
+def _exists(read_text: ReadText, path: str) -> bool:
+    try:
+        return read_text(path) is not None
+    except InputError:
+        return True  # there, but unreadable: the surface reports it
+
+
+def _policy_line(ctx: SeriesContext, package: str) -> int:
+    text = ctx.change.read_at(ctx.change.base, POLICY_PATH) or ""
+    return next((n for n, line in enumerate(text.splitlines(), 1) if "packages" in line and package in line), 1)
+
+
+def _prefix(root: str) -> str:
+    return "" if root in (".", "") else root.strip("/") + "/"
+
+
+def _package_root(path: str, located: dict[str, str]) -> str | None:
+    """The package root of a module of one of the checked packages; None when `path` is in none of them."""
+    if not path.endswith(".py"):
+        return None
+    for package, root in located.items():
+        folder = _prefix(root) + package.replace(".", "/")
+        if path.startswith(folder + "/") or path == folder + ".py":
+            return root
+    return None
+
+
+_IMPORT = re.compile(r"\bimport\b")
 
 
 def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
@@ -60,13 +117,16 @@ def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
     return lru_cache(maxsize=None)(lambda path: ctx.change.read_at(ref, path))
 
 
-def _surface(read_text: ReadText, path: str, names) -> ModuleSurface | None:
-    """The module's surface in one tree, star imports followed in the same tree; None when the file is not there."""
+def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, names) -> ModuleSurface | None:
+    """The module's surface in one tree, imports followed in the same tree; None when the file is not there."""
+    module = module_name(path, root)
     try:
         text = read_text(path)
     except InputError as exc:
-        return ModuleSurface(module_name(path), path, error=exc.message)
-    return module_surface(text, path, sorted(names), module_reader(read_text)) if text is not None else None
+        return ModuleSurface(module, path, error=exc.message)
+    if text is None:
+        return None
+    return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module)
 
 
 def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> None:
@@ -103,67 +163,95 @@ def check(ctx: SeriesContext) -> None:
     switches = _switches(ctx)
     change = ctx.change
     base, head = _files_at(ctx, change.merge_base), _files_at(ctx, change.head)
+    located = _locate(ctx, packages, base, head)
+    reported: set[tuple[str, int]] = set()
     for entry in change.changed:
         old_path = entry.old_path or entry.path
-        if entry.status in ("A", "C") or not _in_packages(old_path, packages):
+        if entry.status in ("A", "C"):
+            _check_new_module(ctx, head, entry.path, located)
             continue
-        names = switches.get(module_name(old_path), set())
-        old = _surface(base, old_path, names)
+        root = _package_root(old_path, located)
+        if root is None:
+            continue
+        names = switches.get(module_name(old_path, root), set())
+        old = _surface(ctx, base, old_path, root, names)
         if old is None:
             continue
-        new = None if entry.status in ("D", "R") else _surface(head, entry.path, names)
+        new = None if entry.status in ("D", "R") else _surface(ctx, head, entry.path, root, names)
         shown = entry.path if new is not None else old_path
         commit = change.last_commit_touching(entry.path)
         for api_change in diff_surfaces(old, new):
-            if api_change.kind == "route":
-                _route_findings(ctx, shown, api_change.line, api_change.message)
-            else:
-                moved = f" (module moved to {entry.path})" if entry.status == "R" else ""
-                ctx.report("G5", shown, api_change.line,
-                           f"public API break: {api_change.message}{moved}; the public API may only grow",
-                           commit=commit)
-    _check_star_importers(ctx, packages, switches, base, head)
+            _report(ctx, shown, api_change.line, api_change, api_change.message, commit)
+            reported.add((shown, api_change.line))
+        if entry.status == "R" and (new := _surface(ctx, head, entry.path, root, names)) is not None and new.error:
+            ctx.report("G5", entry.path, 1, f"public API break: module {new.module} {new.error}", commit=commit)
+    _check_importers(ctx, located, switches, base, head, reported)
     _check_route_declarations(ctx)
 
 
-def _unchanged_star_importers(ctx: SeriesContext, packages: list[str], changed: set[str], base: ReadText) -> list[str]:
-    """Modules of the checked packages that the change leaves alone and that contain a star import."""
+def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, message: str, commit: str | None) -> None:
+    if api_change.kind == "route":
+        _route_findings(ctx, path, line, message)
+    elif api_change.kind == "unreadable-base":
+        ctx.report("G5", path, line, f"{message}; make the module readable statically (this change is judged "
+                   "against nothing)", commit=commit, severity="warning")
+    else:
+        ctx.report("G5", path, line, f"public API break: {message}; the public API may only grow", commit=commit)
+
+
+def _check_new_module(ctx: SeriesContext, head: ReadText, path: str, located: dict[str, str]) -> None:
+    """A module added to a checked package must be readable statically, or its later changes go unchecked."""
+    root = _package_root(path, located)
+    new = _surface(ctx, head, path, root, ()) if root is not None else None
+    if new is not None and new.error:
+        ctx.report("G5", path, 1, f"module {new.module} {new.error}; a module of a checked package must be "
+                   "readable statically", commit=ctx.change.last_commit_touching(path))
+
+
+def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: set[str], base: ReadText) -> list[str]:
+    """Modules of the checked packages that the change leaves alone and that import from somewhere."""
     ref = ctx.change.merge_base
-    paths = sorted({path for package in packages for path in ctx.change.list_files(ref, package.replace(".", "/"))})
+    folders = {_prefix(root) + package.replace(".", "/") for package, root in located.items()}
+    paths = sorted({path for folder in folders for path in ctx.change.list_files(ref, folder)}
+                   | {folder + ".py" for folder in folders})
     found = []
     for path in paths:
-        if not _in_packages(path, packages) or path in changed:
+        if _package_root(path, located) is None or path in changed:
             continue
         try:
             text = base(path)
         except InputError:
             continue  # unchanged and unreadable on both sides: nothing to compare
-        if text is not None and _STAR_IMPORT.search(text):
+        if text is not None and _IMPORT.search(text):
             found.append(path)
     return found
 
 
-def _check_star_importers(ctx: SeriesContext, packages: list[str], switches, base: ReadText, head: ReadText) -> None:
-    """An unchanged module whose star imports reach a changed module: its surface may break all the same."""
+def _check_importers(ctx: SeriesContext, located: dict[str, str], switches, base: ReadText, head: ReadText,
+                     reported: set[tuple[str, int]]) -> None:
+    """An unchanged module whose imports reach a changed module: its surface may break all the same."""
     change = ctx.change
     changed = set(change.changed_paths())
-    for path in _unchanged_star_importers(ctx, packages, changed, base):
-        names = switches.get(module_name(path), set())
-        old = _surface(base, path, names)
-        new = _surface(head, path, names)
+    for path in _unchanged_importers(ctx, located, changed, base):
+        root = _package_root(path, located)
+        names = switches.get(module_name(path, root), set())
+        old = _surface(ctx, base, path, root, names)
+        new = _surface(ctx, head, path, root, names)
         if old is None or new is None:
             continue
-        through = [p for p in dict.fromkeys(old.star_paths + new.star_paths) if p in changed]
-        if not through:
+        star = [p for p in dict.fromkeys(old.star_paths + new.star_paths) if p in changed]
+        imported = [p for p in dict.fromkeys(old.import_paths + new.import_paths) if p in changed and p not in star]
+        if not star and not imported:
             continue
         for api_change in diff_surfaces(old, new):
-            shown, line = _where(api_change, through)
-            message = f"{api_change.message} (through the star import in {path})"
-            if api_change.kind == "route":
-                _route_findings(ctx, shown, line, message)
+            shown, line = _where(api_change, star + imported)
+            if shown in star:
+                message = f"{api_change.message} (through the star import in {path})"
+            elif (shown, line) in reported:
+                continue  # already reported where the definition changed
             else:
-                ctx.report("G5", shown, line, f"public API break: {message}; the public API may only grow",
-                           commit=change.last_commit_touching(shown))
+                message = f"{api_change.message} (through the import in {path})"
+            _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown))
 
 
 def _where(api_change: ApiChange, through: list[str]) -> tuple[str, int]:

@@ -32,7 +32,6 @@ from functools import cached_property
 
 from gates.errors import InputError
 from gates.identity import Mailmap, normalise_email, parse_mailmap
-from gates.policy import POLICY_PATH
 from gates.record import parse_record
 from gates.series.changeset import Commit, Person, SignatureCheck
 from gates.series.context import SeriesContext, field_of
@@ -81,7 +80,7 @@ class ApprovalBook:
         return bool(self.sources)
 
     def _policy_problem(self, message: str) -> None:
-        self.ctx.report("G8", POLICY_PATH, 1, message, commit=self.change.base)
+        self.ctx.report("G8", self.ctx.policy_path, 1, message, commit=self.change.base)
 
     @cached_property
     def mailmap(self) -> Mailmap | None:

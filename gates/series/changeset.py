@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gates.config import DEFAULT_RECORDS
+from gates.config import is_record_path as _is_record_path
 from gates.errors import InputError
 
-RECORD_DIR = "docs/design"
 TRAILER_KEYS = ("Co-authored-by", "Signed-off-by", "Reviewed-by", "Approved-by")
 APPROVAL_TRAILER = "Design-Approved"  # `Design-Approved: <record-id>` on a signed approval commit
 _TRAILER_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*:\s*(.*)$")
@@ -92,7 +93,7 @@ class RecordSnapshot:
 
 @dataclass
 class RecordChange:
-    """A record under docs/design/ that base..head changed, before and after."""
+    """A record (below a records folder of the configuration) that base..head changed, before and after."""
 
     rel_path: str
     status: str
@@ -122,6 +123,7 @@ class ChangeSet:
     commits: list[Commit]
     records: list[RecordChange]
     forge_reviews: list | None = None  # the forge's review export (`--reviews`), see gates.series.forge_reviews
+    record_dirs: tuple[str, ...] = DEFAULT_RECORDS  # the records folders of the configuration at base and at head
     _reader: object = field(repr=False, compare=False, default=None)  # gates.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)
 
@@ -178,11 +180,12 @@ class ChangeSet:
         return paths
 
     def records_at_base(self) -> dict[str, RecordSnapshot]:
-        """Every record under docs/design/ at the base commit, by id (file stem)."""
+        """Every record at the base commit (below `record_dirs`), by id (file stem)."""
         if self._base_records is None:
             self._base_records = {}
-            for path in self.list_files(self.base, RECORD_DIR):
-                if is_record_path(path):
+            paths = [path for folder in self.record_dirs for path in self.list_files(self.base, folder)]
+            for path in dict.fromkeys(paths):
+                if is_record_path(path, self.record_dirs):
                     snapshot = self._reader.snapshot(self.base, path)
                     if snapshot is not None:
                         self._base_records[PurePosixPath(path).stem] = snapshot
@@ -202,15 +205,9 @@ class ChangeSet:
         return people
 
 
-def is_record_path(path: str) -> bool:
-    """A design record is a Markdown file below docs/design/ (index, README and `_*` pages are not)."""
-    p = PurePosixPath(path)
-    return (
-        path.startswith(RECORD_DIR + "/")
-        and p.suffix == ".md"
-        and p.name.lower() not in ("index.md", "readme.md")
-        and not p.name.startswith("_")
-    )
+def is_record_path(path: str, record_dirs=DEFAULT_RECORDS) -> bool:
+    """A design record is a Markdown file below a records folder (index, README and `_*` pages are not)."""
+    return _is_record_path(path, record_dirs)
 
 
 def decode_text(data: bytes, path: str) -> str:

@@ -1,14 +1,15 @@
-"""What every history check reads: the change, the base policy, the people who wrote it."""
+"""What every history check reads: the change, the base configuration and policy, the people who wrote it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from gates.config import Profile, Settings, settings_at
 from gates.errors import InputError
 from gates.findings import Finding
 from gates.series.changeset import ChangeSet, Person, RecordSnapshot
-from gates.policy import POLICY_PATH, Policy, parse_policy
+from gates.policy import Policy, parse_policy
 from gates.record import STAGES
 from gates.series.identity import people_of, same_person
 
@@ -49,18 +50,36 @@ class SeriesContext:
                                      commit or self.change.last_commit_touching(path)))
 
     @cached_property
+    def settings(self) -> Settings:
+        """The configuration at the base commit (`gates.config`): the rules a change is judged by.
+
+        An invalid configuration on base raises `InputError` (exit 2): there is no rule to fall back to.
+        """
+        return settings_at(self.change, self.change.base)
+
+    @property
+    def policy_path(self) -> str:
+        return self.settings.policy
+
+    @cached_property
     def policy(self) -> Policy:
         """The policy at the base commit; an unreadable one makes every path L4 (fail closed)."""
+        path = self.policy_path
         text = None
         try:
-            text = self.change.read_at(self.change.base, POLICY_PATH)
-            return parse_policy(text, POLICY_PATH) if text is not None else Policy()
+            text = self.change.read_at(self.change.base, path)
+            return parse_policy(text, path) if text is not None else Policy(path=path)
         except InputError as exc:
-            self.report("G8", POLICY_PATH, exc.line,
+            self.report("G8", path, exc.line,
                         f"the policy on base {self.change.base_ref} is invalid ({exc.message}); "
                         "every changed path is treated as L4 until it is fixed",
                         commit=self.change.base)
-            return Policy(default_level="L4")
+            return Policy(default_level="L4", path=path)
+
+    def profile_of(self, front_matter: dict | None) -> Profile | None:
+        """The process a record follows under the base configuration (None: one it does not allow)."""
+        process = field_of(front_matter, "process")
+        return self.settings.profile_for(process if isinstance(process, str) else None)
 
     @cached_property
     def base_records(self) -> dict[str, RecordSnapshot]:

@@ -3,6 +3,11 @@
 - B (and later) needs the record approved on base, with a decision on every reviewer question.
 - C needs `series.closed.B`, D needs `series.closed.C`: a commit in the history of base.
 - Every record in `stacked_on` must be on base at least at the stage this record claims.
+
+A record following the single-pr process brings its design, change and evidence in
+one pull request: there is no earlier stage to build on, so it must be approved at
+head, with a decision on every question, before it merges (G8 judges whether the
+approval counts).
 """
 
 from __future__ import annotations
@@ -73,9 +78,34 @@ def _check_stacked(ctx: SeriesContext, rc: RecordChange, stage: str) -> None:
                        f"is at stage {other_stage} on base {ctx.change.base_ref}")
 
 
+def _check_head_approval(ctx: SeriesContext, rc: RecordChange, stage: str) -> None:
+    status = field_of(rc.head_front_matter, "record_status")
+    if status != "approved":
+        ctx.report("G2", rc.rel_path, line_of(rc.head, "record_status"),
+                   f"a single-pr change merges its record approved: record_status is {status}; "
+                   "get the design reviewed and approved in this pull request first")
+    questions = field_of(rc.head_front_matter, "questions", default=[])
+    undecided = [
+        str(q.get("id", f"#{i + 1}"))
+        for i, q in enumerate(questions if isinstance(questions, list) else [])
+        if isinstance(q, dict) and q.get("decision") not in DECISIONS
+    ]
+    if undecided:
+        ctx.report("G2", rc.rel_path, line_of(rc.head, "questions"),
+                   f"a single-pr change needs a decision on every reviewer question before it merges; "
+                   f"undecided: {', '.join(undecided)}")
+
+
 def check(ctx: SeriesContext) -> None:
     for rc, stage in claims(ctx.change):
         if rc.head is None or rc.head.record is None:
+            continue
+        profile = ctx.profile_of(rc.head_front_matter)
+        if profile is None or stage not in profile.stages:
+            continue  # reported under G0 (gates.series.transitions); its scope is the record alone
+        if profile.name == "single-pr":
+            _check_head_approval(ctx, rc, stage)
+            _check_stacked(ctx, rc, stage)
             continue
         if stage_index(stage) >= 1:
             _check_base_approval(ctx, rc, stage)

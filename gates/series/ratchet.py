@@ -1,10 +1,10 @@
 """The history ratchet: every commit merged after `history.enforce_from` passes the history checks.
 
-`gate-check --history` reads `history.enforce_from` from the policy at HEAD and judges
-each commit of HEAD's first-parent chain after it (the enforce_from commit itself
-excluded) as its own change, with its first parent as the base: one merge or squashed
-pull request at a time, the way it was merged, with the policy and records of the
-commit it was merged onto. A change that spans many merges is not judged as one, since
+`gate-check --history` reads `history.enforce_from` from the policy at HEAD (the file the
+configuration at HEAD names) and judges each commit of HEAD's first-parent chain after
+it (the enforce_from commit itself excluded) as its own change, with its first parent
+as the base: one merge or squashed pull request at a time, the way it was merged, with
+the configuration, policy and records of the commit it was merged onto. A change that spans many merges is not judged as one, since
 a record legitimately moves one stage per merge.
 
 The ratchet only moves back. A commit on the first-parent chain that removes
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from gates.errors import InputError
 from gates.findings import Finding
-from gates.policy import POLICY_PATH
+from gates.config import settings_from_reader
 from gates.safe_yaml import load_yaml
 
 KEY = ("history", "enforce_from")
@@ -43,12 +43,12 @@ class HistoryResult:
         return f"history checks: {len(self.judged)} commit(s) after {self.enforce_from[:12]} judged"
 
 
-def _enforce_from(text: str | None) -> tuple[str | None, int]:
+def _enforce_from(text: str | None, policy_path: str) -> tuple[str | None, int]:
     """The policy text's history.enforce_from (without schema validation: old policies stay readable) and its line."""
     if text is None:
         return None, 1
     try:
-        document = load_yaml(text, POLICY_PATH)
+        document = load_yaml(text, policy_path)
     except InputError:
         return None, 1
     data = document.data if isinstance(document.data, dict) else {}
@@ -57,13 +57,13 @@ def _enforce_from(text: str | None) -> tuple[str | None, int]:
     return (value if isinstance(value, str) else None), document.lines.get(KEY, 1)
 
 
-def _ratchet_moves(history, head: str) -> list[Finding]:
+def _ratchet_moves(history, head: str, policy_path: str) -> list[Finding]:
     """A finding for each first-parent commit that removes the ratchet or moves it forward."""
     findings = []
-    for sha in history.commits(head, path=POLICY_PATH):
+    for sha in history.commits(head, path=policy_path):
         parent = history.resolve(f"{sha}^1")
-        before, _ = _enforce_from(history.read_at(parent, POLICY_PATH) if parent else None)
-        after, line = _enforce_from(history.read_at(sha, POLICY_PATH))
+        before, _ = _enforce_from(history.read_at(parent, policy_path) if parent else None, policy_path)
+        after, line = _enforce_from(history.read_at(sha, policy_path), policy_path)
         if before is None or after == before:
             continue
         if after is None:
@@ -73,7 +73,7 @@ def _ratchet_moves(history, head: str) -> list[Finding]:
                        "the history ratchet only moves back (to an older commit)")
         else:
             continue
-        findings.append(Finding("G8", POLICY_PATH, line, 1, message, commit=sha))
+        findings.append(Finding("G8", policy_path, line, 1, message, commit=sha))
     return findings
 
 
@@ -91,13 +91,14 @@ def check_history(repo_root, head: str = "HEAD") -> HistoryResult:
         head_sha = history.resolve(head)
         if head_sha is None:
             raise InputError(head, 1, "not a commit in this repository")
-        result = HistoryResult(findings=_ratchet_moves(history, head_sha))
-        enforce_from, line = _enforce_from(history.read_at(head_sha, POLICY_PATH))
+        policy_path = settings_from_reader(lambda path: history.read_at(head_sha, path)).policy
+        result = HistoryResult(findings=_ratchet_moves(history, head_sha, policy_path))
+        enforce_from, line = _enforce_from(history.read_at(head_sha, policy_path), policy_path)
         if enforce_from is None:
             return result
         start = history.resolve(enforce_from)
         if start is None or not history.is_ancestor(start, head_sha):
-            raise InputError(POLICY_PATH, line, f"history.enforce_from {enforce_from} is not a commit in the history "
+            raise InputError(policy_path, line, f"history.enforce_from {enforce_from} is not a commit in the history "
                              f"of {head}; fetch the full history, or name a commit of this branch")
         result.enforce_from = start
         result.judged = history.commits(head_sha, after=start)
@@ -107,23 +108,23 @@ def check_history(repo_root, head: str = "HEAD") -> HistoryResult:
                 findings = check_change(change, {}, repo_root, judge_is_newer=True)
             finally:
                 change.close()
-            if _only_sets_the_first_ratchet(history, sha):
-                findings = [f for f in findings if not (f.gate == "G8" and f.path == POLICY_PATH)]
+            if _only_sets_the_first_ratchet(history, sha, policy_path):
+                findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
             result.findings += findings
     finally:
         history.close()
     return result
 
 
-def _only_sets_the_first_ratchet(history, sha: str) -> bool:
+def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:
     """The commit adds history.enforce_from to a policy that had none, and changes nothing else in it.
 
     Setting the ratchet for the first time loosens nothing (without it no history was
     judged), so, like a repository's first policy, it needs no covering record.
     """
     parent = history.resolve(f"{sha}^1")
-    before = _policy_data(history.read_at(parent, POLICY_PATH)) if parent else None
-    after = _policy_data(history.read_at(sha, POLICY_PATH))
+    before = _policy_data(history.read_at(parent, policy_path), policy_path) if parent else None
+    after = _policy_data(history.read_at(sha, policy_path), policy_path)
     if before is None or after is None or isinstance(before.get("history"), dict) and before["history"].get(KEY[1]):
         return False
     if not isinstance(after.get("history"), dict) or not after["history"].get(KEY[1]):
@@ -131,11 +132,11 @@ def _only_sets_the_first_ratchet(history, sha: str) -> bool:
     return {k: v for k, v in before.items() if k != "history"} == {k: v for k, v in after.items() if k != "history"}
 
 
-def _policy_data(text: str | None) -> dict | None:
+def _policy_data(text: str | None, policy_path: str) -> dict | None:
     if text is None:
         return None
     try:
-        data = load_yaml(text, POLICY_PATH).data
+        data = load_yaml(text, policy_path).data
     except InputError:
         return None
     return data if isinstance(data, dict) else None

@@ -1,14 +1,20 @@
 """G0: a pull request touches only the paths of the stage it claims.
 
-What a stage may touch is set where the change's author cannot write: the `scopes`
-section of the policy on the base commit (`.design-gates/policy.yaml`, an L4 file),
-each stage falling back to these defaults when the policy does not name it:
+What a stage may touch is set where the change's author cannot write: the scopes of
+the record's process (`profiles.<process>.scopes`) in the configuration on the base
+commit (`gates.config`), whose defaults for the stacked process are
 
-- A: the record itself and the evidence it declares under `docs/evidence/`
-- B: `kernels/**`, `validation/**`, `tests/**`
+- A: the record itself and the evidence it declares under an evidence folder
+- B: `kernels/**`, `validation/**`, `tests/**` and the evidence folders
 - C: integration and routing (`kernels/decode_layer.py`, `kernels/split_heuristic.py`,
-  `kernels/decode_attention/workspace.py`, `kernels/__init__.py`, routing files), and `tests/**`
-- D: `docs/results/**`, `docs/evidence/**`, `validation/bench/**`
+  `kernels/decode_attention/workspace.py`, `kernels/__init__.py`, routing files),
+  `tests/**` and the evidence folders
+- D: `docs/results/**`, `validation/bench/**` and the evidence folders
+
+and for single-pr's one stage the union of B, C and D. The base policy's `scopes`
+section, which predates the configuration, still overrides the stacked process's
+scope of each stage it names. A record whose process the base configuration does
+not allow, or that claims a stage its process lacks, may touch only itself.
 
 A record's `series.scopes.<stage>` only narrows: a path must match the policy's
 scope and the record's list, as the record is on base and as it is at head. A record
@@ -20,22 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gates.config import Profile, Settings
 from gates.policy import any_glob_matches
 from gates.series.context import SeriesContext, claims, field_of
-
-DEFAULT_SCOPES = {
-    "A": [],
-    "B": ["kernels/**", "validation/**", "tests/**"],
-    "C": [
-        "kernels/decode_layer.py",
-        "kernels/split_heuristic.py",
-        "kernels/decode_attention/workspace.py",
-        "kernels/__init__.py",
-        "kernels/**/routing*",
-        "tests/**",
-    ],
-    "D": ["docs/results/**", "docs/evidence/**", "validation/bench/**"],
-}
 
 
 @dataclass(frozen=True)
@@ -61,20 +54,25 @@ class StageScope:
         return f"stage {self.stage} of {self.record} may touch {allowed}{narrowed}"
 
 
-def policy_scope(scopes_section: dict, stage: str) -> list[str]:
-    """The globs the base policy lets a change at `stage` touch (the defaults for a stage it leaves out)."""
-    globs = scopes_section.get(stage) if isinstance(scopes_section, dict) else None
+def configured_scope(profile: Profile | None, scopes_section: dict, stage: str) -> list[str]:
+    """The globs the base rules let a change at `stage` of a record following `profile` touch.
+
+    The policy's legacy `scopes` section overrides the stacked process's stages it names.
+    """
+    if profile is None or stage not in profile.stages:
+        return []
+    globs = scopes_section.get(stage) if isinstance(scopes_section, dict) and profile.name == "stacked" else None
     if isinstance(globs, list):
         return [g for g in globs if isinstance(g, str)]
-    return list(DEFAULT_SCOPES[stage])
+    return list(profile.scope(stage))
 
 
-def _declared_evidence(front_matter: dict | None) -> list[str]:
+def _declared_evidence(front_matter: dict | None, settings: Settings) -> list[str]:
     evidence = field_of(front_matter, "evidence", default=[])
     return [
         item["path"]
         for item in (evidence if isinstance(evidence, list) else [])
-        if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"].startswith("docs/evidence/")
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and settings.is_evidence_path(item["path"])
     ]
 
 
@@ -86,10 +84,11 @@ def _override(front_matter: dict | None, stage: str) -> tuple[str, ...] | None:
 
 
 def stage_scope(ctx: SeriesContext, rc, stage: str) -> StageScope:
-    """The scope of a change at `stage` of the record `rc`: the base policy's, narrowed by the record."""
-    allowed = policy_scope(ctx.policy.section("scopes"), stage)
-    if stage == "A":
-        allowed += _declared_evidence(rc.head_front_matter)
+    """The scope of a change at `stage` of the record `rc`: the base rules', narrowed by the record."""
+    profile = ctx.profile_of(rc.head_front_matter)
+    allowed = configured_scope(profile, ctx.policy.section("scopes"), stage)
+    if stage == "A" and profile is not None and stage in profile.stages:
+        allowed += _declared_evidence(rc.head_front_matter, ctx.settings)
     overrides = [_override(rc.base_front_matter, stage), _override(rc.head_front_matter, stage)]
     return StageScope(rc.rel_path, stage, tuple(dict.fromkeys(allowed)),
                       tuple(o for o in overrides if o is not None))

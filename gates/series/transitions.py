@@ -13,7 +13,10 @@ Status moves allowed between base and head:
 
 *approved only with at least one reviewer whose decision is `approved`.
 
-A stage moves forward one step at a time (a new record starts at A) and never back.
+A record follows one process (`process`, default the configuration's `profile`),
+which the configuration on base must allow, and which never changes. Its stage is
+one of that process's stages: it moves forward one step at a time (a new record
+starts at the first: A for stacked, D for single-pr's only stage) and never back.
 Every commit in `series.closed` must be in the history of the base ref and must
 have closed that stage of this record: it changes the record's file (against its
 first parent: a merge commit counts by what it merged) and the record is at that
@@ -59,25 +62,53 @@ def _check_status(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, he
                    f"illegal status move: {before or '(new)'} -> approved without a reviewer whose decision is approved")
 
 
+def _check_process(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, head_fm: dict):
+    """The record's process under the base configuration (None, reported, when not allowed or changed)."""
+    after = field_of(head_fm, "process")
+    profile = ctx.profile_of(head_fm)
+    if profile is None:
+        ctx.report("G0", rc.rel_path, line_of(rc.head, "process"),
+                   f"process {after!r} is not allowed by the configuration on base {ctx.change.base_ref} "
+                   f"(allowed: {', '.join(ctx.settings.profiles)})")
+        return None
+    if base_fm is not None:
+        before = ctx.profile_of(base_fm)
+        if before is not None and before.name != profile.name:
+            ctx.report("G0", rc.rel_path, line_of(rc.head, "process"),
+                       f"process changed from {before.name} to {profile.name}; a record keeps the process it "
+                       "started with (supersede it with a new record instead)")
+            return None
+    return profile
+
+
 def _check_stage(ctx: SeriesContext, rc: RecordChange, base_fm: dict | None, head_fm: dict) -> None:
     after = field_of(head_fm, "stage")
     if after not in STAGES:
         return
+    profile = _check_process(ctx, rc, base_fm, head_fm)
+    if profile is None:
+        return
+    stages = profile.stages
     line = line_of(rc.head, "stage")
+    if after not in stages:
+        ctx.report("G0", rc.rel_path, line,
+                   f"stage {after} is not a stage of the {profile.name} process (its stages: {', '.join(stages)})")
+        return
     if base_fm is None:
-        if after != "A":
-            skipped = ", ".join(STAGES[: stage_index(after)])
+        if after != stages[0]:
+            skipped = ", ".join(stages[: stages.index(after)])
             ctx.report("G0", rc.rel_path, line,
-                       f"stage skipped: a new record starts at stage A, this one claims {after} (skips {skipped})")
+                       f"stage skipped: a new record starts at stage {stages[0]}, this one claims {after} "
+                       f"(skips {skipped})")
         return
     before = field_of(base_fm, "stage")
-    if before not in STAGES or before == after:
+    if before not in stages or before == after:
         return
-    step = stage_index(after) - stage_index(before)
+    step = stages.index(after) - stages.index(before)
     if step < 0:
         ctx.report("G0", rc.rel_path, line, f"stage moved back from {before} to {after}; stages only move forward")
     elif step > 1:
-        skipped = ", ".join(STAGES[stage_index(before) + 1: stage_index(after)])
+        skipped = ", ".join(stages[stages.index(before) + 1: stages.index(after)])
         ctx.report("G0", rc.rel_path, line, f"stage skipped: {before} -> {after} (skips {skipped}); move one stage per change")
 
 

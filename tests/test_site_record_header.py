@@ -1,4 +1,4 @@
-"""The record header the MkDocs hook renders, from plain data (no site build)."""
+"""The record header the site plugin renders, from plain data (no site build)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("mkdocs")
 
-from gates import mkdocs_hook  # noqa: E402
-from gates.mkdocs_hook import GATE_IDS, RecordView, render_record_header  # noqa: E402
+from gates.site.evidence_check import check_evidence  # noqa: E402
+from gates.site.record_header import GATE_IDS, RecordView, render_record_header  # noqa: E402
 
 
 def _gates(**overrides):
@@ -129,13 +129,13 @@ def test_evidence_rows_link_the_file_and_show_sha256_and_file_check(tmp_path):
         {"id": "bench-gone", "path": "docs/evidence/bench-gone.json", "sha256": "0" * 64, "kind": "benchmark"},
     ]
     view = _view(evidence=entries)
-    view.evidence_check = mkdocs_hook._check_evidence(entries, tmp_path)
+    view.evidence_check = check_evidence(entries, tmp_path)
     rows = _rows(render_record_header(view, _link), "dg-evidence")
     assert '<a href="../../evidence/ncu-single-pass-h200.json">' in rows[0]
     assert digest in rows[0] and "dg-badge--verified" in rows[0]
     assert "dg-badge--missing" in rows[1]
     artifact.write_text('{"kind": "profile", "edited": true}\n')
-    assert mkdocs_hook._check_evidence(entries, tmp_path)[entries[0]["path"]] == "mismatch"
+    assert check_evidence(entries, tmp_path)[entries[0]["path"]] == "mismatch"
 
 
 def test_chinese_record_gets_chinese_labels():
@@ -147,13 +147,3 @@ def test_header_names_the_report_when_results_come_from_one():
     html = render_record_header(_view(), _link, report_name="gate-report.json")
     assert "<code>gate-report.json</code>" in html
     assert "static gates" not in html
-
-
-@pytest.mark.parametrize("uri,expected", [
-    ("design/splitkv-decode-attention.md", True),
-    ("design/index.md", False),
-    ("design/drafts/old.md", False),
-    ("gates/G0.md", False),
-], ids=["record", "index", "nested", "gate-page"])
-def test_which_pages_are_records(uri, expected):
-    assert mkdocs_hook._is_record_uri(uri) is expected

@@ -1,0 +1,90 @@
+"""Which decorators keep the signature of what they decorate.
+
+A decorator can hand callers a different function: a wrapper with its own
+parameters, a `functools.partial`, a property. The surface reader sees through a
+decorator only when it is known to keep the signature:
+
+- `functools.lru_cache` / `functools.cache`, `torch.no_grad` / `torch.inference_mode`
+  / `torch.enable_grad`, `typing.final`, `functools.total_ordering` and
+  `dataclasses.dataclass` on classes (modelled apart);
+- a decorator defined in the repository that returns a `functools.wraps(fn)` wrapper
+  taking exactly `(*args, **kwargs)` whose body hands them, untouched, to
+  `return fn(*args, **kwargs)` (or `result = fn(*args, **kwargs)`) (`is_passthrough`).
+
+`staticmethod`, `classmethod`, `property` and `functools.cached_property` keep the
+parameters but change how a method is called, `abc.abstractmethod` makes its class
+abstract, and a `typing.overload` stub left as the last definition cannot be called;
+they stay in an entry's decorators, so adding or dropping one is a change. (Overload
+stubs followed by the implementation are replaced by it, as at run time.) Every other
+decorator is opaque: adding, dropping or redefining it is a change of the entry.
+
+Decorators are named by qualified dotted text (`functools.lru_cache`,
+`torch.no_grad()`, `kernels.tracing:traced` for a repository definition).
+"""
+
+from __future__ import annotations
+
+import ast
+
+TRANSPARENT = frozenset({
+    "functools.lru_cache", "functools.cache", "torch.no_grad", "torch.inference_mode", "torch.enable_grad",
+    "torch.autograd.no_grad", "typing.final", "typing_extensions.final", "typing.no_type_check",
+    "functools.total_ordering", "dataclasses.dataclass",
+})
+BINDING = frozenset({"staticmethod", "classmethod", "property", "functools.cached_property", "abc.abstractmethod",
+                     "typing.overload", "typing_extensions.overload"})
+
+
+def callee(decorator: str) -> str:
+    """`functools.lru_cache(maxsize=8)` -> `functools.lru_cache`."""
+    return decorator.split("(", 1)[0]
+
+
+def is_known_transparent(decorator: str) -> bool:
+    return callee(decorator) in TRANSPARENT
+
+
+def is_passthrough(node: ast.FunctionDef | ast.AsyncFunctionDef, qualify) -> bool:
+    """`node` is `def deco(fn)` returning a `@functools.wraps(fn)` wrapper `(*args, **kwargs)` that hands them,
+    untouched, to `return fn(*args, **kwargs)`.
+
+    `qualify(expr)` names a decorator expression as this module's imports bind it.
+    """
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or len(args.posonlyargs) + len(args.args) != 1:
+        return False
+    wrapped = (args.posonlyargs + args.args)[0].arg
+    body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
+    if len(body) != 2 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    wrapper, returned = body
+    if not (isinstance(returned, ast.Return) and isinstance(returned.value, ast.Name)
+            and returned.value.id == wrapper.name):
+        return False
+    inner = wrapper.args
+    if inner.posonlyargs or inner.args or inner.kwonlyargs or not inner.vararg or not inner.kwarg:
+        return False
+    decorated_by_wraps = len(wrapper.decorator_list) == 1 and _is_wraps_of(wrapper.decorator_list[0], wrapped, qualify)
+    varargs, varkw = inner.vararg.arg, inner.kwarg.arg
+    forwarding = [stmt for stmt in wrapper.body if isinstance(stmt, (ast.Return, ast.Assign))
+                  and isinstance(stmt.value, ast.Call) and _forwards(stmt.value, wrapped, varargs, varkw)]
+    uses = [n for n in ast.walk(wrapper) if isinstance(n, ast.Name) and n.id in (varargs, varkw)]
+    return decorated_by_wraps and len(forwarding) == 1 and len(uses) == 2  # the arguments go to the call untouched
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _is_wraps_of(decorator: ast.expr, wrapped: str, qualify) -> bool:
+    return (isinstance(decorator, ast.Call) and qualify(decorator.func) == "functools.wraps"
+            and len(decorator.args) == 1 and not decorator.keywords
+            and isinstance(decorator.args[0], ast.Name) and decorator.args[0].id == wrapped)
+
+
+def _forwards(call: ast.Call, wrapped: str, varargs: str, varkw: str) -> bool:
+    return (isinstance(call.func, ast.Name) and call.func.id == wrapped
+            and len(call.args) == 1 and isinstance(call.args[0], ast.Starred)
+            and isinstance(call.args[0].value, ast.Name) and call.args[0].value.id == varargs
+            and len(call.keywords) == 1 and call.keywords[0].arg is None
+            and isinstance(call.keywords[0].value, ast.Name) and call.keywords[0].value.id == varkw)

@@ -1,0 +1,352 @@
+"""The prose a reader sees when a Markdown text is rendered, mapped back to its source.
+
+A gate that judges what a record *says* must read what the record *renders to*, not its
+source lines: `T**T**FT` reads "TTFT", `&#70;` reads "F", a sentence wrapped after
+`end-to-` reads "end-to-end", and a one-line ```` ```x``` ```` is an inline code span
+followed by prose, not a fence. This module asks the CommonMark parser (markdown-it-py,
+with GitHub's tables and strikethrough) what is prose and what is code:
+
+- Prose: paragraphs, headings, list items, block quotes, table rows (cells joined by
+  " | "), image alt text, and the text of raw HTML blocks outside tags and comments
+  (text after `-->` on a comment's closing line renders, so it is prose).
+- A text nested deeper than the parser reads (`MAX_NESTING` levels) is read line by line,
+  every line prose, so that nothing past the limit goes unread.
+- Not prose: code spans, fenced and indented code blocks, HTML comments and tags,
+  link destinations and titles, autolinked URLs.
+- Emphasis and links are flattened; soft line breaks read as one space, except after a
+  word that ends in a hyphen (`end-to-` + newline + `end` reads `end-to-end`); a code
+  span reads as one space.
+- HTML entities and backslash escapes are decoded; then each character is NFKC-normalised
+  (fullwidth letters become ASCII), and format characters (Unicode category Cf: zero-width
+  spaces and joiners, soft hyphens) and combining marks (Mn) are dropped, and Cyrillic or
+  Greek letters drawn like Latin ones read as those Latin letters.
+
+Each character of a `ProseBlock` remembers the (line, column) of the source character it
+came from, so a finding points at the line and column the author wrote.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+
+MAX_NESTING = 20  # markdown-it's CommonMark default; parsing costs grow with it
+_INLINE_TAGS = frozenset("a abbr b bdi bdo cite code data dfn em i kbd mark q s samp small span strong sub sup "
+                         "time u var del ins".split())
+_HTML_PIECE = re.compile(r"<!--.*?(?:-->|\Z)|<[A-Za-z/!?][^>]*>?"
+                         r"|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});", re.DOTALL)
+_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+
+
+@dataclass(frozen=True)
+class ProseBlock:
+    """One rendered block of prose (a paragraph, heading, table row ...).
+
+    `text` is the normalised rendered text; `offsets[i]` is the offset in the source of the
+    character that produced `text[i]`, and `position(i)` its 1-based (line, column).
+    `heading` is the rendered text of the nearest heading above the block.
+    """
+
+    kind: str
+    text: str
+    offsets: tuple[int, ...]
+    line_starts: tuple[int, ...] = field(repr=False)
+    first_line: int = 1
+    heading: str = ""
+
+    def position(self, index: int) -> tuple[int, int]:
+        """(line, column) in the source of `text[index]`."""
+        offset = self.offsets[min(index, len(self.offsets) - 1)]
+        line = bisect_right(self.line_starts, offset) - 1
+        return self.first_line + line, offset - self.line_starts[line] + 1
+
+
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable(["table", "strikethrough"])
+    md.disable("text_join")
+    return md
+
+
+_MD = _parser()
+
+
+# Cyrillic and Greek letters drawn like Latin ones ("ТTFT" with a Cyrillic Т reads as TTFT).
+_LOOKALIKES = str.maketrans(
+    "АВЕКМНОРСТХаеорсхуіјѕԁ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοτν",
+    "ABEKMHOPCTXaeopcxyijsd" "ABEZHIKMNOPTYXotv",
+)
+
+
+@lru_cache(maxsize=8192)
+def normalise_char(char: str) -> str:
+    """The characters that `char` matches as: NFKC, look-alike letters as Latin, no format characters or marks."""
+    return "".join(c for c in unicodedata.normalize("NFKC", char).translate(_LOOKALIKES)
+                   if unicodedata.category(c) not in ("Cf", "Mn"))
+
+
+class _Source:
+    """The source text with offset <-> (line, column) conversion."""
+
+    def __init__(self, text: str, first_line: int):
+        self.text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+        self.first_line = first_line
+        self.line_starts = tuple([0] + [m.end() for m in re.finditer("\n", self.text)])
+
+    def offset_of_line(self, line_index: int) -> int:
+        """Offset of the first character of a 0-based line; the end of the text past the last line."""
+        return self.line_starts[line_index] if line_index < len(self.line_starts) else len(self.text)
+
+
+class _Builder:
+    """Collects rendered text as (text, source offset, spread) pieces."""
+
+    def __init__(self):
+        self.pieces: list[tuple[str, int, bool]] = []
+        self.tail = ""
+
+    def add(self, text: str, offset: int, spread: bool = True) -> None:
+        """Append `text`; with `spread`, its character i comes from source offset + i, else all from `offset`."""
+        if text:
+            self.pieces.append((text, offset, spread))
+            self.tail = (self.tail + text)[-2:]
+
+    def ends_with_hyphenated_word(self) -> bool:
+        return len(self.tail) == 2 and self.tail[-1] in "-\u2010\u2011" and self.tail[0].isalpha()
+
+    def line_break(self, offset: int) -> None:
+        if self.pieces and not self.ends_with_hyphenated_word():
+            self.add(" ", offset)
+
+
+class _InlineReader:
+    """Walks the children of inline tokens in source order, keeping a cursor into the source."""
+
+    def __init__(self, source: _Source):
+        self.source = source
+        self.cursor = 0
+        self.limit = len(source.text)
+
+    def enter_block(self, start: int, end: int) -> None:
+        """Read the next inline content from the block that spans source offsets [start, end)."""
+        self.cursor, self.limit = start, end
+
+    def find(self, needle: str) -> int | None:
+        if not needle:
+            return None
+        index = self.source.text.find(needle, self.cursor, self.limit)
+        return None if index < 0 else index
+
+    def read(self, children, out: _Builder) -> None:
+        link_kinds = []
+        for child in children:
+            kind = child.type
+            if kind == "text" and link_kinds and link_kinds[-1] == "autolink":
+                index = self.find(child.content)
+                if index is not None:
+                    self.cursor = index + len(child.content)
+            elif kind == "text":
+                self._literal(child.content, out)
+            elif kind == "text_special":
+                index = self.find(child.markup)
+                at = self.cursor if index is None else index
+                out.add(child.content, at, spread=False)
+                if index is not None:
+                    self.cursor = index + len(child.markup)
+            elif kind in ("softbreak", "hardbreak"):
+                newline = self.source.text.find("\n", self.cursor)
+                if newline >= 0:
+                    self.cursor = newline + 1
+                out.line_break(self.cursor)
+            elif kind == "code_inline":
+                opening = self.find(child.markup)
+                if opening is not None:
+                    closing = self.source.text.find(child.markup, opening + len(child.markup), self.limit)
+                    self.cursor = opening + len(child.markup) if closing < 0 else closing + len(child.markup)
+                out.add(" ", self.cursor)
+            elif kind == "html_inline":
+                index = self.find(child.content)
+                if index is not None:
+                    self.cursor = index + len(child.content)
+                match = _TAG_NAME.match(child.content)
+                if match and match.group(1).lower() not in _INLINE_TAGS:
+                    out.add(" ", self.cursor)
+            elif kind == "link_open":
+                link_kinds.append(child.markup)
+                if child.markup == "autolink":
+                    index = self.find("<")
+                    if index is not None:
+                        self.cursor = index + 1
+            elif kind == "link_close":
+                if link_kinds and link_kinds.pop() == "autolink":
+                    index = self.find(">")
+                    if index is not None:
+                        self.cursor = index + 1
+                else:
+                    self._skip_link_tail()
+            elif kind == "image":
+                index = self.find("![")
+                if index is not None:
+                    self.cursor = index + 2
+                self.read(child.children or [], out)
+                self._skip_link_tail()
+            elif child.markup:
+                index = self.find(child.markup)
+                if index is not None:
+                    self.cursor = index + len(child.markup)
+
+    def _literal(self, content: str, out: _Builder) -> None:
+        index = self.find(content)
+        if index is None:
+            out.add(content, self.cursor, spread=False)
+            return
+        out.add(content, index)
+        self.cursor = index + len(content)
+
+    def _skip_link_tail(self) -> None:
+        """Move past `](destination "title")`, `][label]` or `]` after a link's text."""
+        text, pos = self.source.text, self.cursor
+        while pos < len(text) and text[pos] in " \t":
+            pos += 1
+        if pos >= len(text) or text[pos] != "]":
+            return
+        pos += 1
+        if pos < len(text) and text[pos] == "(":
+            depth, pos = 1, pos + 1
+            while pos < len(text) and depth:
+                char = text[pos]
+                if char == "\\":
+                    pos += 1
+                elif char == "(":
+                    depth += 1
+                elif char == ")":
+                    depth -= 1
+                pos += 1
+        elif pos < len(text) and text[pos] == "[":
+            closing = text.find("]", pos)
+            pos = len(text) if closing < 0 else closing + 1
+        self.cursor = pos
+
+
+def _html_prose(content: str, start: int, out: _Builder) -> None:
+    """The text of a raw HTML block outside comments and tags, entities decoded."""
+    kept = 0
+    for match in _HTML_PIECE.finditer(content):
+        _html_text(content[kept:match.start()], start + kept, out)
+        piece = match.group(0)
+        if piece.startswith("&"):
+            out.add(html.unescape(piece), start + match.start(), spread=False)
+        elif not piece.startswith("<!--"):
+            name = _TAG_NAME.match(piece)
+            if not name or name.group(1).lower() not in _INLINE_TAGS:
+                out.add(" ", start + match.start())
+        kept = match.end()
+    _html_text(content[kept:], start + kept, out)
+
+
+def _html_text(text: str, start: int, out: _Builder) -> None:
+    for index, char in enumerate(text):
+        if char == "\n":
+            out.line_break(start + index)
+        else:
+            out.add(char, start + index)
+
+
+def _finish(kind: str, raw: _Builder, source: _Source) -> ProseBlock | None:
+    chars: list[str] = []
+    offsets: list[int] = []
+    for text, offset, spread in raw.pieces:
+        if text.isascii():
+            chars.append(text)
+            offsets.extend(range(offset, offset + len(text)) if spread else [offset] * len(text))
+            continue
+        for index, char in enumerate(text):
+            normal = normalise_char(char)
+            chars.append(normal)
+            offsets.extend([offset + index if spread else offset] * len(normal))
+    text = "".join(chars)
+    if not text.strip():
+        return None
+    return ProseBlock(kind, text, tuple(offsets), source.line_starts, source.first_line)
+
+
+def _deepest(tokens) -> int:
+    return max((max([token.level] + [child.level for child in token.children or []]) for token in tokens), default=0)
+
+
+def _lines_as_prose(source: _Source) -> list[ProseBlock]:
+    """Every non-blank line as one block of prose, read without Markdown."""
+    blocks = []
+    for index, start in enumerate(source.line_starts):
+        end = source.line_starts[index + 1] - 1 if index + 1 < len(source.line_starts) else len(source.text)
+        out = _Builder()
+        out.add(source.text[start:end], start)
+        block = _finish("line", out, source)
+        if block:
+            blocks.append(block)
+    return blocks
+
+
+def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
+    """The rendered prose of Markdown `text` (whose first line is `first_line`), block by block.
+
+    A text nested `MAX_NESTING` levels deep (block quotes, lists, images in links) is more
+    than the parser reads; rather than lose what lies deeper, every line of such a text is
+    read as prose, Markdown and all.
+    """
+    source = _Source(text, first_line)
+    tokens = _MD.parse(source.text)
+    if _deepest(tokens) >= MAX_NESTING - 1:
+        return _lines_as_prose(source)
+    reader = _InlineReader(source)
+    blocks: list[ProseBlock] = []
+    row: _Builder | None = None
+    kind = "paragraph"
+    for token in tokens:
+        if token.map is not None and token.type != "inline":
+            reader.enter_block(source.offset_of_line(token.map[0]), source.offset_of_line(token.map[1]))
+        if token.type == "heading_open":
+            kind = "heading"
+        elif token.type == "paragraph_open":
+            kind = "paragraph"
+        elif token.type == "tr_open":
+            row = _Builder()
+        elif token.type == "tr_close" and row is not None:
+            block = _finish("table row", row, source)
+            if block:
+                blocks.append(block)
+            row = None
+        elif token.type == "inline":
+            if row is not None:
+                if row.pieces:
+                    row.add(" | ", reader.cursor, spread=False)
+                reader.read(token.children or [], row)
+            else:
+                out = _Builder()
+                reader.read(token.children or [], out)
+                block = _finish(kind, out, source)
+                if block:
+                    blocks.append(block)
+        elif token.type == "html_block":
+            start = source.offset_of_line(token.map[0])
+            out = _Builder()
+            _html_prose(source.text[start:source.offset_of_line(token.map[1])], start, out)
+            block = _finish("html", out, source)
+            if block:
+                blocks.append(block)
+    return _with_headings(blocks)
+
+
+def _with_headings(blocks: list[ProseBlock]) -> list[ProseBlock]:
+    heading = ""
+    for index, block in enumerate(blocks):
+        if block.kind == "heading":
+            heading = block.text
+        else:
+            blocks[index] = replace(block, heading=heading)
+    return blocks

@@ -1,0 +1,197 @@
+"""Constructs that can remove, rebind or hide a module's public names at run time.
+
+`ast` reads what a module's statements bind; it cannot follow a module that edits its
+own namespace while it runs. `dynamic_constructs(tree)` lists each such construct
+with its line, anywhere in the module (a function that does it may be called at
+import time), so that the surface reader refuses the module instead of trusting a
+surface that may not be the real one:
+
+- `globals`, `exec`, `eval`, `builtins` / `__builtins__` (named at all, called or not),
+  `vars()` / `locals()` at module level, `vars(name)` of a module-level name;
+- `sys.modules`, `sys.__dict__`, `sys` passed around (`getattr(sys, ...)`), `from sys import
+  modules`; `import_module(...)` / `__import__(...)` of this module, of a module of its own top-level package, or of a computed name;
+- `setattr(...)` / `delattr(...)` on a module-level definition or a module of the same
+  package (or `setattr` itself passed around);
+- assignment to or deletion of an attribute of a function or class defined here, or of
+  a module of the same top-level package (`api.attention_decode = ...`,
+  `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set;
+- the signature attributes of any function (`__defaults__`, `__kwdefaults__`,
+  `__code__`, `__signature__`, `__wrapped__`), and the `__dict__` of a module-level definition;
+- a module-level `__getattr__` or `__dir__` (module hooks), defined or assigned; `__path__`;
+- `__all__` used inside a function or class body (an `@export` decorator that appends to it).
+
+A `global NAME` statement in a function is returned separately (`rebinds_through_global`):
+whether it matters depends on whether NAME is public, which the surface reader decides.
+"""
+
+from __future__ import annotations
+
+import ast
+
+SIGNATURE_ATTRIBUTES = frozenset(
+    {"__defaults__", "__kwdefaults__", "__code__", "__signature__", "__wrapped__", "__text_signature__"})
+MODULE_HOOKS = frozenset({"__getattr__", "__dir__"})
+_IMPORTERS = frozenset({"import_module", "__import__"})
+
+
+_SETTABLE = frozenset({"__doc__", "__module__"})
+_NAMED = frozenset({"globals", "exec", "eval", "__builtins__", "setattr", "delattr"})
+
+
+def _definitions(tree: ast.Module, package: str) -> tuple[set[str], set[str]]:
+    """Names bound by def or class, or to a module of the same top-level package, anywhere in the module;
+    and the names `sys` is imported as."""
+    defined: set[str] = set()
+    sys_names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == package:
+                    defined.add(alias.asname or alias.name.split(".")[0])
+                if alias.name == "sys":
+                    sys_names.add(alias.asname or "sys")
+        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == package):
+            defined.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+    return defined, sys_names
+
+
+def _root(node: ast.expr) -> ast.expr:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node
+
+
+class _Finder(ast.NodeVisitor):
+    def __init__(self, defined: set[str], sys_names: set[str], package: str):
+        self.defined = defined
+        self.sys_names = sys_names
+        self.package = package
+        self.called: set[int] = set()  # ids of Name nodes that are the callee of a call with arguments
+        self.attribute_values: set[int] = set()  # ids of Name nodes read as `name.attribute`
+        self.found: list[tuple[str, int]] = []
+        self.globals: dict[str, int] = {}
+        self.depth = 0  # 0: module level; >0: inside a function or class body
+
+    def note(self, what: str, node: ast.AST) -> None:
+        self.found.append((what, node.lineno))
+
+    def _nested(self, node) -> None:
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+
+    def visit_FunctionDef(self, node) -> None:
+        if self.depth == 0 and node.name in MODULE_HOOKS:
+            self.note(f"a module-level `def {node.name}` hook", node)
+        for deco in node.decorator_list:
+            self.visit(deco)
+        self.depth += 1
+        for child in [node.args, *node.body]:
+            self.visit(child)
+        self.depth -= 1
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node) -> None:
+        self._nested(node)
+
+    def visit_ClassDef(self, node) -> None:
+        for deco in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+            self.visit(deco)
+        self.depth += 1
+        for child in node.body:
+            self.visit(child)
+        self.depth -= 1
+
+    def visit_Global(self, node) -> None:
+        for name in node.names:
+            self.globals.setdefault(name, node.lineno)
+
+    def visit_Name(self, node) -> None:
+        if node.id in self.sys_names and id(node) not in self.attribute_values:
+            self.note(f"`{node.id}` passed around (`getattr({node.id}, ...)` can reach `sys.modules`)", node)
+        elif node.id == "__all__" and self.depth > 0:
+            self.note("`__all__` used inside a function or class body", node)
+        elif node.id in _NAMED and id(node) not in self.called:
+            self.note(f"`{node.id}` passed around", node)
+        elif node.id in ("vars", "locals") and self.depth == 0 and id(node) not in self.called:
+            self.note(f"`{node.id}` at module level", node)
+        elif node.id == "__path__":
+            self.note("`__path__` (it changes where the package's modules are found)", node)
+        elif node.id in MODULE_HOOKS and self.depth == 0 and isinstance(node.ctx, ast.Store):
+            self.note(f"a module-level `{node.id}` hook", node)
+
+    def visit_Import(self, node) -> None:
+        if any(alias.name == "builtins" for alias in node.names):
+            self.note("`import builtins`", node)
+
+    def visit_ImportFrom(self, node) -> None:
+        if node.module == "sys" and any(alias.name == "modules" for alias in node.names):
+            self.note("`from sys import modules`", node)
+        elif node.module == "builtins":
+            self.note("`from builtins import ...`", node)
+        elif self.depth == 0 and any((alias.asname or alias.name) in MODULE_HOOKS for alias in node.names):
+            self.note("a module-level `__getattr__` or `__dir__` hook, imported", node)
+
+    def visit_Attribute(self, node) -> None:
+        text = ast.unparse(node)
+        if isinstance(node.value, ast.Name):
+            self.attribute_values.add(id(node.value))
+        on_sys = isinstance(node.value, ast.Name) and node.value.id in self.sys_names
+        if node.attr in ("modules", "__dict__") and on_sys:
+            self.note(f"`sys.{node.attr}`", node)
+        elif node.attr in SIGNATURE_ATTRIBUTES:
+            self.note(f"`{text}`", node)
+        elif isinstance(_root(node), ast.Name) and _root(node).id in self.defined:
+            if isinstance(node.ctx, ast.Store) and node.attr not in _SETTABLE:
+                self.note(f"assignment to `{text}`", node)
+            elif isinstance(node.ctx, ast.Del):
+                self.note(f"`del {text}`", node)
+            elif node.attr == "__dict__":
+                self.note(f"`{text}`", node)
+        self.generic_visit(node)
+
+    def visit_Call(self, node) -> None:
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        first = node.args[0] if node.args else None
+        if isinstance(func, ast.Name) and (node.args or name not in ("vars", "locals")) and \
+                name not in ("exec", "eval", "globals"):
+            self.called.add(id(func))
+        if isinstance(func, ast.Name) and name in ("exec", "eval", "globals"):
+            self.note(f"`{name}()`", node)
+            self.called.add(id(func))
+        elif isinstance(func, ast.Name) and name in ("vars", "locals") and not node.args and self.depth == 0:
+            self.note(f"`{name}()` at module level", node)
+        elif isinstance(func, ast.Name) and name == "vars" and self._is_module_level_object(first):
+            self.note(f"`{ast.unparse(node)}`", node)
+        elif isinstance(func, ast.Name) and name in ("setattr", "delattr") and self._is_module_level_object(first):
+            self.note(f"`{name}({ast.unparse(first)}, ...)`", node)
+        elif name in _IMPORTERS and not self._imports_elsewhere(first):
+            self.note(f"`{ast.unparse(node)}`", node)
+        self.generic_visit(node)
+
+    def _imports_elsewhere(self, node: ast.expr | None) -> bool:
+        """A dynamic import of a named module outside this module's top-level package."""
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            return False
+        return not node.value.startswith(".") and node.value.split(".")[0] != self.package
+
+    def _is_module_level_object(self, node: ast.expr | None) -> bool:
+        if node is None:
+            return False
+        root = _root(node)
+        if isinstance(root, ast.Name) and root.id in self.defined:
+            return True
+        text = ast.unparse(node)
+        return "modules" in text or any(name in text for name in _IMPORTERS)
+
+
+def dynamic_constructs(tree: ast.Module, module: str) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """(the constructs the surface of `module` cannot be read past, each with its line; `global NAME` -> first line)."""
+    package = module.split(".")[0]
+    finder = _Finder(*_definitions(tree, package), package)
+    finder.visit(tree)
+    return sorted(finder.found, key=lambda item: item[1]), finder.globals

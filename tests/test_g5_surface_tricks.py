@@ -1,0 +1,308 @@
+"""G5 cannot be talked past: each way of shrinking or changing a module's API at run time is reported.
+
+Every case is a base/head pair of `kernels/api.py` sources: the head shrinks or changes
+the public API with a construct that a plain reading of the definitions would miss,
+and the diff must report it (or refuse the module as unreadable statically). Each
+has a benign counterpart that must pass.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gates.api_surface import diff_surfaces, module_surface
+from gates.module_scope import module_reader, module_scope
+
+PATH = "kernels/api.py"
+
+BASE = '''\
+"""Decode attention host wrappers."""
+import functools
+
+import torch
+
+
+def attention_decode(q, k_cache, v_cache, *, scale=None):
+    return None
+
+
+def attention_decode_splitkv(q, k_cache, v_cache, *, num_splits=1):
+    return None
+
+
+class LayerWorkspace:
+    def __init__(self, max_batch, *, dtype="bf16"):
+        pass
+
+    def partials(self, num_splits):
+        return None
+'''
+
+EXPORTING = BASE.replace('import torch\n', 'import torch\n\n__all__ = ["attention_decode", "attention_decode_splitkv"]\n')
+
+IMPL = '''\
+def attention_decode_v2(q, k_cache, v_cache, block_table, *, scale=None):
+    return None
+
+
+def same_signature(q, k_cache, v_cache, *, scale=None):
+    return None
+'''
+
+
+def diff(old: str, new: str, files: dict[str, str] | None = None) -> list[str]:
+    read_module = module_reader({**(files or {}), PATH: None}.get)
+    return [c.message for c in diff_surfaces(module_surface(old, PATH, read_module=read_module),
+                                             module_surface(new, PATH, read_module=read_module))]
+
+
+def unreadable(construct: str) -> str:
+    return f"module kernels.api the checker cannot read this module's surface statically: {construct}"
+
+
+def wrap_def(source: str, header: str, name: str = "attention_decode_splitkv") -> str:
+    """Indent the definition of `name` under `header`."""
+    start = source.index(f"def {name}(")
+    end = source.index("\n\n\n", start)
+    body = source[start:end].replace("\n", "\n    ")
+    return source[:start] + f"{header}\n    {body}" + source[end:]
+
+
+SPLITKV_REMOVED = "public name 'kernels.api.attention_decode_splitkv' removed"
+
+HOLES = [
+    pytest.param(BASE, BASE + "\ndel attention_decode_splitkv\n", SPLITKV_REMOVED, id="del-name"),
+    pytest.param(EXPORTING, EXPORTING + "\ndel attention_decode_splitkv\n",
+                 "'kernels.api.attention_decode_splitkv' is listed in __all__ but no longer bound", id="del-exported-name"),
+    pytest.param(BASE, BASE + '\nglobals().pop("attention_decode_splitkv")\n',
+                 unreadable("`globals()` at kernels/api.py:22"), id="globals-pop"),
+    pytest.param(BASE, BASE + '\ndel globals()["attention_decode_splitkv"]\n',
+                 unreadable("`globals()` at kernels/api.py:22"), id="del-globals-item"),
+    pytest.param(BASE, BASE + '\nvars().pop("attention_decode_splitkv")\n',
+                 unreadable("`vars()` at module level at kernels/api.py:22"), id="vars-pop"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import sys\nimport torch\n")
+                 + '\ndelattr(sys.modules[__name__], "attention_decode_splitkv")\n',
+                 unreadable("`delattr(sys.modules[__name__], ...)` at kernels/api.py:23"), id="delattr-sys-modules"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import importlib\nimport torch\n")
+                 + '\n_me = importlib.import_module(__name__)\n_me.attention_decode = None\n',
+                 unreadable("`importlib.import_module(__name__)` at kernels/api.py:23"), id="import-module-self"),
+    pytest.param(BASE, BASE + '\nexec("del attention_decode_splitkv")\n',
+                 unreadable("`exec()` at kernels/api.py:22"), id="exec"),
+    pytest.param(BASE, BASE + '\n_ = eval("globals")()\n', unreadable("`eval()` at kernels/api.py:22"), id="eval"),
+    pytest.param(BASE, BASE + "\n\ndef __getattr__(name):\n    raise AttributeError(name)\n",
+                 unreadable("a module-level `def __getattr__` hook at kernels/api.py:23"), id="module-getattr"),
+    pytest.param(BASE, BASE + "\n\ndef _drop():\n    global attention_decode_splitkv\n    del attention_decode_splitkv\n\n\n"
+                 "_drop()\n",
+                 unreadable("`global attention_decode_splitkv` in a function (it can rebind or delete the module-level "
+                            "name) at kernels/api.py:24"), id="global-del"),
+    pytest.param(BASE, BASE + '\nattention_decode.__kwdefaults__ = {"scale": 2.0}\n',
+                 unreadable("`attention_decode.__kwdefaults__` at kernels/api.py:22"), id="kwdefaults"),
+    pytest.param(BASE, BASE + "\nattention_decode.__defaults__ = ()\n",
+                 unreadable("`attention_decode.__defaults__` at kernels/api.py:22"), id="defaults"),
+    pytest.param(BASE, BASE + '\nsetattr(attention_decode, "__kwdefaults__", {})\n',
+                 unreadable("`setattr(attention_decode, ...)` at kernels/api.py:22"), id="setattr-definition"),
+    pytest.param(BASE, BASE + "\nLayerWorkspace.partials = lambda self, num_splits, stream: None\n",
+                 unreadable("assignment to `LayerWorkspace.partials` at kernels/api.py:22"), id="rebind-method"),
+    pytest.param(BASE, wrap_def(BASE, "if False:"), SPLITKV_REMOVED, id="if-false"),
+    pytest.param(BASE, wrap_def(BASE, "if 0:"), SPLITKV_REMOVED, id="if-zero"),
+    pytest.param(BASE, wrap_def(BASE.replace("import torch\n", "import typing\nimport torch\n"),
+                                "if typing.TYPE_CHECKING:"), SPLITKV_REMOVED, id="if-type-checking"),
+    pytest.param(BASE, wrap_def(BASE.replace("import torch\n", "import torch\n\n_NEVER = False\n"), "if _NEVER:"),
+                 unreadable("public name 'attention_decode_splitkv' is unbound or bound differently on some paths "
+                            "through `if _NEVER:` at kernels/api.py:13"), id="if-runtime-false"),
+    pytest.param(BASE, BASE + "\nif torch.cuda.is_available():\n    del attention_decode_splitkv\n",
+                 unreadable("public name 'attention_decode_splitkv' is unbound or bound differently on some paths "
+                            "through `if torch.cuda.is_available():` at kernels/api.py:22"), id="conditional-del"),
+    pytest.param(BASE, BASE + "\ntry:\n    1 / 0\n\n    def attention_decode(q, k_cache, v_cache, *, scale=None):\n"
+                 "        return None\nexcept ZeroDivisionError:\n    del attention_decode\n",
+                 unreadable("public name 'attention_decode' is unbound or bound differently on some paths through "
+                            "`try:` at kernels/api.py:22"), id="try-del"),
+    pytest.param(BASE, wrap_def(BASE.replace("import torch\n", "import contextlib\nimport torch\n"),
+                                "with contextlib.suppress(ZeroDivisionError):\n    1 / 0"),
+                 unreadable("public name 'attention_decode_splitkv' is unbound or bound differently on some paths "
+                            "through `with contextlib.suppress(ZeroDivisionError):` at kernels/api.py:12"),
+                 id="with-suppress"),
+    pytest.param(BASE, wrap_def(BASE, "for _ in ():"),
+                 unreadable("public name 'attention_decode_splitkv' is unbound or bound differently on some paths "
+                            "through `for _ in ():` at kernels/api.py:11"), id="for-over-nothing"),
+    pytest.param(EXPORTING, EXPORTING + '\n__all__.remove("attention_decode_splitkv")\n', SPLITKV_REMOVED,
+                 id="all-remove"),
+    pytest.param(EXPORTING, EXPORTING + "\n__all__.pop()\n", SPLITKV_REMOVED, id="all-pop"),
+    pytest.param(EXPORTING, EXPORTING + '\n__all__[:] = ["attention_decode"]\n', SPLITKV_REMOVED, id="all-slice"),
+    pytest.param(EXPORTING, EXPORTING + "\ndel __all__[1]\n", SPLITKV_REMOVED, id="all-del-item"),
+    pytest.param(EXPORTING, EXPORTING + "\n__all__.clear()\n", SPLITKV_REMOVED, id="all-clear"),
+    pytest.param(EXPORTING, EXPORTING + '\n__all__ = [n for n in __all__ if "splitkv" not in n]\n',
+                 unreadable("`__all__ = [n for n in __all__ if 'splitkv' not in n]` (a computed `__all__`) at "
+                            "kernels/api.py:24"), id="all-computed"),
+    pytest.param(EXPORTING, EXPORTING + "\n__all__.sort(key=len)\n",
+                 unreadable("`__all__.sort(key=len)` (a change of `__all__` the checker does not model) at "
+                            "kernels/api.py:24"), id="all-unmodelled-method"),
+    pytest.param(EXPORTING, EXPORTING + "\n_names = __all__\n_names.pop()\n",
+                 unreadable("`__all__` (uses `__all__` in a way the checker does not model) at kernels/api.py:24"),
+                 id="all-alias"),
+    pytest.param(EXPORTING, EXPORTING + "\n\ndef export(fn):\n    __all__.append(fn.__name__)\n    return fn\n",
+                 unreadable("`__all__` used inside a function or class body at kernels/api.py:26"), id="all-in-function"),
+    pytest.param(BASE, BASE.replace("\n\ndef attention_decode_splitkv(",
+                                    "\n\ndef with_stream(fn):\n    @functools.wraps(fn)\n    def wrapper(stream, *args, **kwargs):\n"
+                                    "        return fn(*args, **kwargs)\n    return wrapper\n\n\n"
+                                    "@with_stream\ndef attention_decode_splitkv("),
+                 "'kernels.api.attention_decode_splitkv' is now decorated with @kernels.api.with_stream", id="decorator-adds-parameter"),
+    pytest.param(BASE, BASE.replace("def attention_decode_splitkv(", "@torch.compile\ndef attention_decode_splitkv("),
+                 "'kernels.api.attention_decode_splitkv' is now decorated with @torch.compile", id="opaque-decorator"),
+    pytest.param(BASE, BASE.replace("    def partials(", "    @property\n    def partials("),
+                 "'kernels.api.LayerWorkspace.partials' is now decorated with @property", id="becomes-property"),
+    pytest.param(BASE, BASE.replace("def attention_decode(q, k_cache, v_cache, *, scale=None):\n    return None\n",
+                                    "from kernels.impl import attention_decode_v2 as attention_decode\n"),
+                 "kernels.api.attention_decode: new parameter 'block_table' has no default", id="import-under-public-name"),
+    pytest.param(BASE, BASE.replace("def attention_decode(q, k_cache, v_cache, *, scale=None):\n    return None\n",
+                                    "from torch.nn.functional import softmax as attention_decode\n"),
+                 "'kernels.api.attention_decode' is now bound to torch.nn.functional.softmax, which the checker cannot "
+                 "read from this repository", id="import-from-outside"),
+    pytest.param(BASE, BASE + "\nattention_decode = functools.partial(attention_decode, scale=2.0)\n",
+                 "'kernels.api.attention_decode' is no longer callable with the same parameters", id="rebind-partial"),
+    pytest.param(BASE, BASE + "\nattention_decode, attention_decode_splitkv = attention_decode_splitkv, attention_decode\n",
+                 "'kernels.api.attention_decode' is no longer callable with the same parameters", id="tuple-swap"),
+    pytest.param(BASE, BASE + "\n\ndef _v2(q, k_cache, v_cache, stream, *, scale=None):\n    return None\n\n\n"
+                 "attention_decode = _v2\n", "kernels.api.attention_decode: new parameter 'stream' has no default",
+                 id="alias-to-another-function"),
+    pytest.param(BASE, BASE + "\nattention_decode = lambda q, k_cache, v_cache, stream: None\n",
+                 "kernels.api.attention_decode: new parameter 'stream' has no default", id="lambda"),
+    pytest.param(BASE, BASE + "\n_g = globals\n_g().pop('attention_decode')\n",
+                 unreadable("`globals` passed around at kernels/api.py:22"), id="globals-aliased"),
+    pytest.param(BASE, BASE + "\n__path__ = ['elsewhere']\n",
+                 unreadable("`__path__` (it changes where the package's modules are found) at kernels/api.py:22"),
+                 id="package-path"),
+    pytest.param(BASE, BASE + "\nimport builtins\n", unreadable("`import builtins` at kernels/api.py:22"),
+                 id="builtins"),
+    pytest.param(BASE, BASE + "\n\ndef _lazy(name):\n    raise AttributeError(name)\n\n\n__getattr__ = _lazy\n",
+                 unreadable("a module-level `__getattr__` hook at kernels/api.py:27"), id="module-getattr-assigned"),
+    pytest.param(BASE, BASE + "\nimport kernels.api\n\nkernels.api.attention_decode = None\n",
+                 unreadable("assignment to `kernels.api.attention_decode` at kernels/api.py:24"),
+                 id="rebind-through-the-package"),
+    pytest.param(BASE, BASE.replace("        return None\n", "        return None\n\n    partials = None\n"),
+                 unreadable("method 'LayerWorkspace.partials' rebound or deleted in the class body at "
+                            "kernels/api.py:22"), id="method-rebound-in-class-body"),
+    pytest.param(BASE, BASE.replace("    def partials(self, num_splits):\n        return None\n",
+                                    "    if False:\n        def partials(self, num_splits):\n            return None\n"),
+                 unreadable("a method of class 'LayerWorkspace' defined under a compound statement (`if False:`) at "
+                            "kernels/api.py:19"), id="method-under-if"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import typing\nimport torch\n").replace(
+        "def attention_decode(", "@typing.overload\ndef attention_decode("),
+                 "'kernels.api.attention_decode' is now decorated with @typing.overload", id="overload-stub-last"),
+    pytest.param(BASE.replace("        return None\n", "        return None\n\n    BLOCK = 64\n"), BASE,
+                 "public name 'kernels.api.LayerWorkspace.BLOCK' removed", id="class-attribute-removed"),
+    pytest.param(BASE, BASE.replace("\n\ndef attention_decode_splitkv(",
+                                    "\n\ndef with_check(fn):\n    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n"
+                                    "        if 'stream' not in kwargs:\n            raise TypeError('stream')\n"
+                                    "        return fn(*args, **kwargs)\n    return wrapper\n\n\n"
+                                    "@with_check\ndef attention_decode_splitkv("),
+                 "'kernels.api.attention_decode_splitkv' is now decorated with @kernels.api.with_check",
+                 id="wrapper-that-inspects-its-arguments"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import sys\nimport torch\n")
+                 + '\ngetattr(sys, "modules")[__name__].__dict__.pop("attention_decode")\n',
+                 unreadable("`sys` passed around (`getattr(sys, ...)` can reach `sys.modules`) at kernels/api.py:23"),
+                 id="getattr-sys"),
+]
+
+WITH_SHAPE = BASE.replace("import torch\n", "import typing\nimport torch\n") + \
+    "\n\nclass Shape(typing.NamedTuple):\n    batch: int\n    heads: int = 8\n"
+HOLES.append(pytest.param(WITH_SHAPE, WITH_SHAPE.replace("heads: int = 8", "heads: int"),
+                          "kernels.api.Shape.__init__: parameter 'heads' was optional and is now required",
+                          id="named-tuple-field"))
+
+BASE_CLASS = BASE.replace("class LayerWorkspace:\n    def __init__(self, max_batch, *, dtype=\"bf16\"):\n        pass\n",
+                          "class _Workspace:\n    def __init__(self, max_batch, *, dtype=\"bf16\"):\n        pass\n\n\n"
+                          "class LayerWorkspace(_Workspace):\n    pass\n")
+
+WITH_FIELDS = BASE + "\n\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass _Fields:\n    batch: int\n" \
+                     "    heads: int = 8\n\n\n@dataclass\nclass Shape(_Fields):\n    head_dim: int = 64\n"
+
+HOLES += [
+    pytest.param(WITH_FIELDS, WITH_FIELDS.replace("heads: int = 8", "heads: int = 16"),
+                 "kernels.api.Shape.__init__: default of 'heads' changed from 8 to 16", id="inherited-dataclass-field"),
+    pytest.param(BASE_CLASS, BASE_CLASS.replace('*, dtype="bf16"', '*, dtype="fp16"'),
+                 "kernels.api.LayerWorkspace.__init__: default of 'dtype' changed from 'bf16' to 'fp16'",
+                 id="inherited-constructor"),
+]
+
+
+@pytest.mark.parametrize("base, head, message", HOLES)
+def test_a_trick_that_shrinks_or_changes_the_api_is_reported(base, head, message):
+    changes = diff(base, head, {"kernels/impl.py": IMPL})
+    assert any(message in c for c in changes), changes
+
+
+BENIGN = [
+    pytest.param(BASE, BASE + "\ndel functools\n", id="del-an-import"),
+    pytest.param(BASE, BASE + "\n\ndef _helper():\n    global _CACHE\n    _CACHE = {}\n", id="global-of-a-private-name"),
+    pytest.param(EXPORTING, EXPORTING + '\n__all__ += ["LayerWorkspace"]\n', id="all-grows"),
+    pytest.param(EXPORTING, EXPORTING.replace(
+        '__all__ = ["attention_decode", "attention_decode_splitkv"]',
+        '__all__ = ["attention_decode"]\n__all__.extend(["attention_decode_splitkv"])'), id="all-extended"),
+    pytest.param(BASE, BASE + "\nif False:\n    def attention_decode_debug(q):\n        return None\n", id="if-false-private-growth"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import typing\nimport torch\n\nif typing.TYPE_CHECKING:\n"
+                                    "    from torch import Tensor\n"), id="type-checking-import"),
+    pytest.param(BASE, BASE.replace("import torch\n", "try:\n    import triton\nexcept ImportError:\n    triton = None\n"
+                                    "import torch\n"), id="optional-import"),
+    pytest.param(BASE, BASE.replace("\n\ndef attention_decode_splitkv(",
+                                    "\n\ndef traced(fn):\n    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n"
+                                    "        return fn(*args, **kwargs)\n    return wrapper\n\n\n"
+                                    "@traced\ndef attention_decode_splitkv("), id="pass-through-decorator"),
+    pytest.param(BASE, BASE.replace("def attention_decode_splitkv(", "@functools.lru_cache(maxsize=None)\n"
+                                    "def attention_decode_splitkv("), id="lru-cache"),
+    pytest.param(BASE, BASE.replace("def attention_decode_splitkv(", "@torch.no_grad()\ndef attention_decode_splitkv("),
+                 id="no-grad"),
+    pytest.param(BASE, BASE.replace("def attention_decode(q, k_cache, v_cache, *, scale=None):\n    return None\n",
+                                    "from kernels.impl import same_signature as attention_decode\n"), id="import-same-signature"),
+    pytest.param(BASE, BASE + "\nLayerWorkspace_ = LayerWorkspace\n", id="alias-grows"),
+    pytest.param(BASE, BASE + '\nattention_decode.__doc__ = "Decode attention."\n', id="set-a-docstring"),
+    pytest.param(BASE, BASE + '\nimport importlib\n\ntriton = importlib.import_module("triton")\n', id="import-module-elsewhere"),
+    pytest.param(BASE, BASE.replace("        return None\n", "        return None\n\n    BLOCK = 64\n"),
+                 id="class-attribute"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import typing\nimport torch\n").replace(
+        "def attention_decode(", "@typing.overload\ndef attention_decode(q: int, k_cache, v_cache):\n    ...\n\n\n"
+        "def attention_decode("), id="overloads-then-the-implementation"),
+    pytest.param(BASE, BASE + '\nif __name__ == "__main__":\n    result = attention_decode(None, None, None)\n',
+                 id="main-block"),
+    pytest.param(BASE, BASE + "\nif torch.cuda.is_available():\n    def attention_decode_splitkv(q, k_cache, v_cache, *, "
+                 "num_splits=1):\n        return 1\nelse:\n    def attention_decode_splitkv(q, k_cache, v_cache, *, "
+                 "num_splits=1):\n        return 2\n", id="same-signature-on-every-branch"),
+    pytest.param(BASE_CLASS, BASE_CLASS.replace("(_Workspace):\n    pass\n", "(_Workspace):\n    def grow(self):\n"
+                                                "        pass\n"),
+                 id="inherited-constructor-kept"),
+]
+
+
+@pytest.mark.parametrize("base, head", BENIGN)
+def test_a_benign_counterpart_passes(base, head):
+    assert diff(base, head, {"kernels/impl.py": IMPL}) == []
+
+
+def test_dunder_all_changes_are_applied_in_order():
+    source = EXPORTING + '\n__all__ += ["LayerWorkspace"]\n__all__.append("x")\n__all__.insert(0, "y")\n__all__.remove("x")\n'
+    assert module_scope(source, PATH).exports == ["y", "attention_decode", "attention_decode_splitkv", "LayerWorkspace"]
+
+
+def test_a_decorator_whose_definition_changes_is_a_change():
+    opaque = BASE.replace("\n\ndef attention_decode_splitkv(",
+                          "\n\ndef tagged(fn):\n    fn.tag = 1\n    return fn\n\n\n@tagged\ndef attention_decode_splitkv(")
+    redefined = opaque.replace("    fn.tag = 1\n    return fn\n", "    return lambda q: fn(q, None, None)\n")
+    assert diff(opaque, opaque) == []
+    changes = diff(opaque, redefined)
+    assert any("has decorators whose definitions changed (@kernels.api.tagged)" in c for c in changes), changes
+
+
+def test_a_dataclass_made_keyword_only_is_a_change():
+    source = BASE + "\n\nfrom dataclasses import dataclass, field\n\n\n@dataclass\nclass Shape:\n    batch: int\n" \
+                    "    heads: int = field(default=8)\n"
+    keyword_only = source.replace("@dataclass\n", "@dataclass(kw_only=True)\n")
+    assert diff(source, keyword_only) == ["kernels.api.Shape.__init__: parameter 'batch' became keyword-only",
+                                          "kernels.api.Shape.__init__: parameter 'heads' became keyword-only"]
+
+
+def test_a_module_unreadable_on_the_base_is_reported_not_passed():
+    head = BASE
+    base = BASE + "\nexec('')\n"
+    changes = diff_surfaces(module_surface(base, PATH), module_surface(head, PATH))
+    assert [c.kind for c in changes] == ["unreadable-base"]
+    assert "its surface on the base could not be read" in changes[0].message
