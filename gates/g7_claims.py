@@ -13,17 +13,25 @@
    row) is tied to one named value of a cited artifact (`gates.number_trace`:
    an `ARTIFACT-ID:KEY.PATH` reference, `metric = value`, or a table column
    mapped by its header) and equals it at the quoted precision.
+4. The results pages the record links (`gates.results_pages`) declare their
+   pinned artifact and trace every table cell to it, or declare themselves notes;
+   end-to-end claims on them follow rule 1.
+
+What backs an end-to-end claim, and whether the claim quotes it faithfully, is
+decided in `gates.e2e_evidence` (shared with `gate-check lint-pr`).
 """
 
 from __future__ import annotations
 
 from gates.claim_detection import find_claims, find_claims_in_text
 from gates.context import GateContext
+from gates.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
 from gates.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.findings import Finding, GateResult, result_from_findings
 from gates.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
 from gates.quoted_numbers import matches
 from gates.record import Record, prose_lines
+from gates.results_pages import check_linked_pages
 
 __all__ = ["GATE", "MIN_SAMPLES", "check", "find_claims", "find_claims_in_text"]
 
@@ -46,6 +54,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         if artifact is not None:
             loaded[entry.id] = (entry, artifact)
     _check_claims(record, loaded, add)
+    findings.extend(check_linked_pages(record, ctx, e2e_candidates(loaded), cited_values(record, loaded)))
     results = record.section(7)
     if results is not None:
         if stage == "A":
@@ -60,48 +69,35 @@ def check(record: Record, ctx: GateContext) -> GateResult:
 
 
 def _check_claims(record: Record, loaded: dict, add) -> None:
+    """Each end-to-end claim of the body is backed by a cited e2e artifact and quotes it faithfully."""
     claims = list(find_claims(record))
     if not claims:
         return
-    problems = []
-    if record.get("claim_level") != "e2e":
-        problems.append("claim_level is kernel")
-    e2e = [(entry, artifact) for entry, artifact in loaded.values() if artifact.kind == "e2e"]
-    if not e2e:
-        problems.append("no e2e artifact is cited")
-    else:
-        best = None
-        for entry, artifact in e2e:
-            issues = _e2e_issues(artifact)
-            if not issues:
-                best = None
-                break
-            best = best or f"{entry.id}: {'; '.join(issues)}"
-        if best:
-            problems.append(best)
-    if problems:
-        for line, col, term in claims:
-            add(line, f"end-to-end claim ({term!r}) without e2e evidence: {'; '.join(problems)}. Link an e2e artifact "
-                f"with fixture identities and >= {MIN_SAMPLES} fresh-process samples per arm, or state kernel-level "
-                "results only", col)
+    candidates = e2e_candidates(loaded)
+    named = cited_values(record, loaded)
+    paragraphs, judged = claim_paragraphs(record.body, record.body_start_line), {}
+    for line, col, term in claims:
+        paragraph = paragraphs.get(line, "")
+        if paragraph not in judged:
+            judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)
+        problems = judged[paragraph]
+        if problems:
+            add(line, claim_message(term, problems), col)
 
 
-def _e2e_issues(artifact) -> list[str]:
-    issues = []
-    if not artifact.fixtures:
-        issues.append("no fixture identities")
-    for name, arm in sorted((artifact.results.get("arms") or {}).items()):
-        samples = arm.get("samples") or []
-        if len(samples) < MIN_SAMPLES:
-            issues.append(f"arm {name!r} has {len(samples)} sample(s), fewer than {MIN_SAMPLES}")
-        if arm.get("fresh_process") is not True:
-            issues.append(f"arm {name!r} samples are not from fresh processes")
-    if not artifact.results.get("arms"):
-        issues.append("no arms")
-    return issues
+def cited_values(record: Record, loaded: dict) -> CitedValues:
+    """The values of the cited artifacts, by reference or metric name (`gates.number_trace`)."""
+    return CitedValues({artifact.id: artifact.results for _, artifact in loaded.values()},
+                       declared=[entry.id for entry in declared_evidence(record)])
 
 
-def _declared_numbers(record: Record) -> list[float]:
+def e2e_candidates(loaded: dict) -> list[Candidate]:
+    """The cited e2e artifacts (`loaded`: evidence id -> (entry, artifact)), each with its pin checked."""
+    return [Candidate(entry.id, artifact, pin_problem(entry, artifact))
+            for entry, artifact in loaded.values() if entry.kind == "e2e" or artifact.kind == "e2e"]
+
+
+def declared_numbers(record: Record) -> list[float]:
     """The numeric contract's tolerances: limits a results section may restate untied (without a unit, or as %)."""
     values = []
     for tolerance in record.get("numeric_contract", "tolerances", default=[]) or []:
@@ -121,7 +117,7 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
     lines = [(line_no, raw) for line_no, raw in prose_lines(section.text, section.start_line)
              if line_no != section.start_line and not raw.lstrip().startswith("#")]
     trace = tracer.trace(lines, measured_numbers(units_only))
-    declared = _declared_numbers(record)
+    declared = declared_numbers(record)
     for tie in trace.ties:
         if tie.problem:
             add(tie.line, f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}", tie.quoted.col)

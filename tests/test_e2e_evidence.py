@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from gates.e2e_evidence import artifact_issues, unmatched_numbers
+from gates.e2e_evidence import Candidate, artifact_issues, claim_paragraph, claim_problems, unmatched_numbers
+from gates.number_trace import CitedValues
 from gates.evidence import EvidenceArtifact
 
 MEASURED = {
@@ -69,3 +70,75 @@ def test_a_claim_that_misquotes_the_artifact_fails(sentence, number):
     problems = unmatched_numbers(sentence, [artifact()])
     assert problems and problems[0].startswith(number)
     assert "split-kv 137.13" in problems[0]
+
+
+# --- the rule G7 (and lint-pr, and results pages) apply to one claim ---------------------------------------------
+
+def cited(edit=None, pin=None) -> list[Candidate]:
+    """The record cites one e2e artifact; `pin` says why its pin does not verify (None: it verifies)."""
+    return [Candidate("e2e-decode", artifact(edit), pin)]
+
+
+GOOD_CLAIM = "End to end, split-kv decodes at 137.1 tok/s against 34.7 tok/s for the baseline (3.95x)."
+
+
+def test_a_claim_quoting_a_properly_measured_pinned_artifact_is_backed():
+    assert claim_problems(GOOD_CLAIM, "e2e", cited()) == []
+
+
+@pytest.mark.parametrize("claim_level, candidates, expected", [
+    ("e2e", [], "no e2e artifact is cited"),
+    ("kernel", cited(), "claim_level is kernel"),
+    ("e2e", cited(pin="docs/evidence/e2e-decode.json has SHA-256 1111, the record pins 0000"), "the record pins"),
+    ("e2e", cited(lambda d: d["results"]["arms"]["baseline"].update(samples=[34.7, 34.7], pids=[11, 13])),
+     "has 2 sample(s), fewer than 3"),
+    ("e2e", cited(lambda d: d["results"]["arms"]["split-kv"].update(pids=[12, 12, 16])), "warm process"),
+    ("e2e", cited(lambda d: d.update(fixtures={})), "no fixture identities"),
+], ids=["missing-artifact", "kernel-level-record", "wrong-pin", "two-samples", "warm-process", "no-fixtures"])
+def test_a_claim_without_proper_e2e_evidence_is_not_backed(claim_level, candidates, expected):
+    problems = claim_problems(GOOD_CLAIM, claim_level, candidates)
+    assert any(expected in problem for problem in problems), problems
+
+
+@pytest.mark.parametrize("sentence, number", [
+    ("End to end, split-kv decodes at 140 tok/s.", "140 tok/s"),
+    ("End to end, split-kv is 4.5x faster than the baseline.", "4.5x"),
+    ("End to end, the baseline decodes at 137.1 tok/s.", "137.1 tok/s"),
+], ids=["wrong-value", "wrong-ratio", "value-of-another-arm"])
+def test_a_claim_that_misquotes_a_good_artifact_is_not_backed(sentence, number):
+    problems = claim_problems(sentence, "e2e", cited())
+    assert len(problems) == 1 and problems[0].startswith(number), problems
+
+
+def test_a_claim_about_a_metric_the_artifact_does_not_measure_is_not_backed():
+    problems = claim_problems("End to end, split-kv cuts TTFT.", "e2e", cited())
+    assert problems and "TTFT" in problems[0] and "tokens_per_s" in problems[0]
+    assert claim_problems("End to end, split-kv raises throughput.", "e2e", cited()) == []
+
+
+def test_the_claim_paragraph_spans_wrapped_lines_and_stops_at_blocks():
+    text = ("Intro.\n\nKernel time is 36.55 us. End to end, split-kv\ndecodes at 137.1 tok/s "
+            "([artifact](../evidence/e2e-decode.json)).\n\n| a | 2 ms |\n- item 9 ms\n  wrapped")
+    assert claim_paragraph(text, 10, 13) == ("Kernel time is 36.55 us. End to end, split-kv decodes at 137.1 tok/s "
+                                             "([artifact](../evidence/e2e-decode.json)).")
+    assert claim_paragraph(text, 10, 15) == "| a | 2 ms |"
+    assert claim_paragraph(text, 10, 17) == "- item 9 ms   wrapped"
+
+
+KERNEL = {"bench-h200": {"rows": [{"visible_tokens": 2048, "splitkv_us": 9.8}]}}
+
+
+def test_a_number_elsewhere_in_the_claims_paragraph_must_be_backed_too():
+    paragraph = "End to end, split-kv decodes at 137.1 tok/s. That is 4.5x faster."
+    problems = claim_problems(paragraph, "e2e", cited())
+    assert len(problems) == 1 and problems[0].startswith("4.5x matches no arm"), problems
+
+
+def test_a_kernel_number_in_the_paragraph_may_name_its_own_artifact_value():
+    paragraph = ("The split kernel takes 9.8 us (`bench-h200:rows[visible_tokens=2048].splitkv_us`). "
+                 "End to end, split-kv decodes at 137.1 tok/s.")
+    named = CitedValues(KERNEL)
+    assert claim_problems(paragraph, "e2e", cited(), named) == []
+    problems = claim_problems(paragraph.replace("9.8 us", "8.9 us"), "e2e", cited(), named)
+    assert len(problems) == 2 and "is not the value it names" in problems[0], problems
+    assert claim_problems(paragraph, "e2e", cited()) != [], "without the reference the kernel time backs nothing"

@@ -92,12 +92,17 @@ def make_evidence() -> None:
     cpu_torch["environment"]["torch"] = "2.13.0+cpu"
     write_json("evidence/capture-cpu-torch.json", cpu_torch)
     fixtures = {"prompt-21550-tokens": sha(b"prompt"), "target-weights": sha(b"weights")}
-    write_json("evidence/e2e-ok.json", artifact("e2e-ok", "e2e", {"arms": {
-        "baseline": {"samples": [39.3, 39.3, 39.3], "fresh_process": True, "median": 39.3},
-        "split-kv": {"samples": [48.3, 48.2, 48.2], "fresh_process": True, "median": 48.2}}}, fixtures=fixtures))
-    write_json("evidence/e2e-two-samples.json", artifact("e2e-two-samples", "e2e", {"arms": {
-        "baseline": {"samples": [39.3, 39.3], "fresh_process": True},
-        "split-kv": {"samples": [48.3, 48.2], "fresh_process": True}}}, fixtures=fixtures))
+    measured = {"metric": "tokens_per_s", "unit": "tok/s", "higher_is_better": True}
+    write_json("evidence/e2e-ok.json", artifact("e2e-ok", "e2e", {**measured, "arms": {
+        "baseline": {"samples": [39.3, 39.3, 39.3], "fresh_process": True, "median": 39.3, "pids": [101, 103, 105],
+                     "warmup_discarded": 1},
+        "split-kv": {"samples": [48.3, 48.2, 48.2], "fresh_process": True, "median": 48.2, "pids": [102, 104, 106],
+                     "warmup_discarded": 1}}}, fixtures=fixtures))
+    write_json("evidence/e2e-two-samples.json", artifact("e2e-two-samples", "e2e", {**measured, "arms": {
+        "baseline": {"samples": [39.3, 39.3], "fresh_process": True, "median": 39.3, "pids": [101, 103],
+                     "warmup_discarded": 1},
+        "split-kv": {"samples": [48.3, 48.2], "fresh_process": True, "median": 48.25, "pids": [102, 104],
+                     "warmup_discarded": 1}}}, fixtures=fixtures))
     stale = dict(numeric, id="numeric-stale", sources=dict(numeric["sources"], **{SOURCE: sha(b"ops.py as it was before")}))
     write_json("evidence/numeric-stale.json", stale)
     failed = json.loads(json.dumps(numeric))
@@ -422,10 +427,11 @@ EXAMPLES = [
     ("G6", "negative", "capture-allocates", D, [("capture-h200", "capture-allocs")], "capture: {required"),
     ("G6", "negative", "capture-evidence-missing", D, [("due: C, evidence: capture-h200}", "due: C, evidence: null}")], "capture: {required"),
     ("G7", "positive", "negated-claims-zh", A, [], None),
-    ("G7", "positive", "e2e-claim-with-evidence", lambda: e2e_record("e2e-ok"), [], None),
+    ("G7", "positive", "e2e-claim-with-evidence", lambda: e2e_record("e2e-ok"), [("Measured on one device model only.", "Measured on one device model only. End to end, split-kv decodes 1.23x faster than the baseline.")], None),
     ("G7", "negative", "tpot-claim-at-kernel-level", D, [("Measured on one device model only.", "Measured on one device model only. The split route cuts TPOT as well.")], "cuts TPOT"),
     ("G7", "negative", "throughput-claim-zh", A, [("结论：并行度不足导致的延迟受限。", "结论：并行度不足导致的延迟受限。改动后端到端吞吐明显提升。")], "端到端吞吐"),
     ("G7", "negative", "e2e-too-few-samples", lambda: e2e_record("e2e-two-samples"), [], "End to end, decode"),
+    ("G7", "negative", "e2e-misquoted-value", lambda: e2e_record("e2e-ok"), [("Measured on one device model only.", "Measured on one device model only. End to end, split-kv decodes 1.5x faster than the baseline.")], "1.5x faster"),
     ("G7", "negative", "stage-a-measured-result", A, [("本 PR 只改文档。", "本 PR 只改文档。预估 split 比单遍快 4.20x。")], "4.20x"),
     ("G7", "negative", "untraced-result", D, [("| 9.8 µs |", "| 9.1 µs |")], "9.1 µs"),
     ("G7", "negative", "value-from-another-row", D, [("| 9.8 µs |", "| 44.1 µs |")], "44.1 µs"),

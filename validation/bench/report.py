@@ -5,11 +5,16 @@
 The report refuses an artifact whose correctness checks failed or whose run did not
 finish. Every number in it is read from the artifact, which the report names. Plots
 need matplotlib; without it the report is written without them and says so.
+
+The page is machine-checkable (`gates.results_pages`): its first line declares the
+artifact (id, path, SHA-256) and a comment before each table maps the table's columns
+to the artifact keys their cells were read from.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -38,12 +43,47 @@ def load(path: Path) -> dict:
 
 
 def _bar_text(entry: dict) -> str:
-    cls = entry["size_class"]
-    if cls == "large":
-        return f">= {BAR_LARGE_FRACTION:.0%} of read ceiling and faster than best peer"
-    if cls == "medium":
-        return f"<= {BAR_MEDIUM_RATIO} x best peer"
-    return f"<= {BAR_SMALL_RATIO} x best peer (graph replay)"
+    return BAR_TEXT.get(entry["size_class"], BAR_TEXT["small"])
+
+
+BAR_TEXT = {
+    "large": f">= {BAR_LARGE_FRACTION:.0%} of read ceiling and faster than best peer",
+    "medium": f"<= {BAR_MEDIUM_RATIO} x best peer",
+    "small": f"<= {BAR_SMALL_RATIO} x best peer (graph replay)",
+}
+YES_NO = {"true": "yes", "false": "NO", "null": "-"}
+MATRIX_ROW = "rows[shape={shape},impl={impl},role=matrix]"
+
+
+def page_declaration(artifact: dict, artifact_path: str, sha256: str) -> str:
+    """The first line of the page: which artifact (id, path, SHA-256 of the file) every number comes from."""
+    return "<!-- results-page " + json.dumps({"artifact": artifact["id"], "path": artifact_path, "sha256": sha256}) + " -->"
+
+
+def columns(mapping: dict, row: str = "shape", rows_of: str | None = None) -> str:
+    """The comment before a table that maps each column to the artifact key its cells are read from
+    (`rows_of`: the artifact object whose every key is one row of the table)."""
+    declared = {"row": row, **({"rows_of": rows_of} if rows_of else {}), "columns": mapping}
+    return "<!-- columns " + json.dumps(declared, ensure_ascii=False) + " -->"
+
+
+def summary_columns(res: dict) -> dict:
+    """Columns of `validation.bench.table.markdown_table`."""
+    first = next(iter(res["summary"].values()), {})
+    heuristic = "summary.{row}.heuristic_splits" if "heuristic_splits" in first else "shapes.{row}.heuristic_splits"
+    return {
+        "KV MB": {"key": "shapes.{row}.kv_bytes", "unit": "MB"},
+        "ours us": "summary.{row}.ours_us",
+        "best peer": None,
+        "peer us": "summary.{row}.best_peer_us",
+        "ratio": "summary.{row}.ratio_to_best_peer",
+        "of ceiling": "summary.{row}.fraction_of_read_ceiling",
+        "read us": "summary.{row}.read_pass_us",
+        "paged x": "summary.{row}.paged_ratio",
+        "vs single": "summary.{row}.speedup_vs_single_pass",
+        "splits h/best": {"keys": [heuristic, "summary.{row}.sweep_best_splits"]},
+        "pass": {"key": "summary.{row}.passed", "choices": YES_NO},
+    }
 
 
 def plots(artifact: dict, out_dir: Path, stem: str) -> list[str]:
@@ -115,11 +155,15 @@ def eager_section(res: dict) -> list[str]:
     lines = ["## Graph replay and eager calls (microseconds per call)", "",
              "Graph: CUDA-graph replay, the device time alone. Eager: back-to-back calls without a graph "
              "between two CUDA events, so a host path longer than the kernel shows.", "",
+             columns({"impl": None, "splits": MATRIX_ROW + ".num_splits", "graph us": MATRIX_ROW + ".median_us",
+                      "eager us": MATRIX_ROW + ".eager_median_us",
+                      "eager / graph": {"divide": [MATRIX_ROW + ".eager_median_us", MATRIX_ROW + ".median_us"]}}),
              "| shape | impl | splits | graph us | eager us | eager / graph |", "|---|---|---|---|---|---|"]
     rows = [r for r in res["rows"] if r.get("role") == "matrix" and "median_us" in r]
     for r in rows:
         eager = r.get("eager_median_us")
-        lines.append(f"| {r['shape']} | {r['impl']} | {r['num_splits']} | {r['median_us']:.2f} | "
+        lines.append(f"| {r['shape']} | {r['impl']} | {'-' if r['num_splits'] is None else r['num_splits']} | "
+                     f"{r['median_us']:.2f} | "
                      f"{'-' if eager is None else format(eager, '.2f')} | "
                      f"{'-' if eager is None else format(eager / r['median_us'], '.2f')} |")
     if not rows:
@@ -135,16 +179,23 @@ def host_overhead_section(res: dict) -> list[str]:
         return lines + ["(Not measured in this artifact.)"]
     lines += [f"Shape {host['shape']}, {host['device']}, real launches; medians over rounds of back-to-back "
               f"calls. Plans launched directly (recorded launcher call): {host.get('direct_launch_plans', '-')} "
-              f"of {host.get('plans', '-')}.", "", "| entry point | median us | min us |", "|---|---|---|"]
+              f"of {host.get('plans', '-')}.", "",
+              columns({"median us": "host_overhead.entries.{row}.median_us",
+                       "min us": "host_overhead.entries.{row}.min_us"}, row="entry point",
+                      rows_of="host_overhead.entries"),
+              "| entry point | median us | min us |", "|---|---|---|"]
     lines += [f"| {name} | {t['median_us']:.2f} | {t['min_us']:.2f} |" for name, t in host["entries"].items()]
     return lines
 
 
-def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
+def render(artifact: dict, artifact_path: str, images: list[str], sha256: str) -> str:
+    """The page; `sha256` is the SHA-256 of the artifact file (the page declares it on its first line)."""
     res = artifact["results"]
     env = artifact["environment"]
     ceil = res["ceilings"]
     lines = [
+        page_declaration(artifact, artifact_path, sha256),
+        "",
         "# Split-KV decode attention on an NVIDIA H200: kernel-level results",
         "",
         f"Evidence: `{artifact_path}` (id `{artifact['id']}`, created {artifact['created']}, "
@@ -175,6 +226,7 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         "",
         "## Results",
         "",
+        columns(summary_columns(res), rows_of="summary"),
         markdown_table(artifact),
         "",
         "Columns: ours and best peer in microseconds; ratio = ours / best peer; of ceiling = KV bytes / time "
@@ -183,6 +235,8 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         "splits h/best = the heuristic's split count / the fastest count of the sweep over 1, 2, 4, ..., 128, "
         "each timed as the layer runs it (one split: the single pass).",
         "",
+        columns({"bar": {"key": "summary.{row}.size_class", "choices": BAR_TEXT},
+                 "checks": {"checks": "summary.{row}.checks"}}, rows_of="summary"),
         "| shape | bar | checks |",
         "|---|---|---|",
     ]
@@ -194,6 +248,8 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
               "The split route at each count; at 1 that is the split kernel with one split (the bitwise "
               "anchor). The layer runs the single pass when its heuristic chooses 1, so the heuristic check "
               "takes the single pass's time for that count.", "",
+              columns({str(s): f"summary.{{row}}.sweep_us.{s}" for s in (1, 2, 4, 8, 16, 32, 64, 128)},
+                      rows_of="summary"),
               "| shape | " + " | ".join(str(s) for s in (1, 2, 4, 8, 16, 32, 64, 128)) + " |",
               "|---|" + "---|" * 8]
     for name, e in res["summary"].items():
@@ -208,7 +264,9 @@ def render(artifact: dict, artifact_path: str, images: list[str]) -> str:
         lines += ["", "Peers not run:"]
         lines += [f"- {peer}: {why} ({', '.join(shapes)})" for peer, reasons in sorted(skipped.items())
                   for why, shapes in reasons.items()]
-    lines += ["", "## Bitwise anchors on the benchmark inputs", "", "| shape | anchor | equal |", "|---|---|---|"]
+    lines += ["", "## Bitwise anchors on the benchmark inputs", "",
+              columns({"anchor": None, "equal": {"key": "shapes.{shape}.anchors.{anchor}", "choices": YES_NO}}),
+              "| shape | anchor | equal |", "|---|---|---|"]
     for shape_name, m in res["shapes"].items():
         lines += [f"| {shape_name} | {a} | {'yes' if ok else 'NO'} |" for a, ok in m.get("anchors", {}).items()]
     if images:
@@ -231,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
     images = plots(artifact, args.out.parent, args.out.stem)
-    args.out.write_text(render(artifact, args.artifact.as_posix(), images))
+    sha256 = hashlib.sha256(args.artifact.read_bytes()).hexdigest()
+    args.out.write_text(render(artifact, args.artifact.as_posix(), images, sha256))
     print(f"wrote {args.out}" + (f" and {', '.join(images)}" if images else ""))
     return 0
 
