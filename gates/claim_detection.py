@@ -301,5 +301,13 @@ def find_claims_in_text(text: str, first_line: int = 1, extra_terms: Iterable[st
 
 
 def find_claims(record, extra_terms: Iterable[str] = ()):
-    """(line, col, term) of every end-to-end claim in the record's body."""
-    return find_claims_in_text(record.body, record.body_start_line, extra_terms)
+    """(line, col, term) of every end-to-end claim in the record's title and body.
+
+    The title is read as one line of prose at its front-matter line: it heads the
+    generated PR description and the site's page, so a claim there is a claim.
+    """
+    title = record.get("title")
+    if isinstance(title, str) and title.strip():
+        line = record.line_of("title")
+        yield from ((line, col, term) for _, col, term in find_claims_in_text(title.replace("\n", " "), 1, extra_terms))
+    yield from find_claims_in_text(record.body, record.body_start_line, extra_terms)

@@ -53,7 +53,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         findings.extend(problems)
         if artifact is not None:
             loaded[entry.id] = (entry, artifact)
-    _check_claims(record, loaded, add)
+    _check_claims(record, loaded, add, ctx.settings.g7_extra_terms)
     findings.extend(check_linked_pages(record, ctx, e2e_candidates(loaded), cited_values(record, loaded)))
     results = record.section(7)
     if results is not None:
@@ -68,9 +68,9 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     return result_from_findings(GATE, findings)
 
 
-def _check_claims(record: Record, loaded: dict, add) -> None:
+def _check_claims(record: Record, loaded: dict, add, extra_terms=()) -> None:
     """Each end-to-end claim of the body is backed by a cited e2e artifact and quotes it faithfully."""
-    claims = list(find_claims(record))
+    claims = list(find_claims(record, extra_terms))
     if not claims:
         return
     candidates = e2e_candidates(loaded)

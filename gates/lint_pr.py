@@ -30,6 +30,7 @@ import re
 import sys
 from pathlib import Path
 
+from gates.config import load_settings
 from gates.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
 from gates.errors import InputError, UsageError
 from gates.evidence import EvidenceStore, verify_sha256
@@ -113,7 +114,7 @@ def lint(body_file: Path, repo_root: Path, *, record_path: Path | None = None) -
     store = EvidenceStore(repo_root)
     pinned = _pinned_artifacts(record, store) if record is not None else {}
     _check_links(text, record, store, add)
-    _check_claims(text, record, pinned, add)
+    _check_claims(text, record, pinned, add, load_settings(repo_root).g7_extra_terms)
     if validation:
         _check_numbers(text, validation, pinned, record, add)
     return sorted(findings, key=lambda f: (f.line, f.col, f.gate, f.message))
@@ -250,8 +251,8 @@ def _check_links(text: str, record, store, add) -> None:
                         match.start() + 1)
 
 
-def _check_claims(text: str, record, pinned: dict, add) -> None:
-    claims = list(find_claims_in_text(text))
+def _check_claims(text: str, record, pinned: dict, add, extra_terms=()) -> None:
+    claims = list(find_claims_in_text(text, 1, extra_terms))
     if not claims:
         return
     cited = {entry.id for entry in cited_evidence(record)} if record is not None else set()

@@ -119,7 +119,7 @@ def check_page(page: Page, record, ctx, candidates, named=None) -> list[Finding]
     first = next(((n, line) for n, line in enumerate(page.lines, 1) if line.strip()), (1, ""))
     declared = _PAGE.match(first[1].strip())
     text = "\n".join(page.lines)
-    _check_claims(page, text, record, candidates, named, add)
+    _check_claims(page, text, record, candidates, named, add, ctx.settings.g7_extra_terms)
     if _NOTES.match(first[1].strip()):
         return findings
     if not declared:
@@ -168,9 +168,9 @@ def _artifact_values(header: dict, record, ctx, add) -> CitedValues | None:
     return CitedValues({artifact_id: artifact.results})
 
 
-def _check_claims(page: Page, text: str, record, candidates, named, add) -> None:
+def _check_claims(page: Page, text: str, record, candidates, named, add, extra_terms=()) -> None:
     paragraphs, judged = claim_paragraphs(text), {}
-    for line, col, term in find_claims_in_text(text):
+    for line, col, term in find_claims_in_text(text, 1, extra_terms):
         paragraph = paragraphs.get(line, "")
         if paragraph not in judged:
             judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)

@@ -1,0 +1,52 @@
+"""G7 reads the record's title, and the configuration's g7.extra_terms, as well as its body."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gates.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+RECORD = "G1/positive/diagnosis-name-forms.md"
+TITLE = "title: Split sums for long rows (example, stage D)\n"
+
+
+@pytest.fixture()
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / ".git").mkdir()
+    return root
+
+
+def g7(repo, capsys):
+    code = main([str(repo / RECORD), "--gate", "G7", "--repo-root", str(repo)])
+    return code, capsys.readouterr().out
+
+
+def edit(repo, old, new):
+    path = repo / RECORD
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_the_record_passes_g7_as_written(repo, capsys):
+    assert g7(repo, capsys)[0] == 0
+
+
+def test_an_end_to_end_claim_in_the_title_is_a_claim(repo, capsys):
+    edit(repo, TITLE, 'title: "Split sums: TPOT drops 2x"\n')
+    code, out = g7(repo, capsys)
+    assert code == 1 and ":4:" in out and "end-to-end claim ('TPOT'" in out
+
+
+def test_a_configured_phrase_is_a_claim_too(repo, capsys):
+    edit(repo, TITLE, "title: Split sums cut first paint by half\n")
+    assert g7(repo, capsys)[0] == 0
+    (repo / "pyproject.toml").write_text('[tool.design-gates.g7]\nextra_terms = ["first paint"]\n', encoding="utf-8")
+    code, out = g7(repo, capsys)
+    assert code == 1 and "first paint" in out
