@@ -4,13 +4,18 @@ An approval is only independent when the approver is not an author, so an author
 must not slip past the comparison under an alias. Before two identities are
 compared, both are normalised the same way:
 
-- Unicode NFKC (full-width letters, ligatures and other compatibility forms fold
-  to their plain letters);
-- format characters (Unicode category Cf: zero-width space and joiners, the byte
-  order mark, bidirectional marks, soft hyphen) are removed;
+- Unicode compatibility decomposition (full-width letters, ligatures and other
+  compatibility forms fold to their plain letters);
+- characters that draw nothing or only mark another are removed: format characters
+  (Cf: zero-width space and joiners, the byte order mark, bidirectional marks, soft
+  hyphen), combining marks (Mn, Me: the combining grapheme joiner U+034F, accents, so
+  `José` compares as `Jose`) and the Hangul fillers;
 - runs of whitespace collapse to one space, surrounding whitespace goes;
 - case folds (`casefold`, so `ß` matches `ss`);
-- in an email, a `+tag` after the local part is dropped: `ada+ci@x` is `ada@x`;
+- in a name, punctuation and symbols go (`Ada Author.` is `Ada Author`);
+- in an email, a `mailto:` prefix, angle brackets, quotes around the local part and
+  a trailing dot of the domain go, and a `+tag` after the local part is dropped:
+  `<"ada+ci"@x.>` is `ada@x`;
 - a `.mailmap` (git's format, path from the base policy's `approvals.mailmap`)
   maps an alias to its canonical name and email first.
 
@@ -29,24 +34,36 @@ from gates.errors import InputError
 _MAILMAP_LINE = re.compile(r"^\s*([^<#]*?)\s*<([^<>]*)>\s*(?:([^<#]*?)\s*<([^<>]*)>)?\s*(?:#.*)?$")
 
 
+_INVISIBLE_CATEGORIES = ("Cf", "Mn", "Me")
+_FILLERS = {"\u115f", "\u1160", "\u3164", "\uffa0"}
+
+
 def normalise_text(text) -> str:
-    """NFKC, format characters removed, whitespace collapsed, case folded."""
-    value = unicodedata.normalize("NFKC", str(text or ""))
-    value = "".join(ch for ch in value if unicodedata.category(ch) != "Cf")
+    """Compatibility forms folded, invisible and combining characters removed, whitespace collapsed, case folded."""
+    value = unicodedata.normalize("NFKD", str(text or ""))
+    value = "".join(ch for ch in value if unicodedata.category(ch) not in _INVISIBLE_CATEGORIES and ch not in _FILLERS)
+    value = unicodedata.normalize("NFKC", value)
     return " ".join(value.split()).casefold()
 
 
 def normalise_name(name) -> str:
-    return normalise_text(name)
+    """A name with its punctuation and symbols removed, then normalised like any text."""
+    value = normalise_text(name)
+    value = "".join(" " if unicodedata.category(ch)[0] in "PS" else ch for ch in value)
+    return " ".join(value.split())
 
 
 def normalise_email(email) -> str:
-    """The normal form of an email, with `local+tag@domain` reduced to `local@domain`."""
+    """The normal form of an email: `<"local+tag"@domain.>` reduced to `local@domain`."""
     value = normalise_text(email).replace(" ", "")
+    if value.startswith("mailto:"):
+        value = value[len("mailto:"):]
+    value = value.strip("<>")
     local, at, domain = value.rpartition("@")
     if not at:
         return value
-    local = local.split("+", 1)[0]
+    local = local.strip('"').split("+", 1)[0]
+    domain = domain.rstrip(".")
     return f"{local}@{domain}" if local else value
 
 

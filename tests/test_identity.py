@@ -18,6 +18,11 @@ from gates.series.identity import same_person
         pytest.param("\u202eAda Lindqvist", "ada lindqvist", id="bidi-override"),
         pytest.param("\uff21\uff44\uff41 Lindqvist", "ada lindqvist", id="full-width"),
         pytest.param("  ADA \t Lindqvist ", "ada lindqvist", id="case-and-whitespace"),
+        pytest.param("Ada Lindqvist\u034f", "ada lindqvist", id="combining-grapheme-joiner"),
+        pytest.param("A\u0301da Lindqvist", "ada lindqvist", id="combining-accent"),
+        pytest.param("Ada\u3164 Lindqvist", "ada lindqvist", id="hangul-filler"),
+        pytest.param("Ada Lindqvist.", "ada lindqvist", id="trailing-full-stop"),
+        pytest.param("'Ada' Lindqvist", "ada lindqvist", id="quotes"),
     ],
 )
 def test_names_normalise(alias, canonical):
@@ -30,6 +35,11 @@ def test_names_normalise(alias, canonical):
         pytest.param("ada+ci@kernels.example", "ada@kernels.example", id="plus-tag"),
         pytest.param("ADA+Review+2@Kernels.Example", "ada@kernels.example", id="tag-and-case"),
         pytest.param("a\u200bda@kernels.example", "ada@kernels.example", id="zero-width"),
+        pytest.param("<ada@kernels.example>", "ada@kernels.example", id="angle-brackets"),
+        pytest.param('"ada"@kernels.example', "ada@kernels.example", id="quoted-local-part"),
+        pytest.param("ada@kernels.example.", "ada@kernels.example", id="trailing-dot"),
+        pytest.param("mailto:Ada@kernels.example", "ada@kernels.example", id="mailto"),
+        pytest.param("ada\u034f@kernels.example", "ada@kernels.example", id="combining-grapheme-joiner"),
         pytest.param("+only@x", "+only@x", id="empty-local-part-kept"),
         pytest.param("not-an-email", "not-an-email", id="no-at"),
     ],
