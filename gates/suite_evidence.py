@@ -10,9 +10,13 @@ results come from the declared evidence artifact of the gate's kind, after its p
 attestation, binding and freshness are checked (`evidence_refs.checked_artifact`).
 
 With `--base`, a change that edits the suite it is judged by (the suite file, or a
-`conftest.py` in its folder or a folder above) is a finding: the author wrote the
+`conftest.py`, `pytest.ini`, `.pytest.ini` or `tox.ini` in its folder or a folder above,
+or the pytest section of the root `pyproject.toml`/`setup.cfg`) is a finding: the author wrote the
 test that judges the change, so its results cannot be trusted without review. The
 edit is accepted when an approved record at the base commit covers the edited file.
+With `--run-suites` as well, so is an edit to any other repository file the run
+imported that the record does not cover (a helper module of the suite, a plugin its
+configuration loads): that code runs inside the judge.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ def judged_results(record: Record, ctx: GateContext, section: str, kind: str, ga
             return None
         for error in run_errors(run.data):
             add((section, "suite"), f"the run of {run.suite} reports: {error}")
-        for message in run_binding_problems(record, ctx, run):
+        for message in run_binding_problems(record, ctx, run) + imported_edit_problems(record, ctx, run):
             add((section, "suite"), message)
         return run.data, f"the run of {run.suite}"
     entry = select_evidence(record, kind, (section, "evidence"), add)
@@ -105,12 +109,40 @@ def run_binding_problems(record: Record, ctx: GateContext, run) -> list[str]:
     return problems
 
 
+# Files in the suite's folder or a folder above that configure a pytest run: where they
+# add options (`addopts = -p plugin`), plugins or fixtures, they decide what the run does.
+PYTEST_CONFIG_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini")
+# Files that configure pytest only in one of their sections: an edit counts when that section changed.
+PYTEST_SECTIONS = {"pyproject.toml": "[tool.pytest", "setup.cfg": "[tool:pytest]"}
+
+
 def suite_files(suite: str) -> list[str]:
-    """The suite path (without a `::test` part) and the conftest.py files that configure it."""
+    """The suite path (without a `::test` part) and the files that configure it: conftest.py,
+    pytest.ini, .pytest.ini and tox.ini in its folder and every folder above."""
     path = PurePosixPath(suite.split("::", 1)[0])
     folders = [path.parent, *path.parent.parents] if path.suffix == ".py" else [path, *path.parents]
-    files = [str(path)] + [str(folder / "conftest.py") if str(folder) != "." else "conftest.py" for folder in folders]
+    files = [str(path)] + [str(folder / name) if str(folder) != "." else name
+                           for folder in folders for name in PYTEST_CONFIG_FILES]
     return list(dict.fromkeys(files))
+
+
+def _pytest_section(text: str | None, header: str) -> str:
+    """The lines of `text` from a section whose header starts with `header` to the next header."""
+    lines, inside = [], False
+    for line in (text or "").splitlines():
+        if line.lstrip().startswith("["):
+            inside = line.strip().startswith(header)
+        if inside:
+            lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _edits_pytest_section(change, path: str) -> bool:
+    name = PurePosixPath(path).name
+    if name not in PYTEST_SECTIONS or PurePosixPath(path).parent != PurePosixPath("."):
+        return False
+    header = PYTEST_SECTIONS[name]
+    return _pytest_section(change.read_at(change.base, path), header) != _pytest_section(change.read_at(change.head, path), header)
 
 
 def suite_edit_problems(record: Record, ctx: GateContext, suite) -> list[str]:
@@ -122,12 +154,29 @@ def suite_edit_problems(record: Record, ctx: GateContext, suite) -> list[str]:
     judging = suite_files(suite)
     root = judging[0]
     edited = [path for path in change.changed_paths()
-              if path in judging or (not root.endswith(".py") and path.startswith(root.rstrip("/") + "/"))]
-    if not edited:
-        return []
-    approved_covers = [snapshot.front_matter.get("covers") for snapshot in change.records_at_base().values()
-                       if snapshot.front_matter and snapshot.front_matter.get("record_status") == "approved"]
+              if path in judging or (not root.endswith(".py") and path.startswith(root.rstrip("/") + "/"))
+              or _edits_pytest_section(change, path)]
     return [f"{path} is edited by this change and judges it (suite {suite}); the results of a suite the "
             "change rewrites cannot be trusted without review: cover it with an approved record at base, "
             "or land the suite change first"
-            for path in edited if not any(any_glob_matches(covers, path) for covers in approved_covers)]
+            for path in edited if not _approved_at_base(change, path)]
+
+
+def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
+    """With `--base` and `--run-suites`: files the run imported that the change edits and the record does
+    not cover (a helper module or a `-p` plugin of the suite), unless an approved record at base covers them."""
+    change = ctx.change
+    if change is None or not run.imported:
+        return []
+    covered = set(record_covered_files(record, ctx))
+    edited = sorted(set(run.imported) & set(change.changed_paths()) - covered)
+    return [f"{path} is edited by this change and was imported by the run of {run.suite}, which judges it; code "
+            "the suite runs that the record does not cover is the author's own judge: cover it with an approved "
+            "record at base, or land it first"
+            for path in edited if not _approved_at_base(change, path)]
+
+
+def _approved_at_base(change, path: str) -> bool:
+    approved_covers = [snapshot.front_matter.get("covers") for snapshot in change.records_at_base().values()
+                       if snapshot.front_matter and snapshot.front_matter.get("record_status") == "approved"]
+    return any(any_glob_matches(covers, path) for covers in approved_covers)

@@ -206,24 +206,51 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
-@pytest.mark.parametrize("edited", ["suites/suite_numeric.py", "suites/conftest.py"])
-def test_a_change_that_edits_its_judging_suite_is_reported(repo, edited):
+def judged_change(repo, edit, **options):
+    """G3's result for a change made by `edit(repo)` on top of a base commit of `repo`."""
     git(repo, "init", "-q", "-b", "main")
+    (repo / "pyproject.toml").write_text('[project]\nname = "example"\n', encoding="utf-8")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
     base = git(repo, "rev-parse", "HEAD")
-    with open(repo / edited, "a", encoding="utf-8") as handle:
-        handle.write("\n# looser\n")
-    git(repo, "commit", "-qam", "edit the suite")
+    edit(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the change")
     change = load_change_set(repo, base, "HEAD")
     try:
-        report = check_records([repo / RECORD], repo, gates=["G3"], change=change)
+        report = check_records([repo / RECORD], repo, gates=["G3"], change=change, **options)
     finally:
         change.close()
-    result = report.records[0].gates["G3"]
+    return report.records[0].gates["G3"]
+
+
+def append(path: str, text: str):
+    def edit(repo):
+        with open(repo / path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+    return edit
+
+
+@pytest.mark.parametrize("edited", ["suites/suite_numeric.py", "suites/conftest.py", "pytest.ini",
+                                    "suites/pytest.ini", ".pytest.ini", "tox.ini"])
+def test_a_change_that_edits_its_judging_suite_is_reported(repo, edited):
+    result = judged_change(repo, append(edited, "\n# looser\n"))
     assert result.status is Status.FAIL
     assert (f"{edited} is edited by this change and judges it (suite suites/suite_numeric.py); the results of a "
             "suite the change rewrites cannot be trusted without review") in messages(result)
+
+
+def test_pytest_options_added_in_pyproject_judge_the_change_but_other_sections_do_not(repo):
+    plugin = judged_change(repo, append("pyproject.toml", '\n[tool.pytest.ini_options]\naddopts = "-p speedups"\n'))
+    assert "pyproject.toml is edited by this change and judges it" in messages(plugin)
+    version = judged_change(repo, append("pyproject.toml", 'version = "2"\n'))
+    assert "pyproject.toml is edited" not in messages(version)
+
+
+def test_a_helper_module_the_suite_imports_judges_the_change_under_run_suites(repo):
+    result = judged_change(repo, append("suites/cases.py", "\n# looser\n"), run_suites=True, suite_timeout_s=120)
+    assert ("suites/cases.py is edited by this change and was imported by the run of suites/suite_numeric.py, "
+            "which judges it") in messages(result)
 
 
 # --- the command line: keys, signing, verifying, verify mode -----------------------------------------
