@@ -21,6 +21,7 @@ caller to judge.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field, replace
 
 from gates.module_scope import (
@@ -39,6 +40,7 @@ from gates.module_scope import (
 )
 
 
+SWITCH_READ = "switch-read"  # the defaults with which a function reads a switch (`gates.switch_reads`)
 UNBOUND = "unbound"  # listed in `__all__`, bound by nothing the checker can see (a submodule, or a name deleted)
 
 
@@ -105,6 +107,10 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         if name not in surface.entries and entry.kind == "import" and not name.startswith("_"):
             resolved, _, _ = scope.definition(entry)  # unreadable: compared as an import the checker cannot read
             surface.imports[name] = _with_decorators(scope, resolved)
+    for entries in (surface.entries, surface.imports):
+        for key, entry in entries.items():
+            if entry.params and any(p.reference for p in entry.params):
+                entries[key] = replace(entry, params=tuple(_imported_default(scope, surface, p) for p in entry.params))
     for name in switch_names:
         entry = scope.names.get(name)
         if entry is not None:
@@ -118,8 +124,37 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         line = entry.line if entry is not None else 1
         origin = entry.origin if entry is not None else None
         surface.entries[f"switch:{name}"] = Entry(name, "constant", line, value=value, origin=origin)
+        surface.entries.update(_switch_reads(scope, name))
     surface.import_paths = [p for p in scope.import_paths if p != path]
     return surface
+
+
+def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Parameter) -> Parameter:
+    """A default naming an imported constant, with the constant's value (followed into the repository)."""
+    if not param.reference:
+        return param
+    value, error = scope.constant_value(param.reference)
+    if error:
+        surface.error = surface.error or f"{UNREADABLE}: the default of '{param.name}' ({param.default}): {error}"
+    return replace(param, value=value, reference=())
+
+
+def _switch_reads(scope: ModuleScope, name: str) -> dict[str, Entry]:
+    """`switch:NAME@function` entries: the defaults with which each function of the module reads the switch
+    (`os.environ.get(NAME, "0")`), a default naming a module constant shown with its value."""
+    found: dict[str, list[str]] = {}
+    lines: dict[str, int] = {}
+    for read in scope.reads:
+        if read.name != name:
+            continue
+        text = "None" if read.default is None else ast.unparse(read.default)
+        bound = scope.names.get(read.default.id) if isinstance(read.default, ast.Name) else None
+        if bound is not None and bound.kind == "constant" and bound.value is not None:
+            text = f"{text} (= {bound.value})"
+        found.setdefault(read.where, []).append(text)
+        lines.setdefault(read.where, read.line)
+    return {f"switch:{name}@{where}": Entry(name, SWITCH_READ, lines[where], value="; ".join(defaults), source=where)
+            for where, defaults in found.items()}
 
 
 def _refuse(surface: ModuleSurface, construct: str, line: int) -> None:
@@ -173,10 +208,10 @@ def _diff_params(name: str, line: int, old: tuple[Parameter, ...], new: tuple[Pa
             changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' became positional-only"))
         if param.default is not None and now.default is None and now.kind not in (VAR_POSITIONAL, VAR_KEYWORD):
             changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' was optional and is now required"))
-        elif param.default is not None and now.default is not None and param.default != now.default:
-            changes.append(
-                ApiChange(name, line, f"{name}: default of '{param.name}' changed from {param.default} to {now.default}")
-            )
+        elif param.default is not None and now.default is not None and \
+                param.effective_default != now.effective_default:
+            changes.append(ApiChange(name, line, f"{name}: default of '{param.name}' changed from "
+                                     f"{param.shown_default} to {now.shown_default}"))
     old_names = {p.name for p in old}
     for param in new:
         if param.name not in old_names and param.required:
@@ -236,7 +271,11 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
         if before.kind == STAR_IMPORT and name[2:] in followed:
             continue  # the module it names is in the repository now: its names are the surface
         if name.startswith("switch:"):
-            if after is not None and before.value != after.value:
+            if after is not None and before.value != after.value and before.kind == SWITCH_READ:
+                changes.append(ApiChange(before.name, after.line, f"the default with which {before.source} reads switch "
+                                         f"{old.module}.{before.name} changed from {before.value} to {after.value}",
+                                         "route"))
+            elif after is not None and before.value != after.value:
                 changes.append(
                     ApiChange(before.name, after.line,
                               f"switch {old.module}.{before.name} changed from {before.value} to {after.value}",
@@ -264,4 +303,19 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
                 and before.source != after.source and before.source is not None:
             changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now bound to {_shown(after.source)} "
                                      f"instead of {_shown(before.source)}", origin=after.origin))
+    return changes + _new_switch_reads(old, new)
+
+
+def _new_switch_reads(old: ModuleSurface, new: ModuleSurface) -> list[ApiChange]:
+    """A function that starts reading a switch with a default the module did not read it with before."""
+    changes = []
+    for name, after in new.entries.items():
+        if after.kind != SWITCH_READ or name in old.entries:
+            continue
+        before = {d for e in old.entries.values() if e.kind == SWITCH_READ and e.name == after.name
+                  for d in e.value.split("; ")}
+        if not set(after.value.split("; ")) <= before:
+            was = f" (before, it was read with {', '.join(sorted(before))})" if before else ""
+            changes.append(ApiChange(after.name, after.line, f"switch {old.module}.{after.name} is now read in "
+                                     f"{after.source} with the default {after.value}{was}", "route"))
     return changes
