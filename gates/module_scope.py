@@ -160,9 +160,13 @@ class ModuleScope:
                 else:
                     return None, None
             if entry.kind == "import":
+                source = entry.source
                 entry, members, error = self.definition(entry)
                 if error:
                     return None, error
+                if entry.origin is None and self.resolver is not None and \
+                        self.resolver.scope_of(source.replace(":", ".")) is not None:
+                    entry = Entry(entry.name, "module-import", 1, source=source.replace(":", "."))  # a namespace package
         return (entry.value, None) if entry.kind == "constant" and entry.origin is not None else (None, None)
 
     def lookup(self, qualified: str) -> tuple[Entry | None, dict[str, Entry]]:
