@@ -141,7 +141,7 @@ def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Paramet
 
 def _switch_reads(scope: ModuleScope, name: str) -> dict[str, Entry]:
     """`switch:NAME@function` entries: the defaults with which each function of the module reads the switch
-    (`os.environ.get(NAME, "0")`), a default naming a module constant shown with its value."""
+    (`os.environ.get(NAME, "0")`); a default naming a module constant stands for the constant's value."""
     found: dict[str, list[str]] = {}
     lines: dict[str, int] = {}
     for read in scope.reads:
@@ -150,7 +150,7 @@ def _switch_reads(scope: ModuleScope, name: str) -> dict[str, Entry]:
         text = "None" if read.default is None else ast.unparse(read.default)
         bound = scope.names.get(read.default.id) if isinstance(read.default, ast.Name) else None
         if bound is not None and bound.kind == "constant" and bound.value is not None:
-            text = f"{text} (= {bound.value})"
+            text = bound.value  # compared by value: `SWITCH_DEFAULT` with `SWITCH_DEFAULT = "0"` reads as '0'
         found.setdefault(read.where, []).append(text)
         lines.setdefault(read.where, read.line)
     return {f"switch:{name}@{where}": Entry(name, SWITCH_READ, lines[where], value="; ".join(defaults), source=where)

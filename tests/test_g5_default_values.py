@@ -147,7 +147,7 @@ ROUTE_CHANGES = [
     pytest.param(LAYER, LAYER.replace('.get(SWITCH_ENV, "0")', '.get(SWITCH_ENV) or "1"'), f"{READ} '0' to None",
                  id="default-dropped"),
     pytest.param(WITH_DEFAULT_CONSTANT, WITH_DEFAULT_CONSTANT.replace('SWITCH_DEFAULT = "0"', 'SWITCH_DEFAULT = "1"'),
-                 f"{READ} SWITCH_DEFAULT (= '0') to SWITCH_DEFAULT (= '1')", id="default-through-a-constant"),
+                 f"{READ} '0' to '1'", id="default-through-a-constant"),
     pytest.param(LAYER, LAYER + '\n\ndef split_kv_enabled() -> bool:\n    return os.environ.get(SWITCH_ENV, "1") == "1"\n',
                  "switch kernels.api.SWITCH_ENV is now read in split_kv_enabled with the default '1' (before, it was "
                  "read with '0')", id="new-reader-with-another-default"),
@@ -165,6 +165,7 @@ ROUTE_KEPT = [
     pytest.param(LAYER, LAYER.replace("must be 0 or 1", "must be '0' or '1'"), id="body-changed-elsewhere"),
     pytest.param(LAYER, LAYER + '\n\ndef split_kv_enabled() -> bool:\n    return os.environ.get(SWITCH_ENV, "0") == "1"\n',
                  id="new-reader-with-the-same-default"),
+    pytest.param(LAYER, WITH_DEFAULT_CONSTANT, id="default-moved-into-a-constant-of-that-value"),
     pytest.param(LAYER, LAYER.replace('SWITCH_ENV = "DESIGN_GATES_SPLITKV"\n',
                                       'SWITCH_ENV = "DESIGN_GATES_SPLITKV"\nTRACE_ENV = "TRACE"\n').replace(
         '    return value == "1"\n', '    return value == "1" and os.environ.get(TRACE_ENV, "1") != ""\n'),
