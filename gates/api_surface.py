@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
+from gates.default_values import fill
 from gates.module_scope import (
     KEYWORD_ONLY,
     POSITIONAL,
@@ -130,13 +131,17 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
 
 
 def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Parameter) -> Parameter:
-    """A default naming an imported constant, with the constant's value (followed into the repository)."""
+    """A default naming imported constants, with their values (followed into the repository)."""
     if not param.reference:
         return param
-    value, error = scope.constant_value(param.reference)
-    if error:
-        surface.error = surface.error or f"{UNREADABLE}: the default of '{param.name}' ({param.default}): {error}"
-    return replace(param, value=value, reference=())
+
+    def resolve(reference: tuple[str, ...]) -> str | None:
+        value, error = scope.constant_value(reference)
+        if error:
+            surface.error = surface.error or f"{UNREADABLE}: the default of '{param.name}' ({param.default}): {error}"
+        return value
+
+    return replace(param, value=fill(param.value, param.reference, resolve), reference=())
 
 
 def _switch_reads(scope: ModuleScope, name: str) -> dict[str, Entry]:

@@ -14,6 +14,7 @@ import ast
 from dataclasses import replace
 
 from gates.decorators import callee, is_passthrough
+from gates.default_values import fill, has_imports, read_default
 from gates.dunder_all import ALL, AllChanges, literal_names
 from gates.errors import InputError
 from gates.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
@@ -154,27 +155,35 @@ class _Binder(AllChanges):
     def decorators(self, node) -> tuple[str, ...]:
         return tuple(self.qualify(d) for d in node.decorator_list)
 
-    def read_default(self, expr: ast.expr, local: dict[str, Entry] | None = None) -> tuple[str | None, tuple[str, ...]]:
-        """A default that names a constant, as Python evaluates it when the `def` runs: (the constant's value, ())
-        for one this module binds (`local`: a class body's own names, looked up first), (None, (source, attributes))
-        for an imported name that `ModuleScope.constant_value` follows later, (None, ()) for anything else."""
+    def read_default(self, expr: ast.expr, local: dict[str, Entry] | None = None):
+        """A default as Python evaluates it when the `def` runs (`gates.default_values`): (its value, ()) when every
+        constant it names is this module's (`local`: a class body's own names, looked up first), else (a template,
+        the references that `ModuleScope.constant_value` follows later)."""
+        template, references = read_default(expr, lambda node: self.read_chain(node, local))
+        if has_imports(references):
+            return template, references
+        return fill(template, references), ()
+
+    def read_chain(self, expr: ast.expr, local: dict[str, Entry] | None) -> str | tuple[str, ...] | None:
+        """A name or attribute chain in a default: the value of a constant bound here, where an import comes
+        from, or None."""
         attributes, node = [], expr
         while isinstance(node, ast.Attribute):
             attributes.insert(0, node.attr)
             node = node.value
         if not isinstance(node, ast.Name):
-            return None, ()
+            return None
         entry = (local or {}).get(node.id) or self.scope.names.get(node.id)
         if entry is None:
-            return None, ()  # a builtin, or unbound
+            return None  # a builtin, or unbound
         if entry.kind == "constant" and not attributes:
-            return entry.value, ()
+            return entry.value
         if entry.kind == "class" and len(attributes) == 1:
             member = self.scope.members.get(f"{node.id}.{attributes[0]}")
-            return (member.value if member is not None and member.kind == "constant" else None), ()
-        if entry.kind in ("import", "module-import") and entry.source:
-            return None, (entry.source, *attributes)
-        return None, ()
+            return member.value if member is not None and member.kind == "constant" else None
+        if entry.source and (entry.kind == "import" or entry.kind == "module-import" and attributes):
+            return (entry.source, *attributes)
+        return None
 
     def function_entry(self, node, name: str | None = None, local: dict[str, Entry] | None = None) -> Entry:
         read_default = lambda expr: self.read_default(expr, local)  # noqa: E731
@@ -229,8 +238,8 @@ class _Binder(AllChanges):
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
             return {}
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        value, _ = self.read_default(stmt.value, local) if isinstance(stmt.value, ast.Name) else (None, ())
-        value = value or ast.unparse(stmt.value)
+        value, references = self.read_default(stmt.value, local)
+        value = value if value is not None and not references else ast.unparse(stmt.value)
         return {t.id: Entry(t.id, "constant", stmt.lineno, value=value) for t in targets if isinstance(t, ast.Name)}
 
     def check_class_statement(self, node: ast.ClassDef, stmt: ast.stmt, methods: set[str]) -> None:

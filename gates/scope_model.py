@@ -35,8 +35,8 @@ class Parameter:
     name: str
     kind: str
     default: str | None = None  # source text of the default, None when required
-    value: str | None = None  # a default naming a module-level constant: the constant's value (source text)
-    reference: tuple[str, ...] = ()  # a default naming an import: (where it comes from, attributes...), to follow
+    value: str | None = None  # a default naming constants: its value with theirs filled in (`gates.default_values`)
+    reference: tuple[tuple[str, ...], ...] = ()  # imports the default names, to follow (then value is a template)
 
     @property
     def required(self) -> bool:
@@ -81,8 +81,8 @@ def module_name(path: str, root: str = ".") -> str:
     return ".".join(parts)
 
 
-DefaultReader = Callable[[ast.expr], "tuple[str | None, tuple[str, ...]]"]
-"""`read_default(expr)` -> (the value of the constant a default names, or where an imported one comes from)."""
+DefaultReader = Callable[[ast.expr], "tuple[str | None, tuple[tuple[str, ...], ...]]"]
+"""`read_default(expr)` -> (the value of the constants a default names, the imports still to follow)."""
 
 
 def parameters(args: ast.arguments, read_default: DefaultReader | None = None) -> tuple[Parameter, ...]:

@@ -80,6 +80,13 @@ DEFAULT_CHANGES = [
     pytest.param(FIELD, FIELD.replace("_SPLITS = 1", "_SPLITS = 4"), None, None,
                  "kernels.api.SplitConfig.__init__: default of 'num_splits' changed from _SPLITS (= 1) to _SPLITS (= 4)",
                  id="dataclass-field"),
+    pytest.param(BASE.replace("=_SPLITS", "=_SPLITS + 0"), BASE.replace("=_SPLITS", "=_SPLITS + 0").replace(
+        "_SPLITS = 1", "_SPLITS = 4"), None, None, f"{CHANGED} _SPLITS + 0 (= (1) + 0) to _SPLITS + 0 (= (4) + 0)",
+                 id="constant-inside-an-expression"),
+    pytest.param(IMPORTED.replace("=_SPLITS", "=max(_SPLITS, 1)"), IMPORTED.replace("=_SPLITS", "=max(_SPLITS, 1)"),
+                 {"kernels/consts.py": CONSTS}, {"kernels/consts.py": "SPLITS = 4\n"},
+                 f"{CHANGED} max(_SPLITS, 1) (= max((1), 1)) to max(_SPLITS, 1) (= max((4), 1))",
+                 id="imported-constant-inside-an-expression"),
     pytest.param(BASE, BASE.replace("_SPLITS = 1", "_SPLITS = _tuned()"), None, None,
                  f"{CHANGED} _SPLITS (= 1) to _SPLITS (= _tuned())", id="constant-becomes-an-expression"),
 ]
@@ -100,6 +107,8 @@ DEFAULT_KEPT = [
     pytest.param(BASE.replace("=_SPLITS", "=1"), BASE, None, None, id="literal-named-as-a-constant-of-that-value"),
     pytest.param(BASE, BASE.replace("_SPLITS", "_NUM_SPLITS"), None, None, id="constant-renamed"),
     pytest.param(BASE, BASE + "\n_SPLITS = 4\n", None, None, id="rebound-after-the-def"),
+    pytest.param(BASE.replace("=_SPLITS", "=_SPLITS + 0"), BASE.replace("=_SPLITS", "=_SPLITS + 0").replace(
+        "_SPLITS = 1", "_SPLITS = 1\n_ROWS = 2"), None, None, id="expression-of-an-unchanged-constant"),
     pytest.param(BASE, BASE.replace('_SPLITS = 1\n', '_SPLITS = 1\n_ROWS = 8\n'), None, None, id="another-constant"),
     pytest.param(IMPORTED, IMPORTED, {"kernels/consts.py": CONSTS}, {"kernels/consts.py": CONSTS + "ROWS = 8\n"},
                  id="imported-module-grows"),
