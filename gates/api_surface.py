@@ -308,19 +308,31 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
                 and before.source != after.source and before.source is not None:
             changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now bound to {_shown(after.source)} "
                                      f"instead of {_shown(before.source)}", origin=after.origin))
-    return changes + _new_switch_reads(old, new)
+    return changes + _switch_read_changes(old, new)
 
 
-def _new_switch_reads(old: ModuleSurface, new: ModuleSurface) -> list[ApiChange]:
-    """A function that starts reading a switch with a default the module did not read it with before."""
+def _switch_read_changes(old: ModuleSurface, new: ModuleSurface) -> list[ApiChange]:
+    """A function that starts reading a switch with a default the module did not read it with before, and a
+    default that nothing in the module reads the switch with any more."""
+
+    def defaults(surface: ModuleSurface, switch: str) -> set[str]:
+        return {d for e in surface.entries.values() if e.kind == SWITCH_READ and e.name == switch
+                for d in e.value.split("; ")}
+
     changes = []
     for name, after in new.entries.items():
         if after.kind != SWITCH_READ or name in old.entries:
             continue
-        before = {d for e in old.entries.values() if e.kind == SWITCH_READ and e.name == after.name
-                  for d in e.value.split("; ")}
+        before = defaults(old, after.name)
         if not set(after.value.split("; ")) <= before:
             was = f" (before, it was read with {', '.join(sorted(before))})" if before else ""
             changes.append(ApiChange(after.name, after.line, f"switch {old.module}.{after.name} is now read in "
                                      f"{after.source} with the default {after.value}{was}", "route"))
+    for name, before in old.entries.items():
+        if before.kind != SWITCH_READ or name in new.entries:
+            continue
+        gone = sorted(set(before.value.split("; ")) - defaults(new, before.name))
+        if gone:
+            changes.append(ApiChange(before.name, 1, f"switch {old.module}.{before.name} is no longer read with the "
+                                     f"default {', '.join(gone)} (it was, in {before.source})", "route"))
     return changes

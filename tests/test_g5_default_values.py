@@ -160,6 +160,10 @@ ROUTE_CHANGES = [
     pytest.param(LAYER, LAYER + '\n\ndef split_kv_enabled() -> bool:\n    return os.environ.get(SWITCH_ENV, "1") == "1"\n',
                  "switch kernels.api.SWITCH_ENV is now read in split_kv_enabled with the default '1' (before, it was "
                  "read with '0')", id="new-reader-with-another-default"),
+    pytest.param(LAYER, LAYER.replace('value = (os.environ if environ is None else environ).get(SWITCH_ENV, "0").strip()',
+                                      'value = "1"'),
+                 "switch kernels.api.SWITCH_ENV is no longer read with the default '0' (it was, in switch_from_env)",
+                 id="read-removed"),
 ]
 
 
@@ -175,6 +179,10 @@ ROUTE_KEPT = [
     pytest.param(LAYER, LAYER + '\n\ndef split_kv_enabled() -> bool:\n    return os.environ.get(SWITCH_ENV, "0") == "1"\n',
                  id="new-reader-with-the-same-default"),
     pytest.param(LAYER, WITH_DEFAULT_CONSTANT, id="default-moved-into-a-constant-of-that-value"),
+    pytest.param(LAYER, LAYER.replace('value = (os.environ if environ is None else environ).get(SWITCH_ENV, "0").strip()',
+                                      'value = _read(environ)') + '\n\ndef _read(environ):\n'
+                 '    return (os.environ if environ is None else environ).get(SWITCH_ENV, "0").strip()\n',
+                 id="read-moved-into-a-helper"),
     pytest.param(LAYER, LAYER.replace('SWITCH_ENV = "DESIGN_GATES_SPLITKV"\n',
                                       'SWITCH_ENV = "DESIGN_GATES_SPLITKV"\nTRACE_ENV = "TRACE"\n').replace(
         '    return value == "1"\n', '    return value == "1" and os.environ.get(TRACE_ENV, "1") != ""\n'),
