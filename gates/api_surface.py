@@ -277,9 +277,9 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
             continue  # the module it names is in the repository now: its names are the surface
         if name.startswith("switch:"):
             if after is not None and before.value != after.value and before.kind == SWITCH_READ:
-                changes.append(ApiChange(before.name, after.line, f"the default with which {before.source} reads switch "
-                                         f"{old.module}.{before.name} changed from {before.value} to {after.value}",
-                                         "route"))
+                changes.append(ApiChange(before.name, after.line,
+                                         f"the default with which {before.source} reads switch {old.module}."
+                                         f"{before.name} changed from {before.value} to {after.value}", "route"))
             elif after is not None and before.value != after.value:
                 changes.append(
                     ApiChange(before.name, after.line,

@@ -164,9 +164,13 @@ class ModuleScope:
                 entry, members, error = self.definition(entry)
                 if error:
                     return None, error
-                if entry.origin is None and self.resolver is not None and \
-                        self.resolver.scope_of(source.replace(":", ".")) is not None:
-                    entry = Entry(entry.name, "module-import", 1, source=source.replace(":", "."))  # a namespace package
+                if entry.origin is None and self.resolver is not None:
+                    try:
+                        submodule = self.resolver.scope_of(source.replace(":", "."))
+                    except InputError as exc:
+                        return None, f"cannot follow '{source}': {exc.path} {exc.message}"
+                    if submodule is not None:  # a submodule of a namespace package (no `__init__.py` binds it)
+                        entry = Entry(entry.name, "module-import", 1, source=source.replace(":", "."))
         return (entry.value, None) if entry.kind == "constant" and entry.origin is not None else (None, None)
 
     def lookup(self, qualified: str) -> tuple[Entry | None, dict[str, Entry]]:
