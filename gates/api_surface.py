@@ -141,7 +141,7 @@ def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Paramet
             surface.error = surface.error or f"{UNREADABLE}: the default of '{param.name}' ({param.default}): {error}"
         return value
 
-    return replace(param, value=fill(param.value, param.reference, resolve), reference=())
+    return replace(param, value=fill(param.value, param.reference, param.default, resolve), reference=())
 
 
 def _switch_reads(scope: ModuleScope, name: str) -> dict[str, Entry]:

@@ -3,7 +3,7 @@
 Python evaluates a default once, when the `def` runs. Every name or attribute chain in a
 default (`_SPLITS`, `consts.SPLITS`, `Tuning.SPLITS`, `_SPLITS + 0`) that names a
 constant is replaced by the constant's value, as source text: `_SPLITS + 0` with
-`_SPLITS = 4` stands for `(4) + 0`. The module's own constants are read as they are
+`_SPLITS = 4` stands for `4 + 0`. The module's own constants are read as they are
 bound when the `def` runs (`gates.scope_binder`); a name that comes from an import is
 kept as a reference and followed later through the repository's modules
 (`ModuleScope.constant_value`), once every module can be read. A default whose names
@@ -26,12 +26,17 @@ to, (where it comes from, attributes...) for an import, or None when it names no
 
 
 def read_default(expr: ast.expr, read_chain: ReadChain) -> tuple[str | None, tuple[tuple[str, ...], ...]]:
-    """The default's value as a template with one placeholder per constant it names, and the references
-    (`(LOCAL, value)` or `(import source, attributes...)`, each after the chain's own text); (None, ()) when
-    it names none."""
+    """The default's value as a template with one placeholder per import it names, and those references
+    (each `(the chain's text, import source, attributes...)`); (None, ()) when it names no constant.
+
+    A constant's value is read the same way, so `_SPLITS = tuning.NUM_SPLITS` follows the import too.
+    """
     references: list[tuple[str, ...]] = []
+    substituted = False
 
     class _Chains(ast.NodeTransformer):
+        depth = 0
+
         def visit_Name(self, node: ast.Name) -> ast.expr:
             return self.chain(node)
 
@@ -39,34 +44,43 @@ def read_default(expr: ast.expr, read_chain: ReadChain) -> tuple[str | None, tup
             return self.chain(node)
 
         def chain(self, node: ast.expr) -> ast.expr:
+            nonlocal substituted
             found = read_chain(node)
             if found is None:
                 return self.generic_visit(node)
-            reference = (LOCAL, found) if isinstance(found, str) else found
-            references.append((ast.unparse(node), *reference))
-            return ast.Name(id=f"{_MARK}{len(references) - 1}{_MARK}")
+            if isinstance(found, tuple):
+                references.append((ast.unparse(node), *found))
+                return ast.Name(id=f"{_MARK}{len(references) - 1}{_MARK}")
+            substituted = True
+            try:
+                value = ast.parse(found, mode="eval").body
+            except SyntaxError:  # a value described in words (`for _S in ...:`)
+                return ast.Name(id=found if node is root else f"({found})")
+            if self.depth >= 8:
+                return value
+            self.depth += 1
+            value = self.visit(value)  # the imports a constant's value names
+            self.depth -= 1
+            return value
 
-    template = ast.unparse(_Chains().visit(_copy(expr)))
-    return (template, tuple(references)) if references else (None, ())
+    root = _copy(expr)
+    template = ast.unparse(_Chains().visit(root))
+    return (template, tuple(references)) if substituted or references else (None, ())
 
 
-def fill(template: str | None, references: tuple[tuple[str, ...], ...],
+def fill(template: str | None, references: tuple[tuple[str, ...], ...], default: str,
          resolve: Callable[[tuple[str, ...]], str | None] | None = None) -> str | None:
-    """The default's value: each placeholder replaced by its constant's value (`resolve` follows an import;
-    without it only `LOCAL` references are filled); None when no reference names a constant."""
-    values = []
-    for text, *reference in references:
-        if reference[0] == LOCAL:
-            values.append(reference[1])
-        else:
-            values.append(resolve(tuple(reference)) if resolve is not None else None)
-    if template is None or all(value is None for value in values):
+    """The value of `default` (its source text): each import placeholder of `template` replaced by the value of
+    the constant it names (`resolve` follows the import; one that names no constant keeps its text); None when
+    that leaves the default's own text (it names no constant)."""
+    if template is None:
         return None
+    values = [resolve(tuple(reference)) if resolve is not None else None for _, *reference in references]
     whole = template == f"{_MARK}0{_MARK}"
     for index, (value, (text, *_)) in enumerate(zip(values, references)):
         shown = text if value is None else value if whole else f"({value})"
         template = template.replace(f"{_MARK}{index}{_MARK}", shown)
-    return template
+    return None if template == default else template
 
 
 def has_imports(references: tuple[tuple[str, ...], ...]) -> bool:

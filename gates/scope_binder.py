@@ -162,7 +162,17 @@ class _Binder(AllChanges):
         template, references = read_default(expr, lambda node: self.read_chain(node, local))
         if has_imports(references):
             return template, references
-        return fill(template, references), ()
+        return fill(template, references, ast.unparse(expr)), ()
+
+    def constant_text(self, expr: ast.expr) -> str:
+        """A constant's value as source text, the module's constants it names filled in as they are bound now
+        (`_SPLITS = _BASE * 2` with `_BASE = 2` is `2 * 2`); imports are kept, `read_default` follows them."""
+        def constants_only(node: ast.expr) -> str | None:
+            found = self.read_chain(node, None)
+            return found if isinstance(found, str) else None
+
+        template, _ = read_default(expr, constants_only)
+        return template if template is not None else ast.unparse(expr)
 
     def read_chain(self, expr: ast.expr, local: dict[str, Entry] | None) -> str | tuple[str, ...] | None:
         """A name or attribute chain in a default: the value of a constant bound here, where an import comes
@@ -366,8 +376,7 @@ class _Binder(AllChanges):
                                for key, m in self.scope.members.items() if key.startswith(value.id + ".")}
                     self.bind(target.id, replace(aliased, name=target.id, line=line), members)
                 else:
-                    known = aliased.value if aliased is not None and aliased.value is not None else None
-                    self.bind(target.id, Entry(target.id, "constant", line, value=known or ast.unparse(value)))
+                    self.bind(target.id, Entry(target.id, "constant", line, value=self.constant_text(value)))
             else:
                 self.check_all_mention(target, line)
                 self.bind_targets(target, line, ast.unparse(stmt))

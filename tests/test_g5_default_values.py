@@ -50,6 +50,9 @@ LOOPED = BASE.replace('_SPLITS = 1\n', 'for _SPLITS in (1,):\n    pass\n')
 FIELD = '"""Split sums."""\nfrom dataclasses import dataclass\n\n_SPLITS = 1\n\n\n@dataclass\nclass SplitConfig:\n' \
         '    num_splits: int = _SPLITS\n'
 
+VIA_CONSTANT = BASE.replace('_SPLITS = 1\n', 'from kernels import consts\n\n_SPLITS = consts.SPLITS\n')
+COMPUTED = BASE.replace('_SPLITS = 1\n', '_BASE = 1\n_SPLITS = _BASE * 2\n')
+
 DEFAULT_CHANGES = [
     pytest.param(BASE, BASE.replace("_SPLITS = 1", "_SPLITS = 4"), None, None,
                  f"{CHANGED} _SPLITS (= 1) to _SPLITS (= 4)", id="private-constant"),
@@ -62,6 +65,10 @@ DEFAULT_CHANGES = [
                  f"{CHANGED} consts.SPLITS (= 1) to consts.SPLITS (= 4)", id="module-attribute"),
     pytest.param(DOTTED_IMPORT, DOTTED_IMPORT, {"kernels/consts.py": CONSTS}, {"kernels/consts.py": "SPLITS = 4\n"},
                  f"{CHANGED} kernels.consts.SPLITS (= 1) to kernels.consts.SPLITS (= 4)", id="dotted-import"),
+    pytest.param(VIA_CONSTANT, VIA_CONSTANT, {"kernels/consts.py": CONSTS}, {"kernels/consts.py": "SPLITS = 4\n"},
+                 f"{CHANGED} _SPLITS (= 1) to _SPLITS (= 4)", id="constant-bound-to-an-imported-constant"),
+    pytest.param(COMPUTED, COMPUTED.replace("_BASE = 1", "_BASE = 2"), None, None,
+                 f"{CHANGED} _SPLITS (= 1 * 2) to _SPLITS (= 2 * 2)", id="constant-computed-from-a-constant"),
     pytest.param(CLASS_ATTRIBUTE, CLASS_ATTRIBUTE.replace("SPLITS = 1", "SPLITS = 4"), None, None,
                  f"{CHANGED} Tuning.SPLITS (= 1) to Tuning.SPLITS (= 4)", id="class-attribute"),
     pytest.param(METHOD, METHOD.replace("_PER_ROW = 2", "_PER_ROW = 3"), None, None,
@@ -81,7 +88,7 @@ DEFAULT_CHANGES = [
                  "kernels.api.SplitConfig.__init__: default of 'num_splits' changed from _SPLITS (= 1) to _SPLITS (= 4)",
                  id="dataclass-field"),
     pytest.param(BASE.replace("=_SPLITS", "=_SPLITS + 0"), BASE.replace("=_SPLITS", "=_SPLITS + 0").replace(
-        "_SPLITS = 1", "_SPLITS = 4"), None, None, f"{CHANGED} _SPLITS + 0 (= (1) + 0) to _SPLITS + 0 (= (4) + 0)",
+        "_SPLITS = 1", "_SPLITS = 4"), None, None, f"{CHANGED} _SPLITS + 0 (= 1 + 0) to _SPLITS + 0 (= 4 + 0)",
                  id="constant-inside-an-expression"),
     pytest.param(IMPORTED.replace("=_SPLITS", "=max(_SPLITS, 1)"), IMPORTED.replace("=_SPLITS", "=max(_SPLITS, 1)"),
                  {"kernels/consts.py": CONSTS}, {"kernels/consts.py": "SPLITS = 4\n"},
