@@ -4,8 +4,11 @@ The surface of a module is its public names (`__all__` when the module defines i
 a literal list or tuple; otherwise the top-level functions, classes and assignments
 whose names do not start with `_`, plus the names a package `__init__.py` imports),
 every public function's and method's parameters (name, kind, default as source
-text), the constructor of a class (`__init__`, or the fields of a `@dataclass`),
-and the values of the module-level constants a record names as its route switch.
+text, and the default's value when it names constants: `gates.default_values`), the
+constructor of a class (`__init__`, or the fields of a `@dataclass`), and the values
+of the module-level constants a record names as its route switch, with the defaults
+each function reads such a switch with (`os.environ.get(SWITCH_ENV, "0")`:
+`gates.switch_reads`).
 
 Star imports count as Python counts them (`gates.module_scope` reads what a module's
 top level binds and follows them): the names a star import brings in are public here
@@ -14,9 +17,10 @@ in the surface as the entry `*:module`.
 
 `diff_surfaces(old, new)` lists what breaks a caller: a removed public name or star
 import, a removed, renamed or reordered parameter, a parameter that became
-keyword-only or required, a changed default, a new parameter without a default.
-Additions are fine. A changed switch constant is reported as a route change, for the
-caller to judge.
+keyword-only or required, a changed default (compared by value when it names
+constants), a new parameter without a default. Additions are fine. A changed switch
+constant, or a changed, new or dropped default it is read with, is reported as a
+route change, for the caller to judge.
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@
 imports (with where they come from), assignments and aliases, `del`, the changes of
 `__all__`, star imports followed through `resolver`. Constant tests (`if False:`,
 `if TYPE_CHECKING:`) run one branch; other branches run from the same state and what
-they disagree on is recorded in `scope.conditional`. Anything the model does not cover
+they disagree on is recorded in `scope.conditional` (a constant set differently keeps
+every value: `4 or 1 (depending on `if ...:`)`). A default, and a constant's value, is
+read with the constants it names filled in as they are bound when it runs
+(`gates.default_values`). Anything the model does not cover
 is refused through `scope.refuse` (see `gates.module_scope`).
 """
 
