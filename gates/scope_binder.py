@@ -190,6 +190,9 @@ class _Binder(AllChanges):
         if entry is None:
             return None  # a builtin, or unbound
         if entry.kind == "constant" and not attributes:
+            if node.id in self.scope.rebound and not (local and node.id in local):
+                self.scope.refuse(f"`global {node.id}` in a function (it can change the value of a default that "
+                                  f"names it)", self.scope.rebound[node.id])
             return entry.value
         if entry.kind == "class" and len(attributes) == 1:
             member = self.scope.members.get(f"{node.id}.{attributes[0]}")

@@ -110,6 +110,13 @@ def test_an_imported_default_from_an_unreadable_module_fails_closed():
     assert any("the default of 'num_splits' (_SPLITS)" in c and "cannot read" in c for c in changes), changes
 
 
+def test_a_constant_a_function_rebinds_with_global_fails_closed():
+    head = BASE.replace('_SPLITS = 1\n', '_SPLITS = 1\n\n\ndef _tune():\n    global _SPLITS\n    _SPLITS = 4\n\n\n_tune()\n')
+    changes = diff(BASE, head)
+    assert any("`global _SPLITS` in a function (it can change the value of a default that names it)" in c
+               for c in changes), changes
+
+
 DEFAULT_KEPT = [
     pytest.param(BASE.replace("=_SPLITS", "=1"), BASE, None, None, id="literal-named-as-a-constant-of-that-value"),
     pytest.param(BASE, BASE.replace("_SPLITS", "_NUM_SPLITS"), None, None, id="constant-renamed"),
