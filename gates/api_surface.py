@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from gates.default_values import fill
+from gates.default_values import fill, read_chain, read_default
 from gates.module_scope import (
     KEYWORD_ONLY,
     POSITIONAL,
@@ -129,7 +129,7 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         line = entry.line if entry is not None else 1
         origin = entry.origin if entry is not None else None
         surface.entries[f"switch:{name}"] = Entry(name, "constant", line, value=value, origin=origin)
-        surface.entries.update(_switch_reads(scope, name))
+        surface.entries.update(_switch_reads(scope, surface, name))
     surface.import_paths = [p for p in scope.import_paths if p != path]
     return surface
 
@@ -138,17 +138,20 @@ def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Paramet
     """A default naming imported constants, with their values (followed into the repository)."""
     if not param.reference:
         return param
-
-    def resolve(reference: tuple[str, ...]) -> str | None:
-        value, error = scope.constant_value(reference)
-        if error:
-            surface.error = surface.error or f"{UNREADABLE}: the default of '{param.name}' ({param.default}): {error}"
-        return value
-
-    return replace(param, value=fill(param.value, param.reference, param.default, resolve), reference=())
+    value = fill(param.value, param.reference, param.default,
+                 lambda reference: _constant_value(scope, surface, reference, f"'{param.name}' ({param.default})"))
+    return replace(param, value=value, reference=())
 
 
-def _switch_reads(scope: ModuleScope, name: str) -> dict[str, Entry]:
+def _constant_value(scope: ModuleScope, surface: ModuleSurface, reference: tuple[str, ...], what: str) -> str | None:
+    """The value of the imported constant a default names; a module on the way that cannot be read: the error."""
+    value, error = scope.constant_value(reference)
+    if error:
+        surface.error = surface.error or f"{UNREADABLE}: the default of {what}: {error}"
+    return value
+
+
+def _switch_reads(scope: ModuleScope, surface: ModuleSurface, name: str) -> dict[str, Entry]:
     """`switch:NAME@function` entries: the defaults with which each function of the module reads the switch
     (`os.environ.get(NAME, "0")`); a default naming a module constant stands for the constant's value."""
     found: dict[str, list[str]] = {}
@@ -157,9 +160,9 @@ def _switch_reads(scope: ModuleScope, name: str) -> dict[str, Entry]:
         if read.name != name:
             continue
         text = "None" if read.default is None else ast.unparse(read.default)
-        bound = scope.names.get(read.default.id) if isinstance(read.default, ast.Name) else None
-        if bound is not None and bound.kind == "constant" and bound.value is not None:
-            text = bound.value  # compared by value: `SWITCH_DEFAULT` with `SWITCH_DEFAULT = "0"` reads as '0'
+        if read.default is not None:  # compared by value: `SWITCH_DEFAULT` with `SWITCH_DEFAULT = "0"` reads as '0'
+            template, references = read_default(read.default, lambda node: read_chain(scope, node))
+            text = fill(template, references, text, lambda ref: _constant_value(scope, surface, ref, name)) or text
         found.setdefault(read.where, []).append(text)
         lines.setdefault(read.where, read.line)
     return {f"switch:{name}@{where}": Entry(name, SWITCH_READ, lines[where], value="; ".join(defaults), source=where)

@@ -83,6 +83,32 @@ def fill(template: str | None, references: tuple[tuple[str, ...], ...], default:
     return None if template == default else template
 
 
+def read_chain(scope, expr: ast.expr, local: dict | None = None) -> str | tuple[str, ...] | None:
+    """A name or attribute chain as `scope` (a `gates.module_scope.ModuleScope`) binds it now: the value of a
+    constant (`local`: a class body's own names, looked up first; a public class attribute), where an import
+    comes from, or None. A constant that a function rebinds with `global` makes the scope unreadable."""
+    attributes, node = [], expr
+    while isinstance(node, ast.Attribute):
+        attributes.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    entry = (local or {}).get(node.id) or scope.names.get(node.id)
+    if entry is None:
+        return None  # a builtin, or unbound
+    if entry.kind == "constant" and not attributes:
+        if node.id in scope.rebound and not (local and node.id in local):
+            scope.refuse(f"`global {node.id}` in a function (it can change the value of a default that names it)",
+                         scope.rebound[node.id])
+        return entry.value
+    if entry.kind == "class" and len(attributes) == 1:
+        member = scope.members.get(f"{node.id}.{attributes[0]}")
+        return member.value if member is not None and member.kind == "constant" else None
+    if entry.source and (entry.kind == "import" or entry.kind == "module-import" and attributes):
+        return (entry.source, *attributes)
+    return None
+
+
 def has_imports(references: tuple[tuple[str, ...], ...]) -> bool:
     return any(reference[1] != LOCAL for reference in references)
 

@@ -17,7 +17,7 @@ import ast
 from dataclasses import replace
 
 from gates.decorators import callee, is_passthrough
-from gates.default_values import fill, has_imports, read_default
+from gates.default_values import fill, has_imports, read_chain, read_default
 from gates.dunder_all import ALL, AllChanges, literal_names
 from gates.errors import InputError
 from gates.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
@@ -178,28 +178,7 @@ class _Binder(AllChanges):
         return template if template is not None else ast.unparse(expr)
 
     def read_chain(self, expr: ast.expr, local: dict[str, Entry] | None) -> str | tuple[str, ...] | None:
-        """A name or attribute chain in a default: the value of a constant bound here, where an import comes
-        from, or None."""
-        attributes, node = [], expr
-        while isinstance(node, ast.Attribute):
-            attributes.insert(0, node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return None
-        entry = (local or {}).get(node.id) or self.scope.names.get(node.id)
-        if entry is None:
-            return None  # a builtin, or unbound
-        if entry.kind == "constant" and not attributes:
-            if node.id in self.scope.rebound and not (local and node.id in local):
-                self.scope.refuse(f"`global {node.id}` in a function (it can change the value of a default that "
-                                  f"names it)", self.scope.rebound[node.id])
-            return entry.value
-        if entry.kind == "class" and len(attributes) == 1:
-            member = self.scope.members.get(f"{node.id}.{attributes[0]}")
-            return member.value if member is not None and member.kind == "constant" else None
-        if entry.source and (entry.kind == "import" or entry.kind == "module-import" and attributes):
-            return (entry.source, *attributes)
-        return None
+        return read_chain(self.scope, expr, local)
 
     def function_entry(self, node, name: str | None = None, local: dict[str, Entry] | None = None) -> Entry:
         read_default = lambda expr: self.read_default(expr, local)  # noqa: E731

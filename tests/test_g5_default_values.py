@@ -157,6 +157,9 @@ WITH_DEFAULT_CONSTANT = LAYER.replace('SWITCH_ENV = "DESIGN_GATES_SPLITKV"\n',
                                       'SWITCH_ENV = "DESIGN_GATES_SPLITKV"\nSWITCH_DEFAULT = "0"\n').replace(
     'SWITCH_ENV, "0")', "SWITCH_ENV, SWITCH_DEFAULT)")
 
+IMPORTED_DEFAULT = LAYER.replace("import os\n", "import os\n\nfrom kernels.config import DEFAULT\n").replace(
+    'SWITCH_ENV, "0")', "SWITCH_ENV, DEFAULT)")
+
 ROUTE_CHANGES = [
     pytest.param(LAYER, LAYER.replace('SWITCH_ENV, "0")', 'SWITCH_ENV, "1")'), f"{READ} '0' to '1'",
                  id="environ-get-default"),
@@ -186,6 +189,14 @@ def test_a_changed_default_of_a_switch_read_is_a_route_change(base, head, messag
     old_reader, new_reader = module_reader({PATH: base}.get), module_reader({PATH: head}.get)
     changes = diff_surfaces(module_surface(base, PATH, SWITCH, old_reader), module_surface(head, PATH, SWITCH, new_reader))
     assert any(c.kind == "route" and message in c.message for c in changes), [(c.kind, c.message) for c in changes]
+
+
+def test_a_switch_read_default_imported_from_another_module_is_followed():
+    old_reader = module_reader({PATH: IMPORTED_DEFAULT, "kernels/config.py": 'DEFAULT = "0"\n'}.get)
+    new_reader = module_reader({PATH: IMPORTED_DEFAULT, "kernels/config.py": 'DEFAULT = "1"\n'}.get)
+    old, new = (module_surface(IMPORTED_DEFAULT, PATH, SWITCH, reader) for reader in (old_reader, new_reader))
+    assert "kernels/config.py" in new.import_paths  # so a change of config.py alone rereads this module
+    assert [(c.kind, c.message) for c in diff_surfaces(old, new)] == [("route", f"{READ} '0' to '1'")]
 
 
 ROUTE_KEPT = [
