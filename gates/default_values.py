@@ -15,9 +15,11 @@ by its text. The value of a constant whose value is not a literal is its text
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections.abc import Callable
 
 _MARK = "\x00"
+_LONGEST = 400
 LOCAL = "="  # a reference already resolved: ("=", value)
 
 ReadChain = Callable[[ast.expr], "str | tuple[str, ...] | None"]
@@ -80,7 +82,15 @@ def fill(template: str | None, references: tuple[tuple[str, ...], ...], default:
     for index, (value, (text, *_)) in enumerate(zip(values, references)):
         shown = text if value is None else value if whole else f"({value})"
         template = template.replace(f"{_MARK}{index}{_MARK}", shown)
-    return None if template == default else template
+    return None if template == default else bounded(template)
+
+
+def bounded(text: str) -> str:
+    """A value as long as the project's widest line, else its length and digest (constants built from
+    constants, `_B = _A + _A`, would double at every step)."""
+    if len(text) <= _LONGEST:
+        return text
+    return f"<{len(text)} characters, sha256 {hashlib.sha256(text.encode()).hexdigest()[:16]}>"
 
 
 def read_chain(scope, expr: ast.expr, local: dict | None = None) -> str | tuple[str, ...] | None:

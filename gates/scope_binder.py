@@ -17,7 +17,7 @@ import ast
 from dataclasses import replace
 
 from gates.decorators import callee, is_passthrough
-from gates.default_values import fill, has_imports, read_chain, read_default
+from gates.default_values import bounded, fill, has_imports, read_chain, read_default
 from gates.dunder_all import ALL, AllChanges, literal_names
 from gates.errors import InputError
 from gates.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
@@ -175,7 +175,7 @@ class _Binder(AllChanges):
             return found if isinstance(found, str) else None
 
         template, _ = read_default(expr, constants_only)
-        return template if template is not None else ast.unparse(expr)
+        return bounded(template if template is not None else ast.unparse(expr))
 
     def read_chain(self, expr: ast.expr, local: dict[str, Entry] | None) -> str | tuple[str, ...] | None:
         return read_chain(self.scope, expr, local)
@@ -376,8 +376,8 @@ class _Binder(AllChanges):
             except SyntaxError:
                 left = None
             if left is not None:
-                return ast.unparse(ast.BinOp(left, stmt.op, stmt.value))
-            return f"{before.value}, then `{ast.unparse(stmt)}`"
+                return bounded(ast.unparse(ast.BinOp(left, stmt.op, stmt.value)))
+            return bounded(f"{before.value}, then `{ast.unparse(stmt)}`")
         return f"`{ast.unparse(stmt)}`"
 
     def import_statement(self, stmt) -> None:

@@ -117,6 +117,14 @@ def test_a_constant_a_function_rebinds_with_global_fails_closed():
                for c in changes), changes
 
 
+def test_constants_built_from_constants_stay_small():
+    doubling = "".join(f"_C{i + 1} = _C{i} + _C{i}\n" for i in range(60))
+    base = BASE.replace('_SPLITS = 1\n', f"_C0 = 1\n{doubling}_SPLITS = _C60\n")
+    head = base.replace("_C0 = 1", "_C0 = 2")
+    changes = diff(base, head)
+    assert len(changes) == 1 and "characters, sha256" in changes[0], changes
+
+
 DEFAULT_KEPT = [
     pytest.param(BASE.replace("=_SPLITS", "=1"), BASE, None, None, id="literal-named-as-a-constant-of-that-value"),
     pytest.param(BASE, BASE.replace("_SPLITS", "_NUM_SPLITS"), None, None, id="constant-renamed"),
