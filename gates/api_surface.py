@@ -4,8 +4,11 @@ The surface of a module is its public names (`__all__` when the module defines i
 a literal list or tuple; otherwise the top-level functions, classes and assignments
 whose names do not start with `_`, plus the names a package `__init__.py` imports),
 every public function's and method's parameters (name, kind, default as source
-text), the constructor of a class (`__init__`, or the fields of a `@dataclass`),
-and the values of the module-level constants a record names as its route switch.
+text, and the default's value when it names constants: `gates.default_values`), the
+constructor of a class (`__init__`, or the fields of a `@dataclass`), and the values
+of the module-level constants a record names as its route switch, with the defaults
+each function reads such a switch with (`os.environ.get(SWITCH_ENV, "0")`:
+`gates.switch_reads`).
 
 Star imports count as Python counts them (`gates.module_scope` reads what a module's
 top level binds and follows them): the names a star import brings in are public here
@@ -14,15 +17,18 @@ in the surface as the entry `*:module`.
 
 `diff_surfaces(old, new)` lists what breaks a caller: a removed public name or star
 import, a removed, renamed or reordered parameter, a parameter that became
-keyword-only or required, a changed default, a new parameter without a default.
-Additions are fine. A changed switch constant is reported as a route change, for the
-caller to judge.
+keyword-only or required, a changed default (compared by value when it names
+constants), a new parameter without a default. Additions are fine. A changed switch
+constant, or a changed, new or dropped default it is read with, is reported as a
+route change, for the caller to judge.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field, replace
 
+from gates.default_values import fill, read_chain, read_default
 from gates.module_scope import (
     KEYWORD_ONLY,
     POSITIONAL,
@@ -39,6 +45,7 @@ from gates.module_scope import (
 )
 
 
+SWITCH_READ = "switch-read"  # the defaults with which a function reads a switch (`gates.switch_reads`)
 UNBOUND = "unbound"  # listed in `__all__`, bound by nothing the checker can see (a submodule, or a name deleted)
 
 
@@ -105,6 +112,10 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         if name not in surface.entries and entry.kind == "import" and not name.startswith("_"):
             resolved, _, _ = scope.definition(entry)  # unreadable: compared as an import the checker cannot read
             surface.imports[name] = _with_decorators(scope, resolved)
+    for entries in (surface.entries, surface.imports):
+        for key, entry in entries.items():
+            if entry.params and any(p.reference for p in entry.params):
+                entries[key] = replace(entry, params=tuple(_imported_default(scope, surface, p) for p in entry.params))
     for name in switch_names:
         entry = scope.names.get(name)
         if entry is not None:
@@ -118,8 +129,44 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         line = entry.line if entry is not None else 1
         origin = entry.origin if entry is not None else None
         surface.entries[f"switch:{name}"] = Entry(name, "constant", line, value=value, origin=origin)
+        surface.entries.update(_switch_reads(scope, surface, name))
     surface.import_paths = [p for p in scope.import_paths if p != path]
     return surface
+
+
+def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Parameter) -> Parameter:
+    """A default naming imported constants, with their values (followed into the repository)."""
+    if not param.reference:
+        return param
+    value = fill(param.value, param.reference, param.default,
+                 lambda reference: _constant_value(scope, surface, reference, f"'{param.name}' ({param.default})"))
+    return replace(param, value=value, reference=())
+
+
+def _constant_value(scope: ModuleScope, surface: ModuleSurface, reference: tuple[str, ...], what: str) -> str | None:
+    """The value of the imported constant a default names; a module on the way that cannot be read: the error."""
+    value, error = scope.constant_value(reference)
+    if error:
+        surface.error = surface.error or f"{UNREADABLE}: the default of {what}: {error}"
+    return value
+
+
+def _switch_reads(scope: ModuleScope, surface: ModuleSurface, name: str) -> dict[str, Entry]:
+    """`switch:NAME@function` entries: the defaults with which each function of the module reads the switch
+    (`os.environ.get(NAME, "0")`); a default naming a module constant stands for the constant's value."""
+    found: dict[str, list[str]] = {}
+    lines: dict[str, int] = {}
+    for read in scope.reads:
+        if read.name != name:
+            continue
+        text = "None" if read.default is None else ast.unparse(read.default)
+        if read.default is not None:  # compared by value: `SWITCH_DEFAULT` with `SWITCH_DEFAULT = "0"` reads as '0'
+            template, references = read_default(read.default, lambda node: read_chain(scope, node))
+            text = fill(template, references, text, lambda ref: _constant_value(scope, surface, ref, name)) or text
+        found.setdefault(read.where, []).append(text)
+        lines.setdefault(read.where, read.line)
+    return {f"switch:{name}@{where}": Entry(name, SWITCH_READ, lines[where], value="; ".join(defaults), source=where)
+            for where, defaults in found.items()}
 
 
 def _refuse(surface: ModuleSurface, construct: str, line: int) -> None:
@@ -173,10 +220,10 @@ def _diff_params(name: str, line: int, old: tuple[Parameter, ...], new: tuple[Pa
             changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' became positional-only"))
         if param.default is not None and now.default is None and now.kind not in (VAR_POSITIONAL, VAR_KEYWORD):
             changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' was optional and is now required"))
-        elif param.default is not None and now.default is not None and param.default != now.default:
-            changes.append(
-                ApiChange(name, line, f"{name}: default of '{param.name}' changed from {param.default} to {now.default}")
-            )
+        elif param.default is not None and now.default is not None and \
+                param.effective_default != now.effective_default:
+            changes.append(ApiChange(name, line, f"{name}: default of '{param.name}' changed from "
+                                     f"{param.shown_default} to {now.shown_default}"))
     old_names = {p.name for p in old}
     for param in new:
         if param.name not in old_names and param.required:
@@ -236,7 +283,11 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
         if before.kind == STAR_IMPORT and name[2:] in followed:
             continue  # the module it names is in the repository now: its names are the surface
         if name.startswith("switch:"):
-            if after is not None and before.value != after.value:
+            if after is not None and before.value != after.value and before.kind == SWITCH_READ:
+                changes.append(ApiChange(before.name, after.line,
+                                         f"the default with which {before.source} reads switch {old.module}."
+                                         f"{before.name} changed from {before.value} to {after.value}", "route"))
+            elif after is not None and before.value != after.value:
                 changes.append(
                     ApiChange(before.name, after.line,
                               f"switch {old.module}.{before.name} changed from {before.value} to {after.value}",
@@ -264,4 +315,31 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
                 and before.source != after.source and before.source is not None:
             changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now bound to {_shown(after.source)} "
                                      f"instead of {_shown(before.source)}", origin=after.origin))
+    return changes + _switch_read_changes(old, new)
+
+
+def _switch_read_changes(old: ModuleSurface, new: ModuleSurface) -> list[ApiChange]:
+    """A function that starts reading a switch with a default the module did not read it with before, and a
+    default that nothing in the module reads the switch with any more."""
+
+    def defaults(surface: ModuleSurface, switch: str) -> set[str]:
+        return {d for e in surface.entries.values() if e.kind == SWITCH_READ and e.name == switch
+                for d in e.value.split("; ")}
+
+    changes = []
+    for name, after in new.entries.items():
+        if after.kind != SWITCH_READ or name in old.entries:
+            continue
+        before = defaults(old, after.name)
+        if not set(after.value.split("; ")) <= before:
+            was = f" (before, it was read with {', '.join(sorted(before))})" if before else ""
+            changes.append(ApiChange(after.name, after.line, f"switch {old.module}.{after.name} is now read in "
+                                     f"{after.source} with the default {after.value}{was}", "route"))
+    for name, before in old.entries.items():
+        if before.kind != SWITCH_READ or name in new.entries:
+            continue
+        gone = sorted(set(before.value.split("; ")) - defaults(new, before.name))
+        if gone:
+            changes.append(ApiChange(before.name, 1, f"switch {old.module}.{before.name} is no longer read with the "
+                                     f"default {', '.join(gone)} (it was, in {before.source})", "route"))
     return changes

@@ -59,6 +59,7 @@ from gates.scope_model import (  # noqa: F401  (re-exported: the surface readers
     package_homes,
 )
 from gates.static_guard import dynamic_constructs
+from gates.switch_reads import NameRead, name_reads
 
 _ALL = "__all__"
 
@@ -78,6 +79,7 @@ class ModuleScope:
     import_paths: list[str] = field(default_factory=list)  # files read to follow imports (`definition`)
     conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
     rebound: dict[str, int] = field(default_factory=dict)  # `global NAME` in a function -> line
+    reads: list[NameRead] = field(default_factory=list)  # `os.environ.get(NAME, default)` anywhere in the module
     resolver: "_Resolver | None" = field(default=None, repr=False, compare=False)
 
     def star_names(self) -> list[str]:
@@ -134,6 +136,42 @@ class ModuleScope:
         prefix = len(current.name)
         renamed = {entry.name + key[prefix:]: replace(m, name=entry.name + key[prefix:]) for key, m in members.items()}
         return replace(current, name=entry.name, line=entry.line), renamed, None
+
+    def constant_value(self, reference: tuple[str, ...]) -> tuple[str | None, str | None]:
+        """The value of the repository constant an imported default names (`Parameter.reference`).
+
+        Returns (its value, None); (None, None) when the name is not a constant the repository
+        defines (a function, or something outside it); (None, error) when a module on the way
+        cannot be read.
+        """
+        source, *attributes = reference
+        if ":" in source:
+            entry = Entry(source.split(":", 1)[1], "import", 1, source=source)
+        else:
+            entry = Entry(source, "module-import", 1, source=source)
+        members: dict[str, Entry] = {}
+        for attribute in [None, *attributes]:
+            if attribute is not None:
+                if entry.kind == "module-import" and entry.source:
+                    entry = Entry(attribute, "import", 1, source=f"{entry.source}:{attribute}")
+                elif entry.kind == "class" and f"{entry.name}.{attribute}" in members:
+                    entry, members = members[f"{entry.name}.{attribute}"], {}
+                    continue
+                else:
+                    return None, None
+            if entry.kind == "import":
+                source = entry.source
+                entry, members, error = self.definition(entry)
+                if error:
+                    return None, error
+                if entry.origin is None and self.resolver is not None:
+                    try:
+                        submodule = self.resolver.scope_of(source.replace(":", "."))
+                    except InputError as exc:
+                        return None, f"cannot follow '{source}': {exc.path} {exc.message}"
+                    if submodule is not None:  # a submodule of a namespace package (no `__init__.py` binds it)
+                        entry = Entry(entry.name, "module-import", 1, source=source.replace(":", "."))
+        return (entry.value, None) if entry.kind == "constant" and entry.origin is not None else (None, None)
 
     def lookup(self, qualified: str) -> tuple[Entry | None, dict[str, Entry]]:
         """The definition a qualified name (`kernels.api:f`, `kernels.api.f`) stands for in the repository;
@@ -226,6 +264,7 @@ def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: s
         scope.error = f"does not parse: {exc}"
         return scope
     constructs, scope.rebound = dynamic_constructs(tree, scope.module)
+    scope.reads = name_reads(tree)
     for construct, line in constructs[:1]:
         scope.refuse(construct, line)
     bind_module(scope, tree, resolver, visiting)

@@ -4,7 +4,10 @@
 imports (with where they come from), assignments and aliases, `del`, the changes of
 `__all__`, star imports followed through `resolver`. Constant tests (`if False:`,
 `if TYPE_CHECKING:`) run one branch; other branches run from the same state and what
-they disagree on is recorded in `scope.conditional`. Anything the model does not cover
+they disagree on is recorded in `scope.conditional` (a constant set differently keeps
+every value: `4 or 1 (depending on `if ...:`)`). A default, and a constant's value, is
+read with the constants it names filled in as they are bound when it runs
+(`gates.default_values`). Anything the model does not cover
 is refused through `scope.refuse` (see `gates.module_scope`).
 """
 
@@ -14,6 +17,7 @@ import ast
 from dataclasses import replace
 
 from gates.decorators import callee, is_passthrough
+from gates.default_values import bounded, fill, has_imports, read_chain, read_default
 from gates.dunder_all import ALL, AllChanges, literal_names
 from gates.errors import InputError
 from gates.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
@@ -29,8 +33,8 @@ def _is_true(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
 
-def _dataclass_init(node: ast.ClassDef, options: ast.Call | None) -> tuple[Parameter, ...] | None:
-    """The generated `__init__` of a `@dataclass` (None with `init=False`)."""
+def _dataclass_init(node: ast.ClassDef, options: ast.Call | None, read_default) -> tuple[Parameter, ...] | None:
+    """The generated `__init__` of a `@dataclass` (None with `init=False`); `read_default` as for `parameters`."""
     init = _keyword(options, "init") if options is not None else None
     if isinstance(init, ast.Constant) and not init.value:
         return None
@@ -45,7 +49,7 @@ def _dataclass_init(node: ast.ClassDef, options: ast.Call | None) -> tuple[Param
         if annotation.split(".")[-1] == "KW_ONLY":
             keyword_only = True
             continue
-        default, kind = None, KEYWORD_ONLY if keyword_only else POSITIONAL
+        default, kind, resolved = None, KEYWORD_ONLY if keyword_only else POSITIONAL, (None, ())
         value = stmt.value
         if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "field":
             if isinstance(_keyword(value, "init"), ast.Constant) and not _keyword(value, "init").value:
@@ -53,12 +57,12 @@ def _dataclass_init(node: ast.ClassDef, options: ast.Call | None) -> tuple[Param
             if _keyword(value, "kw_only") is not None:
                 kind = KEYWORD_ONLY if _is_true(_keyword(value, "kw_only")) else POSITIONAL
             if _keyword(value, "default") is not None:
-                default = ast.unparse(_keyword(value, "default"))
+                default, resolved = ast.unparse(_keyword(value, "default")), read_default(_keyword(value, "default"))
             elif _keyword(value, "default_factory") is not None:
                 default = ast.unparse(_keyword(value, "default_factory")) + "()"
         elif value is not None:
-            default = ast.unparse(value)
-        params.append(Parameter(stmt.target.id, kind, default))
+            default, resolved = ast.unparse(value), read_default(value)
+        params.append(Parameter(stmt.target.id, kind, default, *resolved))
     return tuple(params)
 
 
@@ -119,17 +123,17 @@ class _Binder(AllChanges):
         for key in [k for k in self.scope.members if k.startswith(name + ".")]:
             del self.scope.members[key]
 
-    def bind_targets(self, target: ast.expr, line: int) -> None:
-        """Names an assignment, `for` or `with` target binds (value unknown)."""
+    def bind_targets(self, target: ast.expr, line: int, how: str) -> None:
+        """Names an assignment, `for` or `with` target binds; the value is the binding statement `how`."""
         if isinstance(target, ast.Name):
             if target.id == ALL:
                 self.scope.refuse(f"`__all__` bound by `{ast.unparse(target)}` as a loop or unpacking target", line)
-            self.bind(target.id, Entry(target.id, "constant", line))
+            self.bind(target.id, Entry(target.id, "constant", line, value=f"`{how}`"))
         elif isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
-                self.bind_targets(element, line)
+                self.bind_targets(element, line, how)
         elif isinstance(target, ast.Starred):
-            self.bind_targets(target.value, line)
+            self.bind_targets(target.value, line, how)
 
     def qualify(self, expr: ast.expr) -> str:
         """A decorator (or any name) as the module's own bindings resolve it: `functools.lru_cache`, `kernels.x:f`."""
@@ -154,25 +158,50 @@ class _Binder(AllChanges):
     def decorators(self, node) -> tuple[str, ...]:
         return tuple(self.qualify(d) for d in node.decorator_list)
 
-    def function_entry(self, node, name: str | None = None) -> Entry:
-        return Entry(name or node.name, "function", node.lineno, parameters(node.args),
+    def read_default(self, expr: ast.expr, local: dict[str, Entry] | None = None):
+        """A default as Python evaluates it when the `def` runs (`gates.default_values`): (its value, ()) when every
+        constant it names is this module's (`local`: a class body's own names, looked up first), else (a template,
+        the references that `ModuleScope.constant_value` follows later)."""
+        template, references = read_default(expr, lambda node: self.read_chain(node, local))
+        if has_imports(references):
+            return template, references
+        return fill(template, references, ast.unparse(expr)), ()
+
+    def constant_text(self, expr: ast.expr) -> str:
+        """A constant's value as source text, the module's constants it names filled in as they are bound now
+        (`_SPLITS = _BASE * 2` with `_BASE = 2` is `2 * 2`); imports are kept, `read_default` follows them."""
+        def constants_only(node: ast.expr) -> str | None:
+            found = self.read_chain(node, None)
+            return found if isinstance(found, str) else None
+
+        template, _ = read_default(expr, constants_only)
+        return bounded(template if template is not None else ast.unparse(expr))
+
+    def read_chain(self, expr: ast.expr, local: dict[str, Entry] | None) -> str | tuple[str, ...] | None:
+        return read_chain(self.scope, expr, local)
+
+    def function_entry(self, node, name: str | None = None, local: dict[str, Entry] | None = None) -> Entry:
+        read_default = lambda expr: self.read_default(expr, local)  # noqa: E731
+        return Entry(name or node.name, "function", node.lineno, parameters(node.args, read_default),
                      decorators=self.decorators(node), passthrough=is_passthrough(node, self.qualify),
                      fingerprint=fingerprint(node))
 
     def class_entries(self, node: ast.ClassDef) -> tuple[Entry, dict[str, Entry]]:
         members: dict[str, Entry] = {}
+        local: dict[str, Entry] = {}  # the class body's own constants, which its methods' defaults see first
         init = None
         methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 key = f"{node.name}.{stmt.name}"
                 if not stmt.name.startswith("_") or stmt.name in _PUBLIC_DUNDERS:
-                    members[key] = self.function_entry(stmt, key)
+                    members[key] = self.function_entry(stmt, key, local)
                 if stmt.name == "__init__":
                     init = stmt
             else:
                 self.check_class_statement(node, stmt, methods)
                 members.update(self.class_attributes(node, stmt))
+                local.update(self.class_constants(stmt, local))
         decorators = self.decorators(node)
         dataclass_options = [d for d in node.decorator_list
                              if self.qualify(d.func if isinstance(d, ast.Call) else d) in
@@ -181,7 +210,7 @@ class _Binder(AllChanges):
         named_tuple = any(b.replace(":", ".") in ("typing.NamedTuple", "typing_extensions.NamedTuple") for b in bases)
         if init is None and (dataclass_options or named_tuple):
             options = dataclass_options[0] if dataclass_options and isinstance(dataclass_options[0], ast.Call) else None
-            params = _dataclass_init(node, options)
+            params = _dataclass_init(node, options, lambda expr: self.read_default(expr, local))
             if params is not None:
                 members[f"{node.name}.__init__"] = Entry(f"{node.name}.__init__", "function", node.lineno, params,
                                                          generated=True)
@@ -198,6 +227,15 @@ class _Binder(AllChanges):
         value = ast.unparse(stmt.value)
         return {f"{node.name}.{t.id}": Entry(f"{node.name}.{t.id}", "constant", stmt.lineno, value=value)
                 for t in targets if not t.id.startswith("_")}
+
+    def class_constants(self, stmt: ast.stmt, local: dict[str, Entry]) -> dict[str, Entry]:
+        """What a class-body assignment binds in the class namespace (`BLOCK = 64`, `_SPLITS = 4`)."""
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            return {}
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value, references = self.read_default(stmt.value, local)
+        value = value if value is not None and not references else ast.unparse(stmt.value)
+        return {t.id: Entry(t.id, "constant", stmt.lineno, value=value) for t in targets if isinstance(t, ast.Name)}
 
     def check_class_statement(self, node: ast.ClassDef, stmt: ast.stmt, methods: set[str]) -> None:
         """A class body may define methods and attributes; rebinding or hiding a method makes it unreadable."""
@@ -231,18 +269,18 @@ class _Binder(AllChanges):
             self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt))
             self.block(stmt.finalbody)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            header = f"with {', '.join(ast.unparse(i) for i in stmt.items)}:"
             for item in stmt.items:
                 self.check_all_mention(item.context_expr, line)
                 if item.optional_vars is not None:
-                    self.bind_targets(item.optional_vars, line)
-            header = f"with {', '.join(ast.unparse(i) for i in stmt.items)}:"
+                    self.bind_targets(item.optional_vars, line, header)
             self.branches([stmt.body, []], self.where(header, stmt))  # a context manager may swallow an exception
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             header = f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:" if not isinstance(stmt, ast.While) \
                 else f"while {ast.unparse(stmt.test)}:"
             self.check_all_mention(stmt.iter if not isinstance(stmt, ast.While) else stmt.test, line)
             if not isinstance(stmt, ast.While):
-                self.bind_targets(stmt.target, line)
+                self.bind_targets(stmt.target, line, header)
             self.branches([stmt.body + stmt.orelse, stmt.orelse], self.where(header, stmt))
         elif isinstance(stmt, getattr(ast, "Match", ())):
             self.check_all_mention(stmt.subject, line)
@@ -277,7 +315,7 @@ class _Binder(AllChanges):
     def walrus(self, node: ast.AST) -> None:
         for inner in ast.walk(node):
             if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name):
-                self.bind_targets(inner.target, inner.lineno)
+                self.bind_targets(inner.target, inner.lineno, ast.unparse(inner))
 
     def assignment(self, stmt) -> None:
         line = stmt.lineno
@@ -296,7 +334,7 @@ class _Binder(AllChanges):
                 self.check_all_mention(value, line)
                 self.check_all_mention(target, line)
                 if isinstance(target, ast.Name):
-                    self.bind_targets(target, line)  # the value is no longer the one written down
+                    self.bind(target.id, Entry(target.id, "constant", line, value=self.augmented(target.id, stmt)))
             return
         for target in targets:
             if self.is_all(target):
@@ -313,7 +351,7 @@ class _Binder(AllChanges):
                 else:
                     self.change_all(lambda names, t=target: names.__setitem__(self.index(t.slice), replacement), stmt)
             elif isinstance(target, ast.Name) and isinstance(value, ast.Lambda):
-                self.bind(target.id, Entry(target.id, "function", line, parameters(value.args),
+                self.bind(target.id, Entry(target.id, "function", line, parameters(value.args, self.read_default),
                                            fingerprint=fingerprint(value)))
             elif isinstance(target, ast.Name):
                 self.check_all_mention(value, line)
@@ -323,11 +361,24 @@ class _Binder(AllChanges):
                                for key, m in self.scope.members.items() if key.startswith(value.id + ".")}
                     self.bind(target.id, replace(aliased, name=target.id, line=line), members)
                 else:
-                    self.bind(target.id, Entry(target.id, "constant", line, value=ast.unparse(value)))
+                    self.bind(target.id, Entry(target.id, "constant", line, value=self.constant_text(value)))
             else:
                 self.check_all_mention(target, line)
-                self.bind_targets(target, line)
+                self.bind_targets(target, line, ast.unparse(stmt))
         self.walrus(value)
+
+    def augmented(self, name: str, stmt: ast.AugAssign) -> str:
+        """The value of `name` after `name += x`, as source text: `(1) + 3`."""
+        before = self.scope.names.get(name)
+        if before is not None and before.kind == "constant" and before.value is not None:
+            try:
+                left = ast.parse(before.value, mode="eval").body
+            except SyntaxError:
+                left = None
+            if left is not None:
+                return bounded(ast.unparse(ast.BinOp(left, stmt.op, stmt.value)))
+            return bounded(f"{before.value}, then `{ast.unparse(stmt)}`")
+        return f"`{ast.unparse(stmt)}`"
 
     def import_statement(self, stmt) -> None:
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
@@ -380,6 +431,9 @@ class _Binder(AllChanges):
                 continue  # `try: import triton / except ImportError: triton = None`
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
+            values = list(dict.fromkeys(e.value for e in present))
+            if value_only and len(values) > 1 and None not in values:
+                names[name] = replace(present[-1], value=f"{' or '.join(values)} (depending on {where[0]})")
         for key in dict.fromkeys(k for result in results for k in result[1]):
             entries = [result[1].get(key) for result in results]
             present = [e for e in entries if e is not None]

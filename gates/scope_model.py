@@ -35,10 +35,22 @@ class Parameter:
     name: str
     kind: str
     default: str | None = None  # source text of the default, None when required
+    value: str | None = None  # a default naming constants: its value with theirs filled in (`gates.default_values`)
+    reference: tuple[tuple[str, ...], ...] = ()  # imports the default names, to follow (then value is a template)
 
     @property
     def required(self) -> bool:
         return self.default is None and self.kind not in (VAR_POSITIONAL, VAR_KEYWORD)
+
+    @property
+    def shown_default(self) -> str | None:
+        """The default as a message shows it: `_SPLITS (= 4)` when it names a constant."""
+        return self.default if self.value is None else f"{self.default} (= {self.value})"
+
+    @property
+    def effective_default(self) -> str | None:
+        """What the default is compared by: the constant's value when it names one, else its source text."""
+        return self.default if self.value is None else self.value
 
 
 @dataclass(frozen=True)
@@ -69,16 +81,28 @@ def module_name(path: str, root: str = ".") -> str:
     return ".".join(parts)
 
 
-def parameters(args: ast.arguments) -> tuple[Parameter, ...]:
+DefaultReader = Callable[[ast.expr], "tuple[str | None, tuple[tuple[str, ...], ...]]"]
+"""`read_default(expr)` -> (the value of the constants a default names, the imports still to follow)."""
+
+
+def parameters(args: ast.arguments, read_default: DefaultReader | None = None) -> tuple[Parameter, ...]:
+    """The parameters of a `def` or `lambda`; `read_default` resolves defaults that name constants."""
+
+    def parameter(name: str, kind: str, default: ast.expr | None) -> Parameter:
+        if default is None:
+            return Parameter(name, kind)
+        value, reference = read_default(default) if read_default is not None else (None, ())
+        return Parameter(name, kind, ast.unparse(default), value, reference)
+
     params: list[Parameter] = []
     positional = [(a, POSITIONAL_ONLY) for a in args.posonlyargs] + [(a, POSITIONAL) for a in args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     for (arg, kind), default in zip(positional, defaults):
-        params.append(Parameter(arg.arg, kind, ast.unparse(default) if default is not None else None))
+        params.append(parameter(arg.arg, kind, default))
     if args.vararg:
         params.append(Parameter(args.vararg.arg, VAR_POSITIONAL))
     for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        params.append(Parameter(arg.arg, KEYWORD_ONLY, ast.unparse(default) if default is not None else None))
+        params.append(parameter(arg.arg, KEYWORD_ONLY, default))
     if args.kwarg:
         params.append(Parameter(args.kwarg.arg, VAR_KEYWORD))
     return tuple(params)

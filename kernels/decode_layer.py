@@ -39,6 +39,7 @@ from .decode_attention.launch_config import block_d_for, partial_launch_config
 from .split_heuristic import DEFAULT_POLICY, SplitPolicy, choose_num_splits
 
 SWITCH_ENV = "DESIGN_GATES_SPLITKV"
+SWITCH_DEFAULT = "0"  # the value an unset SWITCH_ENV reads as: the default route
 SHARED_MEMORY_PER_SM = 228 * 1024
 DEFAULT_NUM_SMS = 132
 
@@ -73,7 +74,7 @@ class Route:
 
 def switch_from_env(environ=None) -> bool:
     """True when DESIGN_GATES_SPLITKV is "1"; unset or "0" is off; anything else is an error."""
-    value = (os.environ if environ is None else environ).get(SWITCH_ENV, "0").strip()
+    value = (os.environ if environ is None else environ).get(SWITCH_ENV, SWITCH_DEFAULT).strip()
     if value not in ("0", "1", ""):
         raise ValueError(f"{SWITCH_ENV} must be 0 or 1, got {value!r}")
     return value == "1"

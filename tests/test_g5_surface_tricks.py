@@ -147,6 +147,11 @@ HOLES = [
                                     "        return fn(*args, **kwargs)\n    return wrapper\n\n\n"
                                     "@with_stream\ndef attention_decode_splitkv("),
                  "'kernels.api.attention_decode_splitkv' is now decorated with @kernels.api.with_stream", id="decorator-adds-parameter"),
+    pytest.param(BASE, BASE.replace("\n\ndef attention_decode_splitkv(",
+                                    "\n\ndef _strict(fn):\n    def wrapper(query):\n        return fn(query, None, None)\n"
+                                    "    return wrapper\n\n\n@_strict\ndef attention_decode_splitkv("),
+                 "'kernels.api.attention_decode_splitkv' is now decorated with @kernels.api._strict",
+                 id="private-decorator-whose-wrapper-renames-parameters"),
     pytest.param(BASE, BASE.replace("def attention_decode_splitkv(", "@torch.compile\ndef attention_decode_splitkv("),
                  "'kernels.api.attention_decode_splitkv' is now decorated with @torch.compile", id="opaque-decorator"),
     pytest.param(BASE, BASE.replace("    def partials(", "    @property\n    def partials("),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, by_gate, evidence_json, record_text, seeded_repo
+from gitrepo_builder import ADA, BEN, KERNEL_API, MAX, POLICY, RITA, by_gate, evidence_json, record_text, seeded_repo
 
 REC = "docs/design/splitkv.md"
 PAGED = "docs/design/paged.md"
@@ -484,3 +484,30 @@ def test_a_kernel_file_whose_name_holds_a_newline_is_still_a_hot_path(repo):
     bad = repo.commit("add a helper", who=BEN)
     hit = find(repo.check(), "G8", "kernels/decode_attention/kernel\n.py", bad, "hot-path change without a design record")
     assert "is L4 (a path with control characters" in hit[0].message
+
+
+def test_a_default_changed_only_in_the_module_that_defines_its_constant_fails_g5(repo):
+    repo.write("kernels/decode_attention/tuning.py", "NUM_SPLITS = 1\n")
+    repo.write("kernels/decode_attention/api.py", KERNEL_API.replace(
+        '__all__ = ["attention_decode"]\n', 'from kernels.decode_attention.tuning import NUM_SPLITS\n\n'
+        '__all__ = ["attention_decode"]\n').replace("*, scale=None,", "*, num_splits=NUM_SPLITS, scale=None,"))
+    repo.commit("Name the default split count", who=MAX)
+    repo.branch("retune")
+    repo.write("kernels/decode_attention/tuning.py", "NUM_SPLITS = 4\n")
+    bad = repo.commit("Retune the default split count", who=ADA)
+    hit = find(repo.check(), "G5", "kernels/decode_attention/tuning.py", bad, "public API break")
+    assert "default of 'num_splits' changed from NUM_SPLITS (= 1) to NUM_SPLITS (= 4)" in hit[0].message
+
+
+def test_a_switch_default_flipped_in_a_function_body_fails_g5(repo):
+    reading = LAYER.replace("SPLITKV_DEFAULT = False\n", 'import os\n\nSPLITKV_DEFAULT = "DECODE_SPLITKV"\n') + \
+        '\n\ndef switch_from_env() -> bool:\n    return os.environ.get(SPLITKV_DEFAULT, "0") == "1"\n'
+    walk(repo, "C")
+    repo.write("kernels/decode_layer.py", reading)
+    repo.commit("Read the switch from the environment", who=MAX)
+    repo.branch("flip-in-body")
+    repo.write("kernels/decode_layer.py", reading.replace('SPLITKV_DEFAULT, "0")', 'SPLITKV_DEFAULT, "1")'))
+    bad = repo.commit("Tidy the switch", who=ADA)
+    hit = find(repo.check(), "G5", "kernels/decode_layer.py", bad, "default route changed before stage D passed")
+    assert "the default with which switch_from_env reads switch kernels.decode_layer.SPLITKV_DEFAULT changed " \
+           "from '0' to '1'" in hit[0].message

@@ -11,7 +11,8 @@ _v2 as attention_decode`) is read the same way, and what breaks its surface is
 reported at the changed file it came through. A module whose base surface cannot be
 read is a warning (nothing to compare against). The
 default-route switches (the policy's `api.switches` and a record's `api.switch`, as
-`package.module:NAME`) may change only when a record governing that module has passed
+`package.module:NAME`, with the defaults the module reads each one with, such as
+`os.environ.get(NAME, "0")`) may change only when a record governing that module has passed
 stage D on base (its `series.closed.D` is in the base history) and no governing
 record still declares `api.default_route_unchanged: true`.
 """
