@@ -147,8 +147,8 @@ class Acceptance:
         value = REMOVED if new is None else new
         if matching:
             entry = matching[0]
-            return entry.where, (f"{what}; it is listed under question {entry.question}, whose decision is "
-                                 f"{entry.decision or 'not made'} (it must be accepted)")
+            return entry.where, (f"fingerprint {backend}/{key} changed; it is listed under question {entry.question}, "
+                                 f"whose decision is {entry.decision or 'not made'} (it must be accepted)")
         entry = next((e for e in entries if e.to is None), None)
         if entry is not None:
             return entry.where, (f"{what}; the accepted change under question {entry.question} names no value "

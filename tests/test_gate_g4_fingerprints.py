@@ -151,8 +151,7 @@ def test_a_rejected_question_does_not_allow_the_change_with_base(repo):
     finally:
         change.close()
     assert result.status is Status.FAIL
-    assert ("fingerprint cpu/splits4 changed (e430bc28c7df… → 342509638fb9…); it is listed under question Q3, "
-            "whose decision is rejected (it must be accepted)") in text
+    assert "fingerprint cpu/splits4 changed; it is listed under question Q3, whose decision is rejected" in text
 
 
 def test_with_base_the_committed_file_must_hold_the_artifact_s_fingerprints(repo):
