@@ -133,31 +133,32 @@ class Acceptance:
     def entries(self, backend: str, key: str) -> list[AcceptedChange]:
         return [entry for entry in self.listed if entry.key in (key, f"{backend}/{key}")]
 
-    def judge(self, backend: str, key: str, old, new) -> tuple[tuple, str] | None:
-        """None when an entry accepts exactly this change; else (key path, message) for the closest entry.
+    def problem(self, backend: str, key: str, old, new, unlisted: str) -> tuple[tuple, str] | None:
+        """None when an entry accepts exactly this change; else (key path, message).
 
-        Raises LookupError when no entry names the key at all."""
+        `unlisted` is the message for a key that no entry names."""
         entries = self.entries(backend, key)
         if not entries:
-            raise LookupError(key)
+            return FP_KEYS, unlisted
         matching = [entry for entry in entries if entry.names(old, new)]
         if any(entry.decision == "accepted" for entry in matching):
             return None
-        what = f"fingerprint {backend}/{key} changed ({short(old)} → {short(new)})"
-        value = REMOVED if new is None else new
         if matching:
             entry = matching[0]
             return entry.where, (f"fingerprint {backend}/{key} changed; it is listed under question {entry.question}, "
                                  f"whose decision is {entry.decision or 'not made'} (it must be accepted)")
-        entry = next((e for e in entries if e.to is None), None)
-        if entry is not None:
-            return entry.where, (f"{what}; the accepted change under question {entry.question} names no value "
-                                 f"(`to:`), and an acceptance holds for one value only: review the new value and "
-                                 f"name it: `to: {value}`")
-        entry = next((e for e in entries if e.to == value), entries[0])
-        if entry.to == value:
-            return entry.where, (f"{what}; the accepted change under question {entry.question} is from "
-                                 f"{short(entry.from_)}, but the value before is {short(old)}")
+        what = f"fingerprint {backend}/{key} changed ({short(old)} → {short(new)})"
+        value = REMOVED if new is None else new
+        for entry in entries:
+            if entry.to is None:
+                return entry.where, (f"{what}; the accepted change under question {entry.question} names no value "
+                                     f"(`to:`), and an acceptance holds for one value only: review the new value "
+                                     f"and name it: `to: {value}`")
+        for entry in entries:
+            if entry.to == value:
+                return entry.where, (f"{what}; the accepted change under question {entry.question} is from "
+                                     f"{short(entry.from_)}, but the value before is {short(old)}")
+        entry = entries[0]
         return entry.where, (f"{what}; the accepted change under question {entry.question} is for "
                              f"{short(entry.to)}, not for the new value {value}: a new value needs its own "
                              "reviewer decision and entry (`to:` the new value)")
@@ -177,10 +178,8 @@ def compare(old_all: dict, new_all: dict, backends, acceptance: Acceptance | Non
             message = describe(backend, key, old.get(key), new.get(key))
             if message is None:
                 continue
-            try:
-                problem = acceptance.judge(backend, key, old.get(key), new.get(key)) if acceptance else (FP_KEYS, message)
-            except LookupError:
-                problem = (FP_KEYS, message)
+            problem = (acceptance.problem(backend, key, old.get(key), new.get(key), message) if acceptance is not None
+                       else (FP_KEYS, message))
             if problem is not None:
                 problems.append(problem)
     if len(problems) > MAX_FINDINGS:
@@ -190,4 +189,4 @@ def compare(old_all: dict, new_all: dict, backends, acceptance: Acceptance | Non
 
 
 def short(value) -> str:
-    return f"{value[:12]}…" if isinstance(value, str) else repr(value)
+    return f"{value[:12]}…" if isinstance(value, str) else "(none)" if value is None else repr(value)

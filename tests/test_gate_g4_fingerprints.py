@@ -202,8 +202,8 @@ def test_an_acceptance_holds_for_the_value_it_names_only(repo):
     finally:
         change.close()
     assert result.status is Status.FAIL
-    assert (f"fingerprint cpu/splits4 changed (342509638fb9… → abababababab…); the accepted change under question "
-            f"Q3 is for 342509638fb9…, not for the new value {again}") in text
+    assert (f"fingerprint cpu/splits4 changed (342509638fb9… → abababababab…); the accepted change under "
+            f"question Q3 is for 342509638fb9…, not for the new value {again}") in text
 
 
 def test_a_second_decision_naming_the_new_value_accepts_it(repo):
@@ -228,9 +228,9 @@ def test_an_accepted_change_that_names_no_value_accepts_nothing(repo):
     new = produced(repo)["splits4"]
     result, text = g4(repo, WITHOUT_VALUE)
     assert result.status is Status.FAIL
-    assert ("fingerprint cpu/splits4 changed (e430bc28c7df… → 342509638fb9…); the accepted change under question Q3 "
-            f"names no value (`to:`), and an acceptance holds for one value only: review the new value and name it: "
-            f"`to: {new}`") in text
+    assert ("fingerprint cpu/splits4 changed (e430bc28c7df… → 342509638fb9…); the accepted change under "
+            "question Q3 names no value (`to:`), and an acceptance holds for one value only: review the new value "
+            f"and name it: `to: {new}`") in text
     change = branch_with(repo, WITHOUT_VALUE, edit_fingerprints=record_artifact(repo))
     try:
         result, text = g4(repo, RECORD, change)
@@ -248,7 +248,8 @@ def test_an_accepted_change_from_another_value_does_not_match(repo):
     finally:
         change.close()
     assert result.status is Status.FAIL
-    assert "the accepted change under question Q3 is from cdcdcdcdcdcd…, but the value before is e430bc28c7df…" in text
+    assert ("the accepted change under question Q3 is from cdcdcdcdcdcd…, but the value before is "
+            "e430bc28c7df…") in text
 
 
 def test_a_removed_fingerprint_is_accepted_as_removed(repo):

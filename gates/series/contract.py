@@ -34,7 +34,7 @@ CONTRACT_FIELDS = PLAIN_FIELDS + SECTIONS_WITH_EVIDENCE + ("questions", "unknown
 
 
 def contract_changes(before: dict | None, after: dict | None) -> list[str]:
-    """The contract items (`numeric_contract.tolerances`, `questions.Q3.decision`, ...) that differ between two front matters.
+    """The contract items (`numeric_contract.tolerances`, `questions.Q3.decision`, ...) that differ.
 
     `before` is the record as the approval saw it, `after` the record now; the order
     matters, because some moves (closing an unknown, naming evidence) only go forward."""
@@ -104,8 +104,9 @@ def _unknown_changes(old_list, new_list) -> list[str]:
         if len(later) != len(entries):
             changed.append(f"unknowns.{uid}")
             continue
-        fields = [field for field in UNKNOWN_FIELDS if any(a.get(field) != b.get(field) for a, b in zip(entries, later))]
-        closed = [(a, b) for a, b in zip(entries, later) if a.get("status") != "open"]
+        pairs = list(zip(entries, later))
+        fields = [field for field in UNKNOWN_FIELDS if any(a.get(field) != b.get(field) for a, b in pairs)]
+        closed = [(a, b) for a, b in pairs if a.get("status") != "open"]
         if any(a.get("status") != b.get("status") for a, b in closed):
             fields.append("status")
         if any((a.get("evidence") or []) != (b.get("evidence") or []) for a, b in closed):
