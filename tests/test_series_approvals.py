@@ -515,6 +515,10 @@ def test_the_normal_flow_after_an_approval_keeps_it(tmp_path, signed):
         pytest.param({"capture": {"required": True, "evidence": "capture-h200"}}, {"capture": {"required": True}},
                      ["capture.evidence"], id="capture-evidence-dropped"),
         pytest.param({"claim_level": "kernel"}, {"claim_level": "e2e"}, ["claim_level"], id="claim-level"),
+        pytest.param({"bitwise": {"fingerprints": {"path": "fp.json"}}},
+                     {"bitwise": {"fingerprints": {"path": "fp.json", "accepted_changes": [
+                         {"key": "splits4", "question": "Q3", "to": "ab" * 32}]}}},
+                     ["bitwise.fingerprints"], id="fingerprint-acceptance-added"),
         pytest.param({"questions": QUESTIONS}, {"questions": QUESTIONS[:1]}, ["questions.Q3 (removed)"],
                      id="question-removed"),
         pytest.param({"questions": QUESTIONS}, {"questions": QUESTIONS + [dict(QUESTIONS[1], decision="accepted")]},
