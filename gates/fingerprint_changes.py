@@ -12,9 +12,14 @@ as a change depends on the run:
   difference needs an accepted question (this cannot see a file re-recorded in the
   same change: only `--base` judges changes).
 
-A change is accepted through `bitwise.fingerprints.accepted_changes: [{key,
-question}]` (key `fixture` or `backend/fixture`) whose question's decision is
-`accepted`.
+A change is accepted through an entry of `bitwise.fingerprints.accepted_changes`
+that names the key (`fixture` or `backend/fixture`), the new value (`to:` the
+SHA-256, or `removed`), optionally the old one (`from:`), and a question whose
+decision is `accepted`. An acceptance holds for that one value: a later change of
+the same key needs its own entry and decision, and an entry without `to` accepts
+nothing (the finding names the value to review). The entry and the decision are
+part of the record's approved contract (`gates.series.contract`), so adding or
+changing either after an approval makes the approval stale.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import dataclass
 
 from gates.errors import InputError
 from gates.paths import resolve_inside
@@ -85,29 +91,84 @@ def path_at_merge_base(record: Record, change) -> str | None:
     return record.get(*FP_KEYS)
 
 
+REMOVED = "removed"
+
+
+@dataclass(frozen=True)
+class AcceptedChange:
+    """One `accepted_changes` entry: the key, the values it names, its question and that question's decision."""
+
+    index: int
+    key: str | None
+    question: str | None
+    decision: str | None
+    to: str | None
+    from_: str | None
+
+    @property
+    def where(self) -> tuple:
+        return ("bitwise", "fingerprints", "accepted_changes", self.index)
+
+    def names(self, old, new) -> bool:
+        """Whether the entry is for exactly this change (`to` the new value, `from` the old one if given)."""
+        return self.to == (REMOVED if new is None else new) and (self.from_ is None or self.from_ == old)
+
+
 class Acceptance:
     """The record's accepted fingerprint changes, and the lines to point at."""
 
     def __init__(self, record: Record):
-        decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or []
-                     if isinstance(q, dict)}
-        self.listed = []
+        decisions: dict[str, set] = {}
+        for question in record.get("questions", default=[]) or []:
+            if isinstance(question, dict):
+                decisions.setdefault(question.get("id"), set()).add(question.get("decision"))
+        self.listed: list[AcceptedChange] = []
         for index, change in enumerate(record.get("bitwise", "fingerprints", "accepted_changes", default=[]) or []):
             if isinstance(change, dict):
-                self.listed.append((index, change.get("key"), change.get("question"), decisions.get(change.get("question"))))
+                found = decisions.get(change.get("question"), {None})
+                decision = next(iter(found)) if len(found) == 1 else "ambiguous (the question id is declared twice)"
+                self.listed.append(AcceptedChange(index, change.get("key"), change.get("question"), decision,
+                                                  change.get("to"), change.get("from")))
 
-    def entry(self, backend: str, key: str):
-        for index, listed_key, question, decision in self.listed:
-            if listed_key in (key, f"{backend}/{key}"):
-                return index, question, decision
-        return None
+    def entries(self, backend: str, key: str) -> list[AcceptedChange]:
+        return [entry for entry in self.listed if entry.key in (key, f"{backend}/{key}")]
+
+    def problem(self, backend: str, key: str, old, new, unlisted: str) -> tuple[tuple, str] | None:
+        """None when an entry accepts exactly this change; else (key path, message).
+
+        `unlisted` is the message for a key that no entry names."""
+        entries = self.entries(backend, key)
+        if not entries:
+            return FP_KEYS, unlisted
+        matching = [entry for entry in entries if entry.names(old, new)]
+        if any(entry.decision == "accepted" for entry in matching):
+            return None
+        if matching:
+            entry = matching[0]
+            return entry.where, (f"fingerprint {backend}/{key} changed; it is listed under question {entry.question}, "
+                                 f"whose decision is {entry.decision or 'not made'} (it must be accepted)")
+        what = f"fingerprint {backend}/{key} changed ({short(old)} → {short(new)})"
+        value = REMOVED if new is None else new
+        for entry in entries:
+            if entry.to is None:
+                return entry.where, (f"{what}; the accepted change under question {entry.question} names no value "
+                                     f"(`to:`), and an acceptance holds for one value only: review the new value "
+                                     f"and name it: `to: {value}`")
+        for entry in entries:
+            if entry.to == value:
+                return entry.where, (f"{what}; the accepted change under question {entry.question} is from "
+                                     f"{short(entry.from_)}, but the value before is {short(old)}")
+        entry = entries[0]
+        return entry.where, (f"{what}; the accepted change under question {entry.question} is for "
+                             f"{short(entry.to)}, not for the new value {value}: a new value needs its own "
+                             "reviewer decision and entry (`to:` the new value)")
 
 
 def compare(old_all: dict, new_all: dict, backends, acceptance: Acceptance | None, describe) -> list[tuple]:
     """(key path, message) for each unaccepted difference of `new_all` from `old_all` in `backends`.
 
-    `describe(backend, key, old, new)` words a difference that no listed question covers
-    (None: not a difference that needs one); with `acceptance` None no question can allow one."""
+    `describe(backend, key, old, new)` words a difference that no listed entry names
+    (None: not a difference that needs one); with `acceptance` None no entry can allow one."""
     problems = []
     for backend in backends:
         old, new = old_all.get(backend) or {}, new_all.get(backend) or {}
@@ -117,14 +178,10 @@ def compare(old_all: dict, new_all: dict, backends, acceptance: Acceptance | Non
             message = describe(backend, key, old.get(key), new.get(key))
             if message is None:
                 continue
-            listed = acceptance.entry(backend, key) if acceptance is not None else None
-            if listed is None:
-                problems.append((FP_KEYS, message))
-            elif listed[2] != "accepted":
-                index, question, decision = listed
-                problems.append((("bitwise", "fingerprints", "accepted_changes", index),
-                                 f"fingerprint {backend}/{key} changed; it is listed under question {question}, "
-                                 f"whose decision is {decision or 'not made'} (it must be accepted)"))
+            problem = (acceptance.problem(backend, key, old.get(key), new.get(key), message) if acceptance is not None
+                       else (FP_KEYS, message))
+            if problem is not None:
+                problems.append(problem)
     if len(problems) > MAX_FINDINGS:
         rest = len(problems) - MAX_FINDINGS
         problems = problems[:MAX_FINDINGS] + [(FP_KEYS, f"… and {rest} more fingerprint difference(s)")]
@@ -132,4 +189,4 @@ def compare(old_all: dict, new_all: dict, backends, acceptance: Acceptance | Non
 
 
 def short(value) -> str:
-    return f"{value[:12]}…" if isinstance(value, str) else repr(value)
+    return f"{value[:12]}…" if isinstance(value, str) else "(none)" if value is None else repr(value)

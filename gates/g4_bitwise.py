@@ -8,9 +8,9 @@ keys are the anchor id, or start with "<id>-"); an anchor the artifact reports
 but the record does not declare is a warning. The head's fingerprint file
 (`{backend: {fixture: sha256}}`, backend from `results.backend` or the
 environment) must hold the artifact's fingerprints, and a fingerprint that
-changed is allowed only through an accepted question: with `--base` judged
-against the file where the change starts, else against the working tree's file
-(`gates.fingerprint_changes`).
+changed is allowed only through an `accepted_changes` entry that names its new
+value and an accepted question: with `--base` judged against the file where the
+change starts, else against the working tree's file (`gates.fingerprint_changes`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from gates.context import GateContext, stage_at_least
 from gates.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.fingerprint_changes import (
-    FP_KEYS, Acceptance, Unreadable, compare, path_at_merge_base, read_at_merge_base, read_working_tree, short,
+    FP_KEYS, REMOVED, Acceptance, Unreadable, compare, path_at_merge_base, read_at_merge_base, read_working_tree, short,
 )
 from gates.record import Record
 from gates.suite_evidence import judged_results
@@ -120,7 +120,7 @@ def _artifact_difference(path: str, source: str):
         if old is None:
             return f"fingerprint {backend}/{key} from {source} is not in {path}; commit it"
         return (f"fingerprint {backend}/{key} changed ({short(old)} → {short(new)}) and no accepted question "
-                "allows it; declare it in bitwise.fingerprints.accepted_changes")
+                f"allows it; {_declare(key, new)}")
     return describe
 
 
@@ -139,7 +139,13 @@ def _base_difference(where: str):
             return None
         if new is None:
             return (f"fingerprint {backend}/{key} was removed from {where} since the merge base, and no accepted "
-                    "question allows it; declare it in bitwise.fingerprints.accepted_changes")
+                    f"question allows it; {_declare(key, new)}")
         return (f"fingerprint {backend}/{key} in {where} changed since the merge base ({short(old)} → {short(new)}) "
-                "and no accepted question allows it; declare it in bitwise.fingerprints.accepted_changes")
+                f"and no accepted question allows it; {_declare(key, new)}")
     return describe
+
+
+def _declare(key: str, new) -> str:
+    value = REMOVED if new is None else new
+    return (f"ask the reviewers, then declare it in bitwise.fingerprints.accepted_changes as "
+            f"{{key: {key}, question: Q<n>, to: {value}}}")

@@ -2,7 +2,7 @@
 
 The repositories are copies of the golden example repository (tests/examples):
 its bitwise artifact produces `splits1` (unchanged) and `splits4` (changed on
-purpose; question Q3 accepts it). For `--base` the copy is committed on main and
+purpose; question Q3 accepts that one new value). For `--base` the copy is committed on main and
 the change is made on a branch, the way a pull request is.
 """
 
@@ -25,6 +25,7 @@ from gitrepo_builder import ADA, MAX, GitRepo
 EXAMPLES = Path(__file__).parent / "examples"
 ACCEPTED = "G4/positive/accepted-fingerprint-change.md"
 UNDECLARED = "G4/negative/fingerprint-change-undeclared.md"
+WITHOUT_VALUE = "G4/negative/fingerprint-acceptance-without-value.md"
 RECORD = "docs/design/split-sums.md"
 
 
@@ -188,3 +189,86 @@ def test_a_fingerprint_file_moved_by_the_record_is_judged_against_the_old_one(re
         change.close()
     assert result.status is Status.FAIL
     assert "fingerprint cpu/splits4 in fingerprints-new.json (at the merge base fingerprints.json) changed" in text
+
+
+def test_an_acceptance_holds_for_the_value_it_names_only(repo):
+    """An earlier accepted change of splits4 is on main; the change alters splits4 again."""
+    (repo / "fingerprints.json").write_text(json.dumps({"cpu": produced(repo)}), encoding="utf-8")
+    again = "ab" * 32
+    rewrite_bitwise(repo, ACCEPTED, lambda r: r["fingerprints"].update(splits4=again))
+    change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo))
+    try:
+        result, text = g4(repo, RECORD, change)
+    finally:
+        change.close()
+    assert result.status is Status.FAIL
+    assert (f"fingerprint cpu/splits4 changed (342509638fb9… → abababababab…); the accepted change under "
+            f"question Q3 is for 342509638fb9…, not for the new value {again}") in text
+
+
+def test_a_second_decision_naming_the_new_value_accepts_it(repo):
+    (repo / "fingerprints.json").write_text(json.dumps({"cpu": produced(repo)}), encoding="utf-8")
+    again = "ab" * 32
+    rewrite_bitwise(repo, ACCEPTED, lambda r: r["fingerprints"].update(splits4=again))
+
+    def decide_again(text):
+        text = text.replace("unknowns:", "  - {id: Q5, question: Accept splits4 again?, recommendation: Accept., "
+                            "decision: accepted, blast_radius: high}\nunknowns:", 1)
+        return re.sub(r"(      - \{key: splits4, question: Q3, [^}]*\}\n)",
+                      rf"\g<1>      - {{key: splits4, question: Q5, to: {again}}}\n", text)
+    change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo), edit_record=decide_again)
+    try:
+        result, text = g4(repo, RECORD, change)
+    finally:
+        change.close()
+    assert result.status is Status.PASS, text
+
+
+def test_an_accepted_change_that_names_no_value_accepts_nothing(repo):
+    new = produced(repo)["splits4"]
+    result, text = g4(repo, WITHOUT_VALUE)
+    assert result.status is Status.FAIL
+    assert ("fingerprint cpu/splits4 changed (e430bc28c7df… → 342509638fb9…); the accepted change under "
+            "question Q3 names no value (`to:`), and an acceptance holds for one value only: review the new value "
+            f"and name it: `to: {new}`") in text
+    change = branch_with(repo, WITHOUT_VALUE, edit_fingerprints=record_artifact(repo))
+    try:
+        result, text = g4(repo, RECORD, change)
+    finally:
+        change.close()
+    assert result.status is Status.FAIL and f"`to: {new}`" in text
+
+
+def test_an_accepted_change_from_another_value_does_not_match(repo):
+    other = "cd" * 32
+    wrong_from = lambda text: re.sub(r"from: [0-9a-f]{64}", f"from: {other}", text)
+    change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo), edit_record=wrong_from)
+    try:
+        result, text = g4(repo, RECORD, change)
+    finally:
+        change.close()
+    assert result.status is Status.FAIL
+    assert ("the accepted change under question Q3 is from cdcdcdcdcdcd…, but the value before is "
+            "e430bc28c7df…") in text
+
+
+def test_a_removed_fingerprint_is_accepted_as_removed(repo):
+    (repo / "fingerprints.json").write_text(json.dumps({"cpu": produced(repo), "cuda": {"splits1": "ab" * 32}}),
+                                            encoding="utf-8")
+    remove = lambda text: re.sub(r"(      - \{key: splits4, question: Q3, [^}]*\}\n)",
+                                 r"\g<1>      - {key: cuda/splits1, question: Q3, to: removed}\n", text)
+    change = branch_with(repo, ACCEPTED, edit_fingerprints=lambda data: data.pop("cuda"), edit_record=remove)
+    try:
+        result, text = g4(repo, RECORD, change)
+    finally:
+        change.close()
+    assert result.status is Status.PASS, text
+
+
+def test_an_accepted_value_that_is_not_a_sha256_is_a_form_error(repo):
+    record = repo / ACCEPTED
+    record.write_text(re.sub(r"to: [0-9a-f]{64}", "to: 342509638fb9", record.read_text(encoding="utf-8")),
+                      encoding="utf-8")
+    report = check_records([record], repo, gates=["G0"])
+    messages = [f.message for f in report.records[0].gates["G0"].findings] + [e.message for e in report.input_errors]
+    assert any("342509638fb9" in m for m in messages), messages

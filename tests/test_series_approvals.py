@@ -20,6 +20,7 @@ from gates.git_repo import ChangeSet
 from gates.policy import POLICY_PATH
 from gates.runner import check_records
 from gates.series.changeset import SignatureCheck
+from gates.series.contract import contract_changes
 from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, Who, record_text, seeded_repo
 
 REC = "docs/design/splitkv.md"
@@ -422,3 +423,113 @@ def test_a_trusted_signed_commit_source_without_its_signers_file_is_reported(tmp
     repo.write(REC, record())
     repo.commit("docs(design): split-KV record", who=ADA)
     has(repo.check(), "G8", POLICY_PATH, f"the allowed-signers file {SIGNERS} does not exist on base main")
+
+
+# What an approval covers: the contract beyond the numbers. Each case: main holds the record as Rita
+# approved it (a signed approval commit), and a change edits the kernel and the record.
+
+QUESTIONS = [
+    {"id": "Q1", "question": "Combine in a separate kernel?", "recommendation": "yes", "decision": "accepted",
+     "blast_radius": "low"},
+    {"id": "Q3", "question": "Change the splits4 fingerprint (reverse combine)?", "recommendation": "Accept.",
+     "decision": "rejected", "blast_radius": "high"},
+]
+U1_OPEN = {"id": "U1", "question": "Do the split partials stay within the tolerances?", "closes_at": "B",
+           "status": "open", "evidence": []}
+U1_CLOSED = dict(U1_OPEN, status="closed", evidence=["numeric-h200"], answer="Yes, on the H200.")
+CAPTURE = {"required": True, "due": "C"}
+APPROVED_FIELDS = {"questions": QUESTIONS, "unknowns": [U1_OPEN], "capture": CAPTURE}
+
+
+def approved_on_main(tmp_path, signed, fields=APPROVED_FIELDS):
+    """main: the record with `fields`, approved by Rita's signed commit and merged with a merge commit."""
+    repo = verified_repo(tmp_path)
+    repo.branch("a")
+    repo.write(REC, record(status="in-review", reviewers=((RITA, "pending"),), extra=fields))
+    repo.commit("docs(design): split-KV record", who=ADA)
+    approve(repo, signed)
+    repo.write(REC, record(extra=fields))
+    repo.commit("Record Rita's signed approval", who=MAX)
+    repo.merge("a")
+    return repo
+
+
+def change_record(repo, **fields):
+    """A change that edits the kernel and sets `fields` in the record; its findings."""
+    repo.branch("b")
+    repo.write(KERNEL, "x = 1\n")
+    repo.write(REC, record(extra={**APPROVED_FIELDS, **fields}))
+    repo.commit("feat(kernels): partial kernel", who=ADA)
+    return repo.check()
+
+
+def test_dropping_the_capture_requirement_after_the_approval_stales_it(tmp_path, signed):
+    findings = change_record(approved_on_main(tmp_path, signed), capture={"required": False})
+    has(findings, "G8", KERNEL, "is stale: the contract changed after it (capture.due, capture.required)")
+    has(findings, "G8", REC, "approved without an independent approval")
+
+
+def test_flipping_a_reviewer_s_decision_after_the_approval_stales_it(tmp_path, signed):
+    flipped = [QUESTIONS[0], dict(QUESTIONS[1], decision="accepted")]
+    findings = change_record(approved_on_main(tmp_path, signed), questions=flipped)
+    has(findings, "G8", KERNEL, "is stale: the contract changed after it (questions.Q3.decision)")
+
+
+def test_postponing_an_unknown_after_the_approval_stales_it(tmp_path, signed):
+    findings = change_record(approved_on_main(tmp_path, signed), unknowns=[dict(U1_OPEN, closes_at="D")])
+    has(findings, "G8", KERNEL, "is stale: the contract changed after it (unknowns.U1.closes_at)")
+
+
+def test_reopening_a_closed_unknown_after_the_approval_stales_it(tmp_path, signed):
+    repo = approved_on_main(tmp_path, signed, dict(APPROVED_FIELDS, unknowns=[U1_CLOSED]))
+    findings = change_record(repo, unknowns=[dict(U1_CLOSED, status="open", evidence=[])])
+    has(findings, "G8", KERNEL, "is stale: the contract changed after it (unknowns.U1.status, unknowns.U1.evidence)")
+
+
+def test_a_new_question_with_a_decision_stales_the_approval(tmp_path, signed):
+    added = QUESTIONS + [{"id": "Q9", "question": "Accept splits4?", "recommendation": "Accept.",
+                          "decision": "accepted", "blast_radius": "low"}]
+    findings = change_record(approved_on_main(tmp_path, signed), questions=added)
+    has(findings, "G8", KERNEL, "is stale: the contract changed after it (questions.Q9 (new, with a decision))")
+
+
+def test_the_normal_flow_after_an_approval_keeps_it(tmp_path, signed):
+    """Closing U1 with evidence, naming the capture artifact, a new undecided question, a note, a new unknown."""
+    questions = [dict(QUESTIONS[0], note="Combine stays a separate launch."), QUESTIONS[1],
+                 {"id": "Q4", "question": "Prefetch page ids?", "recommendation": "Later.", "decision": None,
+                  "blast_radius": "low"}]
+    unknowns = [U1_CLOSED, {"id": "U2", "question": "Best num_splits per shape?", "closes_at": "D", "status": "open"}]
+    findings = change_record(approved_on_main(tmp_path, signed), questions=questions, unknowns=unknowns,
+                             capture=dict(CAPTURE, evidence="capture-h200"))
+    assert [f.format_text() for f in findings if f.gate == "G8"] == []
+
+
+@pytest.mark.parametrize(
+    "before, after, changed",
+    [
+        pytest.param({"numeric_contract": NUMERIC}, {"numeric_contract": {**NUMERIC, "evidence": "numeric-h200"}}, [],
+                     id="evidence-named-where-none-was"),
+        pytest.param({"numeric_contract": {**NUMERIC, "evidence": "numeric-h200"}},
+                     {"numeric_contract": {**NUMERIC, "evidence": "numeric-cpu"}}, ["numeric_contract.evidence"],
+                     id="evidence-swapped"),
+        pytest.param({"capture": {"required": True, "evidence": "capture-h200"}}, {"capture": {"required": True}},
+                     ["capture.evidence"], id="capture-evidence-dropped"),
+        pytest.param({"claim_level": "kernel"}, {"claim_level": "e2e"}, ["claim_level"], id="claim-level"),
+        pytest.param({"bitwise": {"fingerprints": {"path": "fp.json"}}},
+                     {"bitwise": {"fingerprints": {"path": "fp.json", "accepted_changes": [
+                         {"key": "splits4", "question": "Q3", "to": "ab" * 32}]}}},
+                     ["bitwise.fingerprints"], id="fingerprint-acceptance-added"),
+        pytest.param({"questions": QUESTIONS}, {"questions": QUESTIONS[:1]}, ["questions.Q3 (removed)"],
+                     id="question-removed"),
+        pytest.param({"questions": QUESTIONS}, {"questions": QUESTIONS + [dict(QUESTIONS[1], decision="accepted")]},
+                     ["questions.Q3"], id="question-id-repeated"),
+        pytest.param({"questions": QUESTIONS}, {"questions": [QUESTIONS[0], dict(QUESTIONS[1], question="Anything?")]},
+                     ["questions.Q3.question"], id="question-reworded"),
+        pytest.param({"unknowns": [U1_OPEN]}, {"unknowns": []}, ["unknowns.U1 (removed)"], id="unknown-removed"),
+        pytest.param({"unknowns": [U1_CLOSED]}, {"unknowns": [dict(U1_CLOSED, evidence=["numeric-cpu"])]},
+                     ["unknowns.U1.evidence"], id="closed-unknown-evidence-swapped"),
+        pytest.param({"unknowns": [U1_OPEN]}, {"unknowns": [U1_CLOSED]}, [], id="unknown-closed"),
+    ],
+)
+def test_what_the_contract_compares(before, after, changed):
+    assert contract_changes(before, after) == changed

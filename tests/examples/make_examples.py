@@ -70,7 +70,7 @@ def make_evidence() -> None:
     bitwise = run_suite("suites/suite_bitwise.py", "evidence/bitwise-cpu.json")
     write_json("fingerprints.json", {"cpu": {
         "splits1": bitwise["results"]["fingerprints"]["splits1"],
-        "splits4": sha(b"splits4 output before the split-KV change"),
+        "splits4": SPLITS4_BEFORE,
     }})
     metrics = {"grid_blocks": 14, "sm__warps_active": 8.33, "registers": 39, "smem_bytes": 928,
                "dram__throughput": 0.44, "long_scoreboard_stall": 45.8}
@@ -124,6 +124,19 @@ def pin(evidence_id: str) -> str:
     return sha((ROOT / "evidence" / f"{evidence_id}.json").read_bytes())
 
 
+SPLITS4_BEFORE = sha(b"splits4 output before the split-KV change")
+
+
+def splits4_after() -> str:
+    """The splits4 fingerprint the bitwise suite produces now: the value question Q3 accepts."""
+    data = json.loads((ROOT / "evidence" / "bitwise-cpu.json").read_text(encoding="utf-8"))
+    return data["results"]["fingerprints"]["splits4"]
+
+
+def accepted_change() -> str:
+    return f"      - {{key: splits4, question: Q3, from: {SPLITS4_BEFORE}, to: {splits4_after()}}}"
+
+
 def evidence_line(evidence_id: str, kind: str) -> str:
     return (f"  - {{id: {evidence_id}, path: evidence/{evidence_id}.json, sha256: {pin(evidence_id)}, "
             f"kind: {kind}}}")
@@ -165,7 +178,7 @@ bitwise:
   fingerprints:
     path: fingerprints.json
     accepted_changes:
-      - {{key: splits4, question: Q3}}
+{accepted_change()}
 api:
   packages: [examplepkg]
   adds: [split_sum]
@@ -284,7 +297,7 @@ bitwise:
   fingerprints:
     path: fingerprints.json
     accepted_changes:
-      - {{key: splits4, question: Q3}}
+{accepted_change()}
 api:
   packages: [examplepkg]
   adds: [split_sum]
@@ -413,7 +426,9 @@ EXAMPLES = [
     ("G4", "positive", "accepted-fingerprint-change", D, [], None),
     ("G4", "negative", "anchor-zero-cases", D, [("bitwise-cpu", "bitwise-zero-cases")], "id: A1"),
     ("G4", "negative", "fingerprint-change-rejected", D, [("Accept; the sum order changed on purpose and stays within tolerance., decision: accepted", "Accept; the sum order changed on purpose and stays within tolerance., decision: rejected")], "key: splits4"),
-    ("G4", "negative", "fingerprint-change-undeclared", D, [("    accepted_changes:\n      - {key: splits4, question: Q3}\n", "")], "path: fingerprints.json"),
+    ("G4", "negative", "fingerprint-change-undeclared", D, [(lambda: f"    accepted_changes:\n{accepted_change()}\n", "")], "path: fingerprints.json"),
+    ("G4", "negative", "fingerprint-accepted-for-another-value", D, [(splits4_after, sha(b"splits4 output of an earlier change"))], "key: splits4"),
+    ("G4", "negative", "fingerprint-acceptance-without-value", D, [(lambda: f", from: {SPLITS4_BEFORE}, to: {splits4_after()}", "")], "key: splits4"),
     ("G4", "negative", "anchor-failed", D, [("bitwise-cpu", "bitwise-anchor-failed")], "id: A1"),
     ("G5", "positive", "api-only-grows", D, [], None),
     ("G5", "positive", "default-route-change-accepted-at-d", D, [("  default_route_unchanged: true", "  default_route_unchanged: false\n  default_route_question: Q1")], None),
@@ -456,6 +471,7 @@ def build(base, edits, name) -> str:
             text = "\n".join(line for line in text.split("\n") if not line.startswith("  - {id: numeric-cpu,"))
             continue
         old, new = edit
+        old = old() if callable(old) else old
         if old not in text:
             raise SystemExit(f"{name}: {old!r} is not in the base record")
         text = text.replace(old, new)
