@@ -213,6 +213,7 @@ class Team:
 
 
 def findings(output: str, gate: str, path: str) -> list[str]:
+    """The error lines of `gate` at `path`, in the text or the github format."""
     return [line for line in output.splitlines() if f"::error file={path}," in line and f"title={gate} " in line
             or line.startswith(f"{path}:") and f" {gate} error: " in line]
 
@@ -261,8 +262,7 @@ def walk(tmp_path_factory):
     repo.write(KERNEL, repo.read(KERNEL).replace("def rms_norm(x, weight, *, eps=1e-6):", "def rms_norm(x, weight):")
                .replace("mean_square + eps", "mean_square + 1e-6"))
     repo.commit("rms_norm: eps is always 1e-6", who=ADA_NK)
-    team.forge_review(repo.sha("HEAD"))
-    seen["single CI, kernel edited"] = team.ci()
+    seen["single, kernel edited"] = team.sh("check the change")
     repo.merge("rms-norm-fp32-accumulation")
 
     # 9: the stacked series A -> B -> C -> D.
@@ -285,9 +285,10 @@ def walk(tmp_path_factory):
         else:
             team.write("docs/results/gated-rms-norm.md")
             team.apply(f"{GATED} (stage D)")
-            repo.write(GATED, repo.read(GATED).replace(
-                "Nothing is measured at stage A.", "The numeric and bitwise evidence, and the "
-                "[results](../results/gated-rms-norm.md)."))
+            # The guide says in prose which sentence of §7 becomes the link to the page.
+            link = re.search(r'in place of "(.+?)", a link to the page:\n`(.+?)`', GUIDE.read_text(encoding="utf-8"))
+            assert link.group(1) in repo.read(GATED)
+            repo.write(GATED, repo.read(GATED).replace(link.group(1), link.group(2)))
         repo.commit(f"gated_rms_norm: stage {stage}", who=ADA_NK)
         review_at = repo.sha("HEAD")
         if stage == "A":
@@ -346,18 +347,26 @@ def test_a_single_pr_change_fails_until_it_is_approved_on_the_forge(walk):
 
 
 def test_g5_catches_a_parameter_removed_under_src(walk):
-    done = walk["single CI, kernel edited"]
+    done = walk["single, kernel edited"]
     assert done.returncode == 1
     hits = findings(done.stdout, "G5", KERNEL)
     assert any("normkit.rmsnorm.rms_norm" in line and "'eps' removed" in line for line in hits), done.stdout
 
 
 def test_evidence_goes_stale_when_the_kernel_changes(walk):
-    done = walk["single CI, kernel edited"]
+    done = walk["single, kernel edited"]
     assert done.returncode == 1
     stale = [line for line in findings(done.stdout, "G3", SINGLE) + findings(done.stdout, "G4", SINGLE)
              if "stale" in line and KERNEL in line]
     assert stale, done.stdout
+
+
+@pytest.mark.parametrize("title, run", [("output: check the change", "single before review"),
+                                        ("output: check the change, eps removed", "single, kernel edited")])
+def test_the_outputs_the_guide_shows_are_what_gate_check_prints(walk, title, run):
+    printed = walk[run].stdout
+    for line in walk["team"].block(title).text.splitlines():
+        assert line in printed, f"docs/adopting.md shows {line!r}; gate-check printed:\n{printed}"
 
 
 def test_the_stacked_series_passes_each_stage_through_gate_check_base(walk):
