@@ -33,13 +33,13 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
-from gitrepo_builder import ADA, MAX, GitRepo, Who
+from gitrepo_builder import MAX, GitRepo, Who
 from mkdocs_site import REPO, entry_point_distribution
 
 GUIDE = REPO / "docs" / "adopting.md"
 ACTION = REPO / ".github" / "actions" / "gate-check" / "action.yml"
-RITA = Who("Rita Okafor", "rita@normkit.example")
-ADA_NK = Who("Ada Lindqvist", "ada@normkit.example")
+ADA = Who("Ada Lindqvist", "ada@normkit.example")  # writes the changes and the records
+RITA_LOGIN = "rita-o"  # reviews them on the forge; Max (gitrepo_builder) merges
 SINGLE = "docs/design/rms-norm-fp32-accumulation.md"
 GATED = "docs/design/gated-rms-norm.md"
 KERNEL = "src/normkit/rmsnorm.py"
@@ -110,29 +110,37 @@ def guide_blocks() -> dict[str, Block]:
     return blocks
 
 
+PIP_STAND_IN = """\
+import sys
+from packaging.requirements import Requirement
+
+args = sys.argv[1:]
+if args[:1] != ["install"] or len(args) != 2:
+    sys.exit(f"pip stand-in: expected install REQUIREMENT, got {args}")
+requirement = Requirement(args[1])
+if requirement.name != "design-gates" or not (requirement.url or "").startswith("git+https://"):
+    sys.exit(f"pip stand-in: not a design-gates git requirement: {args[1]}")
+print("design-gates from CHECKOUT stands in for", requirement.url)
+"""
+
+
 def tool_env(scratch: Path) -> dict[str, str]:
     """PATH with `gate-check`, `pytest`, `mkdocs` running this checkout and a `pip` that installs nothing."""
     bin_dir = scratch / "bin"
     bin_dir.mkdir(parents=True)
     python = shlex.quote(sys.executable)
     shims = {"gate-check": f'exec {python} -m gates.cli "$@"', "pytest": f'exec {python} -m pytest "$@"',
-             "mkdocs": f'exec {python} -m mkdocs "$@"', "pip": f'exec {python} {shlex.quote(str(bin_dir / "pip.py"))} "$@"'}
+             "mkdocs": f'exec {python} -m mkdocs "$@"',
+             "pip": f'exec {python} {shlex.quote(str(bin_dir / "pip.py"))} "$@"'}
     for name, line in shims.items():
         (bin_dir / name).write_text(f"#!/bin/sh\n{line}\n", encoding="utf-8")
         (bin_dir / name).chmod(0o755)
-    (bin_dir / "pip.py").write_text(
-        "import sys\nfrom packaging.requirements import Requirement\n"
-        "args = sys.argv[1:]\n"
-        "if args[:1] != ['install'] or len(args) != 2:\n    sys.exit(f'pip stand-in: expected install REQUIREMENT, got {args}')\n"
-        "requirement = Requirement(args[1])\n"
-        "if requirement.name != 'design-gates' or not (requirement.url or '').startswith('git+https://'):\n"
-        "    sys.exit(f'pip stand-in: not a design-gates git requirement: {args[1]}')\n"
-        f"print('design-gates from {REPO} stands in for', requirement.url)\n", encoding="utf-8")
+    (bin_dir / "pip.py").write_text(PIP_STAND_IN.replace("CHECKOUT", str(REPO)), encoding="utf-8")
     path = [str(REPO), str(entry_point_distribution(scratch / "entry-points"))]
     if not any(ep.name == "design_gates_evidence" for ep in entry_points(group="pytest11")):
         dist = scratch / "entry-points" / "design_gates_checkout-0.0.0.dist-info" / "entry_points.txt"
-        dist.write_text(dist.read_text(encoding="utf-8") + "[pytest11]\ndesign_gates_evidence = gates.evidence_plugin\n",
-                        encoding="utf-8")
+        declared = dist.read_text(encoding="utf-8")
+        dist.write_text(declared + "[pytest11]\ndesign_gates_evidence = gates.evidence_plugin\n", encoding="utf-8")
     home, runner_temp = scratch / "home", scratch / "runner"
     home.mkdir()
     runner_temp.mkdir()
@@ -203,7 +211,7 @@ class Team:
     def forge_review(self, head: str) -> str:
         """Rita's approving review of the pull request at `head`, as GitHub's reviews API exports it."""
         reviews = Path(self.env["RUNNER_TEMP"]) / "reviews.json"
-        reviews.write_text(json.dumps([{"user": {"login": "rita-o"}, "state": "APPROVED", "commit_id": head,
+        reviews.write_text(json.dumps([{"user": {"login": RITA_LOGIN}, "state": "APPROVED", "commit_id": head,
                                         "submitted_at": "2026-12-01T12:00:00Z"}]), encoding="utf-8")
         return str(reviews)
 
@@ -246,11 +254,11 @@ def walk(tmp_path_factory):
     team.write(SINGLE)
     team.write(KERNEL)
     seen["single evidence"] = team.ok("evidence for the record")
-    repo.commit("rms_norm: accumulate the mean of squares in float32", who=ADA_NK)
+    repo.commit("rms_norm: accumulate the mean of squares in float32", who=ADA)
     seen["single before review"] = team.sh("check the change")
     reviewed = repo.sha("HEAD")
     team.apply(f"{SINGLE} (approved)")
-    repo.commit("Record Rita's review: approved", who=ADA_NK)
+    repo.commit("Record Rita's review: approved", who=ADA)
     seen["single claimed, no review"] = team.sh("check the change")
     team.forge_review(reviewed)
     seen["single CI"] = team.ci()
@@ -261,7 +269,7 @@ def walk(tmp_path_factory):
     repo.branch("drop-eps", "rms-norm-fp32-accumulation")
     repo.write(KERNEL, repo.read(KERNEL).replace("def rms_norm(x, weight, *, eps=1e-6):", "def rms_norm(x, weight):")
                .replace("mean_square + eps", "mean_square + 1e-6"))
-    repo.commit("rms_norm: eps is always 1e-6", who=ADA_NK)
+    repo.commit("rms_norm: eps is always 1e-6", who=ADA)
     seen["single, kernel edited"] = team.sh("check the change")
     repo.merge("rms-norm-fp32-accumulation")
 
@@ -289,11 +297,11 @@ def walk(tmp_path_factory):
             link = re.search(r'in place of "(.+?)", a link to the page:\n`(.+?)`', GUIDE.read_text(encoding="utf-8"))
             assert link.group(1) in repo.read(GATED)
             repo.write(GATED, repo.read(GATED).replace(link.group(1), link.group(2)))
-        repo.commit(f"gated_rms_norm: stage {stage}", who=ADA_NK)
+        repo.commit(f"gated_rms_norm: stage {stage}", who=ADA)
         review_at = repo.sha("HEAD")
         if stage == "A":
             team.approve(GATED)
-            repo.commit("Record Rita's review: approved", who=ADA_NK)
+            repo.commit("Record Rita's review: approved", who=ADA)
         team.forge_review(review_at)
         seen[f"gated CI {stage}"] = team.ci()
         closed[stage] = repo.merge(f"gated-{stage.lower()}")
