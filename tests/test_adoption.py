@@ -408,4 +408,13 @@ def test_the_guide_s_workflow_uses_this_repository_s_action_with_its_inputs(walk
     uses = next(step for step in steps if "gate-check@" in step.get("uses", ""))
     assert uses["uses"].split("/", 2)[2].split("@")[0] == ".github/actions/gate-check"
     assert set(uses["with"]) <= set(action["inputs"])
+    if uses["with"].get("upload-sarif") == "true":
+        assert workflow["permissions"]["security-events"] == "write"
 
+
+
+def test_the_guide_s_pre_commit_hook_is_one_this_repository_ships(walk):
+    config = yaml.safe_load(walk["team"].blocks[".pre-commit-config.yaml"].text)
+    shipped = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    [entry] = config["repos"]
+    assert entry["repo"].endswith("/design-gates") and {hook["id"] for hook in entry["hooks"]} <= shipped
