@@ -1,6 +1,6 @@
 """`gate-check`: check design records against the gates G0-G8.
 
-    gate-check [PATHS...] [--gate G7 ...] [--stage B] [--format text|json|junit|github]
+    gate-check [PATHS...] [--gate G7 ...] [--stage B] [--format text|json|junit|github|sarif] [--quiet]
                [--run-suites] [--base REF [--head REF] [--reviews FILE] | --history] [--output FILE]
     gate-check new ID --title TITLE [--lang en|zh] [--author "Name <email>"]
     gate-check pr-body ...
@@ -65,7 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gate", action="append", default=[], metavar="GATE",
                         help="run only this gate (repeatable, or comma-separated: --gate G3,G4)")
     parser.add_argument("--stage", choices=["A", "B", "C", "D"], help="check the stage rules as if each record had reached at least this stage")
-    parser.add_argument("--format", choices=["text", "json", "junit", "github"], default="text")
+    parser.add_argument("--format", choices=["text", "json", "junit", "github", "sarif"], default="text",
+                        help="text (default), json, junit, github (workflow annotations) or sarif (SARIF 2.1.0 for code scanning)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the findings: no summary line when every gate passes (exit codes unchanged)")
     parser.add_argument("--output", type=Path, help="write the report here instead of standard output")
     parser.add_argument("--run-suites", action="store_true", help="G3/G4: run the declared validation suites instead of reading their evidence")
     parser.add_argument("--suite-timeout", type=float, default=600.0, metavar="SECONDS", help="time limit per suite run (default 600)")
@@ -111,21 +114,23 @@ def _run_checks(args, repo_root: Path) -> int:
         from gates.series.ratchet import check_history
 
         history = check_history(repo_root)
-        print(f"gate-check: {history.note}", file=sys.stderr)
+        if not args.quiet:
+            print(f"gate-check: {history.note}", file=sys.stderr)
         history_findings = history.findings
     with _records_root(repo_root, args.head) as root:
         report = check_records(_paths_under(args.paths, repo_root, root), root, gates=gates or None,
                                stage=args.stage, run_suites=args.run_suites, change=change,
                                suite_timeout_s=args.suite_timeout, max_record_bytes=args.max_record_bytes,
                                history_findings=history_findings)
-    text = render(report, args.format)
+    text = render(report, args.format, quiet=args.quiet)
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
-        summary = render(report, "text").splitlines()[-1]
-        sys.stdout.write(f"{summary}; report written to {args.output}\n")
+        if not (args.quiet and report.ok):
+            summary = render(report, "text").splitlines()[-1]
+            sys.stdout.write(f"{summary}; report written to {args.output}\n")
     else:
         sys.stdout.write(text)
     if report.input_errors:

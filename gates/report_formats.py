@@ -1,22 +1,29 @@
-"""Render a `Report` as text, JSON, JUnit XML or GitHub workflow commands."""
+"""Render a `Report` as text, JSON, JUnit XML, GitHub workflow commands or SARIF 2.1.0."""
 
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 from xml.etree import ElementTree
 
-from gates.findings import Status
+from gates import __version__
+from gates.findings import Finding, Status
 from gates.registry import TITLES
 from gates.runner import Report
 
-FORMATS = ("text", "json", "junit", "github")
+FORMATS = ("text", "json", "junit", "github", "sarif")
 # A gate that cannot run because the record is unreadable says so; the text form lists
 # the gates it stopped on one line ("G1-G8 error: not checked: ...") instead of eight.
 NOT_CHECKED = "not checked: "
 
 
-def render(report: Report, fmt: str) -> str:
-    return {"text": to_text, "json": to_json, "junit": to_junit, "github": to_github}[fmt](report)
+def render(report: Report, fmt: str, *, quiet: bool = False) -> str:
+    """The report in `fmt`. `quiet` leaves out the summary line of the text and github
+    forms when every gate passed, so that a passing run prints nothing."""
+    text = {"text": to_text, "json": to_json, "junit": to_junit, "github": to_github, "sarif": to_sarif}[fmt](report)
+    if quiet and fmt in ("text", "github") and report.ok:
+        return "".join(text.splitlines(keepends=True)[:-1])
+    return text
 
 
 def to_text(report: Report) -> str:
@@ -118,3 +125,51 @@ def _gate_span(gates: list[str]) -> str:
     if len(numbers) == len(gates) > 2 and numbers == list(range(numbers[0], numbers[0] + len(numbers))):
         return f"{gates[0]}-{gates[-1]}"
     return ",".join(gates)
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def to_sarif(report: Report) -> str:
+    """SARIF 2.1.0 for code scanning (GitHub's `upload-sarif`): one run whose driver lists
+    the gates G0-G8 as rules; each finding a result at its file, line and column. An
+    unreadable input is a tool execution notification and marks the run unsuccessful."""
+    rule_index = {gate: index for index, gate in enumerate(TITLES)}
+    rules = [{"id": gate, "name": title.title().replace(" ", ""), "shortDescription": {"text": f"{gate} {title}"},
+              "defaultConfiguration": {"level": "error"}} for gate, title in TITLES.items()]
+    results = []
+    for record in report.records:
+        for gate, result in record.gates.items():
+            findings = list(result.findings)
+            if result.status is Status.ERROR and not findings:
+                findings = [Finding(gate, record.path, 1, 1, "gate errored without a finding")]
+            for finding in findings:
+                entry = {
+                    "ruleId": gate,
+                    "level": "error" if finding.severity == "error" else "warning",
+                    "message": {"text": finding.message},
+                    "locations": [_sarif_location(finding.path, finding.line, finding.col)],
+                }
+                if gate in rule_index:
+                    entry["ruleIndex"] = rule_index[gate]
+                if finding.commit:
+                    entry["properties"] = {"commit": finding.commit}
+                results.append(entry)
+    notifications = [{"level": "error", "message": {"text": error.message},
+                      "locations": [_sarif_location(error.path, error.line, error.col)]} for error in report.input_errors]
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "design-gates", "version": __version__, "rules": rules}},
+            "invocations": [{"executionSuccessful": not report.input_errors,
+                             "toolExecutionNotifications": notifications}],
+            "results": results,
+        }],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_location(path: str, line: int, col: int) -> dict:
+    return {"physicalLocation": {"artifactLocation": {"uri": quote(path), "uriBaseId": "%SRCROOT%"},
+                                 "region": {"startLine": max(int(line), 1), "startColumn": max(int(col), 1)}}}

@@ -258,3 +258,77 @@ def test_a_record_the_schema_rejects_reports_the_gates_it_stopped_on_one_line(ca
     assert "G0 error: 'claim_level' is required" in out
     assert "G1-G8 error: not checked: the front matter does not match the record schema (see G0)" in out
     assert out.count("not checked") == 1 and "8 errored" in out
+
+
+def test_format_choices_are_the_renderers():
+    from gates.report_formats import FORMATS
+
+    action = next(a for a in cli.build_parser()._actions if a.dest == "format")
+    assert tuple(action.choices) == FORMATS
+
+
+def test_sarif_format_is_one_run_with_the_gates_as_rules(capsys):
+    code, out, _ = run(capsys, NEGATIVE, "--format", "sarif")
+    document = json.loads(out)
+    assert code == 1
+    assert document["version"] == "2.1.0" and document["$schema"].endswith("sarif-2.1.0.json")
+    [sarif_run] = document["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["name"] == "design-gates"
+    assert [rule["id"] for rule in driver["rules"]] == [f"G{n}" for n in range(9)]
+    assert driver["rules"][1]["name"] == "DiagnosisFromEvidence"
+    assert driver["rules"][7]["shortDescription"]["text"] == "G7 Claims discipline"
+    assert sarif_run["invocations"][0]["executionSuccessful"] is True
+    result = next(r for r in sarif_run["results"] if r["ruleId"] == "G7")
+    assert {"ruleId", "level", "message", "locations"} <= result.keys()
+    assert result["level"] == "error" and result["message"]["text"].startswith("9.1 µs is not the value it names")
+    assert driver["rules"][result["ruleIndex"]]["id"] == "G7"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "G7/negative/untraced-result.md"
+    assert location["region"] == {"startLine": 105, "startColumn": 20}
+
+
+def test_sarif_format_of_a_passing_record_has_no_results_and_warnings_stay_warnings(capsys, monkeypatch):
+    code, out, _ = run(capsys, POSITIVE, "--format", "sarif")
+    assert code == 0 and json.loads(out)["runs"][0]["results"] == []
+
+    from gates import registry
+    from gates.findings import Finding, GateResult, Status
+
+    def warns(record, ctx):
+        return GateResult("G4", Status.PASS, [Finding("G4", record.rel_path, 3, 2, "anchor A9 is not declared",
+                                                      severity="warning")])
+
+    monkeypatch.setitem(registry.GATES, "G4", warns)
+    code, out, _ = run(capsys, POSITIVE, "--format", "sarif")
+    [result] = json.loads(out)["runs"][0]["results"]
+    assert code == 0 and result["level"] == "warning" and result["ruleId"] == "G4"
+
+
+def test_sarif_format_reports_an_unreadable_record_as_an_unsuccessful_run(capsys, tmp_path):
+    broken = tmp_path / "docs" / "design" / "broken.md"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"---\nid: [unclosed\n---\n")
+    code, out, _ = run(capsys, broken, "--repo-root", tmp_path, "--format", "sarif")
+    invocation = json.loads(out)["runs"][0]["invocations"][0]
+    assert code == 2 and invocation["executionSuccessful"] is False
+    [notification] = invocation["toolExecutionNotifications"]
+    assert notification["level"] == "error" and "invalid YAML" in notification["message"]["text"]
+    location = notification["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "docs/design/broken.md" and location["region"]["startLine"] == 3
+
+
+def test_quiet_prints_nothing_when_every_gate_passes(capsys, tmp_path):
+    code, out, _ = run(capsys, POSITIVE, "--quiet")
+    assert code == 0 and out == ""
+    code, out, _ = run(capsys, POSITIVE, "--quiet", "--format", "json", "--output", tmp_path / "report.json")
+    assert code == 0 and out == "" and json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["ok"]
+
+
+def test_quiet_still_prints_the_findings_and_keeps_the_exit_code(capsys):
+    code, out, _ = run(capsys, NEGATIVE, "-q")
+    assert code == 1
+    assert "G7/negative/untraced-result.md:105:20: G7 error: 9.1 µs is not the value it names" in out
+    assert "1 record(s)" in out
+    code, out, _ = run(capsys, NEGATIVE, "-q", "--format", "github")
+    assert code == 1 and out.startswith("::error file=G7/negative/untraced-result.md,line=105,col=20")
