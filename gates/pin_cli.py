@@ -66,9 +66,13 @@ def pin_record(path: Path, repo_root: Path, *, write: bool) -> tuple[list[str], 
             problems.append(f"{where}: {name}: no file at {entry.get('path')!r} inside the repository")
             continue
         digest = hashlib.sha256(target.read_bytes()).hexdigest()
-        old = entry.get("sha256")
-        if not isinstance(old, str):
+        if "sha256" not in entry:
             problems.append(f"{where}: {name}: the entry has no sha256 key; add `sha256: {digest}`")
+            continue
+        old = entry["sha256"]
+        if not isinstance(old, str):
+            problems.append(f"{where}: {name}: sha256 is read as {type(old).__name__} {old!r}, not text (YAML reads "
+                            f"unquoted digits as a number); write it quoted: `sha256: \"{digest}\"`")
             continue
         if old == digest:
             continue

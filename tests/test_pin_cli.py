@@ -56,3 +56,12 @@ def test_a_missing_artifact_is_reported_not_guessed(repo, capsys):
     assert pin(repo, repo / RECORD) == 1
     assert "numeric-cpu: no file at 'evidence/numeric-cpu.json'" in capsys.readouterr().out
     assert (repo / RECORD).read_text(encoding="utf-8") == before
+
+
+def test_a_pin_yaml_reads_as_a_number_is_named_not_guessed(repo, capsys):
+    record = repo / RECORD
+    text = record.read_text(encoding="utf-8")
+    record.write_text(text.replace("e9276baebd21fd237265837445fe7e7e44bbb47fb5c61e18414d54d7b1298752", "0" * 64),
+                      encoding="utf-8")
+    assert pin(repo, record) == 1
+    assert "sha256 is read as int 0, not text" in capsys.readouterr().out
