@@ -2,7 +2,9 @@
 must be switched on before Triton is first imported."""
 
 import os
+import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import torch
@@ -25,3 +27,12 @@ def launch_config(monkeypatch):
                             lambda *args, **kwargs: replace(original(*args, **kwargs), **fields))
 
     return set_fields
+
+
+@pytest.fixture
+def examples_repo(tmp_path):
+    """A writable copy of tests/examples (records, evidence, the example package) as a repository root."""
+    root = tmp_path / "repo"
+    shutil.copytree(Path(__file__).resolve().parent / "examples", root, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / ".git").mkdir()
+    return root

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
 from gates.cli import main
 
-EXAMPLES = Path(__file__).resolve().parent / "examples"
 RECORD = "G1/positive/diagnosis-name-forms.md"
 TITLE = "title: Split sums for long rows (example, stage D)\n"
 
 
 @pytest.fixture()
-def repo(tmp_path):
-    root = tmp_path / "repo"
-    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / ".git").mkdir()
-    return root
+def repo(examples_repo):
+    return examples_repo
 
 
 def g7(repo, capsys):

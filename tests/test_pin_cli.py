@@ -3,23 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
-from pathlib import Path
 
 import pytest
 
 from gates.cli import main
 
-EXAMPLES = Path(__file__).resolve().parent / "examples"
 RECORD = "G3/positive/numeric-within-tolerance.md"
 
 
 @pytest.fixture()
-def repo(tmp_path):
-    root = tmp_path / "repo"
-    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / ".git").mkdir()
-    return root
+def repo(examples_repo):
+    return examples_repo
 
 
 def pin(repo, *args):

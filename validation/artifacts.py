@@ -24,7 +24,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gates.attestation import sign, signing_key_from_environment
+from gates.evidence_writer import write_artifact  # noqa: F401 - the writer every suite here uses
 from gates.source_binding import bound_sources
 
 from .environment import environment
@@ -115,15 +115,6 @@ def build_artifact(*, artifact_id: str, kind: str, results: dict, fixtures: dict
     }
 
 
-def write_artifact(path, artifact: dict) -> Path:
-    """Write `artifact` as indented JSON, signed when the runner's signing key is set."""
-    signing = signing_key_from_environment()
-    if signing is not None:
-        artifact = sign(artifact, *signing)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(artifact, indent=1, sort_keys=False, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
 
 
 def artifact_id_for(path) -> str:

@@ -37,12 +37,7 @@ def _check_base_approval(ctx: SeriesContext, rc: RecordChange, stage: str) -> No
     if status != "approved":
         ctx.report("G2", rc.rel_path, line_of(rc.head, "stage"),
                    f"stage {stage} needs the record approved on {where}; there it is {status}")
-    questions = field_of(base.front_matter, "questions", default=[])
-    undecided = [
-        str(q.get("id", f"#{i + 1}"))
-        for i, q in enumerate(questions if isinstance(questions, list) else [])
-        if isinstance(q, dict) and q.get("decision") not in DECISIONS
-    ]
+    undecided = undecided_questions(base.front_matter)
     if undecided:
         ctx.report("G2", rc.rel_path, line_of(rc.head, "questions"),
                    f"stage {stage} needs a decision on every reviewer question on {where}; "
@@ -84,12 +79,7 @@ def _check_head_approval(ctx: SeriesContext, rc: RecordChange, stage: str) -> No
         ctx.report("G2", rc.rel_path, line_of(rc.head, "record_status"),
                    f"a single-pr change merges its record approved: record_status is {status}; "
                    "get the design reviewed and approved in this pull request first")
-    questions = field_of(rc.head_front_matter, "questions", default=[])
-    undecided = [
-        str(q.get("id", f"#{i + 1}"))
-        for i, q in enumerate(questions if isinstance(questions, list) else [])
-        if isinstance(q, dict) and q.get("decision") not in DECISIONS
-    ]
+    undecided = undecided_questions(rc.head_front_matter)
     if undecided:
         ctx.report("G2", rc.rel_path, line_of(rc.head, "questions"),
                    f"a single-pr change needs a decision on every reviewer question before it merges; "
@@ -112,3 +102,10 @@ def check(ctx: SeriesContext) -> None:
         if stage_index(stage) >= 2:
             _check_previous_closed(ctx, rc, stage)
         _check_stacked(ctx, rc, stage)
+
+
+def undecided_questions(front_matter) -> list[str]:
+    """Ids of the reviewer questions in `front_matter` that carry no decision."""
+    questions = field_of(front_matter, "questions", default=[])
+    return [str(q.get("id", f"#{i + 1}")) for i, q in enumerate(questions if isinstance(questions, list) else [])
+            if isinstance(q, dict) and q.get("decision") not in DECISIONS]
