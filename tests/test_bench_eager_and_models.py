@@ -42,7 +42,7 @@ def test_the_report_shows_graph_and_eager_times_and_the_host_path(tmp_path):
     assert report.main([str(artifact(tmp_path)), "--out", str(out)]) == 0
     text = out.read_text()
     assert "| llama8b-b1-4k | splitkv | 8 | 7.00 | 21.00 | 3.00 |" in text
-    assert "| llama8b-b1-4k | sdpa_default | None | 9.40 | 30.00 | 3.19 |" in text
+    assert "| llama8b-b1-4k | sdpa_default | - | 9.40 | 30.00 | 3.19 |" in text
     assert "| attention_decode | 9.50 | 9.00 |" in text and "| sdpa | 27.00 | 25.00 |" in text
 
 
