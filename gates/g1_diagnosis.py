@@ -77,7 +77,10 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         if tie.problem:
             add(tie.line, f"§1 quotes {tie.quoted.shown()} for {tie.name}, which names no value: {tie.problem}",
                 tie.quoted.col)
+        elif tie.mismatch() and tie.relation != "=":
+            add(tie.line, f"§1 says {tie.said()}, which does not hold: the cited evidence measured "
+                f"{tie.expected()}", tie.quoted.col)
         elif tie.mismatch():
             add(tie.line, f"§1 quotes {tie.name} = {tie.quoted.shown()}, but the cited evidence measured "
-                f"{tie.target.shown()}", tie.quoted.col)
+                f"{tie.expected()}", tie.quoted.col)
     return result_from_findings(GATE, findings)

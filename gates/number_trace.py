@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import deque
 from dataclasses import dataclass, field
 
 from gates.markdown_body import iter_links
 from gates.quoted_numbers import (
-    NUMBER, UNITS, Quoted, decimals, first_number, matches_value, numbers_with_units, parse_quoted, stored_unit,
+    NUMBER, UNITS, Quoted, decimals, first_number, holds, numbers_with_units, parse_quoted, stored_unit,
     strip_code_spans,
 )
 
@@ -51,8 +52,28 @@ VALUE_HEADERS = ("value", "values", "measured", "值", "数值", "测量值")
 _REFERENCE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*):(\S+)$")
 _CODE = r"`([^`\n]+)`"
 _BOLD = r"\*\*`?([^*`\n]+?)`?\*\*"
-_OPERATOR = r"(?:=|≈|~|≃|:|＝|：|\bis\b)"
+_RELATION_WORDS = {
+    "≤": "≤", "<=": "≤", "at most": "≤", "no more than": "≤", "not more than": "≤", "up to": "≤",
+    "<": "<", "below": "<", "under": "<", "less than": "<", "fewer than": "<", "lower than": "<",
+    "≥": "≥", ">=": "≥", "at least": "≥", "no less than": "≥", "not less than": "≥",
+    ">": ">", "above": ">", "over": ">", "more than": ">", "greater than": ">", "higher than": ">",
+}
+_RELATION = "|".join(re.escape(word) for word in sorted(_RELATION_WORDS, key=len, reverse=True))
+_HEDGE = r"(?:~|≈|≃|(?:about|around|roughly|approximately|approx\.|only|just|exactly|nearly)\b)"
+_EQUALS = (r"(?:=|≈|~|≃|:|＝|：|→|->|=>|⇒|\(|（|\b(?:is|was|are|were|of|equals|equal to|equalled|reaches|reached|"
+           r"stays at|stood at|sits at|comes to|came to)\b)")
+# `name = v`, `name was ~v`, `name (v)`, `name → v`, `name ≥ v`, `name is at most v`
+_OPERATOR = (rf"(?:(?P<rel>{_RELATION})|{_EQUALS}(?:[ \t]*(?P<rel2>{_RELATION}))?)(?:[ \t]*{_HEDGE})?")
 _QUANTITY = rf"({NUMBER})(?:[ \t]?({UNITS})(?![\w/]))?"
+_LIMIT_WORDS = (r"max|maximum|tolerance|tolerances|limit|limits|bound|ceiling|upper bound|min|minimum|floor|"
+                r"lower bound|容差|上限|下限|阈值")
+# what ends the text right before a number presented as a bound: `≤ 1e-6`, `below 1e-6`, `max 1e-6`
+_BOUND_BEFORE = re.compile(rf"(?:(?P<rel>{_RELATION})|(?P<limit>{_LIMIT_WORDS})(?:[ \t]+(?:of|is|=|:))?)"
+                           rf"[ \t:=]*(?:{_HEDGE}[ \t]*)?$", re.IGNORECASE)
+_LOWER_LIMIT = re.compile(r"min|minimum|floor|lower bound|下限", re.IGNORECASE)
+_LIMIT_HEADER = re.compile(rf"(?<![A-Za-z])(?:{_LIMIT_WORDS})(?![A-Za-z])", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[;!?；。，！？]|,(?!\d{3})|\.(?=\s|$)")
+_NOT_A_NAME = {"max", "min", "limit", "bound", "tolerance", "value", "values"}
 _AFTER_NUMBER = re.compile(rf"(?<![\w.,§/#-]){_QUANTITY}[ \t]*[(\[（]?[ \t]*{_CODE}")
 _SELECTOR = re.compile(r"\[(\d+)\]|\[([^=\]]+)=([^\]]*)\]")
 _DELIMITER_CELL = re.compile(r":?-{2,}:?")
@@ -68,6 +89,7 @@ class NamedValue:
     key: str
     value: object
     unit: str
+    context: frozenset = frozenset()
 
     def shown(self) -> str:
         return f"{self.artifact_id}:{self.key} = {self.value}" + (f" {self.unit}" if self.unit else "")
@@ -82,15 +104,42 @@ class Tie:
     name: str
     target: NamedValue | None = None
     problem: str | None = None
+    relation: str = "="
+    alternatives: tuple = ()
 
     def mismatch(self) -> bool:
-        return self.target is not None and not matches_value(self.quoted, self.target.value, self.target.unit)
+        """Whether the quoted number is not the value (or, for a bound, the bound does not hold).
+
+        With `alternatives` (a name with several values the clause did not single out further), an
+        equality must match one of them and a bound must hold for all of them.
+        """
+        if self.target is None:
+            return False
+        candidates = self.alternatives or (self.target,)
+        if self.relation == "=":
+            return not any(holds(self.quoted, value.value, value.unit) for value in candidates)
+        return not all(holds(self.quoted, value.value, value.unit, self.relation) for value in candidates)
+
+    def said(self) -> str:
+        """What the record says, as `name = 12` or `name ≥ 83%`."""
+        return f"{self.name} {self.relation} {self.quoted.shown()}"
+
+    def expected(self) -> str:
+        """The value (or values) the number was compared with."""
+        if len(self.alternatives) > 1:
+            return "; ".join(value.shown() for value in self.alternatives)
+        return self.target.shown() if self.target else ""
 
 
 @dataclass
 class Trace:
     ties: list[Tie] = field(default_factory=list)
     untied: list[tuple[int, Quoted]] = field(default_factory=list)
+    # (line, column) of the numbers presented as a limit: `≤ 1.0e-6`, `max 1.0e-6`, a `tolerance` column
+    limits: set[tuple[int, int]] = field(default_factory=set)
+
+    def is_limit(self, line: int, quoted: Quoted) -> bool:
+        return (line, quoted.col) in self.limits
 
 
 class CitedValues:
@@ -101,10 +150,15 @@ class CitedValues:
     not prose).
     """
 
-    def __init__(self, artifacts: dict[str, dict], declared=()):
+    def __init__(self, artifacts: dict[str, dict], declared=(), key_names: bool = False):
         self.artifacts = artifacts
         self.declared = set(declared) | set(artifacts)
         self._metrics: dict[str, list[NamedValue]] = {}
+        self._leaves: dict[str, list[NamedValue]] = {}
+        if key_names:
+            for artifact_id, results in artifacts.items():
+                for value in _leaf_values(artifact_id, results):
+                    self._leaves.setdefault(value.key.rsplit(".", 1)[-1], []).append(value)
         for artifact_id, results in artifacts.items():
             metrics = results.get("metrics") if isinstance(results, dict) else None
             units = results.get("units") if isinstance(results, dict) else None
@@ -113,9 +167,22 @@ class CitedValues:
                 unit = stored_unit(str(name), _declared_unit(units, name))
                 self._metrics.setdefault(str(name), []).append(NamedValue(artifact_id, f"metrics.{name}", value, unit))
 
+        self._spelled = {_collapsed(name): name for name in sorted(self._metrics, reverse=True)}
+
     @property
     def metric_names(self) -> set[str]:
         return set(self._metrics)
+
+    @property
+    def key_names(self) -> set[str]:
+        """Names of numeric values anywhere in the artifacts' results (empty unless asked for)."""
+        return set(self._leaves)
+
+    def canonical(self, text: str) -> str:
+        """The metric name `text` spells, with spaces or hyphens for `_` (`grid blocks` is grid_blocks)."""
+        if text in self._metrics or text in self._leaves:
+            return text
+        return self._spelled.get(_collapsed(text), text)
 
     def is_reference(self, text: str) -> bool:
         match = _REFERENCE.match(text)
@@ -157,9 +224,80 @@ class CitedValues:
         """The value `text` names (a reference or a metric name), None if it names none."""
         if self.is_reference(text):
             return self.resolve(text)
+        text = self.canonical(text)
         if text in self._metrics:
             return self.metric(text, linked_ids)
         return None
+
+    def key(self, name: str, clause: str, around: str = "") -> tuple[NamedValue, ...]:
+        """The values a key name may mean in `clause`: all of them, or those whose dtype or case
+        (a key or row field on their path) the clause names (else `around`, the line, names).
+
+        TraceError when they differ and nothing chooses among them.
+        """
+        found = self._leaves.get(name, [])
+        if not found:
+            raise TraceError(f"{name} is not a value of any cited artifact")
+        for text in (clause, around):
+            chosen = _best_named(found, text)
+            if chosen:
+                return tuple(chosen)
+        if len({repr(value.value) for value in found}) > 1:
+            shown = "; ".join(value.shown() for value in found[:4]) + ("; ..." if len(found) > 4 else "")
+            raise TraceError(f"{name} has several values in the cited evidence ({shown}) and the sentence names no "
+                             f"dtype or case that picks one: write `{found[0].artifact_id}:{found[0].key}` after "
+                             "the number to say which")
+        return tuple(found)
+
+
+def _collapsed(name: str) -> str:
+    return re.sub(r"[ \t_-]+", "_", name.strip()).lower()
+
+
+def _is_key_name(key) -> bool:
+    return (isinstance(key, str) and len(key) >= 3 and re.search(r"[A-Za-z]", key) is not None
+            and key.lower() not in _NOT_A_NAME and not re.fullmatch(UNITS, key) and "`" not in key)
+
+
+def _leaf_values(artifact_id: str, results) -> list[NamedValue]:
+    """Every number under a dict key of `results`, with the keys and row fields on its path as context."""
+    found: list[NamedValue] = []
+    units = results.get("units") if isinstance(results, dict) else None
+    stack = [(results, "", frozenset())]
+    while stack:
+        node, path, context = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                key_path = f"{path}.{key}" if path else str(key)
+                if isinstance(value, (dict, list)):
+                    stack.append((value, key_path, context | {str(key)}))
+                elif isinstance(value, (int, float)) and not isinstance(value, bool) and _is_key_name(key):
+                    declared = _declared_unit(units, key) if path == "metrics" else None
+                    found.append(NamedValue(artifact_id, key_path, value, stored_unit(str(key), declared), context))
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                fields = frozenset(str(value) for value in item.values() if isinstance(value, str)
+                                   or (isinstance(value, int) and not isinstance(value, bool))) \
+                    if isinstance(item, dict) else frozenset()
+                stack.append((item, f"{path}[{index}]", context | fields))
+    return found
+
+
+def _names_in(text: str, words) -> int:
+    return sum(1 for word in words if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text))
+
+
+def _best_named(found: list[NamedValue], text: str) -> list[NamedValue]:
+    """The values whose context `text` names most (none when it names no context of any)."""
+    if not text:
+        return []
+    scores = [_names_in(text, value.context) for value in found]
+    best = max(scores, default=0)
+    if best == 0:
+        return []
+    if best == min(scores):
+        return []  # what it names is on every value's path: it chooses nothing
+    return [value for value, score in zip(found, scores) if score == best]
 
 
 def _declared_unit(units, key: str) -> str | None:
@@ -219,35 +357,94 @@ def _clean_name(text: str) -> str:
     return text.strip().strip("*").strip("`").strip()
 
 
+def _spelled(name: str) -> str:
+    """A pattern for a name that may also be written with spaces or hyphens for `_`."""
+    return re.sub(r"_+", "[ _-]+", re.escape(name))
+
+
 def _name_alternatives(names) -> str:
-    bare = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)) or r"(?!x)x"
+    bare = "|".join(_spelled(name) for name in sorted(names, key=len, reverse=True)) or r"(?!x)x"
     return "|".join([_CODE, _BOLD, rf"(?<![\w.`])({bare})(?![\w`]|\.\w)"])
 
 
+_NAMED_QUANTITY = rf"(?P<num>{NUMBER})(?:[ \t]?(?P<unit>{UNITS})(?![\w/]))?"
+_ANY_NUMBER = re.compile(rf"(?<![\w.,§/#-]){_NAMED_QUANTITY}")
+
+
+def _relation_before(text: str) -> str:
+    """The relation a number is presented in by the words right before it: `≤ v`, `below v`, `max v`."""
+    match = _BOUND_BEFORE.search(text)
+    if not match:
+        return "="
+    if match.group("rel"):
+        return _RELATION_WORDS[match.group("rel").lower()]
+    return "≥" if _LOWER_LIMIT.fullmatch(match.group("limit")) else "≤"
+
+
+def _clauses(text: str):
+    """(start, clause) pieces of a line split at sentence ends, commas and semicolons."""
+    start = 0
+    for match in _CLAUSE_END.finditer(text):
+        yield start, text[start:match.start()]
+        start = match.end()
+    yield start, text[start:]
+
+
+def readable(line: str, values: CitedValues) -> str:
+    """The line as numbers are read from it, same length: references and link targets blanked.
+
+    Other inline code keeps its text (only the backticks go), so a number cannot hide from
+    the check by being written as `35.02 µs`, nor a name by being written as `rel_l2`.
+    """
+    def blank(match: re.Match) -> str:
+        if values.is_reference(match.group(1).replace(ROW, "x")):
+            return " " * len(match.group(0))
+        return f" {match.group(1)} "
+    return strip_code_spans(re.sub(_CODE, blank, line))
+
+
 class LineTracer:
-    """Finds the ties of prose lines and table rows against `values`."""
+    """Finds the ties of prose lines and table rows against `values`.
+
+    Metric names (keys of `results.metrics`, also spelled with spaces or hyphens for `_`) tie
+    the number after an operator (`=`, `≈`, `~`, `:`, `is`, `was`, `of`, `equals`, `→`, `(`,
+    and the bounds `≥ ≤ < >`) or the number right before them (`14 grid_blocks`). With
+    `values.key_names`, a key name of the results ties the next number of its clause.
+    """
 
     def __init__(self, values: CitedValues):
         self.values = values
         names = _name_alternatives(values.metric_names)
-        self._before = re.compile(rf"(?:{names})[ \t]*{_OPERATOR}[ \t]*{_QUANTITY}")
-        self._names = re.compile(names)
+        self._before = re.compile(rf"(?:{names})[ \t]*{_OPERATOR}[ \t]*{_NAMED_QUANTITY}")
+        self._number_first = re.compile(rf"(?<![\w.,§/#-]){_NAMED_QUANTITY}[ \t]+(?:{names})")
+        self._names = re.compile(_name_alternatives(values.metric_names | values.key_names))
+        keys = sorted(values.key_names, key=len, reverse=True)
+        self._keys = (re.compile(rf"(?<![\w.`])({'|'.join(map(re.escape, keys))})(?![\w`]|\.\w)")
+                      if keys else None)
 
-    def tie(self, line_no: int, quoted: Quoted, name: str, linked) -> Tie | None:
+    def tie(self, line_no: int, quoted: Quoted, name: str, linked, relation: str = "=", clause: str = "",
+            around: str = "") -> Tie | None:
         """`quoted` tied to what `name` names; None when `name` is no name (plain code, a word)."""
         try:
             target = self.values.name(name, linked)
+            if target is None and name in self.values.key_names:
+                found = self.values.key(name, clause, around)
+                return Tie(line_no, quoted, name, found[0], relation=relation,
+                           alternatives=found if len(found) > 1 else ())
         except TraceError as exc:
-            return Tie(line_no, quoted, name, problem=str(exc))
-        return Tie(line_no, quoted, name, target) if target is not None else None
+            return Tie(line_no, quoted, name, problem=str(exc), relation=relation)
+        if target is None:
+            return None
+        return Tie(line_no, quoted, self.values.canonical(name), target, relation=relation)
 
-    def prose_ties(self, line_no: int, text: str, offset: int = 0, linked=()) -> list[Tie]:
-        """Ties written inline: `name <op> number` and `number `reference``."""
+    def prose_ties(self, line_no: int, text: str, offset: int = 0, linked=(), around: str = "") -> list[Tie]:
+        """Ties written inline: `name <op> number`, `number name`, `number `reference``, and key names."""
         ties: dict[int, Tie] = {}
         for match in self._before.finditer(text):
             name = next(group for group in match.groups()[:3] if group is not None)
-            quoted = parse_quoted(match.group(4), match.group(5) or "", offset + match.start(4) + 1)
-            tie = quoted and self.tie(line_no, quoted, _clean_name(name), linked)
+            relation = _RELATION_WORDS.get((match.group("rel") or match.group("rel2") or "=").lower(), "=")
+            quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + match.start("num") + 1)
+            tie = quoted and self.tie(line_no, quoted, _clean_name(name), linked, relation)
             if tie:
                 ties.setdefault(quoted.col, tie)
         for match in _AFTER_NUMBER.finditer(text):
@@ -257,14 +454,57 @@ class LineTracer:
             tie = quoted and self.tie(line_no, quoted, match.group(3), linked)
             if tie:
                 ties.setdefault(quoted.col, tie)
+        for match in self._number_first.finditer(text):
+            name = next(group for group in match.groups()[-3:] if group is not None)
+            quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + match.start("num") + 1)
+            tie = quoted and self.tie(line_no, quoted, _clean_name(name), linked)
+            if tie:
+                ties.setdefault(quoted.col, tie)
+        if self._keys is not None:
+            self._key_ties(line_no, readable(text, self.values), offset, linked, around or text, ties)
         return list(ties.values())
 
+    def _key_ties(self, line_no: int, text: str, offset: int, linked, around: str, ties: dict[int, Tie]) -> None:
+        """In each clause, key names take the numbers after them in order (`a and b are 1 and 2`)."""
+        for start, clause in _clauses(text):
+            events = [(m.start(), m.end(), m.group(1), None) for m in self._keys.finditer(clause)]
+            name_spans = [(begin, end) for begin, end, _, _ in events]
+            for match in _ANY_NUMBER.finditer(clause):
+                if match.group("num").count(".") > 1 or any(b <= match.start() < e for b, e in name_spans):
+                    continue
+                events.append((match.start("num"), match.end(), None, match))
+            pending: deque = deque()
+            for begin, end, name, match in sorted(events, key=lambda event: event[0]):
+                if name is not None:
+                    pending.append((end, name))
+                    continue
+                if not pending:
+                    continue
+                name_end, name = pending.popleft()
+                quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + start + begin + 1)
+                if quoted is None or quoted.col in ties:
+                    continue
+                relation = _relation_before(clause[name_end:begin])
+                tie = self.tie(line_no, quoted, name, linked, relation, clause, around)
+                if tie:
+                    ties[quoted.col] = tie
+
+    def bounds(self, text: str, offset: int = 0) -> set[int]:
+        """Columns of the numbers presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, `tolerance 1.0e-6`)."""
+        found = set()
+        for start, clause in _clauses(readable(text, self.values)):
+            for match in _ANY_NUMBER.finditer(clause):
+                if _BOUND_BEFORE.search(clause[:match.start("num")]):
+                    found.add(offset + start + match.start("num") + 1)
+        return found
+
     def cell_names(self, cell: str, linked=()) -> list[str]:
-        """Metric names or references a table cell holds (the cell names a value)."""
+        """Metric names, key names or references a table cell holds (the cell names a value)."""
         found = []
         for match in self._names.finditer(cell):
             name = _clean_name(next(group for group in match.groups() if group is not None))
-            if name in self.values.metric_names or self.values.is_reference(name):
+            name = self.values.canonical(name)
+            if name in self.values.metric_names or name in self.values.key_names or self.values.is_reference(name):
                 found.append(name)
         return found
 
@@ -333,30 +573,30 @@ class SectionTracer:
             if not raw.lstrip().startswith("|"):
                 header = None
                 ties = self.lines.prose_ties(line_no, raw, linked=self.linked_ids(raw))
-                self._collect(trace, line_no, raw, ties, measured(self._without_references(raw), False))
+                trace.limits.update((line_no, col) for col in self.lines.bounds(raw))
+                self._collect(trace, line_no, raw, ties, measured(readable(raw, self.values), False))
                 continue
             cells = split_row(raw)
             if header is None:
                 header, templates, value_column = cells, _templates(cells, self.values), _value_column(cells)
-                self._collect(trace, line_no, raw, [], measured(self._without_references(raw), True))
+                self._collect(trace, line_no, raw, [], measured(readable(raw, self.values), True))
                 continue
             if _is_delimiter(cells):
                 continue
             ties = self._row_ties(line_no, raw, header, cells, templates, value_column)
-            self._collect(trace, line_no, raw, ties, measured(self._without_references(raw), True))
+            trace.limits.update((line_no, col) for col in self._row_bounds(header, cells))
+            self._collect(trace, line_no, raw, ties, measured(readable(raw, self.values), True))
         return trace
 
-    def _without_references(self, line: str) -> str:
-        """The line as measured numbers are read from it: references and link targets blanked.
-
-        Other inline code keeps its text (only the backticks go), so a number cannot hide from
-        the check by being written as `35.02 µs`.
-        """
-        def blank(match: re.Match) -> str:
-            if self.values.is_reference(match.group(1).replace(ROW, "x")):
-                return " " * len(match.group(0))
-            return f" {match.group(1)} "
-        return strip_code_spans(re.sub(_CODE, blank, line))
+    def _row_bounds(self, header: list[Cell], cells: list[Cell]) -> set[int]:
+        """Numbers presented as limits in a row: in a column headed tolerance/limit/bound/max/min, or `≤ v`."""
+        found = set()
+        for index, cell in enumerate(cells):
+            found |= self.lines.bounds(cell.text, cell.col - 1)
+            if index < len(header) and _LIMIT_HEADER.search(strip_code_spans(header[index].text)):
+                text = readable(cell.text, self.values)
+                found |= {cell.col + match.start("num") for match in _ANY_NUMBER.finditer(text)}
+        return found
 
     def _collect(self, trace: Trace, line_no: int, raw: str, ties: list[Tie], numbers: list[Quoted]) -> None:
         trace.ties.extend(ties)
@@ -365,9 +605,10 @@ class SectionTracer:
 
     def _row_ties(self, line_no, raw, header, cells, templates, value_column) -> list[Tie]:
         linked = self.linked_ids(raw)
+        around = " ".join(cell.text for cell in header) + " " + raw
         ties: dict[int, Tie] = {}
         for cell in cells:
-            for tie in self.lines.prose_ties(line_no, cell.text, cell.col - 1, linked):
+            for tie in self.lines.prose_ties(line_no, cell.text, cell.col - 1, linked, around):
                 ties.setdefault(tie.quoted.col, tie)
         row_id = _clean_name(cells[0].text) if cells else ""
         for index, template in templates.items():
@@ -390,7 +631,7 @@ class SectionTracer:
             if value_cell is None:
                 continue
             for name, quoted in self._pairs(cell, value_cell, names):
-                tie = self.lines.tie(line_no, quoted, name, linked)
+                tie = self.lines.tie(line_no, quoted, name, linked, clause=raw, around=around)
                 if tie:
                     ties.setdefault(quoted.col, tie)
         return list(ties.values())
