@@ -31,13 +31,13 @@ _SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _POWER_OF_TEN = rf"10(?:\^[-+−]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+)"
 NUMBER = (r"[-+−]?(?:(?:\d{1,3}(?:(?:,|[ \u2009\u202f\u00a0])\d{3})+(?![\d])|\d+)"
           rf"(?:\.\d+)?(?:[eE][-+]?\d+|[ \t]?[×x·*⋅][ \t]?{_POWER_OF_TEN})?|{_POWER_OF_TEN})(?!,\d)")
-_COMPARATIVES = (r"faster|slower|higher|lower|more|less|fewer|larger|smaller|bigger|better|worse|quicker|"
-                 r"greater|shorter|longer|as")
+COMPARATIVES = (r"faster|slower|higher|lower|more|less|fewer|larger|smaller|bigger|better|worse|quicker|"
+                 r"greater|shorter|longer|as")  # `12 times faster`: the words that make `times` a ratio
 UNITS = (
     r"microseconds?|microsecs?|µsecs?|μsecs?|usecs?|nanoseconds?|nsecs?|milliseconds?|msecs?|seconds?|secs?|"
     r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
     r"percent|per cent|pct|%|‰|[-‐]?fold|"
-    rf"times(?=[ \t]+(?:{_COMPARATIVES})\b)|x|X|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
+    rf"times(?=[ \t]+(?:{COMPARATIVES})\b)|x|X|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
 )
 _START = r"(?<![\w.,§/#-])"
 _NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
@@ -87,7 +87,7 @@ class Quoted:
 
     def shown(self) -> str:
         """The number as the record wrote it, with its unit."""
-        if self.unit in ("", "%", "‰", "x", "×"):
+        if self.unit in ("", "%", "‰", "x", "×") or self.unit[:1] in "-‐":
             return f"{self.text}{self.unit}"
         return f"{self.text} {self.unit}"
 
