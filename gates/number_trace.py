@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from gates.markdown_body import iter_links
@@ -60,7 +60,7 @@ _RELATION_WORDS = {
     ">": ">", "above": ">", "over": ">", "more than": ">", "greater than": ">", "higher than": ">",
 }
 _RELATION = "|".join(re.escape(word) for word in sorted(_RELATION_WORDS, key=len, reverse=True))
-_HEDGE = r"(?:~|≈|≃|(?:about|around|roughly|approximately|approx\.|only|just|exactly|nearly)\b)"
+_HEDGE = r"(?:~|≈|≃|approx\.|(?:about|around|roughly|approximately|only|just|exactly|nearly)\b)"
 _EQUALS = (r"(?:=|≈|~|≃|:|＝|：|→|->|=>|⇒|\(|（|\b(?:is|was|are|were|of|equals|equal to|equalled|reaches|reached|"
            r"stays at|stood at|sits at|comes to|came to)\b)")
 # `name = v`, `name was ~v`, `name (v)`, `name → v`, `name ≥ v`, `name is at most v`
@@ -75,9 +75,11 @@ _BOUND_REACH = 40  # how far before a number the words presenting it as a bound 
 _LOWER_LIMIT = re.compile(r"min|minimum|floor|lower bound|下限", re.IGNORECASE)
 _LIMIT_HEADER = re.compile(rf"(?<![A-Za-z])(?:{_LIMIT_WORDS})(?![A-Za-z])", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[;!?；。，！？]|,(?!\d{3})|\.(?=\s|$)")
+_NUMBER_NEXT = re.compile(rf"[ \t]*(?:{_HEDGE}[ \t]*)?[-+−]?\d")
 _NOT_A_NAME = {"max", "min", "limit", "bound", "tolerance", "value", "values"}
 # `9.8 µs (`ref`)`, `4.2x faster (`ref`)`: a comparative may stand between a ratio and its reference
-_AFTER_NUMBER = re.compile(rf"(?<![\w.,§/#-]){_QUANTITY}(?:[ \t]+(?:{COMPARATIVES})\b)?[ \t]*[(\[（]?[ \t]*{_CODE}")
+_BEFORE_REFERENCE = re.compile(rf"(?<![\w.,§/#-]){_QUANTITY}(?:[ \t]+(?:{COMPARATIVES})\b)?[ \t]*[(\[（]?[ \t]*$")
+_REFERENCE_REACH = 80  # how far before a reference its number is looked for
 _SELECTOR = re.compile(r"\[(\d+)\]|\[([^=\]]+)=([^\]]*)\]")
 _DELIMITER_CELL = re.compile(r":?-{2,}:?")
 
@@ -453,11 +455,14 @@ class LineTracer:
             tie = quoted and self.tie(line_no, quoted, _clean_name(name), linked, relation)
             if tie:
                 ties.setdefault(quoted.col, tie)
-        for match in _AFTER_NUMBER.finditer(text):
-            if not self.values.is_reference(match.group(3)):
+        for code in re.finditer(_CODE, text):
+            if not self.values.is_reference(code.group(1)):
+                continue
+            match = _BEFORE_REFERENCE.search(text, max(0, code.start() - _REFERENCE_REACH), code.start())
+            if match is None:
                 continue
             quoted = parse_quoted(match.group(1), match.group(2) or "", offset + match.start(1) + 1)
-            tie = quoted and self.tie(line_no, quoted, match.group(3), linked)
+            tie = quoted and self.tie(line_no, quoted, code.group(1), linked)
             if tie:
                 ties.setdefault(quoted.col, tie)
         for match in self._number_first.finditer(text):
@@ -471,29 +476,44 @@ class LineTracer:
         return list(ties.values())
 
     def _key_ties(self, line_no: int, text: str, offset: int, linked, around: str, ties: dict[int, Tie]) -> None:
-        """In each clause, key names take the numbers after them in order (`a and b are 1 and 2`)."""
-        for start, clause in _clauses(text):
-            events = [(m.start(), m.end(), m.group(1), None) for m in self._keys.finditer(clause)]
-            name_spans = [(begin, end) for begin, end, _, _ in events]
-            for match in _ANY_NUMBER.finditer(clause):
-                if match.group("num").count(".") > 1 or any(b <= match.start() < e for b, e in name_spans):
-                    continue
-                events.append((match.start("num"), match.end(), None, match))
-            pending: deque = deque()
-            for begin, end, name, match in sorted(events, key=lambda event: event[0]):
-                if name is not None:
-                    pending.append((end, name))
-                    continue
-                if not pending:
-                    continue
-                name_end, name = pending.popleft()
-                quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + start + begin + 1)
-                if quoted is None or quoted.col in ties:
-                    continue
-                relation = _relation_before(clause[name_end:begin])
-                tie = self.tie(line_no, quoted, name, linked, relation, clause, around)
-                if tie:
-                    ties[quoted.col] = tie
+        """In each clause, key names take the numbers after them in order (`a and b are 1 and 2`).
+
+        A clause ends at a sentence end, a semicolon or a comma, except a comma right before a
+        number (`rel_l2, 1.0e-9`): there the name still takes it.
+        """
+        names = list(self._keys.finditer(text))
+        name_starts = [match.start() for match in names]
+        events = [(match.start(), 0, match) for match in names]
+        events += [(match.start(), 1, match) for match in _CLAUSE_END.finditer(text)]
+        for match in _ANY_NUMBER.finditer(text):
+            inside = bisect_left(name_starts, match.start() + 1) - 1
+            if match.group("num").count(".") > 1 or (inside >= 0 and names[inside].end() > match.start()):
+                continue
+            events.append((match.start("num"), 2, match))
+        boundaries = [0] + [match.end() for _, kind, match in events if kind == 1]
+        boundaries.sort()
+        pending: deque = deque()
+        for begin, kind, match in sorted(events, key=lambda event: (event[0], event[1])):
+            if kind == 0:
+                pending.append((match.end(), match.group(1)))
+                continue
+            if kind == 1:
+                if not (match.group(0) == "," and _NUMBER_NEXT.match(text, match.end())):
+                    pending.clear()
+                continue
+            if not pending:
+                continue
+            name_end, name = pending.popleft()
+            quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + begin + 1)
+            if quoted is None or quoted.col in ties:
+                continue
+            at = bisect_left(boundaries, begin + 1) - 1
+            clause_end = boundaries[at + 1] if at + 1 < len(boundaries) else len(text)
+            clause = text[boundaries[at]:clause_end]
+            relation = _relation_before(text[name_end:begin])
+            tie = self.tie(line_no, quoted, name, linked, relation, clause, around)
+            if tie:
+                ties[quoted.col] = tie
 
     def bounds(self, text: str, offset: int = 0) -> set[int]:
         """Columns of the numbers presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, `tolerance 1.0e-6`)."""
@@ -575,13 +595,21 @@ class SectionTracer:
         header: list[Cell] | None = None
         templates: dict[int, str] = {}
         value_column = None
+        paragraph: list[tuple[int, str]] = []
         for line_no, raw in lines:
             if not raw.lstrip().startswith("|"):
                 header = None
-                ties = self.lines.prose_ties(line_no, raw, linked=self.linked_ids(raw))
-                trace.limits.update((line_no, col) for col in self.lines.bounds(raw))
-                self._collect(trace, line_no, raw, ties, measured(readable(raw, self.values), False))
+                if paragraph and _starts_block(raw):
+                    self._paragraph(trace, paragraph, measured)
+                    paragraph = []
+                if raw.strip():
+                    paragraph.append((line_no, raw))
+                if _HEADING_LINE.match(raw):
+                    self._paragraph(trace, paragraph, measured)
+                    paragraph = []
                 continue
+            self._paragraph(trace, paragraph, measured)
+            paragraph = []
             cells = split_row(raw)
             if header is None:
                 header, templates, value_column = cells, _templates(cells, self.values), _value_column(cells)
@@ -592,7 +620,29 @@ class SectionTracer:
             ties = self._row_ties(line_no, raw, header, cells, templates, value_column)
             trace.limits.update((line_no, col) for col in self._row_bounds(header, cells))
             self._collect(trace, line_no, raw, ties, measured(readable(raw, self.values), True))
+        self._paragraph(trace, paragraph, measured)
         return trace
+
+    def _paragraph(self, trace: Trace, lines: list[tuple[int, str]], measured) -> None:
+        """A paragraph's lines read as one text (a name may end one line and its number start the next)."""
+        if not lines:
+            return
+        joined = " ".join(raw for _, raw in lines)
+        starts, at = [], 0
+        for _, raw in lines:
+            starts.append(at)
+            at += len(raw) + 1
+        by_line: dict[int, list[Tie]] = {}
+        for tie in self.lines.prose_ties(lines[0][0], joined, linked=self.linked_ids(joined)):
+            index = bisect_left(starts, tie.quoted.col) - 1
+            line_no = lines[index][0]
+            moved = replace(tie, line=line_no, quoted=replace(tie.quoted, col=tie.quoted.col - starts[index]))
+            by_line.setdefault(line_no, []).append(moved)
+        for col in self.lines.bounds(joined):
+            index = bisect_left(starts, col) - 1
+            trace.limits.add((lines[index][0], col - starts[index]))
+        for line_no, raw in lines:
+            self._collect(trace, line_no, raw, by_line.get(line_no, []), measured(readable(raw, self.values), False))
 
     def _row_bounds(self, header: list[Cell], cells: list[Cell]) -> set[int]:
         """Numbers presented as limits in a row: in a column headed tolerance/limit/bound/max/min, or `≤ v`."""
@@ -670,6 +720,14 @@ class SectionTracer:
         quoted = _first_number(value_cell.text, value_cell.col)
         if quoted:
             yield names[0], quoted
+
+
+_HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+
+
+def _starts_block(line: str) -> bool:
+    """Whether a line starts a new block rather than continuing a paragraph (blank, heading, list item, quote)."""
+    return not line.strip() or re.match(r"[ \t]*(?:#{1,6}(?:[ \t]|$)|[-*+][ \t]|\d+[.)][ \t]|>)", line) is not None
 
 
 def _any_between(sorted_cols: list[int], start: int, end: int) -> bool:
