@@ -71,6 +71,8 @@ _LIMIT_WORDS = (r"max|maximum|tolerance|tolerances|limit|limits|bound|ceiling|up
 # what ends the text right before a number presented as a bound: `≤ 1e-6`, `below 1e-6`, `max 1e-6`
 _BOUND_BEFORE = re.compile(rf"(?:(?P<rel>{_RELATION})|(?P<limit>{_LIMIT_WORDS})(?:[ \t]+(?:of|is|=|:))?)"
                            rf"[ \t:=]*(?:{_HEDGE}[ \t]*)?$", re.IGNORECASE)
+_BOUND_NUMBER = re.compile(rf"(?:(?P<rel>{_RELATION})|(?<![A-Za-z])(?P<limit>{_LIMIT_WORDS})(?:[ \t]+(?:of|is|=|:))?)"
+                           rf"[ \t:=]*(?:{_HEDGE}[ \t]*)?(?<![\w.,§/#-])(?P<num>{NUMBER})", re.IGNORECASE)
 _BOUND_REACH = 40  # how far before a number the words presenting it as a bound are looked for
 _LOWER_LIMIT = re.compile(r"min|minimum|floor|lower bound|下限", re.IGNORECASE)
 _LIMIT_HEADER = re.compile(rf"(?<![A-Za-z])(?:{_LIMIT_WORDS})(?![A-Za-z])", re.IGNORECASE)
@@ -160,6 +162,10 @@ class CitedValues:
         self.declared = set(declared) | set(artifacts)
         self._metrics: dict[str, list[NamedValue]] = {}
         self._leaves: dict[str, list[NamedValue]] = {}
+        self._indexes: dict[str, dict[str, list[int]]] = {}
+        self._choices: dict[tuple, tuple[NamedValue, ...]] = {}
+        self._named_words: dict[tuple[str, str], frozenset] = {}
+        self._differs: dict[str, bool] = {}
         if key_names:
             for artifact_id, results in artifacts.items():
                 for value in _leaf_values(artifact_id, results):
@@ -234,6 +240,45 @@ class CitedValues:
             return self.metric(text, linked_ids)
         return None
 
+    def _context_index(self, name: str) -> dict[str, list[int]]:
+        """For the values of a key name: which of them each context word (dtype, case, row field) names.
+
+        A word on every value's path chooses nothing and is left out.
+        """
+        if name not in self._indexes:
+            found = self._leaves[name]
+            index: dict[str, list[int]] = {}
+            for position, value in enumerate(found):
+                for word in value.context:
+                    index.setdefault(word, []).append(position)
+            self._indexes[name] = {word: at for word, at in index.items() if len(at) < len(found)}
+        return self._indexes[name]
+
+    def _named(self, name: str, text: str) -> frozenset:
+        """The words of `text` that name the context of some value of `name`."""
+        if (name, text) not in self._named_words:
+            index = self._context_index(name)
+            self._named_words[(name, text)] = frozenset(word for word in _words(text) if word in index)
+        return self._named_words[(name, text)]
+
+    def _differ(self, name: str) -> bool:
+        """Whether the values of `name` are not all the same."""
+        if name not in self._differs:
+            self._differs[name] = len({repr(value.value) for value in self._leaves[name]}) > 1
+        return self._differs[name]
+
+    def _chosen(self, name: str, named: frozenset) -> tuple[NamedValue, ...]:
+        """The values of `name` whose context the `named` words name most (none if they name none)."""
+        if (name, named) not in self._choices:
+            scores: dict[int, int] = {}
+            for word in named:
+                for position in self._indexes[name][word]:
+                    scores[position] = scores.get(position, 0) + 1
+            best = max(scores.values(), default=0)
+            found = self._leaves[name]
+            self._choices[(name, named)] = tuple(found[at] for at in sorted(scores) if scores[at] == best)
+        return self._choices[(name, named)]
+
     def key(self, name: str, clause: str, around: str = "") -> tuple[NamedValue, ...]:
         """The values a key name may mean in `clause`: all of them, or those whose dtype or case
         (a key or row field on their path) the clause names (else `around`, the line, names).
@@ -244,10 +289,10 @@ class CitedValues:
         if not found:
             raise TraceError(f"{name} is not a value of any cited artifact")
         for text in (clause, around):
-            chosen = _best_named(found, text)
+            chosen = self._chosen(name, self._named(name, text))
             if chosen:
-                return tuple(chosen)
-        if len({repr(value.value) for value in found}) > 1:
+                return chosen
+        if self._differ(name):
             shown = "; ".join(value.shown() for value in found[:4]) + ("; ..." if len(found) > 4 else "")
             raise TraceError(f"{name} has several values in the cited evidence ({shown}) and the sentence names no "
                              f"dtype or case that picks one: write `{found[0].artifact_id}:{found[0].key}` after "
@@ -294,18 +339,6 @@ def _words(text: str) -> frozenset:
     return frozenset(word.strip(".") for word in re.split(r"[^\w.+-]+", text) if word.strip("."))
 
 
-def _best_named(found: list[NamedValue], text: str) -> list[NamedValue]:
-    """The values whose context `text` names most (none when it names no context of any)."""
-    if not text:
-        return []
-    words = _words(text)
-    scores = [len(value.context & words) for value in found]
-    best = max(scores, default=0)
-    if best == 0:
-        return []
-    if best == min(scores):
-        return []  # what it names is on every value's path: it chooses nothing
-    return [value for value, score in zip(found, scores) if score == best]
 
 
 def _declared_unit(units, key: str) -> str | None:
@@ -517,12 +550,7 @@ class LineTracer:
 
     def bounds(self, text: str, offset: int = 0) -> set[int]:
         """Columns of the numbers presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, `tolerance 1.0e-6`)."""
-        found = set()
-        for start, clause in _clauses(readable(text, self.values)):
-            for match in _ANY_NUMBER.finditer(clause):
-                if _BOUND_BEFORE.search(clause[max(0, match.start("num") - _BOUND_REACH):match.start("num")]):
-                    found.add(offset + start + match.start("num") + 1)
-        return found
+        return {offset + match.start("num") + 1 for match in _BOUND_NUMBER.finditer(readable(text, self.values))}
 
     def cell_names(self, cell: str, linked=()) -> list[str]:
         """Metric names, key names or references a table cell holds (the cell names a value)."""

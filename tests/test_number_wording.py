@@ -182,3 +182,48 @@ def test_g7_a_tolerance_in_a_column_headed_limit_is_exempt(example):
 def test_g7_a_tolerance_value_not_presented_as_a_limit_is_untied(example):
     (message,) = example("G7", "| check | reading |\n|---|---|\n| fp32 error | 1.0e-6 |")
     assert message.startswith("1.0e-6 is not tied to an artifact value")
+
+
+# ---- wrapping and punctuation do not separate a name from its number ---------------------------------------------
+
+def test_g1_a_name_and_its_number_on_two_lines_of_one_paragraph(example):
+    (message,) = example("G1", "The grid: grid_blocks =\n200 programs.")
+    assert "quotes grid_blocks = 200" in message
+    assert example("G1", "The grid: grid_blocks =\n14 programs.") == []
+
+
+def test_g7_a_key_name_and_its_number_on_two_lines_of_one_paragraph(example):
+    (message,) = example("G7", "Against the oracle, fp32 rel_l2 is\n1.0e-9.")
+    assert message.startswith("1.0e-9 is not the value it names, numeric-cpu:per_dtype.fp32.rel_l2")
+    assert example("G7", "Against the oracle, fp32 rel_l2 is\n5.0e-7.") == []
+
+
+def test_g7_a_comma_right_before_the_number_does_not_end_the_clause(example):
+    (message,) = example("G7", "fp32 rel_l2, 1.0e-9, is far below the bar.")
+    assert message.startswith("1.0e-9 is not the value it names")
+    assert example("G7", "fp32 rel_l2, 5.0e-7, is far below the bar.") == []
+
+
+def test_g7_a_number_in_a_later_clause_is_not_the_key_s(example):
+    assert example("G7", "fp32 rel_l2 passes the oracle check, over 48 runs.") == []
+
+
+def test_g7_a_hostile_line_of_names_and_numbers_is_read_in_linear_time(example):
+    import time
+
+    started = time.monotonic()
+    example("G7", "fp32 rel_l2 = 5.0e-7 and speedup 4.2 " * 4000)
+    assert time.monotonic() - started < 10
+
+
+def test_a_key_with_thousands_of_values_is_looked_up_in_linear_time():
+    import time
+
+    from gates.number_trace import CitedValues, SectionTracer, measured_numbers
+
+    rows = [{"tokens": index, "speedup": index * 1.5} for index in range(3000)]
+    values = CitedValues({"bench": {"rows": rows}}, declared=["bench"], key_names=True)
+    line = " ".join(f"speedup {index} {index}.5;" for index in range(10000))
+    started = time.monotonic()
+    result = SectionTracer(values).trace([(1, line)], measured_numbers(False))
+    assert len(result.ties) == 10000 and time.monotonic() - started < 10
