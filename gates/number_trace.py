@@ -178,7 +178,8 @@ class CitedValues:
                 unit = stored_unit(str(name), _declared_unit(units, name))
                 self._metrics.setdefault(str(name), []).append(NamedValue(artifact_id, f"metrics.{name}", value, unit))
 
-        self._spelled = {_collapsed(name): name for name in sorted(self._metrics, reverse=True)}
+        self._spelled = {_collapsed(name): name for name in sorted(self._leaves, reverse=True)}
+        self._spelled.update({_collapsed(name): name for name in sorted(self._metrics, reverse=True)})
 
     @property
     def metric_names(self) -> set[str]:
@@ -460,7 +461,7 @@ class LineTracer:
         self._number_first = re.compile(rf"(?<![\w.,§/#-]){_NAMED_QUANTITY}[ \t]+(?:{names})")
         self._names = re.compile(_name_alternatives(values.metric_names | values.key_names))
         keys = sorted(values.key_names, key=len, reverse=True)
-        self._keys = (re.compile(rf"(?<![\w.`])({'|'.join(map(re.escape, keys))})(?![\w`]|\.\w)")
+        self._keys = (re.compile(rf"(?<![\w.`])({'|'.join(map(_spelled, keys))})(?![\w`]|\.\w)")
                       if keys else None)
 
     def tie(self, line_no: int, quoted: Quoted, name: str, linked, relation: str = "=", clause: str = "",
@@ -525,28 +526,35 @@ class LineTracer:
             events.append((match.start("num"), 2, match))
         boundaries = [0] + [match.end() for _, kind, match in events if kind == 1]
         boundaries.sort()
+        def clause_of(position: int) -> str:
+            at = bisect_left(boundaries, position + 1) - 1
+            return text[boundaries[at]:boundaries[at + 1] if at + 1 < len(boundaries) else len(text)]
+
+        def tie_to(match: re.Match, name: str, relation: str) -> None:
+            begin = match.start("num")
+            quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + begin + 1)
+            if quoted is not None and quoted.col not in ties:
+                tie = self.tie(line_no, quoted, name, linked, relation, clause_of(begin), around)
+                if tie:
+                    ties[quoted.col] = tie
+
         pending: deque = deque()
+        last_number: re.Match | None = None
         for begin, kind, match in sorted(events, key=lambda event: (event[0], event[1])):
             if kind == 0:
-                pending.append((match.end(), match.group(1)))
+                # `48 cases`, `2048 visible tokens`: the number right before the name is its own, not the next one
+                if last_number is None or text[last_number.end():begin].strip():
+                    pending.append((match.end(), self.values.canonical(match.group(1))))
                 continue
             if kind == 1:
+                last_number = None
                 if not (match.group(0) == "," and _NUMBER_NEXT.match(text, match.end())):
                     pending.clear()
                 continue
-            if not pending:
-                continue
-            name_end, name = pending.popleft()
-            quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + begin + 1)
-            if quoted is None or quoted.col in ties:
-                continue
-            at = bisect_left(boundaries, begin + 1) - 1
-            clause_end = boundaries[at + 1] if at + 1 < len(boundaries) else len(text)
-            clause = text[boundaries[at]:clause_end]
-            relation = _relation_before(text[name_end:begin])
-            tie = self.tie(line_no, quoted, name, linked, relation, clause, around)
-            if tie:
-                ties[quoted.col] = tie
+            last_number = match
+            if pending:
+                name_end, name = pending.popleft()
+                tie_to(match, name, _relation_before(text[name_end:begin]))
 
     def bounds(self, text: str, offset: int = 0) -> set[int]:
         """Columns of the numbers presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, `tolerance 1.0e-6`)."""

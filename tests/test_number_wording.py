@@ -144,7 +144,9 @@ def test_g7_a_wrong_value_in_scientific_notation_is_caught(example):
     ("rel_l2 and max_abs are 5.02e-7 and 1.0e-9.", "rel_l2 and max_abs are 5.02e-7 and 1.96e-5."),
     ("At 2048 visible tokens the speedup is 7.04x.", "At 2048 visible tokens the speedup is 4.2x."),
     ("fp32 rel_l2 stays below 1.0e-9.", "fp32 rel_l2 stays below 1.0e-6."),
-], ids=["equals", "is", "reaches", "respectively", "row-named", "bound"])
+    ("fp32 max abs reaches 1.0e-9.", "fp32 max abs reaches 2e-5."),
+    ("Over 48 cases, `rel_l2` is 1.0e-9.", "Over 48 cases, `rel_l2` is 5.02e-7."),
+], ids=["equals", "is", "reaches", "respectively", "row-named", "bound", "spaces", "code-after-a-count"])
 def test_g7_a_key_name_ties_the_next_number_of_its_clause(example, misquote, honest):
     (message,) = example("G7", misquote)
     assert "numeric-cpu:per_dtype.fp32." in message or "bench-h200:rows[0].speedup" in message
