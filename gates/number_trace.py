@@ -7,30 +7,43 @@ was 35.02. The ways a number names its value:
 
 1. An explicit reference in inline code, `` `ARTIFACT-ID:KEY.PATH` `` (the path
    is under the artifact's `results`; `results.` may be written or not):
-   - right after the number, optionally in brackets:
-     ``36.55 µs (`bench-splitkv-h200:summary.llama8b-b1-32k.ours_us`)``;
+   - right after the number, optionally in brackets or after a comparative:
+     ``36.55 µs (`bench-splitkv-h200:summary.llama8b-b1-32k.ours_us`)``,
+     ``4.2x faster (`bench-h200:rows[0].speedup`)``;
    - or before it with an operator: ``…:metrics.launch__grid_size` = 256``.
    A path steps through objects by key (keys may hold dots:
    `metrics.dram__bytes_read.sum`) and through lists by index, `rows[3]`, or by
    the one element whose field has a value, `rows[visible_tokens=2048]`.
-2. A metric name, a key of a cited artifact's `results.metrics`, with an
-   operator: `name = v`, `name ≈ v`, `name ~ v`, `name is v`, `name: v`, with the
-   name bare, in `code` or in **bold**. A name that several cited artifacts
-   measure is resolved by the artifact the same line links; if that does not
-   single it out, write the reference form.
-3. In a table:
+2. A metric name, a key of a cited artifact's `results.metrics` (also written
+   with spaces or hyphens for `_`: `grid blocks`), with an operator: `name = v`,
+   `≈ v`, `~ v`, `is v`, `was v`, `of v`, `equals v`, `→ v`, `(v)`, `: v`, hedged
+   (`= ~v`, `is about v`), or right after the number (`14 grid_blocks`); bare, in
+   `code` or in **bold**. `≥ ≤ < >` (and `at least`, `below` …) state a bound,
+   which must hold rather than equal. A name that several cited artifacts
+   measure is resolved by the artifact the text links; if that does not single
+   it out, write the reference form.
+3. With `key_names` (the results section), any key of the results holding a
+   number ties the next number of its clause, whatever the words between
+   (`fp32 rel_l2 is 1.0e-9`); names take the following numbers in order. The
+   dtype or case words of the clause (else the line) pick among the key's
+   values; the number must equal one of those picked; values that differ with
+   nothing to pick are a problem asking for the reference form.
+4. In a table:
    - a header cell holding a reference template maps its column: with
      ``| shape | split route `bench-splitkv-h200:summary.{row}.ours_us` |`` the
      first number of each row's cell in that column is
      `summary.<row>.ours_us`, where <row> is the row's first cell (without
      backticks or bold);
-   - a cell naming a metric (as in 2.) is a name whose value is in the column
-     headed `value` (值, 数值, measured), else the first later cell holding a
-     number; `a / b` names pair with `x / y` values.
+   - a cell naming a metric (as in 2., or a key as in 3.) is a name whose value is
+     in the column headed `value` (值, 数值, measured), else the first later cell
+     holding a number; `a / b` names pair with `x / y` values.
 
-`trace_lines` returns every tie it finds (`Tie`) and every measured number it
-finds untied; `Tie.problem` says why a tie cannot be checked (unknown artifact,
-no such key, ambiguous name), `Tie.mismatch()` whether the value differs.
+A paragraph is read as one text (a name ending one line ties the number starting
+the next); table rows line by line. `SectionTracer.trace` returns every tie it finds
+(`Tie`) and every measured number it finds untied, and the numbers presented as a
+limit (`≤ 1.0e-6`, `max 1.0e-6`, a column headed tolerance/limit/bound);
+`Tie.problem` says why a tie cannot be checked (unknown artifact, no such key,
+ambiguous name), `Tie.mismatch()` whether the value differs (or the bound fails).
 Units and percentages are decided in `gates.quoted_numbers.in_quoted_unit`.
 """
 
@@ -314,9 +327,9 @@ def _leaf_values(artifact_id: str, results) -> list[NamedValue]:
     """Every number under a dict key of `results`, with the keys and row fields on its path as context."""
     found: list[NamedValue] = []
     units = results.get("units") if isinstance(results, dict) else None
-    stack = [(results, "", frozenset())]
+    stack = deque([(results, "", frozenset())])
     while stack:
-        node, path, context = stack.pop()
+        node, path, context = stack.popleft()
         if isinstance(node, dict):
             for key, value in node.items():
                 key_path = f"{path}.{key}" if path else str(key)

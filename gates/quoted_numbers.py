@@ -3,7 +3,9 @@
 A quoted number matches a measured one at the quoted precision: "8.33" matches
 8.3312 but not 8.34; "2.486e-4" matches 2.4861e-4; "39" matches 39.4 but not 39.6.
 Thousands may be grouped with a comma, a space, a thin space (U+2009) or a narrow
-no-break space (U+202F): "1 064 704" is 1064704.
+no-break space (U+202F): "1 064 704" is 1064704. Scientific notation is read in
+its usual spellings: "5e-9", "5.0×10^-9", "5.0·10⁻⁹" (the mantissa gives the
+precision).
 
 Units are handled here and nowhere else (`in_quoted_unit`):
 
@@ -11,10 +13,16 @@ Units are handled here and nowhere else (`in_quoted_unit`):
   artifact declares the unit `%`) is compared as it is; any other value quoted
   with `%` is a fraction and is multiplied by 100 ("89 %" never matches a stored
   0.89 % but "6.1 %" matches a fraction 0.061);
-- ns, µs, ms and s convert into one another, as do B, KB, MB, GB, KiB, MiB, GiB
-  and MB/s, GB/s, TB/s; `x` and `×` quote a ratio as it is;
+- `‰` is per mille: a tenth of a stored percentage, a thousandth of a fraction;
+- ns, µs, ms and s convert into one another (also spelled out: microseconds,
+  usec, msec, seconds …), as do B, KB, MB, GB, KiB, MiB, GiB and MB/s, GB/s,
+  TB/s; `x`, `×`, `-fold` and "N times faster" quote a ratio as it is;
+- a value whose key names a count (`cases`, `count`, `samples`, `n_…`, `num_…`)
+  takes no unit;
 - a number quoted without a unit is compared as stored; a unit that cannot be the
-  stored one (µs for a `%` value, `x` for bytes) does not match.
+  stored one (µs for a `%` value, `x` for bytes, ms for a count) does not match.
+
+`holds` also checks bounds (`≤ ≥ < >`) in the quoted unit.
 """
 
 from __future__ import annotations
