@@ -24,7 +24,9 @@ was 35.02. The ways a number names its value:
    it out, write the reference form.
 3. With `key_names` (the results section), any key of the results holding a
    number ties the next number of its clause, whatever the words between
-   (`fp32 rel_l2 is 1.0e-9`); names take the following numbers in order. The
+   (`fp32 rel_l2 is 1.0e-9`); names take the following numbers in order; a
+   name right after a free number (`48 cases`) takes that one (any of its values
+   may match). The
    dtype or case words of the clause (else the line) pick among the key's
    values; the number must equal one of those picked; values that differ with
    nothing to pick are a problem asking for the reference form.
@@ -75,7 +77,7 @@ _RELATION_WORDS = {
 _RELATION = "|".join(re.escape(word) for word in sorted(_RELATION_WORDS, key=len, reverse=True))
 _HEDGE = r"(?:~|≈|≃|approx\.|(?:about|around|roughly|approximately|only|just|exactly|nearly)\b)"
 _EQUALS = (r"(?:=|≈|~|≃|:|＝|：|→|->|=>|⇒|\(|（|\b(?:is|was|are|were|of|equals|equal to|equalled|reaches|reached|"
-           r"stays at|stood at|sits at|comes to|came to)\b)")
+           r"hits|hit|reads|read|shows|showed|measures|measured|totals|stays at|stood at|sits at|comes to|came to)\b)")
 # `name = v`, `name was ~v`, `name (v)`, `name → v`, `name ≥ v`, `name is at most v`
 _OPERATOR = (rf"(?:(?P<rel>{_RELATION})|{_EQUALS}(?:[ \t]*(?P<rel2>{_RELATION}))?)(?:[ \t]*{_HEDGE})?")
 _QUANTITY = rf"({NUMBER})(?:[ \t]?({UNITS})(?![\w/]))?"
@@ -293,7 +295,7 @@ class CitedValues:
             self._choices[(name, named)] = tuple(found[at] for at in sorted(scores) if scores[at] == best)
         return self._choices[(name, named)]
 
-    def key(self, name: str, clause: str, around: str = "") -> tuple[NamedValue, ...]:
+    def key(self, name: str, clause: str, around: str = "", any_value: bool = False) -> tuple[NamedValue, ...]:
         """The values a key name may mean in `clause`: all of them, or those whose dtype or case
         (a key or row field on their path) the clause names (else `around`, the line, names).
 
@@ -306,7 +308,7 @@ class CitedValues:
             chosen = self._chosen(name, self._named(name, text))
             if chosen:
                 return chosen
-        if self._differ(name):
+        if self._differ(name) and not any_value:
             shown = "; ".join(value.shown() for value in found[:4]) + ("; ..." if len(found) > 4 else "")
             raise TraceError(f"{name} has several values in the cited evidence ({shown}) and the sentence names no "
                              f"dtype or case that picks one: write `{found[0].artifact_id}:{found[0].key}` after "
@@ -478,12 +480,15 @@ class LineTracer:
                       if keys else None)
 
     def tie(self, line_no: int, quoted: Quoted, name: str, linked, relation: str = "=", clause: str = "",
-            around: str = "") -> Tie | None:
-        """`quoted` tied to what `name` names; None when `name` is no name (plain code, a word)."""
+            around: str = "", any_value: bool = False) -> Tie | None:
+        """`quoted` tied to what `name` names; None when `name` is no name (plain code, a word).
+
+        `any_value`: a key name with several values that nothing picks among is compared with all of them.
+        """
         try:
             target = self.values.name(name, linked)
             if target is None and name in self.values.key_names:
-                found = self.values.key(name, clause, around)
+                found = self.values.key(name, clause, around, any_value)
                 return Tie(line_no, quoted, name, found[0], relation=relation,
                            alternatives=found if len(found) > 1 else ())
         except TraceError as exc:
@@ -543,11 +548,11 @@ class LineTracer:
             at = bisect_left(boundaries, position + 1) - 1
             return text[boundaries[at]:boundaries[at + 1] if at + 1 < len(boundaries) else len(text)]
 
-        def tie_to(match: re.Match, name: str, relation: str) -> None:
+        def tie_to(match: re.Match, name: str, relation: str, any_value: bool = False) -> None:
             begin = match.start("num")
             quoted = parse_quoted(match.group("num"), match.group("unit") or "", offset + begin + 1)
             if quoted is not None and quoted.col not in ties:
-                tie = self.tie(line_no, quoted, name, linked, relation, clause_of(begin), around)
+                tie = self.tie(line_no, quoted, name, linked, relation, clause_of(begin), around, any_value)
                 if tie:
                     ties[quoted.col] = tie
 
@@ -555,17 +560,21 @@ class LineTracer:
         last_number: re.Match | None = None
         for begin, kind, match in sorted(events, key=lambda event: (event[0], event[1])):
             if kind == 0:
-                # `48 cases`, `2048 visible tokens`: the number right before the name is its own, not the next one
+                name = self.values.canonical(match.group(1))
                 if last_number is None or text[last_number.end():begin].strip():
-                    pending.append((match.end(), self.values.canonical(match.group(1))))
+                    pending.append((match.end(), name))
+                else:  # `48 cases`, `1.0e-9 rel_l2`: the number right before the name is its own
+                    tie_to(last_number, name, "=", any_value=True)
                 continue
             if kind == 1:
                 last_number = None
                 if not (match.group(0) == "," and _NUMBER_NEXT.match(text, match.end())):
                     pending.clear()
                 continue
-            last_number = match
-            if pending:
+            # a number bound to what stands before it (`Hq=24`) is not the count of the name after it
+            last_number = None if re.search(r"[=:≈~≤≥<>＝：][ \t]*$", text[max(0, begin - 4):begin]) else match
+            if pending:  # the number is the pending name's, not the next name's (`Hq=14 Hkv=2`)
+                last_number = None
                 name_end, name = pending.popleft()
                 tie_to(match, name, _relation_before(text[name_end:begin]))
 

@@ -36,16 +36,16 @@ from gates.markdown_body import iter_links
 
 GROUP_SEPARATORS = ", \u2009\u202f\u00a0"
 _SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_POWER_OF_TEN = rf"10(?:\^[-+−]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+)"
+_POWER_OF_TEN = rf"10(?:(?:\^|\*\*)[-+−]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+)"
 NUMBER = (r"[-+−]?(?:(?:\d{1,3}(?:(?:,|[ \u2009\u202f\u00a0])\d{3})+(?![\d])|\d+)"
           rf"(?:\.\d+)?(?:[eE][-+]?\d+|[ \t]?[×x·*⋅][ \t]?{_POWER_OF_TEN})?|{_POWER_OF_TEN})(?!,\d)")
 COMPARATIVES = (r"faster|slower|higher|lower|more|less|fewer|larger|smaller|bigger|better|worse|quicker|"
-                 r"greater|shorter|longer|as")  # `12 times faster`: the words that make `times` a ratio
+                 r"greater|shorter|longer|as|the")  # `12 times faster`: the words that make `times` a ratio
 UNITS = (
     r"microseconds?|microsecs?|µsecs?|μsecs?|usecs?|nanoseconds?|nsecs?|milliseconds?|msecs?|seconds?|secs?|"
     r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
     r"percent|per cent|pct|%|‰|[-‐]?fold|"
-    rf"times(?=[ \t]+(?:{COMPARATIVES})\b)|x|X|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
+    rf"[-‐]?times(?=[ \t]+(?:{COMPARATIVES})\b)|x|X|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
 )
 _START = r"(?<![\w.,§/#-])"
 _NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
@@ -64,12 +64,13 @@ _SPELLINGS = {"µs": "us", "μs": "us", "×": "x", "X": "x", "byte": "B", "bytes
               "microsecond": "us", "microseconds": "us", "microsec": "us", "microsecs": "us", "usec": "us",
               "usecs": "us", "µsec": "us", "µsecs": "us", "μsec": "us", "μsecs": "us", "nanosecond": "ns",
               "nanoseconds": "ns", "nsec": "ns", "nsecs": "ns", "millisecond": "ms", "milliseconds": "ms",
-              "msec": "ms", "msecs": "ms", "fold": "x", "-fold": "x", "‐fold": "x", "times": "x",
+              "msec": "ms", "msecs": "ms", "fold": "x", "-fold": "x", "‐fold": "x", "times": "x", "-times": "x",
+              "‐times": "x",
               "count": "count", "‰": "‰"}
 COUNT = "count"
 _COUNT_KEY = re.compile(r"(?:^|_)(?:cases|count|counts|samples|n_\w+|num_\w+)$|^n$", re.IGNORECASE)
 _SUPERSCRIPT = str.maketrans(_SUPERSCRIPT_DIGITS + "⁻⁺", "0123456789-+")
-_POWER = rf"\^[-+]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+"
+_POWER = rf"(?:\^|\*\*)[-+]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+"
 _SCIENTIFIC = re.compile(rf"^(.*?)[ \t]?[×x·*⋅][ \t]?10({_POWER})$|^()10({_POWER})$")
 _PERCENT_KEY = re.compile(r"pct|percent|%", re.IGNORECASE)
 _KEY_SUFFIX_UNITS = (("_us", "us"), ("_ms", "ms"), ("_ns", "ns"), ("_sec", "s"), ("_tbps", "TB/s"),
@@ -106,7 +107,7 @@ def _plain_exponent(text: str) -> str:
     if not match:
         return text
     mantissa, power = match.group(1, 2) if match.group(2) is not None else match.group(3, 4)
-    power = power.translate(_SUPERSCRIPT).lstrip("^")
+    power = power.translate(_SUPERSCRIPT).lstrip("^*")
     return f"{mantissa.strip() or '1'}E{power}"
 
 

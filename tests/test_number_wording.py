@@ -67,8 +67,9 @@ def test_the_example_record_passes_as_shipped(example):
     ("grid-blocks = 200", "grid-blocks = 14"),
     ("200 grid_blocks", "14 grid_blocks"),
     ("grid_blocks is about 200", "grid_blocks is about 14"),
+    ("grid_blocks reads 200", "grid_blocks reads 14"),
 ], ids=["of", "was", "arrow", "brackets", "equals-tilde", "equals-word", "spaces", "hyphens", "number-first",
-        "is-about"])
+        "is-about", "reads"])
 def test_g1_ties_every_joining_of_name_and_number(example, misquote, honest):
     (message,) = example("G1", f"The grid: {misquote}.")
     assert "quotes grid_blocks = 200, but the cited evidence measured ncu-single-pass:metrics.grid_blocks = 14" in message
@@ -110,8 +111,12 @@ def test_g1_per_mille_is_a_tenth_of_a_percent(example):
     "It takes 5.0·10⁻⁹ s per row.",
     "It takes 5.0×10^-9 s per row.",
     "It takes 5e-9 s per row.",
+    "It takes 5.0*10**-9 s per row.",
+    "The split route is 12-times faster than the single pass.",
+    "The split route gives 3 times the bandwidth of the single pass.",
     "### The split route takes 1.2 µs per row",
-], ids=["microseconds", "usec", "times", "fold", "dot-superscript", "cross-caret", "e-notation", "heading"])
+], ids=["microseconds", "usec", "times", "fold", "dot-superscript", "cross-caret", "e-notation", "double-star",
+        "hyphen-times", "times-the", "heading"])
 def test_g7_a_number_with_a_unit_in_any_spelling_must_be_tied(example, sentence):
     (message,) = example("G7", sentence)
     assert "is not tied to an artifact value" in message
@@ -146,7 +151,9 @@ def test_g7_a_wrong_value_in_scientific_notation_is_caught(example):
     ("fp32 rel_l2 stays below 1.0e-9.", "fp32 rel_l2 stays below 1.0e-6."),
     ("fp32 max abs reaches 1.0e-9.", "fp32 max abs reaches 2e-5."),
     ("Over 48 cases, `rel_l2` is 1.0e-9.", "Over 48 cases, `rel_l2` is 5.02e-7."),
-], ids=["equals", "is", "reaches", "respectively", "row-named", "bound", "spaces", "code-after-a-count"])
+    ("A 1.0e-9 rel_l2 against the oracle.", "A 5.0e-7 rel_l2 against the oracle."),
+], ids=["equals", "is", "reaches", "respectively", "row-named", "bound", "spaces", "code-after-a-count",
+        "number-first"])
 def test_g7_a_key_name_ties_the_next_number_of_its_clause(example, misquote, honest):
     (message,) = example("G7", misquote)
     assert "numeric-cpu:per_dtype.fp32." in message or "bench-h200:rows[0].speedup" in message
@@ -229,3 +236,8 @@ def test_a_key_with_thousands_of_values_is_looked_up_in_linear_time():
     started = time.monotonic()
     result = SectionTracer(values).trace([(1, line)], measured_numbers(False))
     assert len(result.ties) == 10000 and time.monotonic() - started < 10
+
+
+def test_g7_a_number_set_to_another_name_is_not_the_count_of_the_next(example):
+    # `S=2048 cases`: 2048 belongs to S (not a key name here), not to `cases`.
+    assert example("G7", "The shape is S=2048 cases of one row.") == []
