@@ -717,6 +717,17 @@ class SectionTracer:
         tied = {tie.quoted.col for tie in ties}
         trace.untied.extend((line_no, number) for number in numbers if number.col not in tied)
 
+    def _header_names(self, header: list[Cell], templates: dict[int, str]) -> dict[int, list[str]]:
+        """Columns (without a template) whose header cell is one metric or key name and nothing else."""
+        found = {}
+        for index, cell in enumerate(header):
+            if index in templates or index == 0:
+                continue
+            names = self.lines.cell_names(cell.text)
+            if len(names) == 1 and self.values.canonical(_clean_name(cell.text)) == names[0]:
+                found[index] = names
+        return found
+
     def _row_ties(self, line_no, raw, header, cells, templates, value_column) -> list[Tie]:
         linked = self.linked_ids(raw)
         around = " ".join(cell.text for cell in header) + " " + raw
@@ -732,6 +743,12 @@ class SectionTracer:
                     tie = self.lines.tie(line_no, quoted, template.replace(ROW, row_id), linked)
                     if tie:
                         ties[quoted.col] = tie
+        for index, names in self._header_names(header, templates).items():
+            if index < len(cells):  # `| dtype | rel_l2 |`: the column holds values of the name it is headed with
+                quoted = _first_number(cells[index].text, cells[index].col)
+                tie = quoted and self.lines.tie(line_no, quoted, names[0], linked, clause=raw, around=around)
+                if tie:
+                    ties.setdefault(quoted.col, tie)
         next_with_number: list[int | None] = [None] * (len(cells) + 1)
         for index in range(len(cells) - 1, -1, -1):
             has_number = _first_number(cells[index].text) is not None

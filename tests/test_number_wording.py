@@ -241,3 +241,13 @@ def test_a_key_with_thousands_of_values_is_looked_up_in_linear_time():
 def test_g7_a_number_set_to_another_name_is_not_the_count_of_the_next(example):
     # `S=2048 cases`: 2048 belongs to S (not a key name here), not to `cases`.
     assert example("G7", "The shape is S=2048 cases of one row.") == []
+
+
+@pytest.mark.parametrize("misquote, honest", [
+    ("| dtype | rel_l2 |\n|---|---|\n| fp32 | 1.0e-9 |", "| dtype | rel_l2 |\n|---|---|\n| fp32 | 5.02e-7 |"),
+    ("| dtype | `cases` |\n|---|---|\n| fp32 | 50 |", "| dtype | `cases` |\n|---|---|\n| fp32 | 48 |"),
+], ids=["decimal", "count"])
+def test_g7_a_column_headed_with_a_key_name_holds_that_key_s_values(example, misquote, honest):
+    (message,) = example("G7", misquote)
+    assert "is not the value it names, numeric-cpu:per_dtype.fp32." in message
+    assert example("G7", honest) == []
