@@ -415,13 +415,13 @@ def _clean_name(text: str) -> str:
 
 
 def _spelled(name: str) -> str:
-    """A pattern for a name that may also be written with spaces or hyphens for `_`."""
+    """A pattern for a name that may also be written with spaces or hyphens for `_` (matched ignoring case)."""
     return re.sub(r"_+", "[ _-]+", re.escape(name))
 
 
 def _name_alternatives(names) -> str:
     bare = "|".join(_spelled(name) for name in sorted(names, key=len, reverse=True)) or r"(?!x)x"
-    return "|".join([_CODE, _BOLD, rf"(?<![\w.`])({bare})(?![\w`]|\.\w)"])
+    return "|".join([_CODE, _BOLD, rf"(?<![\w.`])((?i:{bare}))(?![\w`]|\.\w)"])
 
 
 _NAMED_QUANTITY = rf"(?P<num>{NUMBER})(?:[ \t]?(?P<unit>{UNITS})(?![\w/]))?"
@@ -476,7 +476,7 @@ class LineTracer:
         self._number_first = re.compile(rf"(?<![\w.,§/#-]){_NAMED_QUANTITY}[ \t]+(?:{names})")
         self._names = re.compile(_name_alternatives(values.metric_names | values.key_names))
         keys = sorted(values.key_names, key=len, reverse=True)
-        self._keys = (re.compile(rf"(?<![\w.`])({'|'.join(map(_spelled, keys))})(?![\w`]|\.\w)")
+        self._keys = (re.compile(rf"(?<![\w.`])((?i:{'|'.join(map(_spelled, keys))}))(?![\w`]|\.\w)")
                       if keys else None)
 
     def tie(self, line_no: int, quoted: Quoted, name: str, linked, relation: str = "=", clause: str = "",
@@ -556,27 +556,33 @@ class LineTracer:
                 if tie:
                     ties[quoted.col] = tie
 
+        ordered = sorted(events, key=lambda event: (event[0], event[1]))
         pending: deque = deque()
-        last_number: re.Match | None = None
-        for begin, kind, match in sorted(events, key=lambda event: (event[0], event[1])):
+        for at, (begin, kind, match) in enumerate(ordered):
             if kind == 0:
-                name = self.values.canonical(match.group(1))
-                if last_number is None or text[last_number.end():begin].strip():
-                    pending.append((match.end(), name))
-                else:  # `48 cases`, `1.0e-9 rel_l2`: the number right before the name is its own
-                    tie_to(last_number, name, "=", any_value=True)
+                previous = ordered[at - 1] if at else None
+                if not (previous and previous[1] == 2 and self._count_of_next(text, previous[2], begin)):
+                    pending.append((match.end(), self.values.canonical(match.group(1))))
                 continue
             if kind == 1:
-                last_number = None
                 if not (match.group(0) == "," and _NUMBER_NEXT.match(text, match.end())):
                     pending.clear()
                 continue
-            # a number bound to what stands before it (`Hq=24`) is not the count of the name after it
-            last_number = None if re.search(r"[=:≈~≤≥<>＝：][ \t]*$", text[max(0, begin - 4):begin]) else match
-            if pending:  # the number is the pending name's, not the next name's (`Hq=14 Hkv=2`)
-                last_number = None
+            following = ordered[at + 1] if at + 1 < len(ordered) else None
+            if following and following[1] == 0 and self._count_of_next(text, match, following[0]):
+                # `48 cases`, `2048 visible tokens`, `1.0e-9 rel_l2`: the number right before a name is its own
+                tie_to(match, self.values.canonical(following[2].group(1)), "=", any_value=True)
+            elif pending:
                 name_end, name = pending.popleft()
                 tie_to(match, name, _relation_before(text[name_end:begin]))
+
+    @staticmethod
+    def _count_of_next(text: str, number: re.Match, name_start: int) -> bool:
+        """Whether a number belongs to the name right after it: only spaces between, and the number
+        not bound to what stands before it (`Hq=24 Hkv=4`: 24 is Hq's)."""
+        begin = number.start("num")
+        return (not text[number.end():name_start].strip()
+                and not re.search(r"[=:≈~≤≥<>＝：][ \t]*$", text[max(0, begin - 4):begin]))
 
     def bounds(self, text: str, offset: int = 0) -> set[int]:
         """Columns of the numbers presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, `tolerance 1.0e-6`)."""

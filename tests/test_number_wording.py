@@ -68,8 +68,9 @@ def test_the_example_record_passes_as_shipped(example):
     ("200 grid_blocks", "14 grid_blocks"),
     ("grid_blocks is about 200", "grid_blocks is about 14"),
     ("grid_blocks reads 200", "grid_blocks reads 14"),
+    ("Grid blocks = 200", "Grid blocks = 14"),
 ], ids=["of", "was", "arrow", "brackets", "equals-tilde", "equals-word", "spaces", "hyphens", "number-first",
-        "is-about", "reads"])
+        "is-about", "reads", "capitalised"])
 def test_g1_ties_every_joining_of_name_and_number(example, misquote, honest):
     (message,) = example("G1", f"The grid: {misquote}.")
     assert "quotes grid_blocks = 200, but the cited evidence measured ncu-single-pass:metrics.grid_blocks = 14" in message
@@ -152,8 +153,9 @@ def test_g7_a_wrong_value_in_scientific_notation_is_caught(example):
     ("fp32 max abs reaches 1.0e-9.", "fp32 max abs reaches 2e-5."),
     ("Over 48 cases, `rel_l2` is 1.0e-9.", "Over 48 cases, `rel_l2` is 5.02e-7."),
     ("A 1.0e-9 rel_l2 against the oracle.", "A 5.0e-7 rel_l2 against the oracle."),
+    ("Speedup at 2048 visible tokens: 7.04x.", "Speedup at 2048 visible tokens: 4.2x."),
 ], ids=["equals", "is", "reaches", "respectively", "row-named", "bound", "spaces", "code-after-a-count",
-        "number-first"])
+        "number-first", "capitalised"])
 def test_g7_a_key_name_ties_the_next_number_of_its_clause(example, misquote, honest):
     (message,) = example("G7", misquote)
     assert "numeric-cpu:per_dtype.fp32." in message or "bench-h200:rows[0].speedup" in message
