@@ -438,15 +438,6 @@ def _relation_before(text: str) -> str:
     return "≥" if _LOWER_LIMIT.fullmatch(match.group("limit")) else "≤"
 
 
-def _clauses(text: str):
-    """(start, clause) pieces of a line split at sentence ends, commas and semicolons."""
-    start = 0
-    for match in _CLAUSE_END.finditer(text):
-        yield start, text[start:match.start()]
-        start = match.end()
-    yield start, text[start:]
-
-
 def readable(line: str, values: CitedValues) -> str:
     """The line as numbers are read from it, same length: references and link targets blanked.
 
