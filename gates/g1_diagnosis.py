@@ -3,12 +3,14 @@
 §1 must link to at least one declared `profile`, `benchmark` or `numeric`
 artifact. Every number §1 ties to a named value of a cited artifact must be that
 value (see `gates.number_trace` for the ways to tie): `name <op> value` with the
-operators =, ≈, ~, is and : (the name bare, in `code` or in **bold**), a number
-followed by an `ARTIFACT-ID:KEY.PATH` reference, and table rows whose cell names
-a metric (the value is in the `value` column, else the next cell with a number)
-or whose column header holds a reference template. Values compare at the quoted
-precision, in the quoted unit (`gates.quoted_numbers.in_quoted_unit`). A name
-that cannot be resolved (no such key, several artifacts) is an error.
+operators =, ≈, ~, is, was, of, equals, →, (…) and : (the name bare, in `code` or
+in **bold**, with spaces or hyphens for `_`), `value name`, a bound (≥, ≤, <, >)
+that must hold of the value, a number followed by an `ARTIFACT-ID:KEY.PATH`
+reference, and table rows whose cell names a metric (the value is in the `value`
+column, else the next cell with a number) or whose column header holds a
+reference template. Values compare at the quoted precision, in the quoted unit
+(`gates.quoted_numbers.in_quoted_unit`; ‰ is per mille). A name that cannot be
+resolved (no such key, several artifacts) is an error.
 While the record is at stage A the artifact must also be fresh (it describes the
 tree the design is proposed against); later the file pin (sha256) keeps it honest.
 
@@ -77,7 +79,10 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         if tie.problem:
             add(tie.line, f"§1 quotes {tie.quoted.shown()} for {tie.name}, which names no value: {tie.problem}",
                 tie.quoted.col)
+        elif tie.mismatch() and tie.relation != "=":
+            add(tie.line, f"§1 says {tie.said()}, which does not hold: the cited evidence measured "
+                f"{tie.expected()}", tie.quoted.col)
         elif tie.mismatch():
             add(tie.line, f"§1 quotes {tie.name} = {tie.quoted.shown()}, but the cited evidence measured "
-                f"{tie.target.shown()}", tie.quoted.col)
+                f"{tie.expected()}", tie.quoted.col)
     return result_from_findings(GATE, findings)

@@ -108,24 +108,31 @@ def declared_numbers(record: Record) -> list[float]:
 def _check_numbers(record: Record, section, artifacts, add, rule: str, units_only: bool) -> None:
     """Each measured number of the results section is tied to one named value and is that value.
 
-    See `gates.number_trace` for how a number names its value. A number tied to nothing is
-    not looked up among all the artifacts' numbers; only a declared tolerance may stand untied.
+    See `gates.number_trace` for how a number names its value; here a key name of the cited
+    results (`rel_l2`, `speedup`) also ties the next number of its clause. A number tied to
+    nothing is not looked up among all the artifacts' numbers; only a declared tolerance,
+    presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, a column headed tolerance/limit/bound),
+    may stand untied. Headings inside the section are read like any other line.
     """
     values = CitedValues({artifact.id: artifact.results for artifact in artifacts},
-                         declared=[entry.id for entry in declared_evidence(record)])
+                         declared=[entry.id for entry in declared_evidence(record)], key_names=True)
     tracer = SectionTracer(values, links_to_artifacts(record, cited_evidence(record)))
     lines = [(line_no, raw) for line_no, raw in prose_lines(section.text, section.start_line)
-             if line_no != section.start_line and not raw.lstrip().startswith("#")]
+             if line_no != section.start_line]
     trace = tracer.trace(lines, measured_numbers(units_only))
     declared = declared_numbers(record)
     for tie in trace.ties:
         if tie.problem:
             add(tie.line, f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}", tie.quoted.col)
+        elif tie.mismatch() and tie.relation != "=":
+            add(tie.line, f"{tie.said()} does not hold for the value it names, {tie.expected()}: {rule}",
+                tie.quoted.col)
         elif tie.mismatch():
-            add(tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.target.shown()}: {rule}",
+            add(tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.expected()}: {rule}",
                 tie.quoted.col)
     for line_no, number in trace.untied:
-        if number.unit in ("", "%") and any(matches(number, value) for value in declared):
+        if (number.unit in ("", "%") and trace.is_limit(line_no, number)
+                and any(matches(number, value) for value in declared)):
             continue
         add(line_no, f"{number.shown()} is not tied to an artifact value ({rule}): write `ARTIFACT-ID:KEY.PATH` "
             "after it, or `metric = value`, or map its table column in the header", number.col)

@@ -3,7 +3,9 @@
 A quoted number matches a measured one at the quoted precision: "8.33" matches
 8.3312 but not 8.34; "2.486e-4" matches 2.4861e-4; "39" matches 39.4 but not 39.6.
 Thousands may be grouped with a comma, a space, a thin space (U+2009) or a narrow
-no-break space (U+202F): "1 064 704" is 1064704.
+no-break space (U+202F): "1 064 704" is 1064704. Scientific notation is read in
+its usual spellings: "5e-9", "5.0×10^-9", "5.0·10⁻⁹" (the mantissa gives the
+precision).
 
 Units are handled here and nowhere else (`in_quoted_unit`):
 
@@ -11,10 +13,16 @@ Units are handled here and nowhere else (`in_quoted_unit`):
   artifact declares the unit `%`) is compared as it is; any other value quoted
   with `%` is a fraction and is multiplied by 100 ("89 %" never matches a stored
   0.89 % but "6.1 %" matches a fraction 0.061);
-- ns, µs, ms and s convert into one another, as do B, KB, MB, GB, KiB, MiB, GiB
-  and MB/s, GB/s, TB/s; `x` and `×` quote a ratio as it is;
+- `‰` is per mille: a tenth of a stored percentage, a thousandth of a fraction;
+- ns, µs, ms and s convert into one another (also spelled out: microseconds,
+  usec, msec, seconds …), as do B, KB, MB, GB, KiB, MiB, GiB and MB/s, GB/s,
+  TB/s; `x`, `×`, `-fold` and "N times faster" quote a ratio as it is;
+- a value whose key names a count (`cases`, `count`, `samples`, `n_…`, `num_…`)
+  takes no unit;
 - a number quoted without a unit is compared as stored; a unit that cannot be the
-  stored one (µs for a `%` value, `x` for bytes) does not match.
+  stored one (µs for a `%` value, `x` for bytes, ms for a count) does not match.
+
+`holds` also checks bounds (`≤ ≥ < >`) in the quoted unit.
 """
 
 from __future__ import annotations
@@ -27,11 +35,17 @@ from decimal import Decimal, InvalidOperation
 from gates.markdown_body import iter_links
 
 GROUP_SEPARATORS = ", \u2009\u202f\u00a0"
-NUMBER = (r"[-+−]?(?:\d{1,3}(?:(?:,|[ \u2009\u202f\u00a0])\d{3})+(?![\d])|\d+)"
-          r"(?:\.\d+)?(?:[eE][-+]?\d+)?(?!,\d)")
+_SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_POWER_OF_TEN = rf"10(?:(?:\^|\*\*)[-+−]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+)"
+NUMBER = (r"[-+−]?(?:(?:\d{1,3}(?:(?:,|[ \u2009\u202f\u00a0])\d{3})+(?![\d])|\d+)"
+          rf"(?:\.\d+)?(?:[eE][-+]?\d+|[ \t]?[×x·*⋅][ \t]?{_POWER_OF_TEN})?|{_POWER_OF_TEN})(?!,\d)")
+COMPARATIVES = (r"faster|slower|higher|lower|more|less|fewer|larger|smaller|bigger|better|worse|quicker|"
+                 r"greater|shorter|longer|as|the")  # `12 times faster`: the words that make `times` a ratio
 UNITS = (
+    r"microseconds?|microsecs?|µsecs?|μsecs?|usecs?|nanoseconds?|nsecs?|milliseconds?|msecs?|seconds?|secs?|"
     r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
-    r"%|x|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
+    r"percent|per cent|pct|%|‰|[-‐]?fold|"
+    rf"[-‐]?times(?=[ \t]+(?:{COMPARATIVES})\b)|x|X|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
 )
 _START = r"(?<![\w.,§/#-])"
 _NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
@@ -44,9 +58,20 @@ _SCALES = {
     "size": {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3},
     "rate": {"MB/s": 1e6, "GB/s": 1e9, "GiB/s": 1024.0 ** 3, "TB/s": 1e12},
 }
-_SPELLINGS = {"µs": "us", "μs": "us", "×": "x", "byte": "B", "bytes": "B", "%": "%", "pct": "%", "percent": "%",
-              "TBps": "TB/s", "GBps": "GB/s", "sec": "s", "second": "s", "seconds": "s", "nsecond": "ns",
-              "usecond": "us", "msecond": "ms"}
+_SPELLINGS = {"µs": "us", "μs": "us", "×": "x", "X": "x", "byte": "B", "bytes": "B", "%": "%", "pct": "%",
+              "percent": "%", "per cent": "%", "TBps": "TB/s", "GBps": "GB/s", "sec": "s", "secs": "s",
+              "second": "s", "seconds": "s", "nsecond": "ns", "usecond": "us", "msecond": "ms",
+              "microsecond": "us", "microseconds": "us", "microsec": "us", "microsecs": "us", "usec": "us",
+              "usecs": "us", "µsec": "us", "µsecs": "us", "μsec": "us", "μsecs": "us", "nanosecond": "ns",
+              "nanoseconds": "ns", "nsec": "ns", "nsecs": "ns", "millisecond": "ms", "milliseconds": "ms",
+              "msec": "ms", "msecs": "ms", "fold": "x", "-fold": "x", "‐fold": "x", "times": "x", "-times": "x",
+              "‐times": "x",
+              "count": "count", "‰": "‰"}
+COUNT = "count"
+_COUNT_KEY = re.compile(r"(?:^|_)(?:cases|count|counts|samples|n_\w+|num_\w+)$|^n$", re.IGNORECASE)
+_SUPERSCRIPT = str.maketrans(_SUPERSCRIPT_DIGITS + "⁻⁺", "0123456789-+")
+_POWER = rf"(?:\^|\*\*)[-+]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+"
+_SCIENTIFIC = re.compile(rf"^(.*?)[ \t]?[×x·*⋅][ \t]?10({_POWER})$|^()10({_POWER})$")
 _PERCENT_KEY = re.compile(r"pct|percent|%", re.IGNORECASE)
 _KEY_SUFFIX_UNITS = (("_us", "us"), ("_ms", "ms"), ("_ns", "ns"), ("_sec", "s"), ("_tbps", "TB/s"),
                      ("_gbps", "GB/s"), ("_bytes", "B"))
@@ -71,18 +96,28 @@ class Quoted:
 
     def shown(self) -> str:
         """The number as the record wrote it, with its unit."""
-        if self.unit in ("", "%", "x", "×"):
+        if self.unit in ("", "%", "‰", "x", "×") or self.unit[:1] in "-‐":
             return f"{self.text}{self.unit}"
         return f"{self.text} {self.unit}"
 
 
+def _plain_exponent(text: str) -> str:
+    """`5.0×10^-9`, `5.0·10⁻⁹` and `10⁻⁹` written as `5.0E-9` and `1E-9` (the mantissa keeps its precision)."""
+    match = _SCIENTIFIC.match(text)
+    if not match:
+        return text
+    mantissa, power = match.group(1, 2) if match.group(2) is not None else match.group(3, 4)
+    power = power.translate(_SUPERSCRIPT).lstrip("^*")
+    return f"{mantissa.strip() or '1'}E{power}"
+
+
 def parse_quoted(text: str, unit: str = "", col: int = 1) -> Quoted | None:
-    cleaned = _SEPARATOR.sub("", text).replace("−", "-").lstrip("+")
+    cleaned = _plain_exponent(_SEPARATOR.sub("", text).replace("−", "-")).lstrip("+")
     try:
         number = Decimal(cleaned)
     except InvalidOperation:
         return None
-    if not number.is_finite():
+    if not number.is_finite() or not -300 < number.adjusted() < 300:
         return None
     exponent = number.as_tuple().exponent
     half_step = 0.5 * 10.0 ** exponent
@@ -126,6 +161,8 @@ def stored_unit(key: str, declared: str | None = None) -> str:
     """
     if declared:
         return canonical_unit(declared)
+    if _COUNT_KEY.search(key):
+        return COUNT
     if _PERCENT_KEY.search(key):
         return "%"
     lowered = key.lower()
@@ -154,9 +191,11 @@ def in_quoted_unit(quoted: Quoted, value: float, unit: str) -> float | None:
     said, stored = canonical_unit(quoted.unit), canonical_unit(unit)
     if said == "%":
         return value if stored == "%" else (value * 100 if stored in ("", "x") else None)
+    if said == "‰":
+        return value * 10 if stored == "%" else (value * 1000 if stored in ("", "x") else None)
     if said == "" or said == stored:
         return value
-    if stored == "%":
+    if stored in ("%", COUNT):
         return None
     if said == "x":
         return value if stored == "" else None
@@ -174,6 +213,31 @@ def matches_value(quoted: Quoted, value, unit: str = "") -> bool:
         return False
     converted = in_quoted_unit(quoted, float(value), unit)
     return converted is not None and _agrees(quoted, converted)
+
+
+UPPER_BOUNDS = ("≤", "<=", "<")
+LOWER_BOUNDS = ("≥", ">=", ">")
+STRICT = ("<", ">")
+
+
+def holds(quoted: Quoted, value, unit: str = "", relation: str = "=") -> bool:
+    """Whether the stored `value` is what the record says of it: equal at the quoted precision
+    (`relation` "="), or on the stated side of a bound (`≤ <= < ≥ >= >`, checked in the quoted unit).
+
+    A non-strict bound also holds when the value rounds to the bound.
+    """
+    if relation not in UPPER_BOUNDS + LOWER_BOUNDS:
+        return matches_value(quoted, value, unit)
+    if not _is_number(value):
+        return False
+    converted = in_quoted_unit(quoted, float(value), unit)
+    if converted is None:
+        return False
+    if relation in STRICT:
+        return converted < quoted.value if relation == "<" else converted > quoted.value
+    if _agrees(quoted, converted):
+        return True
+    return converted <= quoted.value if relation in UPPER_BOUNDS else converted >= quoted.value
 
 
 def numbers_with_units(line: str) -> list[Quoted]:
