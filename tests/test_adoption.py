@@ -201,12 +201,16 @@ class Team:
         path = title.split(" (")[0]
         self.update(path, yaml.safe_load(self.substituted(self.block(title).text)))
 
+    def decide(self, path: str) -> None:
+        """Record Rita's answers in the record before she approves: every question accepted."""
+        front = yaml.safe_load(self.repo.read(path).split("---\n", 2)[1])
+        self.update(path, {"questions": [dict(q, decision="accepted") for q in front["questions"]]})
+
     def approve(self, path: str) -> None:
-        """Record Rita's forge approval in the record: status approved, her decision, every question accepted."""
+        """Record Rita's forge approval in the record: status approved, her decision."""
         front = yaml.safe_load(self.repo.read(path).split("---\n", 2)[1])
         self.update(path, {"record_status": "approved",
-                           "reviewers": [dict(r, decision="approved") for r in front["reviewers"]],
-                           "questions": [dict(q, decision="accepted") for q in front["questions"]]})
+                           "reviewers": [dict(r, decision="approved") for r in front["reviewers"]]})
 
     def forge_review(self, head: str) -> str:
         """Rita's approving review of the pull request at `head`, as GitHub's reviews API exports it."""
@@ -255,6 +259,8 @@ def walk(tmp_path_factory):
     team.write(KERNEL)
     seen["single evidence"] = team.ok("evidence for the record")
     repo.commit("rms_norm: accumulate the mean of squares in float32", who=ADA)
+    team.apply(f"{SINGLE} (decided)")
+    repo.commit("Record Rita's answer to Q1", who=ADA)
     seen["single before review"] = team.sh("check the change")
     reviewed = repo.sha("HEAD")
     team.apply(f"{SINGLE} (approved)")
@@ -298,6 +304,9 @@ def walk(tmp_path_factory):
             assert link.group(1) in repo.read(GATED)
             repo.write(GATED, repo.read(GATED).replace(link.group(1), link.group(2)))
         repo.commit(f"gated_rms_norm: stage {stage}", who=ADA)
+        if stage == "A":
+            team.decide(GATED)
+            repo.commit("Record Rita's answer to Q1", who=ADA)
         review_at = repo.sha("HEAD")
         if stage == "A":
             team.approve(GATED)
