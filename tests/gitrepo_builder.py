@@ -186,14 +186,31 @@ def evidence_json(artifact_id: str) -> str:
     return json.dumps({"schema_version": 1, "id": artifact_id, "kind": "profile", "results": {}}, indent=2) + "\n"
 
 
-def seeded_repo(root: Path) -> GitRepo:
-    """main with the policy, a kernel package and a test, committed by the maintainer."""
+# A design record at stage B that adds one name to the `kernels` package (the G5 tests' record).
+PAGED_API_RECORD = """\
+---
+id: paged
+stage: B
+api:
+  packages: [kernels]
+  adds: [attention_decode_paged]
+---
+
+# Paged decode attention
+"""
+
+
+def seeded_repo(root: Path, *, package_root: str = "", policy: str = POLICY, files: dict | None = None) -> GitRepo:
+    """main with the policy, a kernel package (under `package_root`, e.g. "src/") and a test, plus
+    `files`, committed by the maintainer."""
     repo = GitRepo(root)
-    repo.write(".design-gates/policy.yaml", POLICY)
-    repo.write("kernels/__init__.py", "from kernels.decode_attention.api import attention_decode\n")
-    repo.write("kernels/decode_attention/__init__.py", "")
-    repo.write("kernels/decode_attention/api.py", KERNEL_API)
+    repo.write(".design-gates/policy.yaml", policy)
+    repo.write(f"{package_root}kernels/__init__.py", "from kernels.decode_attention.api import attention_decode\n")
+    repo.write(f"{package_root}kernels/decode_attention/__init__.py", "")
+    repo.write(f"{package_root}kernels/decode_attention/api.py", KERNEL_API)
     repo.write("tests/test_api.py", "def test_nothing():\n    assert True\n")
+    for path, text in (files or {}).items():
+        repo.write(path, text)
     repo.write("README.md", "# kernels\n")
     repo.commit("Seed the repository", who=MAX)
     return repo

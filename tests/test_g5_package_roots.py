@@ -9,19 +9,9 @@ from gates.findings import Status
 from gates.g5_compatibility import check
 from gates.policy import parse_policy
 from gates.record import parse_record
-from gitrepo_builder import ADA, KERNEL_API, MAX, POLICY, GitRepo
+from gitrepo_builder import ADA, KERNEL_API, MAX, PAGED_API_RECORD, POLICY, seeded_repo
 
-RECORD = """\
----
-id: paged
-stage: B
-api:
-  packages: [kernels]
-  adds: [attention_decode_paged]
----
-
-# Paged decode attention
-"""
+RECORD = PAGED_API_RECORD
 
 INIT = "from .api import attention_decode_paged\n"
 API = "def attention_decode_paged(q, k_cache, v_cache, block_table):\n    return None\n"
@@ -78,15 +68,8 @@ SRC_POLICY = POLICY.replace('"kernels/decode_attention/**"', '"src/kernels/decod
 @pytest.fixture
 def src_repo(tmp_path):
     """The seeded repository with its kernel package under src/."""
-    repo = GitRepo(tmp_path / "repo")
-    repo.write(".design-gates/policy.yaml", SRC_POLICY)
-    repo.write("src/kernels/__init__.py", "from kernels.decode_attention.api import attention_decode\n")
-    repo.write("src/kernels/decode_attention/__init__.py", "")
-    repo.write("src/kernels/decode_attention/api.py", KERNEL_API)
-    repo.write("src/kernels/decode_attention/_impl.py", "def _decode_v1(q, k_cache, v_cache):\n    return None\n")
-    repo.write("README.md", "# kernels\n")
-    repo.commit("Seed the repository", who=MAX)
-    return repo
+    return seeded_repo(tmp_path / "repo", package_root="src/", policy=SRC_POLICY, files={
+        "src/kernels/decode_attention/_impl.py": "def _decode_v1(q, k_cache, v_cache):\n    return None\n"})
 
 
 def g5(findings):

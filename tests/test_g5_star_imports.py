@@ -13,7 +13,7 @@ from gates.context import GateContext
 from gates.findings import Status
 from gates.g5_compatibility import _exported_names, check
 from gates.record import parse_record
-from gitrepo_builder import ADA, BEN, seeded_repo
+from gitrepo_builder import ADA, BEN, PAGED_API_RECORD, seeded_repo
 
 IMPL = '''\
 __all__ = ["attention_decode_paged"]
@@ -27,17 +27,7 @@ def helper(x):
     return x
 '''
 
-RECORD = """\
----
-id: paged
-stage: B
-api:
-  packages: [kernels]
-  adds: [attention_decode_paged]
----
-
-# Paged decode attention
-"""
+RECORD = PAGED_API_RECORD
 
 
 def write_package(root, files: dict[str, str]):
