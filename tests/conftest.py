@@ -9,8 +9,32 @@ from pathlib import Path
 import pytest
 import torch
 
+from suite_processes import start_suites
+
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
+
+SUITE_RUNS = pytest.StashKey[dict]()
+
+
+def pytest_collection_finish(session):
+    """Start the numeric and bitwise suites now if their test file is among the selected tests."""
+    if any(item.nodeid.startswith("tests/test_validation_suites.py") for item in session.items):
+        session.config.stash[SUITE_RUNS] = start_suites()
+
+
+def pytest_unconfigure(config):
+    for run in config.stash.get(SUITE_RUNS, {}).values():
+        run.stop()
+
+
+@pytest.fixture(scope="session")
+def suite_runs(request):
+    """suite name -> SuiteRun (tests/suite_processes.py), started at collection."""
+    runs = request.config.stash.get(SUITE_RUNS, None)
+    if runs is None:  # selected in a way collection did not see (e.g. by keyword at run time)
+        runs = request.config.stash[SUITE_RUNS] = start_suites()
+    return runs
 
 
 @pytest.fixture

@@ -1,53 +1,34 @@
-"""The G3/G4 suites themselves, run as CI runs them: the whole numeric and bitwise matrix
-(through the Triton interpreter without a GPU), each writing its evidence artifact.
+"""The G3/G4 suites themselves, run as CI runs them: the numeric and bitwise matrices in
+their `ci` tier (each case in one dtype, through the Triton interpreter without a GPU),
+each writing its evidence artifact.
 
-Both suites start together, in their own processes, when the first of these tests runs,
-so that they share the machine's cores instead of running one after the other.
+Both suites start in their own processes as soon as collection is done
+(`tests/conftest.py`), so they run beside the rest of the tests.
 """
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SUITES = ("numeric", "bitwise")
+from suite_processes import SUITES
+
 TIMEOUT_S = 1800
 
 
-@pytest.fixture(scope="module")
-def suite_runs(tmp_path_factory):
-    """suite name -> (the running `validation.run_suite` process, its artifact path, its output file)."""
-    out_dir = tmp_path_factory.mktemp("suites")
-    runs = {}
-    for suite in SUITES:
-        out, log = out_dir / f"{suite}-matrix.json", out_dir / f"{suite}.log"
-        with open(log, "w", encoding="utf-8") as handle:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "validation.run_suite", suite, "--out", str(out), "--", "-rfE"],
-                cwd=REPO, stdout=handle, stderr=subprocess.STDOUT)
-        runs[suite] = (process, out, log)
-    yield runs
-    for process, _, _ in runs.values():
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-
-
 @pytest.mark.parametrize("suite", SUITES)
-def test_full_suite_passes_and_its_artifact_says_so(suite, suite_runs):
-    process, out, log = suite_runs[suite]
+def test_suite_passes_and_its_artifact_says_so(suite, suite_runs):
+    run = suite_runs[suite]
     try:
-        process.wait(timeout=TIMEOUT_S)
+        run.process.wait(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-        pytest.fail(f"validation/suites/test_{suite}.py did not finish in {TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
-    assert process.returncode == 0, f"validation/suites/test_{suite}.py failed:\n{log.read_text()[-8000:]}"
-    results = json.loads(out.read_text())["results"]
+        run.stop()
+        pytest.fail(f"validation/suites/test_{suite}.py did not finish in {TIMEOUT_S} s:\n{run.log.read_text()[-3000:]}")
+    assert run.process.returncode == 0, f"validation/suites/test_{suite}.py failed:\n{run.log.read_text()[-8000:]}"
+    artifact = json.loads(run.artifact.read_text())
+    results = artifact["results"]
     assert results["passed"] is True
+    assert "--tier ci" in artifact["command"]
     if suite == "numeric":
         assert set(results["per_dtype"]) == {"bf16", "fp16"}
     else:

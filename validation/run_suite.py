@@ -3,6 +3,7 @@
     python -m validation.run_suite numeric --out docs/evidence/numeric-matrix-h200.json
     python -m validation.run_suite bitwise --out docs/evidence/bitwise-matrix-cpu.json -- -k A1
     python -m validation.run_suite numeric --out x.json --covers "kernels/decode_attention/**"
+    python -m validation.run_suite bitwise --out x.json --tier ci   # each case in one dtype
 
 Without a GPU the suites run through the Triton interpreter. The exit status is pytest's.
 """
@@ -27,6 +28,8 @@ def main(argv=None) -> int:
     parser.add_argument("--id", help="artifact id (default: the file stem)")
     parser.add_argument("--covers", action="append", metavar="GLOB",
                         help="bind the files of the governing record's covers (repeatable; default: every record's covers)")
+    parser.add_argument("--tier", choices=("full", "ci"), default="full",
+                        help="full: every case in every dtype (evidence); ci: each case in one dtype, half the work")
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     args = parser.parse_args(own)
     os.environ["DESIGN_GATES_EVIDENCE_OUT"] = str(Path(args.out).resolve())
@@ -36,7 +39,8 @@ def main(argv=None) -> int:
         os.environ["DESIGN_GATES_EVIDENCE_ID"] = args.id
     import pytest
 
-    return int(pytest.main([str(SUITE_DIR / SUITES[args.suite]), "-q", "-p", "no:cacheprovider", *extra]))
+    return int(pytest.main([str(SUITE_DIR / SUITES[args.suite]), "-q", "-p", "no:cacheprovider",
+                            "--suite-tier", args.tier, *extra]))
 
 
 if __name__ == "__main__":

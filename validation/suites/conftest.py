@@ -1,5 +1,6 @@
-"""Session plumbing of the G3/G4 suites: CPU runs go through the Triton interpreter, and
-with DESIGN_GATES_EVIDENCE_OUT set the session writes its evidence artifact at the end."""
+"""Session plumbing of the G3/G4 suites: CPU runs go through the Triton interpreter, with
+DESIGN_GATES_EVIDENCE_OUT set the session writes its evidence artifact at the end, and
+`--suite-tier ci` runs each case in one dtype (validation/suites/tiers.py)."""
 
 import os
 
@@ -11,10 +12,31 @@ if not torch.cuda.is_available():
 import pytest  # noqa: E402
 
 from validation.evidence import EVIDENCE_KEY, EvidenceRecorder, write_session_artifacts  # noqa: E402
+from validation.shapes import CPU_CASES, GPU_CASES, MODEL_CASES  # noqa: E402
+from validation.suites.tiers import TIERS, selected  # noqa: E402
+
+
+def pytest_addoption(parser):
+    parser.addoption("--suite-tier", choices=TIERS, default="full",
+                     help="full: every case in every dtype (evidence runs); ci: each case in one dtype")
 
 
 def pytest_configure(config):
     config.stash[EVIDENCE_KEY] = EvidenceRecorder()
+
+
+def pytest_collection_modifyitems(config, items):
+    tier = config.getoption("--suite-tier")
+    if tier == "full":
+        return
+    cases = CPU_CASES + GPU_CASES + MODEL_CASES
+    kept, dropped = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        (kept if selected(params, cases, tier) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")
