@@ -245,6 +245,7 @@ def walk(tmp_path_factory):
     team.write(".design-gates/requirements.txt")
     team.write("tests/test_rmsnorm.py")
     team.write("mkdocs.yml")
+    team.write("docs/design/index.md")
     team.write(".github/workflows/design-gates.yml")
     team.write(".pre-commit-config.yaml")
     seen["suite after adoption"] = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/test_rmsnorm.py"],
