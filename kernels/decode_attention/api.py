@@ -131,7 +131,8 @@ def attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tok
 MAX_PLANS = 1024
 _PLANS: dict = {}
 _TENSOR_PARAMS = ("q", "k_cache", "v_cache", "block_table", "visible_tokens", "out",
-                  "partial_acc", "partial_max", "partial_sum", "counters", "k_scale", "v_scale")
+                  "partial_acc", "partial_max", "partial_sum", "counters")
+_SCALE_PARAMS = {"k_scale": 10, "v_scale": 11}  # the partial kernel's last tensor parameters, by keyword
 
 
 def _signature(t):
@@ -249,14 +250,14 @@ def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: Deco
                                           combine_pdl=combine is not None and combine.use_pdl, chain=chain)
     direct = q.device.type == "cuda" and not INTERPRET
     partial = KernelLaunch(
-        decode_attention_partial_kernel, grid, _TENSOR_PARAMS, range(12),
+        decode_attention_partial_kernel, grid, _TENSOR_PARAMS, range(10),
         (scale * LOG2E, num_splits, num_m_blocks, shape.num_kv_heads, shape.num_q_heads, shape.capacity,
          k_cache.shape[0] if paged else 1,
          *q_strides,
          k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
          v_cache.stride(0), v_cache.stride(1), v_cache.stride(2),
          *o_strides,
-         table.stride(0), kv_scales.stride_block, kv_scales.stride_head),
+         table.stride(0)),
         dict(ROWS=shape.rows, GROUP=group, HEAD_DIM=shape.head_dim, BLOCK_D=block_d,
              BLOCK_M=config.block_m, BLOCK_N=config.block_n, PAGE_SIZE=shape.page_size,
              IS_PAGED=paged, PREFETCH_PAGES=paged and not finalize and config.prefetch_pages,
@@ -264,9 +265,10 @@ def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: Deco
              FUSED_COMBINE=merge is not None, MERGE_ROWS=merge[0] if merge else 1,
              MERGE_SLOTS=merge[1] if merge else 1,
              SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, MERGE_TRIGGER=merge_trigger, PDL_WAIT=chain,
-             DOT_FP64=INTERPRET, INNER_UNMASKED=config.inner_unmasked, KV_SCALES=kv_scales.mode,
+             DOT_FP64=INTERPRET, INNER_UNMASKED=config.inner_unmasked,
+             stride_sb=kv_scales.stride_block, stride_sh=kv_scales.stride_head, KV_SCALES=kv_scales.mode,
              num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {})),
-        direct=direct,
+        direct=direct, keyword_tensors=_SCALE_PARAMS,
     )
     if combine is None:
         return partial, None

@@ -13,7 +13,8 @@ token) the K scales multiply the scores per column (folded into the softmax scal
 the V scales multiply p per column before p.v; l sums the unscaled p. With KV_SCALES = 2
 (fp8, a scale per KV head or tensor) the K scale is folded into the softmax scale once and
 the V scale multiplies the accumulator once after the loop. With KV_SCALES = 0 none of
-this is traced: a bf16/fp16 cache runs exactly the code it ran before.
+this is traced: a bf16/fp16 cache runs exactly the code it ran before. The scale
+parameters come last, with defaults, so the kernel's signature only grew.
 
 With FUSED_COMBINE there is no combine launch: each program counts its split as done on
 its (request, KV head) counter after writing its partials, and the program that counts
@@ -192,8 +193,6 @@ def decode_attention_partial_kernel(
     partial_max,
     partial_sum,
     counters,
-    k_scale,
-    v_scale,
     qk_scale,
     num_splits,
     num_m_blocks,
@@ -214,8 +213,6 @@ def decode_attention_partial_kernel(
     stride_or,
     stride_oh,
     stride_bt,
-    stride_sb,
-    stride_sh,
     ROWS: tl.constexpr,
     GROUP: tl.constexpr,
     HEAD_DIM: tl.constexpr,
@@ -236,7 +233,11 @@ def decode_attention_partial_kernel(
     PDL_WAIT: tl.constexpr,
     DOT_FP64: tl.constexpr,
     INNER_UNMASKED: tl.constexpr,
-    KV_SCALES: tl.constexpr,
+    k_scale=None,
+    v_scale=None,
+    stride_sb=0,
+    stride_sh=0,
+    KV_SCALES: tl.constexpr = 0,
 ):
     if SPLIT_MAJOR:  # consecutive programs walk the splits of one (request, KV head)
         i_s = tl.program_id(0)
