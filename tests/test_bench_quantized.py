@@ -33,6 +33,8 @@ def test_options_reject_unknown_formats_and_shapes():
     with pytest.raises(ValueError, match="fp4"):
         quantized.options_from(args, [])
     assert quantized.main(["--out", "x.json", "--shapes", "no-such-shape"]) == 2
+    if not torch.cuda.is_available():
+        assert quantized.main(["--out", "x.json"]) == 2, "no GPU: a clear error, no traceback"
     opts = quantized.options_from(quantized.parse_args(["--out", "x.json"]), [])
     assert [s.name for s in opts.shapes] == list(QUANT_SHAPES) and opts.formats == ("bf16", "int8", "fp8")
 

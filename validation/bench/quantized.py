@@ -247,6 +247,9 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if not torch.cuda.is_available():
+        print("error: the quantized-cache benchmark needs a CUDA device", file=sys.stderr)
+        return 2
     artifact = run(opts)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(artifact, indent=1) + "\n")
