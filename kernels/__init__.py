@@ -6,6 +6,9 @@ from .decode_attention import (
     attention_decode_paged,
     attention_decode_paged_splitkv,
     attention_decode_splitkv,
+    dequantize_kv,
+    quantize_kv_fp8,
+    quantize_kv_int8,
 )
 
 __all__ = [
@@ -14,4 +17,7 @@ __all__ = [
     "attention_decode_splitkv",
     "attention_decode_paged_splitkv",
     "LayerWorkspace",
+    "quantize_kv_int8",
+    "quantize_kv_fp8",
+    "dequantize_kv",
 ]

@@ -54,6 +54,7 @@ class Coverage:
     group_sizes: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 12, 16)
     page_sizes: tuple[int, ...] = (4, 8, 16, 32, 128)
     max_rows: int = 16
+    quantized_caches: tuple[torch.dtype, ...] = (torch.int8, torch.float8_e4m3fn)
 
 
 VALIDATED = Coverage()
@@ -174,7 +175,8 @@ class DecodeAttention:
 
     def route_for(self, batch: int, rows: int, max_visible_tokens: int, *, dtype: torch.dtype | None = None,
                   paged: bool | None = None, num_q_heads: int | None = None, num_kv_heads: int | None = None,
-                  head_dim: int | None = None, page_size: int | None = None) -> Route:
+                  head_dim: int | None = None, page_size: int | None = None,
+                  cache_dtype: torch.dtype | None = None) -> Route:
         """Which route a call of this size would take, and why.
 
         Args:
@@ -185,6 +187,8 @@ class DecodeAttention:
             paged: whether the call passes a block table (default: the layer's page_size is set).
             num_q_heads, num_kv_heads, head_dim: the call's attention shape (default: the layer's).
             page_size: the call's block size, for a paged call (default: the layer's).
+            cache_dtype: the call's K/V cache dtype when it differs from q's: int8 or
+                float8_e4m3fn (a quantized cache; default: q's dtype).
 
         A call whose dtype, heads, head dim or page size differ from what the layer was built
         (and admitted) for takes the single pass, with a reason naming expected and actual.
@@ -195,6 +199,10 @@ class DecodeAttention:
             return Route("single-pass", 1, self._static_reason)
         if dtype is not None and dtype != self.dtype:
             return Route("single-pass", 1, f"call dtype {dtype} differs from the layer's {self.dtype}")
+        if cache_dtype is not None and cache_dtype != (dtype or self.dtype) \
+                and cache_dtype not in self.coverage.quantized_caches:
+            return Route("single-pass", 1, f"cache dtype {cache_dtype} is not covered by the validation matrix "
+                                           f"({list(self.coverage.quantized_caches)})")
         if paged is not None and paged != (self.page_size is not None):
             kind = "paged" if paged else "contiguous"
             return Route("single-pass", 1, f"a {kind} call on a layer built for "
@@ -225,11 +233,12 @@ class DecodeAttention:
         rows = q.shape[1] if q.dim() == 4 else 1
         return self.route_for(q.shape[0], rows, max_visible_tokens, dtype=q.dtype, paged=paged,
                               num_q_heads=q.shape[-2], num_kv_heads=k_cache.shape[1], head_dim=q.shape[-1],
-                              page_size=k_cache.shape[2] if paged else None)
+                              page_size=k_cache.shape[2] if paged else None, cache_dtype=k_cache.dtype)
 
     def __call__(self, q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, visible_tokens: torch.Tensor,
                  *, block_table: torch.Tensor | None = None, max_visible_tokens: int | None = None,
-                 out: torch.Tensor | None = None) -> torch.Tensor:
+                 out: torch.Tensor | None = None, k_scale: torch.Tensor | None = None,
+                 v_scale: torch.Tensor | None = None) -> torch.Tensor:
         """Attention of q over the cache through the route `route_for` names.
 
         Args:
@@ -240,12 +249,14 @@ class DecodeAttention:
             max_visible_tokens: host bound on visible_tokens for this call or capture bucket;
                 default: the cache's capacity (S_max, or max_blocks x page_size).
             out: optional output buffer (needed for allocation-free capture).
+            k_scale, v_scale: scales of an int8 or float8_e4m3fn cache, as the entry points
+                take them (`kernels.attention_decode`); None for a q-dtype cache.
         """
         q_shape, cache_shape = q.shape, k_cache.shape
         paged = block_table is not None
         if max_visible_tokens is None:
             max_visible_tokens = block_table.shape[1] * cache_shape[2] if paged else cache_shape[2]
-        key = (q_shape, q.dtype, cache_shape, paged, max_visible_tokens, self.enabled)
+        key = (q_shape, q.dtype, cache_shape, k_cache.dtype, paged, max_visible_tokens, self.enabled)
         route = self._routes.get(key)
         if route is None:
             route = self._route_of_call(q, k_cache, paged, max_visible_tokens)
@@ -253,13 +264,16 @@ class DecodeAttention:
                 self._routes.clear()
             self._routes[key] = route
         self.last_route = route
+        # a q-dtype cache calls the entry points exactly as before the scales existed
+        scales = {} if k_scale is None and v_scale is None else {"k_scale": k_scale, "v_scale": v_scale}
         if route.is_split:
             if paged:
                 return attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tokens,
                                                       num_splits=route.num_splits, workspace=self.workspace,
-                                                      scale=self.scale, out=out)
+                                                      scale=self.scale, out=out, **scales)
             return attention_decode_splitkv(q, k_cache, v_cache, visible_tokens, num_splits=route.num_splits,
-                                            workspace=self.workspace, scale=self.scale, out=out)
+                                            workspace=self.workspace, scale=self.scale, out=out, **scales)
         if paged:
-            return attention_decode_paged(q, k_cache, v_cache, block_table, visible_tokens, scale=self.scale, out=out)
-        return attention_decode(q, k_cache, v_cache, visible_tokens, scale=self.scale, out=out)
+            return attention_decode_paged(q, k_cache, v_cache, block_table, visible_tokens, scale=self.scale, out=out,
+                                          **scales)
+        return attention_decode(q, k_cache, v_cache, visible_tokens, scale=self.scale, out=out, **scales)

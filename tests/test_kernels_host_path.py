@@ -163,3 +163,31 @@ def test_an_unexpected_launcher_layout_keeps_tritons_path(monkeypatch):
     launch = launcher.KernelLaunch(kernel, (1,), ("a", "b"), (0, 1), (7,), {"BLOCK": 16}, direct=True)
     launch(("A", "B"))
     assert not launch.is_direct
+
+
+class FakeKernelWithTrailingTensor(FakeKernel):
+    """A kernel that gained a tensor parameter `s` at the end of its signature (filled by keyword)."""
+
+    arg_names = ["a", "b", "n", "BLOCK", "s"]
+    params = [FakeParam(False), FakeParam(False), FakeParam(False), FakeParam(True), FakeParam(False)]
+
+    def __getitem__(self, grid):
+        def call(*args, **options):
+            self.binds += 1
+            g = tuple(grid) + (1,) * (3 - len(grid))
+            self.compiled.run(*g, "stream", self.compiled.function, self.compiled.packed_metadata, None, None, None,
+                              *args, options["BLOCK"], options["s"])
+            return self.compiled
+        return call
+
+
+def test_the_direct_launch_replays_keyword_tensors_too(monkeypatch):
+    monkeypatch.setattr(launcher, "stream_source", lambda: ((lambda device: "stream"), 0))
+    kernel = FakeKernelWithTrailingTensor()
+    launch = launcher.KernelLaunch(kernel, (1,), ("a", "b"), (0, 1), (7,), {"BLOCK": 16}, direct=True,
+                                   keyword_tensors={"s": 2})
+    launch(("A1", "B1", "S1"))
+    assert launch.is_direct
+    launch(("A2", "B2", "S2"))
+    assert kernel.binds == 2, "the second call skipped Triton's binding"
+    assert [entry[1][9:] for entry in kernel.log] == [("A1", "B1", 7, 16, "S1"), ("A2", "B2", 7, 16, "S2")]

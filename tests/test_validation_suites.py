@@ -30,6 +30,6 @@ def test_suite_passes_and_its_artifact_says_so(suite, suite_runs):
     assert results["passed"] is True
     assert "--tier ci" in artifact["command"]
     if suite == "numeric":
-        assert set(results["per_dtype"]) == {"bf16", "fp16"}
+        assert set(results["per_dtype"]) == {"bf16", "fp16", "bf16-int8", "bf16-fp8", "fp16-int8", "fp16-fp8"}
     else:
         assert {"A1", "A2", "A3", "A4"} <= {key.split("-")[0] for key in results["anchors"]}

@@ -43,8 +43,25 @@ def compute_one(case, dtype, route) -> str:
     return tensor_sha256(run_route(fx, route))
 
 
+def quant_fingerprint_targets():
+    """(fixture key, QuantCase, route) of every fingerprinted quantized-cache output (keys end in the format)."""
+    from .quantized import QUANT_CPU_CASES
+
+    for qcase in QUANT_CPU_CASES:
+        for route in FINGERPRINT_ROUTES:
+            yield f"{qcase.id}-{route.id}", qcase, route
+
+
+def compute_quant_one(qcase, route) -> str:
+    from .quantized import build_quant_fixture, run_quant_route
+
+    return tensor_sha256(run_quant_route(build_quant_fixture(qcase, device()), route))
+
+
 def compute_fingerprints() -> dict[str, str]:
-    return {key: compute_one(case, dtype, route) for key, case, dtype, route in fingerprint_targets()}
+    prints = {key: compute_one(case, dtype, route) for key, case, dtype, route in fingerprint_targets()}
+    prints.update((key, compute_quant_one(qcase, route)) for key, qcase, route in quant_fingerprint_targets())
+    return prints
 
 
 def load_committed(path: Path = FINGERPRINTS_PATH) -> dict[str, dict[str, str]]:

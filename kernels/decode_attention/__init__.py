@@ -8,6 +8,7 @@ from .api import (
     attention_decode_paged_splitkv,
     attention_decode_splitkv,
 )
+from .quantize import dequantize_kv, quantize_kv_fp8, quantize_kv_int8
 
 __all__ = [
     "attention_decode",
@@ -15,4 +16,7 @@ __all__ = [
     "attention_decode_splitkv",
     "attention_decode_paged_splitkv",
     "LayerWorkspace",
+    "quantize_kv_int8",
+    "quantize_kv_fp8",
+    "dequantize_kv",
 ]

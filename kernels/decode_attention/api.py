@@ -15,6 +15,7 @@ import torch
 import triton.language as tl
 
 from .checks import DecodeShape, check_block_table, check_inputs, check_num_splits, check_out, check_scale
+from .kv_scales import KvScales, check_kv_scales
 from .kernel_combine import decode_attention_combine_kernel
 from .kernel_partial import decode_attention_partial_kernel
 from .launch_config import (block_d_for, block_m_for, combine_launch_config, fused_merge_tile, partial_launch_config,
@@ -36,44 +37,56 @@ __all__ = [
 ]
 
 
-def attention_decode(q, k_cache, v_cache, visible_tokens, *, scale=None, out=None):
+def attention_decode(q, k_cache, v_cache, visible_tokens, *, scale=None, out=None, k_scale=None, v_scale=None):
     """Decode attention over a contiguous KV cache, one pass per (request, KV head).
 
     Args:
         q: [B, Hq, D] or [B, R, Hq, D] (R in 1..16), bfloat16 or float16. Row r of a
             request attends to its first visible_tokens[b] - (R - 1 - r) tokens.
-        k_cache, v_cache: [B, Hkv, S_max, D], q's dtype; Hq must be a multiple of Hkv.
+        k_cache, v_cache: [B, Hkv, S_max, D], q's dtype, or int8 / float8_e4m3fn with
+            k_scale and v_scale; Hq must be a multiple of Hkv.
         visible_tokens: int32 [B] on q's device (read by the kernel only).
         scale: softmax scale, default 1 / sqrt(D).
         out: optional output buffer with q's shape and dtype.
+        k_scale, v_scale: scales of a quantized cache (dequantized = stored * scale): for an
+            int8 cache float16/float32 [B, Hkv, S_max] (one per token and KV head); for a
+            float8_e4m3fn cache float32 [Hkv] or [] (per KV head or tensor). None (the
+            default) for a bfloat16/float16 cache. See `kernels.quantize_kv_int8` / `quantize_kv_fp8`.
 
     Returns:
         Tensor with q's shape and dtype; rows with no visible token are zeros.
     """
-    return _run(_SINGLE, q, k_cache, v_cache, None, visible_tokens, 1, None, scale, out)
+    return _run(_SINGLE, q, k_cache, v_cache, None, visible_tokens, 1, None, scale, out, k_scale=k_scale,
+                v_scale=v_scale)
 
 
 def attention_decode_paged(q, k_cache, v_cache, block_table, visible_tokens, *, scale=None, out=None,
-                           validate_block_table=False):
+                           validate_block_table=False, k_scale=None, v_scale=None):
     """Decode attention over a paged KV cache, one pass per (request, KV head).
 
     Args:
         q: [B, Hq, D] or [B, R, Hq, D], bfloat16 or float16.
-        k_cache, v_cache: [num_blocks, Hkv, block_size, D]; block_size a power of two.
+        k_cache, v_cache: [num_blocks, Hkv, block_size, D]; block_size a power of two;
+            q's dtype, or int8 / float8_e4m3fn with k_scale and v_scale.
         block_table: int32 [B, max_blocks]; token t of request b lives in page
             block_table[b, t // block_size] at slot t % block_size.
         visible_tokens: int32 [B] on q's device.
         scale: softmax scale, default 1 / sqrt(D).
         out: optional output buffer with q's shape and dtype.
+        k_scale, v_scale: scales of a quantized cache (dequantized = stored * scale): for an
+            int8 cache float16/float32 [num_blocks, Hkv, block_size], beside the pages (one per token and KV head); for a
+            float8_e4m3fn cache float32 [Hkv] or [] (per KV head or tensor). None (the
+            default) for a bfloat16/float16 cache. See `kernels.quantize_kv_int8` / `quantize_kv_fp8`.
 
     Returns:
         Tensor with q's shape and dtype; rows with no visible token are zeros.
     """
     return _run(_SINGLE_PAGED, q, k_cache, v_cache, block_table, visible_tokens, 1, None, scale, out,
-                validate_block_table)
+                validate_block_table, k_scale=k_scale, v_scale=v_scale)
 
 
-def attention_decode_splitkv(q, k_cache, v_cache, visible_tokens, *, num_splits, workspace=None, scale=None, out=None):
+def attention_decode_splitkv(q, k_cache, v_cache, visible_tokens, *, num_splits, workspace=None, scale=None, out=None,
+                             k_scale=None, v_scale=None):
     """Split-KV (flash-decoding) attention over a contiguous KV cache.
 
     Each request's visible range is cut on the device into `num_splits` chunks of
@@ -84,22 +97,23 @@ def attention_decode_splitkv(q, k_cache, v_cache, visible_tokens, *, num_splits,
     num_splits = 1 gives the bits of `attention_decode`.
 
     Args:
-        q, k_cache, v_cache, visible_tokens, scale, out: as in `attention_decode`.
+        q, k_cache, v_cache, visible_tokens, scale, out, k_scale, v_scale: as in `attention_decode`.
         num_splits: Python int in 1..256, fixed at graph capture.
         workspace: a `LayerWorkspace` large enough for this call; allocated per call if None.
 
     Returns:
         Tensor with q's shape and dtype.
     """
-    return _run(_SPLIT, q, k_cache, v_cache, None, visible_tokens, num_splits, workspace, scale, out)
+    return _run(_SPLIT, q, k_cache, v_cache, None, visible_tokens, num_splits, workspace, scale, out,
+                k_scale=k_scale, v_scale=v_scale)
 
 
 def attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tokens, *, num_splits, workspace=None,
-                                   scale=None, out=None, validate_block_table=False):
+                                   scale=None, out=None, validate_block_table=False, k_scale=None, v_scale=None):
     """Split-KV (flash-decoding) attention over a paged KV cache.
 
     Args:
-        q, k_cache, v_cache, block_table, visible_tokens, scale, out: as in
+        q, k_cache, v_cache, block_table, visible_tokens, scale, out, k_scale, v_scale: as in
             `attention_decode_paged`.
         num_splits: Python int in 1..256, fixed at graph capture.
         workspace: a `LayerWorkspace` large enough for this call; allocated per call if None.
@@ -109,7 +123,7 @@ def attention_decode_paged_splitkv(q, k_cache, v_cache, block_table, visible_tok
         on the same tokens and num_splits.
     """
     return _run(_SPLIT_PAGED, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out,
-                validate_block_table)
+                validate_block_table, k_scale=k_scale, v_scale=v_scale)
 
 
 # --- the host path: one plan per call signature ---------------------------------------------
@@ -118,6 +132,7 @@ MAX_PLANS = 1024
 _PLANS: dict = {}
 _TENSOR_PARAMS = ("q", "k_cache", "v_cache", "block_table", "visible_tokens", "out",
                   "partial_acc", "partial_max", "partial_sum", "counters")
+_SCALE_PARAMS = {"k_scale": 10, "v_scale": 11}  # the partial kernel's last tensor parameters, by keyword
 
 
 def _signature(t):
@@ -125,7 +140,8 @@ def _signature(t):
     return t.dtype, t.shape, t.stride(), t.device, t.data_ptr() & 15
 
 
-def _plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace, num_splits, scale):
+def _plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace, num_splits, scale, k_scale,
+              v_scale):
     """The call's signature; AttributeError or TypeError when an input is not what it should be."""
     device = q.device
     return (
@@ -134,21 +150,24 @@ def _plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, works
         None if out is None else _signature(out),
         None if workspace is None else (type(workspace), workspace.limits),
         num_splits, num_splits.__class__, scale, scale.__class__,
+        None if k_scale is None else _signature(k_scale), None if v_scale is None else _signature(v_scale),
         torch.cuda.current_device() if device.type == "cuda" else None,
         partial_launch_config, combine_launch_config, decode_attention_partial_kernel, decode_attention_combine_kernel,
     )
 
 
 def _run(kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out,
-         validate_block_table=False):
+         validate_block_table=False, *, k_scale=None, v_scale=None):
     """Validate (once per call signature), then launch; returns the output tensor."""
     try:
-        key = _plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace, num_splits, scale)
+        key = _plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace, num_splits, scale,
+                        k_scale, v_scale)
         plan = _PLANS.get(key)
     except (AttributeError, TypeError):  # not tensors, or something unhashable: the checks name it
         key, plan = None, None
     if plan is None:
-        plan = _Plan(kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out)
+        plan = _Plan(kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out,
+                     k_scale, v_scale)
         if key is not None:
             if len(_PLANS) >= MAX_PLANS:
                 _PLANS.clear()
@@ -157,15 +176,18 @@ def _run(kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, wor
         check_block_table(block_table, visible_tokens, k_cache.shape[0], plan.shape.page_size)
     if out is None:
         out = torch.empty_like(q)
+    if k_scale is None:  # no scales: the kernel's scale pointers are never read
+        k_scale = v_scale = visible_tokens
     if plan.finalize:
         tensors = (q, k_cache, v_cache, block_table if plan.paged else visible_tokens, visible_tokens, out,
-                   out, out, out, visible_tokens)
+                   out, out, out, visible_tokens, k_scale, v_scale)
     else:
         if workspace is None:
             shape = plan.shape
             workspace = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, num_splits, q.device)
         tensors = (q, k_cache, v_cache, block_table if plan.paged else visible_tokens, visible_tokens, out,
-                   workspace.partial_acc, workspace.partial_max, workspace.partial_sum, workspace.split_counters)
+                   workspace.partial_acc, workspace.partial_max, workspace.partial_sum, workspace.split_counters,
+                   k_scale, v_scale)
     plan.partial(tensors)
     if plan.combine is not None:
         plan.combine(tensors)
@@ -175,9 +197,11 @@ def _run(kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, wor
 class _Plan:
     """Everything of a call but its tensors: validated once, launched many times."""
 
-    def __init__(self, kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out):
+    def __init__(self, kind, q, k_cache, v_cache, block_table, visible_tokens, num_splits, workspace, scale, out,
+                 k_scale=None, v_scale=None):
         paged, finalize = kind
         shape = check_inputs(q, k_cache, v_cache, visible_tokens, block_table, paged=paged, interpret=INTERPRET)
+        kv_scales = check_kv_scales(k_cache, v_cache, k_scale, v_scale)
         if not finalize:
             num_splits = check_num_splits(num_splits)
         scale = check_scale(scale, shape.head_dim)
@@ -191,7 +215,7 @@ class _Plan:
             workspace.fits(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, num_splits, q.device)
         self.shape, self.paged, self.finalize = shape, paged, finalize
         self.partial, self.combine = _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape,
-                                               num_splits, scale, paged=paged, finalize=finalize)
+                                               num_splits, scale, paged=paged, finalize=finalize, kv_scales=kv_scales)
 
     @property
     def is_direct(self) -> bool:
@@ -199,7 +223,7 @@ class _Plan:
 
 
 def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: DecodeShape, num_splits, scale, *,
-              paged, finalize):
+              paged, finalize, kv_scales: KvScales):
     """The partial (or single-pass) launch and the combine launch (or None) of a call."""
     # q and out of rank 3 are read with a row stride of 0 (R = 1): no view per call.
     q_strides = (q.stride(0), q.stride(1), q.stride(2)) if q.dim() == 4 else (q.stride(0), 0, q.stride(1))
@@ -242,8 +266,9 @@ def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: Deco
              MERGE_SLOTS=merge[1] if merge else 1,
              SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, MERGE_TRIGGER=merge_trigger, PDL_WAIT=chain,
              DOT_FP64=INTERPRET, INNER_UNMASKED=config.inner_unmasked,
+             stride_sb=kv_scales.stride_block, stride_sh=kv_scales.stride_head, KV_SCALES=kv_scales.mode,
              num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {})),
-        direct=direct,
+        direct=direct, keyword_tensors=_SCALE_PARAMS,
     )
     if combine is None:
         return partial, None

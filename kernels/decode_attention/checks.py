@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .kv_scales import is_quantized
 from .launch_config import MAX_SPLITS
 
 SUPPORTED_DTYPES = (torch.bfloat16, torch.float16)
@@ -65,7 +66,7 @@ def check_inputs(q, k_cache, v_cache, visible_tokens, block_table=None, *, paged
     if q.dtype not in SUPPORTED_DTYPES:
         raise ValueError(f"q must be bfloat16 or float16, got {q.dtype}")
     for name, t in (("k_cache", k_cache), ("v_cache", v_cache)):
-        if t.dtype != q.dtype:
+        if t.dtype != q.dtype and not is_quantized(t.dtype):  # quantized caches: kv_scales.check_kv_scales
             raise ValueError(f"{name} must have q's dtype {q.dtype}, got {t.dtype}")
     if q.dim() not in (3, 4):
         raise ValueError(f"q must be [B, Hq, D] or [B, R, Hq, D], got shape {tuple(q.shape)}")

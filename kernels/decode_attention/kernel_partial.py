@@ -7,6 +7,15 @@ whole visible range and writes the normalized output (the single-pass kernel);
 without it, it writes the unnormalized fp32 partials (acc, m, l) of its split for
 `kernel_combine.py`. Scores live in the log2 domain: s = q.k * scale * log2(e).
 
+A quantized cache (KV_SCALES > 0; `kv_scales.py`) is loaded as stored (int8 or fp8 e4m3)
+and converted exactly to q's dtype for the dots. With KV_SCALES = 1 (int8, a scale per
+token) the K scales multiply the scores per column (folded into the softmax scale) and
+the V scales multiply p per column before p.v; l sums the unscaled p. With KV_SCALES = 2
+(fp8, a scale per KV head or tensor) the K scale is folded into the softmax scale once and
+the V scale multiplies the accumulator once after the loop. With KV_SCALES = 0 none of
+this is traced: a bf16/fp16 cache runs exactly the code it ran before. The scale
+parameters come last, with defaults, so the kernel's signature only grew.
+
 With FUSED_COMBINE there is no combine launch: each program counts its split as done on
 its (request, KV head) counter after writing its partials, and the program that counts
 last merges all the splits' partials (`kernel_combine.merge_slots`, in split order) and
@@ -46,10 +55,13 @@ def _online_softmax_range(
     p_k,
     p_v,
     p_block_table,
+    p_ks,
+    p_vs,
     stride_kblk,
     stride_ks,
     stride_vblk,
     stride_vs,
+    stride_sblk,
     n_start,
     n_end,
     row_limit,
@@ -64,6 +76,7 @@ def _online_softmax_range(
     DOT_FP64: tl.constexpr,
     n_unmasked,
     num_blocks,
+    KV_SCALES: tl.constexpr,
 ):
     # A tile that ends at or before n_unmasked (a token every real row of the program
     # may see: n_unmasked <= n_end and <= every real row's limit; n_start masks every
@@ -119,16 +132,26 @@ def _online_softmax_range(
             o_slot = o_n % PAGE_SIZE
             o_k = i_page * stride_kblk + o_slot * stride_ks  # [BLOCK_N]
             o_v = i_page * stride_vblk + o_slot * stride_vs  # [BLOCK_N]
+            o_sc = i_page * stride_sblk + o_slot  # [BLOCK_N], per-token scales of a page
         else:
             o_k = o_n * stride_ks  # [BLOCK_N]
             o_v = o_n * stride_vs  # [BLOCK_N]
+            o_sc = o_n  # [BLOCK_N]
         m_kv = m_n[:, None] & m_d[None, :]
         b_k = tl.load(p_k + o_k[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
+        if KV_SCALES == 1:  # int8 values are exact in q's dtype (through fp32: the interpreter's int8->bf16 is wrong)
+            b_k = b_k.to(tl.float32).to(b_q.dtype)
+        elif KV_SCALES == 2:  # fp8 e4m3 values are exact in q's dtype
+            b_k = b_k.to(b_q.dtype)
         if DOT_FP64:
             b_s = tl.dot(b_q.to(tl.float64), tl.trans(b_k.to(tl.float64))).to(tl.float32)
         else:
             b_s = tl.dot(b_q, tl.trans(b_k))  # [BLOCK_M, BLOCK_N]
-        b_s = b_s * qk_scale
+        if KV_SCALES == 1:
+            b_ks = tl.load(p_ks + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
+            b_s = b_s * (b_ks * qk_scale)[None, :]
+        else:
+            b_s = b_s * qk_scale
         if IS_PAGED:  # a tile with an out-of-range page id takes the masked path
             mask_scores = (n0 + BLOCK_N > n_unmasked) | (tile_pages_ok == 0)
         else:
@@ -142,6 +165,12 @@ def _online_softmax_range(
         b_p = tl.exp2(b_s - m_safe[:, None])  # [BLOCK_M, BLOCK_N]
         l_i = l_i * alpha + tl.sum(b_p, 1)
         b_v = tl.load(p_v + o_v[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
+        if KV_SCALES == 1:
+            b_v = b_v.to(tl.float32).to(b_q.dtype)
+            b_vs = tl.load(p_vs + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
+            b_p = b_p * b_vs[None, :]
+        elif KV_SCALES == 2:
+            b_v = b_v.to(b_q.dtype)
         b_p = b_p.to(b_v.dtype)
         acc = acc * alpha[:, None]
         if DOT_FP64:
@@ -204,6 +233,11 @@ def decode_attention_partial_kernel(
     PDL_WAIT: tl.constexpr,
     DOT_FP64: tl.constexpr,
     INNER_UNMASKED: tl.constexpr,
+    k_scale=None,
+    v_scale=None,
+    stride_sb=0,
+    stride_sh=0,
+    KV_SCALES: tl.constexpr = 0,
 ):
     if SPLIT_MAJOR:  # consecutive programs walk the splits of one (request, KV head)
         i_s = tl.program_id(0)
@@ -246,6 +280,17 @@ def decode_attention_partial_kernel(
         p_k = k_cache + i_b.to(tl.int64) * stride_kb + i_kvh.to(tl.int64) * stride_kh
         p_v = v_cache + i_b.to(tl.int64) * stride_vb + i_kvh.to(tl.int64) * stride_vh
         p_block_table = block_table
+    if KV_SCALES == 1:  # a scale per (request or page, KV head, token)
+        p_ks = k_scale + i_kvh.to(tl.int64) * stride_sh
+        p_vs = v_scale + i_kvh.to(tl.int64) * stride_sh
+        if not IS_PAGED:
+            p_ks += i_b.to(tl.int64) * stride_sb
+            p_vs += i_b.to(tl.int64) * stride_sb
+    else:
+        p_ks = k_scale
+        p_vs = v_scale
+    if KV_SCALES == 2:  # a scale per KV head (stride_sh = 1) or per tensor (stride_sh = 0)
+        qk_scale = qk_scale * tl.load(k_scale + i_kvh * stride_sh).to(tl.float32)
 
     if INNER_UNMASKED:  # tiles every real row sees whole skip the score mask
         n_unmasked = tl.minimum(n_end, visible - (ROWS - 1))
@@ -255,12 +300,14 @@ def decode_attention_partial_kernel(
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # [BLOCK_M]
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # [BLOCK_M]
     acc, m_i, l_i = _online_softmax_range(
-        b_q, acc, m_i, l_i, p_k, p_v, p_block_table,
-        stride_kb, stride_ks, stride_vb, stride_vs,
+        b_q, acc, m_i, l_i, p_k, p_v, p_block_table, p_ks, p_vs,
+        stride_kb, stride_ks, stride_vb, stride_vs, stride_sb,
         n_start, n_end, row_limit, qk_scale, o_d, m_d,
         BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, SCALAR_PAGES, DOT_FP64,
-        n_unmasked, num_blocks,
+        n_unmasked, num_blocks, KV_SCALES,
     )
+    if KV_SCALES == 2:
+        acc = acc * tl.load(v_scale + i_kvh * stride_sh).to(tl.float32)
     if PDL_TRIGGER == 2:
         tl.extra.cuda.gdc_launch_dependents()
 

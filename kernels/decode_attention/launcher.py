@@ -74,15 +74,19 @@ class KernelLaunch:
         scalars: the values of the parameters that follow, in order.
         options: compile-time constants by name and launch options (num_warps, ...).
         direct: try the recorded direct launch on a GPU (False on the interpreter).
+        keyword_tensors: later parameters filled per call by keyword, name -> index of
+            its tensor in the tensors passed to `__call__` (parameters a kernel gained at
+            the end of its signature).
     """
 
-    def __init__(self, kernel, grid, tensor_names, picks, scalars, options, *, direct):
+    def __init__(self, kernel, grid, tensor_names, picks, scalars, options, *, direct, keyword_tensors=None):
         self.kernel = kernel
         self.grid = tuple(grid)
         self.tensor_names = tuple(tensor_names)
         self.picks = tuple(picks)
         self.scalars = tuple(scalars)
         self.options = dict(options)
+        self.keyword_tensors = dict(keyword_tensors or {})
         self._try_direct = direct and fast_launch_enabled()
         self.direct = None
 
@@ -96,10 +100,14 @@ class KernelLaunch:
                 self.direct = None
         args = [tensors[i] for i in self.picks]
         args.extend(self.scalars)
-        compiled = self.kernel[self.grid](*args, **self.options)
+        options = self.options
+        if self.keyword_tensors:
+            options = {**options, **{name: tensors[i] for name, i in self.keyword_tensors.items()}}
+        compiled = self.kernel[self.grid](*args, **options)
         if self._try_direct:
             self._try_direct = False
-            self.direct = _direct_launch(self.kernel, self.grid, args, self.options, compiled, self.picks)
+            self.direct = _direct_launch(self.kernel, self.grid, args, options, compiled, self.picks,
+                                         self.keyword_tensors)
 
     @property
     def is_direct(self) -> bool:
@@ -132,7 +140,7 @@ def _record(kernel, grid, args, options, compiled):
     return calls[0], saved
 
 
-def _direct_launch(kernel, grid, args, options, compiled, picks):
+def _direct_launch(kernel, grid, args, options, compiled, picks, keyword_tensors=None):
     """A function replaying the recorded launcher call with new tensors, or None to keep Triton's path."""
     if compiled is None or launch_hooks_installed():
         return None
@@ -156,15 +164,16 @@ def _direct_launch(kernel, grid, args, options, compiled, picks):
             order = [name for name, constexpr in params if not constexpr]
         else:
             return None
+        tensor_slots = {kernel.arg_names[index]: pick for index, pick in enumerate(picks)}
+        tensor_slots.update(keyword_tensors or {})
         slots = []
         for position, name in enumerate(order):
             if name not in values:
                 return None
-            index = kernel.arg_names.index(name)
-            if index < len(picks):  # a tensor parameter: replaced per call
+            if name in tensor_slots:  # a tensor parameter: replaced per call
                 if kernel_args[position] is not values[name]:
                     return None
-                slots.append((position, picks[index]))
+                slots.append((position, tensor_slots[name]))
             elif not (kernel_args[position] is values[name] or kernel_args[position] == values[name]):
                 return None
         get_stream, device = stream_source()

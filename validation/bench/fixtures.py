@@ -61,3 +61,44 @@ def identity(inputs: BenchInputs) -> dict:
         h.update(t.contiguous().view(torch.uint8).cpu().numpy())
     return {"sha256": h.hexdigest(), "seed": inputs.seed, "generator": f"torch.Generator({inputs.q.device.type}).manual_seed",
             "visible_tokens": "context for every request", "page_size": PAGE_SIZE}
+
+
+@dataclass
+class QuantizedCache:
+    """The inputs' K and V in an int8 or FP8 cache, contiguous and paged, with their scales."""
+
+    kv_format: str  # "int8" (per-token scales) or "fp8" (float32 scale per KV head)
+    k: torch.Tensor
+    v: torch.Tensor
+    k_scale: torch.Tensor
+    v_scale: torch.Tensor
+    k_paged: torch.Tensor
+    v_paged: torch.Tensor
+    k_page_scale: torch.Tensor
+    v_page_scale: torch.Tensor
+
+    def dequantized(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Contiguous (K, V) as stored * scale in float32: what the correctness check takes as truth."""
+        from kernels import dequantize_kv
+
+        return dequantize_kv(self.k, self.k_scale), dequantize_kv(self.v, self.v_scale)
+
+
+def quantize_inputs(inputs: BenchInputs, kv_format: str, *, int8_scale_dtype=torch.float32) -> QuantizedCache:
+    """Quantize the inputs' caches: int8 with a scale per token and KV head, or FP8 e4m3 with a
+    float32 scale per KV head (the paged cache takes the contiguous cache's scale: the same bytes)."""
+    from kernels import quantize_kv_fp8, quantize_kv_int8
+
+    parts = []
+    for cache, paged in ((inputs.k, inputs.k_paged), (inputs.v, inputs.v_paged)):
+        if kv_format == "int8":
+            values, scale = quantize_kv_int8(cache, scale_dtype=int8_scale_dtype)
+            paged_values, paged_scale = quantize_kv_int8(paged, scale_dtype=int8_scale_dtype)
+        elif kv_format == "fp8":
+            values, scale = quantize_kv_fp8(cache, per_head=True)
+            paged_values, paged_scale = quantize_kv_fp8(paged, scale)
+        else:
+            raise ValueError(f"kv_format must be 'int8' or 'fp8', got {kv_format!r}")
+        parts.append((values, scale, paged_values, paged_scale))
+    (k, ks, kp, kps), (v, vs, vp, vps) = parts
+    return QuantizedCache(kv_format, k, v, ks, vs, kp, vp, kps, vps)

@@ -8,7 +8,7 @@ from typing import Callable
 
 import torch
 
-from .fixtures import BenchInputs
+from .fixtures import BenchInputs, QuantizedCache
 from .shapes import BenchShape
 
 
@@ -97,3 +97,48 @@ def peer_impls(shape: BenchShape, x: BenchInputs, names: list[str]) -> tuple[lis
         except Exception as exc:  # an unavailable peer is reported, not fatal
             skipped[name] = f"{type(exc).__name__}: {exc}"
     return impls, skipped
+
+
+def quantized_route_impls(shape: BenchShape, x: BenchInputs, cache: QuantizedCache | None,
+                          num_splits: int) -> list[Impl]:
+    """Our route at `num_splits` (split-KV, or the single pass at one split), contiguous and
+    paged, over the bf16 inputs (`cache` None) or a quantized cache: named "<format>" and
+    "<format>_paged" with format bf16, int8 or fp8."""
+    from kernels import (
+        LayerWorkspace,
+        attention_decode,
+        attention_decode_paged,
+        attention_decode_paged_splitkv,
+        attention_decode_splitkv,
+    )
+
+    name = "bf16" if cache is None else cache.kv_format
+    if cache is None:
+        k, v, kp, vp, scales, page_scales = x.k, x.v, x.k_paged, x.v_paged, {}, {}
+    else:
+        k, v, kp, vp = cache.k, cache.v, cache.k_paged, cache.v_paged
+        scales = {"k_scale": cache.k_scale, "v_scale": cache.v_scale}
+        page_scales = {"k_scale": cache.k_page_scale, "v_scale": cache.v_page_scale}
+    ws = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, max(num_splits, 1), x.q.device)
+    out_c, out_p = torch.empty_like(x.q), torch.empty_like(x.q)
+    if num_splits == 1:
+        contiguous = lambda: attention_decode(x.q, k, v, x.visible_tokens, out=out_c, **scales)  # noqa: E731
+        paged = lambda: attention_decode_paged(  # noqa: E731
+            x.q, kp, vp, x.block_table, x.visible_tokens, out=out_p, **page_scales)
+    else:
+        contiguous = lambda: attention_decode_splitkv(  # noqa: E731
+            x.q, k, v, x.visible_tokens, num_splits=num_splits, workspace=ws, out=out_c, **scales)
+        paged = lambda: attention_decode_paged_splitkv(  # noqa: E731
+            x.q, kp, vp, x.block_table, x.visible_tokens, num_splits=num_splits, workspace=ws, out=out_p,
+            **page_scales)
+    return [Impl(name, "ours", contiguous, num_splits, config=name),
+            Impl(f"{name}_paged", "ours", paged, num_splits, paged=True, config=name)]
+
+
+def flashinfer_fp8_impl(x: BenchInputs) -> tuple[Impl, torch.Tensor, torch.Tensor]:
+    """FlashInfer's FP8 decode (per-tensor k_scale / v_scale) on the inputs, with the
+    dequantized (K, V) it must match; raises where FlashInfer does not import or run."""
+    from .peers import flashinfer_fp8
+
+    call, k_deq, v_deq = flashinfer_fp8(x.q, x.k, x.v)
+    return Impl("flashinfer_fp8", "peer", call, config="fp8-tensor"), k_deq, v_deq

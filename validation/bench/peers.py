@@ -59,6 +59,29 @@ def _flashinfer(q, k, v):
     return call
 
 
+def flashinfer_fp8(q, k, v):
+    """FlashInfer's single-request decode over an FP8 e4m3 cache with per-tensor scales:
+    (call, dequantized K, dequantized V). Raises where FlashInfer is missing or lacks FP8."""
+    import flashinfer  # noqa: F401  (optional peer)
+
+    from flashinfer.decode import single_decode_with_kv_cache
+
+    from kernels import dequantize_kv, quantize_kv_fp8
+
+    if q.shape[0] != 1 or q.dim() != 3:
+        raise RuntimeError("flashinfer FP8 decode peer covers batch 1, one query row")
+    k8, ks = quantize_kv_fp8(k, per_head=False)
+    v8, vs = quantize_kv_fp8(v, per_head=False)
+    k_nhd, v_nhd = k8[0].transpose(0, 1).contiguous(), v8[0].transpose(0, 1).contiguous()  # [S, Hkv, D]
+    k_scale, v_scale = float(ks), float(vs)
+
+    def call():
+        return single_decode_with_kv_cache(q[0], k_nhd, v_nhd, kv_layout="NHD", k_scale=k_scale,
+                                           v_scale=v_scale).unsqueeze(0)
+
+    return call, dequantize_kv(k8, ks), dequantize_kv(v8, vs)
+
+
 def peer_builders() -> dict[str, Callable]:
     """Name -> builder(q, k, v) -> zero-argument call. Builders raise when unavailable."""
     from torch.nn.attention import SDPBackend

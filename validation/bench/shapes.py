@@ -69,6 +69,26 @@ MATRIX = (
     BenchShape("h24kv4d256-b1-20k-r16", 1, 24, 4, 256, 20688, rows=16),
 )
 
+QUANT_SHAPES = ("llama8b-b1-32k", "llama8b-b1-128k", "llama8b-b8-8k", "h24kv4d256-b1-20k", "h24kv4d256-b1-20k-r16")
+"""The bar rows timed with bf16, int8 and FP8 caches (`python -m validation.bench.quantized`)."""
+
+
+def kv_bytes_read(shape: BenchShape, kv_format: str, *, scale_bytes: int = 4) -> int:
+    """Bytes a call reads from the cache in a format: K and V values plus their scales.
+
+    bf16: 2 bytes per element; int8: 1 byte per element plus one `scale_bytes` scale per
+    token and KV head (K and V each); fp8: 1 byte per element plus one float32 per KV head.
+    """
+    tokens = shape.batch * shape.num_kv_heads * shape.context
+    if kv_format == "bf16":
+        return 2 * tokens * shape.head_dim * KV_BYTES_PER_ELEMENT
+    if kv_format == "int8":
+        return 2 * tokens * (shape.head_dim + scale_bytes)
+    if kv_format == "fp8":
+        return 2 * tokens * shape.head_dim + 2 * shape.num_kv_heads * 4
+    raise ValueError(f"kv_format must be bf16, int8 or fp8, got {kv_format!r}")
+
+
 SPEEDUP_SHAPES = ("seed-qwen0.5b-2k", "llama8b-b1-32k", "h24kv4d256-b1-20k-r16")
 """Shapes where split-KV must be at least 5x faster than the single-pass kernel."""
 
