@@ -20,7 +20,10 @@ Every approval is given at a commit: the forge review's `commit_id`, the approva
 commit, `enforce_from` for a legacy approval, and in declared mode the newest
 commit of the change with an `Approved-by:` trailer naming the reviewer, else the
 base when the reviewer had already approved there. It is stale when the record's
-contract differs between that commit and head. It counts only when its reviewer is
+contract differs between that commit and head, and a forge or signed approval given in this
+change is stale when a later commit of the change touches any file outside the records folders (the code, the tests
+or the evidence the reviewer saw); GitHub's "dismiss stale pull request approvals" does
+the same on the forge. It counts only when its reviewer is
 no author of the record and no author, committer, co-author or signer-off of a
 commit in base..head (verified approval commits excepted).
 """
@@ -67,6 +70,7 @@ class ApprovalBook:
     """The approvals of one change, judged once per `SeriesContext`."""
 
     def __init__(self, ctx: SeriesContext):
+        self._changed_after: dict[str, list[tuple[str, str]]] = {}
         self.ctx = ctx
         self.change = ctx.change
         settings = ctx.policy.section("approvals")
@@ -286,7 +290,33 @@ class ApprovalBook:
             changed = contract_changes(self.front_matter_at(approval.at, path), head_front)
             if changed:
                 return Verdict(approval, f"is stale: the contract changed after it ({', '.join(changed)})")
+        if approval.source in ("forge", "signed-commit") and approval.at is not None \
+                and not self.change.is_ancestor(approval.at, self.change.merge_base):
+            later = self.changed_after(approval.at)
+            if later:
+                (first, sha), more = later[0], len(later) - 1
+                return Verdict(approval, f"is stale: {first} changed after it (commit {sha[:12]}"
+                               f"{f', and {more} more file(s)' if more else ''}); a review counts for the change "
+                               "it saw, so review again")
         return Verdict(approval)
+
+    def changed_after(self, sha: str) -> list[tuple[str, str]]:
+        """(path, commit) of every file a commit of this change after `sha` touched, records excepted.
+
+        Records are judged by their contract instead (a reviewer's decision recorded after the
+        review leaves the contract as it was); everything else the reviewer saw, the code, the
+        tests and the evidence, must be what merges.
+        """
+        if sha not in self._changed_after:
+            found: dict[str, str] = {}
+            for commit in self.change.commits:
+                if commit.sha == sha or self.change.is_ancestor(commit.sha, sha):
+                    continue
+                for path in commit.paths:
+                    if path not in found and not _in_records(path, self.change.record_dirs):
+                        found[path] = commit.sha
+            self._changed_after[sha] = sorted(found.items())
+        return self._changed_after[sha]
 
     def claims_without_approval(self, judged: dict | None, verdicts: list[Verdict]) -> list[tuple[int, Person]]:
         """Reviewers declared `approved` in `judged` with no verified or legacy approval behind them."""
@@ -303,6 +333,10 @@ class ApprovalBook:
         if "signed-commit" in self.sources:
             parts.append("a signed approval commit ('Design-Approved: <record-id>')")
         return " or ".join(parts)
+
+
+def _in_records(path: str, record_dirs) -> bool:
+    return any(path.startswith(folder.rstrip("/") + "/") for folder in record_dirs)
 
 
 def describe(verdicts: list[Verdict]) -> str:
