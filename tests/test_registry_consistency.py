@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gates.record import prose_lines
-from gates.registry import GATES, TITLES
-from gates.schemas import load_schema
+from gates.checks.registry import GATES, TITLES
+from gates.model.record import prose_lines
+from gates.model.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADINGS = ["What it checks", "Why it matters", "Passing example", "Failing example", "How to fix"]
