@@ -24,7 +24,7 @@ def test_registry_schema_and_pages_name_the_same_gates():
 def test_each_gate_module_is_named_after_its_gate():
     for gate, check in GATES.items():
         module = check.__module__
-        assert re.fullmatch(rf"gates\.g{gate[1:]}_[a-z]+", module), module
+        assert re.fullmatch(rf"gates\.checks\.g{gate[1:]}_[a-z]+", module), module
         assert check.__name__ == "check"
         assert (check.__globals__.get("GATE") == gate), f"{module}.GATE must be {gate!r}"
 
