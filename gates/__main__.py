@@ -2,6 +2,6 @@
 
 import sys
 
-from gates.cli import main
+from gates.frontends.cli import main
 
 sys.exit(main())

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gates.cli import main  # noqa: E402
+from gates.frontends.cli import main  # noqa: E402
 
 POLICY = """\
 schema_version: 1

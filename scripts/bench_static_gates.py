@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gates.runner import check_records  # noqa: E402
+from gates.checks.runner import check_records  # noqa: E402
 
 EXAMPLES = ROOT / "tests" / "examples"
 TEMPLATE = EXAMPLES / "G0" / "positive" / "form-complete-en.md"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from gates.git_repo import load_change_set
-from gates.series import check_change
+from gates.history import check_change
+from gates.history.git_repo import load_change_set
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ def gpu_artifact_ids() -> set[str]:
 
 
 def split_findings(findings) -> tuple[list[str], list[str]]:
-    """(out-of-date GPU evidence, everything else) among `findings` (gates.findings.Finding objects).
+    """(out-of-date GPU evidence, everything else) among `findings` (gates.model.findings.Finding objects).
 
     A gate's self-check mismatch counts as out of date only when that gate, in that record,
     has an out-of-date finding and nothing else wrong.

@@ -13,7 +13,7 @@ from gates.ab.__main__ import main as ab_main
 from gates.ab.arms import Arm, Variable, check_fair, parse_arms, parse_variable
 from gates.ab.harness import interleaved_order
 from gates.ab.samples import MetricSpec
-from gates.evidence import parse_artifact
+from gates.evidence.artifacts import parse_artifact
 
 SHA_A, SHA_B = "a" * 64, "b" * 64
 
@@ -143,7 +143,7 @@ def test_a_source_glob_that_matches_nothing_is_an_error(tmp_path):
 def test_on_a_runner_with_a_key_the_artifact_is_signed(tmp_path, monkeypatch):
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from gates.attestation import TrustedKeys, private_key_text, public_key_text, verification_problem
+    from gates.evidence.attestation import TrustedKeys, private_key_text, public_key_text, verification_problem
 
     key = Ed25519PrivateKey.generate()
     monkeypatch.setenv("DESIGN_GATES_SIGNING_KEY", private_key_text(key))

@@ -129,7 +129,7 @@ def tool_env(scratch: Path) -> dict[str, str]:
     bin_dir = scratch / "bin"
     bin_dir.mkdir(parents=True)
     python = shlex.quote(sys.executable)
-    shims = {"gate-check": f'exec {python} -m gates.cli "$@"', "pytest": f'exec {python} -m pytest "$@"',
+    shims = {"gate-check": f'exec {python} -m gates.frontends.cli "$@"', "pytest": f'exec {python} -m pytest "$@"',
              "mkdocs": f'exec {python} -m mkdocs "$@"',
              "pip": f'exec {python} {shlex.quote(str(bin_dir / "pip.py"))} "$@"'}
     for name, line in shims.items():
@@ -140,7 +140,7 @@ def tool_env(scratch: Path) -> dict[str, str]:
     if not any(ep.name == "design_gates_evidence" for ep in entry_points(group="pytest11")):
         dist = scratch / "entry-points" / "design_gates_checkout-0.0.0.dist-info" / "entry_points.txt"
         declared = dist.read_text(encoding="utf-8")
-        dist.write_text(declared + "[pytest11]\ndesign_gates_evidence = gates.evidence_plugin\n", encoding="utf-8")
+        dist.write_text(declared + "[pytest11]\ndesign_gates_evidence = gates.evidence.evidence_plugin\n", encoding="utf-8")
     home, runner_temp = scratch / "home", scratch / "runner"
     home.mkdir()
     runner_temp.mkdir()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gates.api_surface import diff_surfaces, module_surface
-from gates.errors import InputError
-from gates.module_scope import module_name, module_reader
+from gates.model.errors import InputError
+from gates.python_api.api_surface import diff_surfaces, module_surface
+from gates.python_api.module_scope import module_name, module_reader
 
 BASE = '''\
 """Decode attention host wrappers."""

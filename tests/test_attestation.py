@@ -17,12 +17,12 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from gates.attestation import TrustedKeys, canonical_bytes, private_key_text, public_key_text, sign, verification_problem
-from gates.cli import main
-from gates.evidence import file_sha256
-from gates.findings import Status
-from gates.git_repo import load_change_set
-from gates.runner import check_records
+from gates.checks.runner import check_records
+from gates.evidence.artifacts import file_sha256
+from gates.evidence.attestation import TrustedKeys, canonical_bytes, private_key_text, public_key_text, sign, verification_problem
+from gates.frontends.cli import main
+from gates.history.git_repo import load_change_set
+from gates.model.findings import Status
 
 EXAMPLES = Path(__file__).parent / "examples"
 RECORD = "G3/positive/numeric-within-tolerance.md"

@@ -9,8 +9,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from gates import cli
-from gates.cli import main
+from gates.frontends import cli
+from gates.frontends.cli import main
 
 EXAMPLES = Path(__file__).parent / "examples"
 POSITIVE = EXAMPLES / "G0" / "positive" / "form-complete-en.md"
@@ -115,7 +115,7 @@ def test_internal_error_exits_3_without_traceback(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("gates.runner.check_records", broken)
+    monkeypatch.setattr("gates.checks.runner.check_records", broken)
     code, _, err = run(capsys, POSITIVE)
     assert code == 3
     assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
@@ -124,7 +124,7 @@ def test_internal_error_exits_3_without_traceback(capsys, monkeypatch):
 
 
 def test_a_crashing_gate_is_an_error_result_not_a_pass(capsys, monkeypatch):
-    from gates import registry
+    from gates.checks import registry
 
     def crash(record, ctx):
         raise ZeroDivisionError("division by zero")
@@ -137,9 +137,15 @@ def test_a_crashing_gate_is_an_error_result_not_a_pass(capsys, monkeypatch):
 
 
 def test_subcommands_are_a_literal_table():
-    assert cli.SUBCOMMANDS == {"new": "gates.scaffold", "pr-body": "gates.pr_body", "lint-pr": "gates.lint_pr",
-                               "verify": "gates.verify_cli", "key": "gates.key_cli", "attest": "gates.attest_cli",
-                               "pin": "gates.pin_cli"}
+    assert cli.SUBCOMMANDS == {
+        "new": "gates.frontends.scaffold",
+        "pr-body": "gates.frontends.pr_body",
+        "lint-pr": "gates.frontends.lint_pr",
+        "verify": "gates.frontends.verify_cli",
+        "key": "gates.frontends.key_cli",
+        "attest": "gates.frontends.attest_cli",
+        "pin": "gates.frontends.pin_cli",
+    }
 
 
 def test_new_scaffolds_a_record_that_fails_only_until_filled(tmp_path, capsys):
@@ -198,7 +204,7 @@ def test_a_copy_of_the_examples_passes_from_its_own_root(tmp_path, capsys, monke
 
 
 def test_base_merges_history_findings_into_the_records(capsys, monkeypatch):
-    from gates.findings import Finding
+    from gates.model.findings import Finding
 
     calls = {}
 
@@ -222,11 +228,11 @@ def test_base_merges_history_findings_into_the_records(capsys, monkeypatch):
             Finding("G5", "G0/positive/form-complete-en.md", 3, 1, "a note", severity="warning"),
         ]
 
-    import gates.git_repo
-    import gates.series
+    import gates.history
+    import gates.history.git_repo
 
-    monkeypatch.setattr(gates.git_repo, "load_change_set", load_change_set)
-    monkeypatch.setattr(gates.series, "check_change", check_change)
+    monkeypatch.setattr(gates.history.git_repo, "load_change_set", load_change_set)
+    monkeypatch.setattr(gates.history, "check_change", check_change)
     code, out, _ = run(capsys, POSITIVE, "--base", "origin/main", "--format", "json")
     document = json.loads(out)
     assert code == 1 and calls["range"] == ("origin/main", "HEAD")
@@ -261,7 +267,7 @@ def test_a_record_the_schema_rejects_reports_the_gates_it_stopped_on_one_line(ca
 
 
 def test_format_choices_are_the_renderers():
-    from gates.report_formats import FORMATS
+    from gates.frontends.report_formats import FORMATS
 
     action = next(a for a in cli.build_parser()._actions if a.dest == "format")
     assert tuple(action.choices) == FORMATS
@@ -292,8 +298,8 @@ def test_sarif_format_of_a_passing_record_has_no_results_and_warnings_stay_warni
     code, out, _ = run(capsys, POSITIVE, "--format", "sarif")
     assert code == 0 and json.loads(out)["runs"][0]["results"] == []
 
-    from gates import registry
-    from gates.findings import Finding, GateResult, Status
+    from gates.checks import registry
+    from gates.model.findings import Finding, GateResult, Status
 
     def warns(record, ctx):
         return GateResult("G4", Status.PASS, [Finding("G4", record.rel_path, 3, 2, "anchor A9 is not declared",

@@ -1,4 +1,4 @@
-"""The configuration (`gates.config`): where it is read from, what it defaults to, how it fails."""
+"""The configuration (`gates.model.config`): where it is read from, what it defaults to, how it fails."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gates.config import (
+from gates.model.config import (
     CONFIG_FILE,
     GATE_NAMES,
     Settings,
@@ -14,17 +14,17 @@ from gates.config import (
     parse_config_yaml,
     parse_pyproject,
 )
-from gates.context import GateContext
-from gates.errors import InputError
-from gates.findings import Status
-from gates.record import parse_record
-from gates.registry import GATES
-from gates.runner import check_record, record_files
+from gates.checks.context import GateContext
+from gates.checks.registry import GATES
+from gates.checks.runner import check_record, record_files
+from gates.model.errors import InputError
+from gates.model.findings import Status
+from gates.model.record import parse_record
 from gitrepo_builder import record_text
 
 REPO = Path(__file__).resolve().parents[1]
 
-# The stage scopes before the configuration existed (gates/series/scope.py), which the
+# The stage scopes before the configuration existed (gates/history/scope.py), which the
 # defaults must reproduce, with the evidence folder added at B and C (already in D).
 SCOPES_BEFORE = {
     "A": [],
@@ -232,7 +232,7 @@ def test_the_documented_examples_are_valid_and_say_the_same():
 
 
 def test_new_records_go_to_the_first_configured_records_folder(tmp_path, capsys):
-    from gates.cli import main
+    from gates.frontends.cli import main
 
     write(tmp_path, CONFIG_FILE, "records: [rfcs, docs/design]\n")
     assert main(["new", "fused-merge", "--title", "Fused merge", "--author", "A <a@b.c>",

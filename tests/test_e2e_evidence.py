@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from gates.e2e_evidence import Candidate, artifact_issues, claim_paragraph, claim_problems, unmatched_numbers
-from gates.number_trace import CitedValues
-from gates.evidence import EvidenceArtifact
+from gates.checks.e2e_evidence import Candidate, artifact_issues, claim_paragraph, claim_problems, unmatched_numbers
+from gates.checks.number_trace import CitedValues
+from gates.evidence.artifacts import EvidenceArtifact
 
 MEASURED = {
     "schema_version": 1, "id": "e2e-decode", "kind": "e2e", "created": "2026-12-01T12:00:00Z",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gates.errors import InputError
-from gates.evidence import EvidenceStore, file_sha256, load_artifact, stale_sources, verify_sha256
+from gates.evidence.artifacts import EvidenceStore, file_sha256, load_artifact, stale_sources, verify_sha256
+from gates.model.errors import InputError
 
 EXAMPLES = Path(__file__).parent / "examples"
 
@@ -81,7 +81,7 @@ def test_paths_are_confined_and_must_exist(repo, rel):
 def test_store_hashes_each_source_once_and_repeats_errors(repo, monkeypatch):
     store = EvidenceStore(repo)
     calls = []
-    import gates.evidence as evidence
+    import gates.evidence.artifacts as evidence
 
     real = evidence._hash_in_repo
     monkeypatch.setattr(evidence, "_hash_in_repo", lambda root, rel: calls.append(rel) or real(root, rel))

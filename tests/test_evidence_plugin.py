@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 
 import gates
-from gates.evidence import parse_artifact, sha256_bytes
-from gates.evidence_collector import EvidenceCollector, worst_direction
-from gates.findings import Status
-from gates.runner import check_records
+from gates.checks.runner import check_records
+from gates.evidence.artifacts import parse_artifact, sha256_bytes
+from gates.evidence.evidence_collector import EvidenceCollector, worst_direction
+from gates.model.findings import Status
 
 DESIGN_GATES_ROOT = Path(gates.__file__).resolve().parents[1]
-PLUGIN_ARGS = ["-p", "no:design_gates_evidence", "-p", "gates.evidence_plugin"]
+PLUGIN_ARGS = ["-p", "no:design_gates_evidence", "-p", "gates.evidence.evidence_plugin"]
 
 OPS = '''\
 import torch
@@ -234,7 +234,7 @@ def test_without_an_output_path_the_plugin_writes_nothing(tmp_path):
 
 
 def test_gate_check_run_suites_judges_the_hosts_suite(host, capsys):
-    from gates.cli import main
+    from gates.frontends.cli import main
 
     design = host / "docs" / "design"
     design.mkdir(parents=True)
@@ -295,7 +295,7 @@ def test_installed_through_its_entry_point_the_plugin_needs_no_option(tmp_path, 
                           env=environ, capture_output=True, text=True, timeout=120)
     assert artifact(tmp_path / "evidence.json")["results"]["passed"] is True, done.stdout + done.stderr
 
-    from gates.suite_run import run_suite
+    from gates.evidence.suite_run import run_suite
 
     monkeypatch.setenv("PYTHONPATH", path)
     run = run_suite("tests", host, 120, ["plainops/**"], "numeric")  # gate-check's own copy, not twice

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gates.errors import InputError
-from gates.series.forge_reviews import parse_reviews, standing_approvals
+from gates.history.forge_reviews import parse_reviews, standing_approvals
+from gates.model.errors import InputError
 
 
 def review(login, state, when, commit="c" * 40):

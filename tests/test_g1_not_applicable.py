@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from gates import g1_diagnosis
-from gates.context import GateContext
-from gates.findings import Status
-from gates.record import parse_record
-from gates.schemas import validate
+from gates.checks import g1_diagnosis
+from gates.checks.context import GateContext
+from gates.model.findings import Status
+from gates.model.record import parse_record
+from gates.model.schemas import validate
 from gitrepo_builder import record_text
 
 REASON = "a correctness fix: masked loads past visible_tokens; nothing gets faster or slower"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from gates.api_surface import diff_surfaces, module_surface
-from gates.module_scope import module_reader
+from gates.python_api.api_surface import diff_surfaces, module_surface
+from gates.python_api.module_scope import module_reader
 
 PATH = "kernels/api.py"
 

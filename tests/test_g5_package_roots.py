@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from gates.context import GateContext
-from gates.findings import Status
-from gates.g5_compatibility import check
-from gates.policy import parse_policy
-from gates.record import parse_record
+from gates.checks.context import GateContext
+from gates.checks.g5_compatibility import check
+from gates.model.findings import Status
+from gates.model.policy import parse_policy
+from gates.model.record import parse_record
 from gitrepo_builder import ADA, KERNEL_API, MAX, PAGED_API_RECORD, POLICY, seeded_repo
 
 RECORD = PAGED_API_RECORD

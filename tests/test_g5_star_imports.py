@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from gates.context import GateContext
-from gates.findings import Status
-from gates.g5_compatibility import _exported_names, check
-from gates.record import parse_record
+from gates.checks.context import GateContext
+from gates.checks.g5_compatibility import _exported_names, check
+from gates.model.findings import Status
+from gates.model.record import parse_record
 from gitrepo_builder import ADA, BEN, PAGED_API_RECORD, seeded_repo
 
 IMPL = '''\

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from gates.api_surface import diff_surfaces, module_surface
-from gates.module_scope import module_reader, module_scope
+from gates.python_api.api_surface import diff_surfaces, module_surface
+from gates.python_api.module_scope import module_reader, module_scope
 
 PATH = "kernels/api.py"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gates.cli import main
+from gates.frontends.cli import main
 
 RECORD = "G1/positive/diagnosis-name-forms.md"
 TITLE = "title: Split sums for long rows (example, stage D)\n"

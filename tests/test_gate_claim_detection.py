@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from gates.claim_detection import find_claims_in_text as detect
-from gates.g7_claims import find_claims, find_claims_in_text
-from gates.markdown_prose import prose_blocks
-from gates.quoted_numbers import matches, numbers_with_units, parse_quoted
-from gates.record import parse_record
+from gates.checks.claim_detection import find_claims_in_text as detect
+from gates.checks.g7_claims import find_claims, find_claims_in_text
+from gates.checks.quoted_numbers import matches, numbers_with_units, parse_quoted
+from gates.model.markdown_prose import prose_blocks
+from gates.model.record import parse_record
 
 
 def claims_in(body: str) -> list[str]:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gates.findings import Status
-from gates.registry import GATES
-from gates.runner import check_records
+from gates.checks.registry import GATES
+from gates.checks.runner import check_records
+from gates.model.findings import Status
 
 EXAMPLES = Path(__file__).parent / "examples"
 EXPECT = re.compile(r"^# expect: (G\d) line (\d+)$", re.MULTILINE)

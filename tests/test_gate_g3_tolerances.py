@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from gates.cli import main
-from gates.findings import Status
-from gates.policy import Policy
-from gates.runner import check_records, make_context
-from gates.tolerance_bounds import ceilings_of, tolerance_problems
+from gates.checks.runner import check_records, make_context
+from gates.checks.tolerance_bounds import ceilings_of, tolerance_problems
+from gates.frontends.cli import main
+from gates.model.findings import Status
+from gates.model.policy import Policy
 from own_gpu_evidence import split_findings
 
 EXAMPLES = Path(__file__).parent / "examples"

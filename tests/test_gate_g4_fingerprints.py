@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from gates.findings import Status
-from gates.git_repo import load_change_set
-from gates.runner import check_records
+from gates.checks.runner import check_records
+from gates.history.git_repo import load_change_set
+from gates.model.findings import Status
 from gitrepo_builder import ADA, MAX, GitRepo
 
 EXAMPLES = Path(__file__).parent / "examples"

@@ -1,6 +1,6 @@
 """G6 counts a capture artifact as device-produced only when its whole environment agrees.
 
-`gates.device_environment` holds the rule; the gate tests use copies of the golden
+`gates.evidence.device_environment` holds the rule; the gate tests use copies of the golden
 example repository with the capture artifact edited and re-pinned.
 """
 
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gates.device_environment import device_environment_problems
-from gates.findings import Status
-from gates.runner import check_records
+from gates.checks.runner import check_records
+from gates.evidence.device_environment import device_environment_problems
+from gates.model.findings import Status
 
 EXAMPLES = Path(__file__).parent / "examples"
 RECORD = "G6/positive/capture-on-device.md"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gates.findings import Status
-from gates.runner import check_records
+from gates.checks.runner import check_records
+from gates.model.findings import Status
 
 EXAMPLES = Path(__file__).parent / "examples"
 RECORD = "G3/positive/numeric-within-tolerance.md"
@@ -103,7 +103,7 @@ def test_a_module_missing_from_the_interpreter_is_named(repo):
 
 
 def test_missing_pytest_is_explained_and_a_passing_run_is_not():
-    from gates.suite_run import explain_failure
+    from gates.evidence.suite_run import explain_failure
 
     output = "Traceback (most recent call last):\n  ...\nModuleNotFoundError: No module named 'pytest'\n"
     (note,) = explain_failure("suites/s.py", 1, output, python="/opt/py/bin/python")
@@ -120,9 +120,9 @@ def test_a_suite_past_its_time_limit_fails(repo):
 
 
 def test_static_mode_reads_the_evidence_without_running(repo, monkeypatch):
-    import gates.suite_run
+    import gates.evidence.suite_run
 
-    monkeypatch.setattr(gates.suite_run, "run_suite", lambda *a, **k: pytest.fail("static mode ran a suite"))
+    monkeypatch.setattr(gates.evidence.suite_run, "run_suite", lambda *a, **k: pytest.fail("static mode ran a suite"))
     report = check_records([repo / RECORD], repo, gates=["G3"])
     assert report.records[0].gates["G3"].status is Status.PASS
 
@@ -136,7 +136,7 @@ def test_the_suite_that_measured_is_bound_to_the_evidence(repo):
 
 
 def test_the_output_tail_is_the_last_lines_whole():
-    from gates.suite_run import output_tail
+    from gates.evidence.suite_run import output_tail
 
     text = "".join(f"line {i} says something\n" for i in range(500))
     tail = output_tail(text)
@@ -146,7 +146,7 @@ def test_the_output_tail_is_the_last_lines_whole():
 
 
 def test_an_overlong_output_tail_keeps_whole_lines_and_words():
-    from gates.suite_run import output_tail
+    from gates.evidence.suite_run import output_tail
 
     tail = output_tail("".join(f"line {i} says something\n" for i in range(100)), limit=100)
     assert tail.splitlines()[1] == "line 96 says something"

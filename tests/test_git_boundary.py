@@ -1,4 +1,4 @@
-"""GitPython stays behind one adapter: `gates/git_repo.py` is the only module that imports it."""
+"""GitPython stays behind one adapter: `gates/history/git_repo.py` is the only module that imports it."""
 
 from __future__ import annotations
 
@@ -20,4 +20,4 @@ def _imports_git(path: Path) -> bool:
 
 def test_only_the_adapter_imports_gitpython():
     importers = sorted(p.relative_to(GATES.parent).as_posix() for p in GATES.rglob("*.py") if _imports_git(p))
-    assert importers == ["gates/git_repo.py"]
+    assert importers == ["gates/history/git_repo.py"]

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from gates.errors import GitContextError, InputError
-from gates.git_repo import ChangeSet, load_change_set, parse_trailers
+from gates.history.git_repo import ChangeSet, load_change_set, parse_trailers
+from gates.model.errors import GitContextError, InputError
 from gitrepo_builder import ADA, BEN, MAX, RITA, GitRepo, record_text, seeded_repo
 
 REC = "docs/design/splitkv.md"
@@ -146,7 +146,7 @@ def test_binary_and_non_utf8_paths_do_not_crash(repo):
     with pytest.raises(InputError) as error:
         change.read_at(change.head, "kernels/decode_attention/api.py")
     assert error.value.line == 1 and "not valid UTF-8" in error.value.message
-    from gates.series import check_change
+    from gates.history import check_change
 
     findings = check_change(change, {}, repo.root)
     assert any(f.gate == "G5" and "not valid UTF-8" in f.message for f in findings)
@@ -158,7 +158,7 @@ def test_a_record_that_does_not_parse_at_head_is_a_g0_finding(repo):
     repo.branch("broken")
     repo.write(REC, "---\nid: splitkv\nid: twice\n---\n")
     bad = repo.commit("broken record")
-    from gates.series import check_change
+    from gates.history import check_change
 
     change = load_change_set(repo.root, "main")
     assert change.records[0].head.error is not None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gates.cli import main
+from gates.frontends.cli import main
 
 EXAMPLES = Path(__file__).parent / "examples"
 GOOD = (EXAMPLES / "G0" / "positive" / "form-complete-en.md").read_text(encoding="utf-8")
@@ -223,7 +223,7 @@ def test_new_refuses_a_dir_that_is_a_symlink_out_of_the_repository(tmp_path_fact
 @pytest.mark.parametrize("path", ["kernels/decode_attention/x\n.py", "kernels/\tapi.py", "docs/\x1b[1mnote.md",
                                   "README.md\r", "tests/\x85.py"], ids=["lf", "tab", "esc", "cr", "c1"])
 def test_a_path_with_control_characters_gets_the_highest_level(path):
-    from gates.policy import parse_policy
+    from gates.model.policy import parse_policy
 
     policy = parse_policy("schema_version: 1\ndefault_level: L1\nrules:\n"
                           "  - paths: ['docs/**', 'tests/**', 'README.md', 'kernels/*']\n    level: L0\n")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gates.errors import InputError
-from gates.identity import identity_of, normalise_email, normalise_name, parse_mailmap
-from gates.series.changeset import Person
-from gates.series.identity import same_person
+from gates.history.changeset import Person
+from gates.history.identity import same_person
+from gates.model.errors import InputError
+from gates.model.identity import identity_of, normalise_email, normalise_name, parse_mailmap
 
 
 @pytest.mark.parametrize(

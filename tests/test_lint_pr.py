@@ -9,7 +9,7 @@ import re
 import pytest
 import yaml
 
-from gates.cli import main
+from gates.frontends.cli import main
 from test_pr_body import repo, write_record  # noqa: F401 - the fixture and the record writer are shared
 
 
@@ -246,7 +246,7 @@ def test_several_body_files_are_checked_one_by_one(repo, capsys, body):
 def test_the_pull_request_template_has_every_required_section():
     from pathlib import Path
 
-    from gates.lint_pr import NOT_RUN, REQUIRED, RUN, _sections
+    from gates.frontends.lint_pr import NOT_RUN, REQUIRED, RUN, _sections
 
     template = (Path(__file__).resolve().parents[1] / ".github" / "PULL_REQUEST_TEMPLATE.md").read_text(encoding="utf-8")
     titles = [title.lower() for title, _, _ in _sections(template)]

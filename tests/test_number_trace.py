@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gates.number_trace import CitedValues, SectionTracer, TraceError, measured_numbers, no_measured_numbers
-from gates.quoted_numbers import matches_value, numbers_with_units, parse_quoted
-from gates.runner import check_records
+from gates.checks.number_trace import CitedValues, SectionTracer, TraceError, measured_numbers, no_measured_numbers
+from gates.checks.quoted_numbers import matches_value, numbers_with_units, parse_quoted
+from gates.checks.runner import check_records
 
 REPO = Path(__file__).resolve().parents[1]
 SPLITKV = "docs/design/splitkv-decode-attention.md"

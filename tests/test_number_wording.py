@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gates.runner import check_records
+from gates.checks.runner import check_records
 
 EXAMPLES = Path(__file__).parent / "examples"
 RECORD = "G1/positive/diagnosis-name-forms.md"
@@ -230,7 +230,7 @@ def test_g7_a_hostile_line_of_names_and_numbers_is_read_in_linear_time(example):
 def test_a_key_with_thousands_of_values_is_looked_up_in_linear_time():
     import time
 
-    from gates.number_trace import CitedValues, SectionTracer, measured_numbers
+    from gates.checks.number_trace import CitedValues, SectionTracer, measured_numbers
 
     rows = [{"tokens": index, "speedup": index * 1.5} for index in range(3000)]
     values = CitedValues({"bench": {"rows": rows}}, declared=["bench"], key_names=True)

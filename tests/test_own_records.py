@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gates.cli import main
-from gates.record import STAGES, load_record
-from gates.runner import check_records
+from gates.checks.runner import check_records
+from gates.frontends.cli import main
+from gates.model.record import STAGES, load_record
 from own_gpu_evidence import gpu_artifact_ids, split_findings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,7 +141,7 @@ def test_pr_body_for_each_stage_reached_is_mergeable_and_lints_clean(stage, tmp_
 
 
 def test_only_out_of_date_gpu_evidence_is_told_apart_from_other_findings():
-    from gates.findings import Finding
+    from gates.model.findings import Finding
 
     gpu_id = sorted(gpu_artifact_ids())[0]
     stale = Finding("G3", "docs/design/x.md", 9, 1, f"evidence {gpu_id!r} is stale: kernels/a.py changed since it was measured")

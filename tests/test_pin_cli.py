@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from gates.cli import main
+from gates.frontends.cli import main
 
 RECORD = "G3/positive/numeric-within-tolerance.md"
 
@@ -35,12 +35,12 @@ def test_a_changed_artifact_is_re_pinned_and_nothing_else_changes(repo, capsys):
     assert (repo / RECORD).read_text(encoding="utf-8") == before
     assert pin(repo, repo / RECORD) == 0
     out = capsys.readouterr().out
-    assert f"numeric-cpu: e9276baebd21 -> {digest[:12]}" in out
+    assert f"numeric-cpu: 897ce517f00c -> {digest[:12]}" in out
 
     after = (repo / RECORD).read_text(encoding="utf-8")
     changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
     assert len(changed) == 1 and changed[0][1] == changed[0][0].replace(
-        "e9276baebd21fd237265837445fe7e7e44bbb47fb5c61e18414d54d7b1298752", digest)
+        "897ce517f00c246e886ad083c80ee956aec00332f97cfc6eb1585a32f44f94e4", digest)
     assert pin(repo, repo / RECORD, "--check") == 0
 
 
@@ -55,7 +55,7 @@ def test_a_missing_artifact_is_reported_not_guessed(repo, capsys):
 def test_a_pin_yaml_reads_as_a_number_is_named_not_guessed(repo, capsys):
     record = repo / RECORD
     text = record.read_text(encoding="utf-8")
-    record.write_text(text.replace("e9276baebd21fd237265837445fe7e7e44bbb47fb5c61e18414d54d7b1298752", "0" * 64),
+    record.write_text(text.replace("897ce517f00c246e886ad083c80ee956aec00332f97cfc6eb1585a32f44f94e4", "0" * 64),
                       encoding="utf-8")
     assert pin(repo, record) == 1
     assert "sha256 is read as int 0, not text" in capsys.readouterr().out

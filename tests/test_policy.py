@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gates.errors import InputError
-from gates.policy import POLICY_PATH, Policy, glob_matches, load_policy, parse_policy
+from gates.model.errors import InputError
+from gates.model.policy import POLICY_PATH, Policy, glob_matches, load_policy, parse_policy
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -113,7 +113,7 @@ def test_no_policy_file_means_no_policy(tmp_path):
 
 
 def test_every_switch_of_the_repository_policy_names_a_module_constant():
-    from gates.api_surface import module_surface
+    from gates.python_api.api_surface import module_surface
 
     policy = load_policy(REPO)
     for switch in policy.switches:

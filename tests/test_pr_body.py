@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gates.cli import main
-from gates.source_binding import bound_sources
+from gates.evidence.source_binding import bound_sources
+from gates.frontends.cli import main
 
 GATES = [f"G{n}" for n in range(9)]
 FIXTURE_SHA = "ab" * 32

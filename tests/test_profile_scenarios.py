@@ -132,8 +132,8 @@ def test_records_in_a_configured_folder_are_found_in_the_history(repo):
 
 
 def test_the_record_gates_also_judge_a_change_by_the_base_configuration(repo):
-    from gates.git_repo import load_change_set
-    from gates.runner import check_records
+    from gates.checks.runner import check_records
+    from gates.history.git_repo import load_change_set
 
     def schema_valid(**kw):
         extra = {"unknowns": [], "claim_level": "kernel", "independence": {"defect": False, "note": "none"},

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import gates.pytest_plugin  # noqa: F401  imported here so that in-process runs share one PyYAML
+import gates.frontends.pytest_plugin  # noqa: F401  imported here so that in-process runs share one PyYAML
 
 pytest_plugins = ["pytester"]
 
@@ -18,7 +18,7 @@ EXAMPLES = Path(__file__).parent / "examples"
 def _plugin_args() -> list[str]:
     """Installed, the plugin loads through its pytest11 entry point; from a bare checkout, name it."""
     installed = any(ep.name == "design_gates" for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "gates.pytest_plugin"]
+    return [] if installed else ["-p", "gates.frontends.pytest_plugin"]
 
 
 PLUGIN = _plugin_args()

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gates.errors import InputError
-from gates.record import load_record, parse_record
+from gates.model.errors import InputError
+from gates.model.record import load_record, parse_record
 
 RECORD = """---
 schema_version: 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gates.schemas import validate
+from gates.model.schemas import validate
 
 API = {"packages": ["kernels"], "default_route_unchanged": True}
 

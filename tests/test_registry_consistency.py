@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gates.record import prose_lines
-from gates.registry import GATES, TITLES
-from gates.schemas import load_schema
+from gates.checks.registry import GATES, TITLES
+from gates.model.record import prose_lines
+from gates.model.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADINGS = ["What it checks", "Why it matters", "Passing example", "Failing example", "How to fix"]
@@ -24,7 +24,7 @@ def test_registry_schema_and_pages_name_the_same_gates():
 def test_each_gate_module_is_named_after_its_gate():
     for gate, check in GATES.items():
         module = check.__module__
-        assert re.fullmatch(rf"gates\.g{gate[1:]}_[a-z]+", module), module
+        assert re.fullmatch(rf"gates\.checks\.g{gate[1:]}_[a-z]+", module), module
         assert check.__name__ == "check"
         assert (check.__globals__.get("GATE") == gate), f"{module}.GATE must be {gate!r}"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gates.runner import check_records
+from gates.checks.runner import check_records
 from test_pr_body import repo, write_record  # noqa: F401 - the fixture and the record writer are shared
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,10 +124,10 @@ def test_the_committed_report_is_what_the_generator_writes_from_the_pinned_artif
 
 def check_committed_report(edit) -> list[str]:
     """G7 on this repository's report as the split-KV record links it, after `edit`."""
-    from gates.context import GateContext
-    from gates.evidence import EvidenceStore
-    from gates.record import load_record
-    from gates.results_pages import Page, check_page
+    from gates.checks.context import GateContext
+    from gates.checks.results_pages import Page, check_page
+    from gates.evidence.artifacts import EvidenceStore
+    from gates.model.record import load_record
 
     record = load_record(ROOT / "docs" / "design" / "splitkv-decode-attention.md", ROOT)
     text = edit((ROOT / "docs" / "results" / "splitkv-h200.md").read_text(encoding="utf-8"))

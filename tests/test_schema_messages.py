@@ -1,6 +1,6 @@
 """Schema errors say what is allowed and what was probably meant."""
 
-from gates.schemas import validate
+from gates.model.schemas import validate
 
 
 def messages(document):

@@ -15,12 +15,12 @@ import subprocess
 
 import pytest
 
-from gates.cli import main as gate_check
-from gates.git_repo import ChangeSet
-from gates.policy import POLICY_PATH
-from gates.runner import check_records
-from gates.series.changeset import SignatureCheck
-from gates.series.contract import contract_changes
+from gates.checks.runner import check_records
+from gates.frontends.cli import main as gate_check
+from gates.history.changeset import SignatureCheck
+from gates.history.contract import contract_changes
+from gates.history.git_repo import ChangeSet
+from gates.model.policy import POLICY_PATH
 from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, Who, record_text, seeded_repo
 
 REC = "docs/design/splitkv.md"

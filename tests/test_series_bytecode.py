@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gates.series.compiled_code import is_bytecode
+from gates.history.compiled_code import is_bytecode
 from gitrepo_builder import ADA, seeded_repo
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gates.series import checker_integrity
+from gates.history import checker_integrity
 from gitrepo_builder import ADA, MAX, seeded_repo
 
-HOT_PATH = "gates/series/hot_path.py"
+HOT_PATH = "gates/history/hot_path.py"
 RUNNING = (checker_integrity.RUNNING_ROOT / HOT_PATH).read_text(encoding="utf-8")
 DISABLED = RUNNING.replace("def check(ctx: SeriesContext) -> None:\n",
                            "def check(ctx: SeriesContext) -> None:\n    return\n", 1)
@@ -41,9 +41,9 @@ def test_the_base_s_checker_judging_a_change_to_the_checker_is_no_finding(repo):
 
 
 def test_a_checker_file_deleted_by_the_change_alone_does_not_trip_it(repo):
-    repo.write("gates/series/no_such_module_in_the_running_checker.py", "X = 1\n")
+    repo.write("gates/history/no_such_module_in_the_running_checker.py", "X = 1\n")
     repo.commit("gates: a module", who=MAX)
     repo.branch("drop")
-    repo.delete("gates/series/no_such_module_in_the_running_checker.py")
+    repo.delete("gates/history/no_such_module_in_the_running_checker.py")
     repo.commit("gates: drop the module", who=ADA)
     assert repo.check() == []

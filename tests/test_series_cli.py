@@ -9,7 +9,7 @@ import pytest
 
 from gitrepo_builder import BEN, seeded_repo
 
-cli = pytest.importorskip("gates.cli")
+cli = pytest.importorskip("gates.frontends.cli")
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from gates.git_repo import ChangeSet, Person, RecordChange, RecordSnapshot
-from gates.record import parse_record
-from gates.series import transitions
-from gates.series.context import SeriesContext
-from gates.series.identity import approvers, people_of, same_person
+from gates.history import transitions
+from gates.history.context import SeriesContext
+from gates.history.git_repo import ChangeSet, Person, RecordChange, RecordSnapshot
+from gates.history.identity import approvers, people_of, same_person
+from gates.model.record import parse_record
 from gitrepo_builder import ADA, RITA, record_text
 
 REC = "docs/design/splitkv.md"

@@ -429,13 +429,13 @@ def test_a_new_draft_record_that_opens_every_path_opens_nothing(repo):
 
 
 def test_findings_reach_the_runner_under_the_record_and_a_change_entry(repo):
-    runner = pytest.importorskip("gates.runner")
+    runner = pytest.importorskip("gates.checks.runner")
     walk(repo, "A")
     repo.branch("b-drop-scale")
     repo.write("kernels/decode_attention/api.py",
                repo.read("kernels/decode_attention/api.py").replace(", *, scale=None, out=None", ", *, out=None"))
     repo.commit("Drop scale", who=ADA)
-    from gates.git_repo import load_change_set
+    from gates.history.git_repo import load_change_set
 
     report = runner.check_records(None, repo.root, gates=["G5"], change=load_change_set(repo.root, "main"))
     entries = {r.path: r for r in report.records}
@@ -445,8 +445,8 @@ def test_findings_reach_the_runner_under_the_record_and_a_change_entry(repo):
 
 
 def test_record_findings_join_the_record_s_own_gate_result(repo):
-    runner = pytest.importorskip("gates.runner")
-    from gates.git_repo import load_change_set
+    runner = pytest.importorskip("gates.checks.runner")
+    from gates.history.git_repo import load_change_set
 
     repo.branch("a-splitkv")
     repo.write(NCU, evidence_json("ncu-single-pass"))

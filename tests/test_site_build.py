@@ -224,7 +224,7 @@ def test_results_reports_render_with_their_plots(repository_site):
 
 
 def test_a_gate_check_json_report_renders_instead_of_the_static_gates(tmp_path):
-    from gates.cli import main
+    from gates.frontends.cli import main
 
     report = tmp_path / "gate-report.json"
     assert main(["--format", "json", "--output", str(report), "--repo-root", str(REPO)]) in (0, 1)

@@ -14,7 +14,7 @@ from validation.evidence import EvidenceRecorder, write_session_artifacts
 from validation.metrics import Metrics
 
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = REPO / "gates" / "schema" / "evidence.schema.json"
+SCHEMA = REPO / "gates" / "model" / "schema" / "evidence.schema.json"
 
 
 def schema_check(artifact: dict) -> None:
@@ -49,7 +49,7 @@ def test_the_artifact_records_the_real_command_line():
 def test_a_runner_with_a_signing_key_writes_an_attested_artifact(tmp_path, monkeypatch):
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from gates.attestation import TrustedKeys, private_key_text, public_key_text, verification_problem
+    from gates.evidence.attestation import TrustedKeys, private_key_text, public_key_text, verification_problem
     from validation.artifacts import write_artifact
 
     key = Ed25519PrivateKey.generate()

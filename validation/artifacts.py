@@ -24,8 +24,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gates.evidence_writer import write_artifact  # noqa: F401 - the writer every suite here uses
-from gates.source_binding import bound_sources
+from gates.evidence.evidence_writer import write_artifact  # noqa: F401 - the writer every suite here uses
+from gates.evidence.source_binding import bound_sources
 
 from .environment import environment
 
@@ -56,8 +56,8 @@ def covers_from_environment(repo_root: Path = REPO_ROOT) -> list[str]:
 
 def records_covers(repo_root: Path = REPO_ROOT) -> list[str]:
     """The union of the `covers` globs of the records under docs/design/ (unreadable records skipped)."""
-    from gates.errors import InputError
-    from gates.record import load_record
+    from gates.model.errors import InputError
+    from gates.model.record import load_record
 
     covers: list[str] = []
     for path in sorted((Path(repo_root) / RECORD_DIR).glob("*.md")):

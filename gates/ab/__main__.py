@@ -24,7 +24,7 @@ from pathlib import Path
 from gates.ab.arms import ArmsError, parse_arms, parse_variable
 from gates.ab.harness import MIN_SAMPLES, AbError, AbPlan, run_ab
 from gates.ab.samples import MetricSpec
-from gates.attestation import UnreadableKeyError, sign, signing_key_from_environment
+from gates.evidence.attestation import UnreadableKeyError, sign, signing_key_from_environment
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 

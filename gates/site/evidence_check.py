@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gates.evidence import file_sha256
-from gates.paths import resolve_inside
+from gates.evidence.artifacts import file_sha256
+from gates.model.paths import resolve_inside
 
 VERIFIED, MISMATCH, MISSING = "verified", "mismatch", "missing"
 

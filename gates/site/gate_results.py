@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
-from gates.errors import DesignGatesError
+from gates.model.errors import DesignGatesError
 from gates.site.evidence_check import check_evidence
 from gates.site.record_header import RecordView
 
@@ -52,8 +52,8 @@ def load_record_views(record_paths: list[str], repo_root: Path, report_path: Pat
 
 def load_front_matter(path: Path, repo_root: Path) -> dict:
     """The record's front matter; an unreadable or schema-invalid record stops the build."""
-    from gates.record import load_record
-    from gates.schemas import validate
+    from gates.model.record import load_record
+    from gates.model.schemas import validate
 
     try:
         record = load_record(path, repo_root)
@@ -68,7 +68,7 @@ def load_front_matter(path: Path, repo_root: Path) -> dict:
 
 def static_report(record_paths: list[str], repo_root: Path) -> dict:
     """The static gates (no suite executed) for ``record_paths``, as a ``--format json`` report."""
-    from gates.runner import check_records
+    from gates.checks.runner import check_records
 
     absolute = [str(repo_root / path) for path in record_paths]  # not relative to the working directory
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gates.registry import TITLES
+from gates.checks.registry import TITLES
 from gates.site.markup import Linker, anchor, badge, text
 
 GATE_IDS = tuple(TITLES)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gates.source_binding import bound_sources
+from gates.evidence.source_binding import bound_sources
 
 EXAMPLES = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(EXAMPLES))

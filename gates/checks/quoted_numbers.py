@@ -1,0 +1,301 @@
+"""Numbers as a reviewer reads them in prose: value, precision and unit.
+
+A quoted number matches a measured one at the quoted precision: "8.33" matches
+8.3312 but not 8.34; "2.486e-4" matches 2.4861e-4; "39" matches 39.4 but not 39.6.
+Thousands may be grouped with a comma, a space, a thin space (U+2009) or a narrow
+no-break space (U+202F): "1 064 704" is 1064704. Scientific notation is read in
+its usual spellings: "5e-9", "5.0×10^-9", "5.0·10⁻⁹" (the mantissa gives the
+precision).
+
+Units are handled here and nowhere else (`in_quoted_unit`):
+
+- a value stored as a percentage (its key says `pct`, `percent` or `%`, or the
+  artifact declares the unit `%`) is compared as it is; any other value quoted
+  with `%` is a fraction and is multiplied by 100 ("89 %" never matches a stored
+  0.89 % but "6.1 %" matches a fraction 0.061);
+- `‰` is per mille: a tenth of a stored percentage, a thousandth of a fraction;
+- ns, µs, ms and s convert into one another (also spelled out: microseconds,
+  usec, msec, seconds …), as do B, KB, MB, GB, KiB, MiB, GiB and MB/s, GB/s,
+  TB/s; `x`, `×`, `-fold` and "N times faster" quote a ratio as it is;
+- a value whose key names a count (`cases`, `count`, `samples`, `n_…`, `num_…`)
+  takes no unit;
+- a number quoted without a unit is compared as stored; a unit that cannot be the
+  stored one (µs for a `%` value, `x` for bytes, ms for a count) does not match.
+
+`holds` also checks bounds (`≤ ≥ < >`) in the quoted unit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from gates.model.markdown_body import iter_links
+
+GROUP_SEPARATORS = ", \u2009\u202f\u00a0"
+_SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_POWER_OF_TEN = rf"10(?:(?:\^|\*\*)[-+−]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+)"
+NUMBER = (r"[-+−]?(?:(?:\d{1,3}(?:(?:,|[ \u2009\u202f\u00a0])\d{3})+(?![\d])|\d+)"
+          rf"(?:\.\d+)?(?:[eE][-+]?\d+|[ \t]?[×x·*⋅][ \t]?{_POWER_OF_TEN})?|{_POWER_OF_TEN})(?!,\d)")
+COMPARATIVES = (r"faster|slower|higher|lower|more|less|fewer|larger|smaller|bigger|better|worse|quicker|"
+                 r"greater|shorter|longer|as|the")  # `12 times faster`: the words that make `times` a ratio
+UNITS = (
+    r"microseconds?|microsecs?|µsecs?|μsecs?|usecs?|nanoseconds?|nsecs?|milliseconds?|msecs?|seconds?|secs?|"
+    r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
+    r"percent|per cent|pct|%|‰|[-‐]?fold|"
+    rf"[-‐]?times(?=[ \t]+(?:{COMPARATIVES})\b)|x|X|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
+)
+_START = r"(?<![\w.,§/#-])"
+_NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
+_DECIMAL = re.compile(rf"{_START}({NUMBER})[ \t]?(%)?(?![\w]|\.\d)")
+_FIRST_NUMBER = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})?(?![\w/])")
+_SEPARATOR = re.compile(r"[,\s\u2009\u202f\u00a0]")
+
+_SCALES = {
+    "time": {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0},
+    "size": {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024.0, "MiB": 1024.0 ** 2, "GiB": 1024.0 ** 3},
+    "rate": {"MB/s": 1e6, "GB/s": 1e9, "GiB/s": 1024.0 ** 3, "TB/s": 1e12},
+}
+_SPELLINGS = {"µs": "us", "μs": "us", "×": "x", "X": "x", "byte": "B", "bytes": "B", "%": "%", "pct": "%",
+              "percent": "%", "per cent": "%", "TBps": "TB/s", "GBps": "GB/s", "sec": "s", "secs": "s",
+              "second": "s", "seconds": "s", "nsecond": "ns", "usecond": "us", "msecond": "ms",
+              "microsecond": "us", "microseconds": "us", "microsec": "us", "microsecs": "us", "usec": "us",
+              "usecs": "us", "µsec": "us", "µsecs": "us", "μsec": "us", "μsecs": "us", "nanosecond": "ns",
+              "nanoseconds": "ns", "nsec": "ns", "nsecs": "ns", "millisecond": "ms", "milliseconds": "ms",
+              "msec": "ms", "msecs": "ms", "fold": "x", "-fold": "x", "‐fold": "x", "times": "x", "-times": "x",
+              "‐times": "x",
+              "count": "count", "‰": "‰"}
+COUNT = "count"
+_COUNT_KEY = re.compile(r"(?:^|_)(?:cases|count|counts|samples|n_\w+|num_\w+)$|^n$", re.IGNORECASE)
+_SUPERSCRIPT = str.maketrans(_SUPERSCRIPT_DIGITS + "⁻⁺", "0123456789-+")
+_POWER = rf"(?:\^|\*\*)[-+]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+"
+_SCIENTIFIC = re.compile(rf"^(.*?)[ \t]?[×x·*⋅][ \t]?10({_POWER})$|^()10({_POWER})$")
+_PERCENT_KEY = re.compile(r"pct|percent|%", re.IGNORECASE)
+_KEY_SUFFIX_UNITS = (("_us", "us"), ("_ms", "ms"), ("_ns", "ns"), ("_sec", "s"), ("_tbps", "TB/s"),
+                     ("_gbps", "GB/s"), ("_bytes", "B"))
+
+
+def _well_formed(token: str) -> bool:
+    """A single number: at most one decimal point."""
+    return token.count(".") <= 1
+
+
+@dataclass(frozen=True)
+class Quoted:
+    text: str
+    value: float
+    half_step: float
+    unit: str
+    col: int
+
+    @property
+    def is_percent(self) -> bool:
+        return self.unit == "%"
+
+    def shown(self) -> str:
+        """The number as the record wrote it, with its unit."""
+        if self.unit in ("", "%", "‰", "x", "×") or self.unit[:1] in "-‐":
+            return f"{self.text}{self.unit}"
+        return f"{self.text} {self.unit}"
+
+
+def _plain_exponent(text: str) -> str:
+    """`5.0×10^-9`, `5.0·10⁻⁹` and `10⁻⁹` written as `5.0E-9` and `1E-9` (the mantissa keeps its precision)."""
+    match = _SCIENTIFIC.match(text)
+    if not match:
+        return text
+    mantissa, power = match.group(1, 2) if match.group(2) is not None else match.group(3, 4)
+    power = power.translate(_SUPERSCRIPT).lstrip("^*")
+    return f"{mantissa.strip() or '1'}E{power}"
+
+
+def parse_quoted(text: str, unit: str = "", col: int = 1) -> Quoted | None:
+    cleaned = _plain_exponent(_SEPARATOR.sub("", text).replace("−", "-")).lstrip("+")
+    try:
+        number = Decimal(cleaned)
+    except InvalidOperation:
+        return None
+    if not number.is_finite() or not -300 < number.adjusted() < 300:
+        return None
+    exponent = number.as_tuple().exponent
+    half_step = 0.5 * 10.0 ** exponent
+    return Quoted(text, float(number), half_step, unit or "", col)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _agrees(quoted: Quoted, value: float) -> bool:
+    tolerance = quoted.half_step * (1 + 1e-9) + 1e-12 * abs(quoted.value)
+    return abs(value - quoted.value) <= tolerance
+
+
+def matches(quoted: Quoted, measured: float) -> bool:
+    """Whether `measured` rounds to the quoted number (for % also as a fraction).
+
+    The loose, unit-blind comparison; gates that know which value a number names
+    use `matches_value`, which knows how the value is stored.
+    """
+    if not _is_number(measured):
+        return False
+    if _agrees(quoted, measured):
+        return True
+    return quoted.is_percent and _agrees(quoted, measured * 100)
+
+
+def canonical_unit(unit: str | None) -> str:
+    """One spelling per unit: µs/μs/us -> us, × -> x, byte -> B; '' for none."""
+    unit = (unit or "").strip()
+    return _SPELLINGS.get(unit, unit)
+
+
+def stored_unit(key: str, declared: str | None = None) -> str:
+    """The unit a value is stored in: the artifact's declaration, else what its key says.
+
+    `key` is the value's last key (`dram__throughput.avg.pct_of_peak_sustained_elapsed`,
+    `ours_us`); a key naming `pct`, `percent` or `%` is a percentage, `_us`/`_ms`/`_ns`
+    a time, `TBps` a rate, `_bytes` a size. Anything else has no known unit ('').
+    """
+    if declared:
+        return canonical_unit(declared)
+    if _COUNT_KEY.search(key):
+        return COUNT
+    if _PERCENT_KEY.search(key):
+        return "%"
+    lowered = key.lower()
+    if lowered in ("ns", "us", "ms"):
+        return lowered
+    if lowered in ("tbps", "gbps"):
+        return "TB/s" if lowered == "tbps" else "GB/s"
+    for suffix, unit in _KEY_SUFFIX_UNITS:
+        if lowered.endswith(suffix):
+            return unit
+    return ""
+
+
+def _family(unit: str) -> str | None:
+    for family, scales in _SCALES.items():
+        if unit in scales:
+            return family
+    return None
+
+
+def in_quoted_unit(quoted: Quoted, value: float, unit: str) -> float | None:
+    """`value`, stored in `unit`, expressed in the quoted number's unit; None if it cannot be.
+
+    The one place where percentages, fractions, ratios and unit prefixes are decided.
+    """
+    said, stored = canonical_unit(quoted.unit), canonical_unit(unit)
+    if said == "%":
+        return value if stored == "%" else (value * 100 if stored in ("", "x") else None)
+    if said == "‰":
+        return value * 10 if stored == "%" else (value * 1000 if stored in ("", "x") else None)
+    if said == "" or said == stored:
+        return value
+    if stored in ("%", COUNT):
+        return None
+    if said == "x":
+        return value if stored == "" else None
+    family = _family(said)
+    if stored == "":
+        return value
+    if family is not None and family == _family(stored):
+        return value * _SCALES[family][stored] / _SCALES[family][said]
+    return None
+
+
+def matches_value(quoted: Quoted, value, unit: str = "") -> bool:
+    """Whether the stored `value` (in `unit`) rounds to the quoted number in the quoted unit."""
+    if not _is_number(value):
+        return False
+    converted = in_quoted_unit(quoted, float(value), unit)
+    return converted is not None and _agrees(quoted, converted)
+
+
+UPPER_BOUNDS = ("≤", "<=", "<")
+LOWER_BOUNDS = ("≥", ">=", ">")
+STRICT = ("<", ">")
+
+
+def holds(quoted: Quoted, value, unit: str = "", relation: str = "=") -> bool:
+    """Whether the stored `value` is what the record says of it: equal at the quoted precision
+    (`relation` "="), or on the stated side of a bound (`≤ <= < ≥ >= >`, checked in the quoted unit).
+
+    A non-strict bound also holds when the value rounds to the bound.
+    """
+    if relation not in UPPER_BOUNDS + LOWER_BOUNDS:
+        return matches_value(quoted, value, unit)
+    if not _is_number(value):
+        return False
+    converted = in_quoted_unit(quoted, float(value), unit)
+    if converted is None:
+        return False
+    if relation in STRICT:
+        return converted < quoted.value if relation == "<" else converted > quoted.value
+    if _agrees(quoted, converted):
+        return True
+    return converted <= quoted.value if relation in UPPER_BOUNDS else converted >= quoted.value
+
+
+def numbers_with_units(line: str) -> list[Quoted]:
+    """Numbers followed by a measurement unit (µs, ms, GB/s, %, x, tok/s ...)."""
+    found = []
+    for match in _NUMBER_WITH_UNIT.finditer(line):
+        if _well_formed(match.group(1)):
+            quoted = parse_quoted(match.group(1), match.group(2), match.start() + 1)
+            if quoted:
+                found.append(quoted)
+    return found
+
+
+def decimals(line: str) -> list[Quoted]:
+    """Numbers with a fractional part (2.5, 1.96e-5, 8.33%), unit or not."""
+    found = []
+    for match in _DECIMAL.finditer(line):
+        token = match.group(1)
+        if "." in token and _well_formed(token):
+            quoted = parse_quoted(token, match.group(2) or "", match.start() + 1)
+            if quoted:
+                found.append(quoted)
+    return found
+
+
+def first_number(text: str, col: int = 1) -> Quoted | None:
+    """The first number of `text` with the unit after it; `col` is the column of text[0]."""
+    for match in _FIRST_NUMBER.finditer(text):
+        if _well_formed(match.group(1)):
+            return parse_quoted(match.group(1), match.group(2) or "", col + match.start())
+    return None
+
+
+def numeric_leaves(data) -> list[float]:
+    """Every number inside a JSON document (booleans excluded)."""
+    found: list[float] = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool):
+            continue
+        if isinstance(item, (int, float)):
+            found.append(float(item))
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+def strip_code_spans(line: str) -> str:
+    """The line with `inline code` and link targets blanked (kept the same length)."""
+    line = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
+    pieces, kept = [], 0
+    for start, end, text, _ in iter_links(line):
+        target_start = start + 1 + len(text) + 1
+        pieces.append(line[kept:target_start])
+        pieces.append(" " * (end - target_start))
+        kept = end
+    pieces.append(line[kept:])
+    return "".join(pieces)

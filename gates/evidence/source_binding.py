@@ -1,0 +1,123 @@
+"""Which files an evidence artifact must be bound to, for its writer and for the gates.
+
+An artifact's `sources` maps repository paths to SHA-256. The writer (the command
+that measured) computes them, never from a fixed list:
+
+- every existing regular file the governing record `covers`, and
+- every Python module under the repository root that the measuring run imported
+  (`sys.modules` after the run), the suite, its conftest files and helpers included.
+
+The gates check the first half (`uncovered_files`): an artifact with no sources, or
+one that lacks a covered file, measured something else. Staleness (a bound file that
+no longer hashes the same) is `gates.evidence.artifacts.stale_sources`.
+
+Files below a folder whose name starts with "." (`.git`, `.venv`, ...), `site-packages`
+and `__pycache__` are never sources, nor are the modules of design-gates itself (the
+`gates` package computing the binding, and the pytest plugin every pytest run loads):
+they judge the measurement, they do not take part in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import sys
+from pathlib import Path
+
+from gates.model.policy import glob_matches
+
+SKIPPED_FOLDERS = ("site-packages", "dist-packages", "__pycache__", "node_modules")
+_WILDCARD = re.compile(r"[*?\[]")
+CHECKER_DIR = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the `gates` package
+
+
+def _skipped(rel_path: str) -> bool:
+    parts = rel_path.split("/")
+    return any(part.startswith(".") or part in SKIPPED_FOLDERS for part in parts[:-1])
+
+
+def _glob_root(pattern: str) -> str:
+    """The longest folder prefix of `pattern` without a wildcard ('' for the repository root)."""
+    head = _WILDCARD.split(pattern, 1)[0]
+    return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+def _is_regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def covered_files(covers, repo_root) -> list[str]:
+    """Existing regular files (repository-relative POSIX paths) that any glob of `covers` matches."""
+    if isinstance(covers, str):
+        covers = [covers]
+    patterns = [p for p in (covers or []) if isinstance(p, str) and p]
+    root = os.path.realpath(os.fspath(repo_root))
+    found: set[str] = set()
+    for start in sorted({_glob_root(p) for p in patterns}):
+        top = os.path.join(root, start) if start else root
+        if _is_regular(top):
+            candidates = [start]
+        else:
+            candidates = []
+            for folder, dirs, files in os.walk(top):
+                rel_folder = os.path.relpath(folder, root).replace(os.sep, "/")
+                rel_folder = "" if rel_folder == "." else rel_folder + "/"
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+                candidates.extend(rel_folder + name for name in files)
+        for rel in candidates:
+            if rel not in found and not _skipped(rel) and any(glob_matches(p, rel) for p in patterns) \
+                    and _is_regular(os.path.join(root, rel)):
+                found.add(rel)
+    return sorted(found)
+
+
+def imported_repo_files(repo_root, modules=None) -> list[str]:
+    """Repository-relative paths of the Python source files of the loaded modules under `repo_root`."""
+    root = os.path.realpath(os.fspath(repo_root))
+    prefix = root.rstrip(os.sep) + os.sep
+    found = set()
+    for module in list((sys.modules if modules is None else modules).values()):
+        filename = getattr(module, "__file__", None)
+        if not isinstance(filename, str) or not filename.endswith(".py"):
+            continue
+        real = os.path.realpath(filename)
+        if real.startswith(CHECKER_DIR + os.sep):
+            continue
+        if real.startswith(prefix) and _is_regular(real):
+            rel = os.path.relpath(real, root).replace(os.sep, "/")
+            if not _skipped(rel):
+                found.add(rel)
+    return sorted(found)
+
+
+def repo_files_of(paths, repo_root) -> list[str]:
+    """Repository-relative paths of the absolute `paths` that lie in the repository (others dropped)."""
+    root = os.path.realpath(os.fspath(repo_root))
+    prefix = root.rstrip(os.sep) + os.sep
+    found = set()
+    for path in paths:
+        real = os.path.realpath(os.fspath(path))
+        if real.startswith(prefix):
+            rel = os.path.relpath(real, root).replace(os.sep, "/")
+            if not _skipped(rel):
+                found.add(rel)
+    return sorted(found)
+
+
+def bound_sources(repo_root, covers=(), modules=None) -> dict[str, str]:
+    """The `sources` an artifact's writer records: covered files plus imported repository modules."""
+    root = Path(os.path.realpath(os.fspath(repo_root)))
+    hashes = {}
+    for rel in sorted(set(covered_files(covers, root)) | set(imported_repo_files(root, modules))):
+        hashes[rel] = hashlib.sha256((root / rel).read_bytes()).hexdigest()
+    return hashes
+
+
+def uncovered_files(sources: dict, covers, repo_root) -> list[str]:
+    """Existing files the record covers that the artifact's `sources` does not bind."""
+    return [rel for rel in covered_files(covers, repo_root) if rel not in sources]

@@ -1,0 +1,275 @@
+"""G5: the public API of the checked packages only grows, and the default route holds until D.
+
+The packages are the policy's `api.packages` plus every base record's `api.packages`,
+looked for under the policy's `api.package_roots` (default `.` then `src`); a policy
+package found under none of them is an error. Each changed module is read at the
+merge base and at head (`gates.python_api.api_surface`), its imports followed into the
+repository's modules at the same commit; anything that would break a caller fails.
+A module added to a package must be readable statically. A module that did not
+change but imports from one that did (`from .impl import *` or `from ._impl import
+_v2 as attention_decode`) is read the same way, and what breaks its surface is
+reported at the changed file it came through. A module whose base surface cannot be
+read is a warning (nothing to compare against). The
+default-route switches (the policy's `api.switches` and a record's `api.switch`, as
+`package.module:NAME`, with the defaults the module reads each one with, such as
+`os.environ.get(NAME, "0")`) may change only when a record governing that module has passed
+stage D on base (its `series.closed.D` is in the base history) and no governing
+record still declares `api.default_route_unchanged: true`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from gates.history.context import SeriesContext, field_of, line_of
+from gates.model.errors import InputError
+from gates.model.policy import POLICY_PATH, any_glob_matches
+from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
+from gates.python_api.module_scope import ReadText, module_name, module_paths, module_reader, package_homes
+
+
+def _packages(ctx: SeriesContext) -> list[str]:
+    names = list(ctx.policy.api_packages)
+    for snapshot in ctx.base_records.values():
+        declared = field_of(snapshot.front_matter, "api", "packages", default=[])
+        names += [n for n in declared if isinstance(n, str)] if isinstance(declared, list) else []
+    return sorted(set(names))
+
+
+def _switches(ctx: SeriesContext) -> dict[str, set[str]]:
+    """module -> switch constant names."""
+    specs = list(ctx.policy.switches)
+    for snapshot in list(ctx.base_records.values()) + [rc.head for rc in ctx.change.records if rc.head]:
+        declared = field_of(snapshot.front_matter, "api", "switch", default=[])
+        if isinstance(declared, str):
+            declared = [declared]
+        specs += [s for s in declared if isinstance(s, str)] if isinstance(declared, list) else []
+    by_module: dict[str, set[str]] = {}
+    for spec in specs:
+        module, _, name = spec.partition(":")
+        if module and name:
+            by_module.setdefault(module, set()).add(name)
+    return by_module
+
+
+def _locate(ctx: SeriesContext, packages: list[str], base: ReadText, head: ReadText) -> dict[str, str]:
+    """package -> the package root it lives under (at base, else at head).
+
+    A policy package found nowhere, or a package found under two roots, is an error."""
+    roots = list(ctx.policy.api_package_roots)
+    located = {}
+    for package in packages:
+        seen: list[str] = []
+        for side, read_text in (("base", base), ("head", head)):
+            homes = package_homes(package, lambda path, read_text=read_text: _exists(read_text, path), roots)
+            added = [home for home in homes if home not in seen]
+            seen += homes
+            if len(homes) > 1 and added:
+                ctx.report("G5", added[-1], 1, f"api package {package!r} is found under more than one package root "
+                           f"on {side} ({', '.join(homes)}); which one Python imports depends on sys.path: keep "
+                           "one, or name its root alone in api.package_roots")
+        for read_text in (base, head):
+            found = next((root for root, path in module_paths(package, roots) if _exists(read_text, path)), None)
+            if found is not None:
+                located[package] = found
+                break
+        else:
+            if package in ctx.policy.api_packages:
+                looked = ", ".join(path for _, path in module_paths(package, roots))
+                ctx.report("G5", POLICY_PATH, _policy_line(ctx, package),
+                           f"api package {package!r} resolves to no module on base or head: looked for {looked} "
+                           f"(package roots {', '.join(roots)}; set api.package_roots)")
+    return located
+
+
+def _exists(read_text: ReadText, path: str) -> bool:
+    try:
+        return read_text(path) is not None
+    except InputError:
+        return True  # there, but unreadable: the surface reports it
+
+
+def _policy_line(ctx: SeriesContext, package: str) -> int:
+    text = ctx.change.read_at(ctx.change.base, POLICY_PATH) or ""
+    return next((n for n, line in enumerate(text.splitlines(), 1) if "packages" in line and package in line), 1)
+
+
+def _prefix(root: str) -> str:
+    return "" if root in (".", "") else root.strip("/") + "/"
+
+
+def _package_root(path: str, located: dict[str, str]) -> str | None:
+    """The package root of a module of one of the checked packages; None when `path` is in none of them."""
+    if not path.endswith(".py"):
+        return None
+    for package, root in located.items():
+        folder = _prefix(root) + package.replace(".", "/")
+        if path.startswith(folder + "/") or path == folder + ".py":
+            return root
+    return None
+
+
+_IMPORT = re.compile(r"\bimport\b")
+
+
+def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
+    """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable)."""
+    return lru_cache(maxsize=None)(lambda path: ctx.change.read_at(ref, path))
+
+
+def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, names) -> ModuleSurface | None:
+    """The module's surface in one tree, imports followed in the same tree; None when the file is not there."""
+    module = module_name(path, root)
+    try:
+        text = read_text(path)
+    except InputError as exc:
+        return ModuleSurface(module, path, error=exc.message)
+    if text is None:
+        return None
+    return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module)
+
+
+def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> None:
+    governing = [
+        (rid, snap) for rid, snap in ctx.base_records.items()
+        if snap.front_matter and any_glob_matches(field_of(snap.front_matter, "covers", default=[]), path)
+    ]
+    head_by_path = {rc.rel_path: rc.head for rc in ctx.change.records if rc.head and rc.head.front_matter}
+    passed = [rid for rid, snap in governing if _passed_d(ctx, snap.front_matter)]
+    still_pinned = [
+        rid for rid, snap in governing
+        if field_of((head_by_path.get(snap.rel_path) or snap).front_matter, "api", "default_route_unchanged") is True
+    ]
+    if not governing:
+        ctx.report("G5", path, line, f"default route changed with no record governing {path}: {message}")
+    elif not passed:
+        stages = ", ".join(f"{rid} at stage {field_of(s.front_matter, 'stage')}" for rid, s in governing)
+        ctx.report("G5", path, line, f"default route changed before stage D passed ({stages} on base): {message}")
+    elif still_pinned:
+        ctx.report("G5", path, line,
+                   f"default route changed while {', '.join(still_pinned)} declares "
+                   f"api.default_route_unchanged: true: {message}")
+
+
+def _passed_d(ctx: SeriesContext, front_matter: dict | None) -> bool:
+    """Stage D has passed: the record is at D and its closing commit is in the base history."""
+    closed_d = field_of(front_matter, "series", "closed", "D")
+    return (field_of(front_matter, "stage") == "D" and isinstance(closed_d, str)
+            and ctx.change.is_ancestor(closed_d, ctx.change.base))
+
+
+def check(ctx: SeriesContext) -> None:
+    packages = _packages(ctx)
+    switches = _switches(ctx)
+    change = ctx.change
+    base, head = _files_at(ctx, change.merge_base), _files_at(ctx, change.head)
+    located = _locate(ctx, packages, base, head)
+    reported: set[tuple[str, int]] = set()
+    for entry in change.changed:
+        old_path = entry.old_path or entry.path
+        if entry.status in ("A", "C"):
+            _check_new_module(ctx, head, entry.path, located)
+            continue
+        root = _package_root(old_path, located)
+        if root is None:
+            continue
+        names = switches.get(module_name(old_path, root), set())
+        old = _surface(ctx, base, old_path, root, names)
+        if old is None:
+            continue
+        new = None if entry.status in ("D", "R") else _surface(ctx, head, entry.path, root, names)
+        shown = entry.path if new is not None else old_path
+        commit = change.last_commit_touching(entry.path)
+        for api_change in diff_surfaces(old, new):
+            _report(ctx, shown, api_change.line, api_change, api_change.message, commit)
+            reported.add((shown, api_change.line))
+        if entry.status == "R" and (new := _surface(ctx, head, entry.path, root, names)) is not None and new.error:
+            ctx.report("G5", entry.path, 1, f"public API break: module {new.module} {new.error}", commit=commit)
+    _check_importers(ctx, located, switches, base, head, reported)
+    _check_route_declarations(ctx)
+
+
+def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, message: str, commit: str | None) -> None:
+    if api_change.kind == "route":
+        _route_findings(ctx, path, line, message)
+    elif api_change.kind == "unreadable-base":
+        ctx.report("G5", path, line, f"{message}; make the module readable statically (this change is judged "
+                   "against nothing)", commit=commit, severity="warning")
+    else:
+        ctx.report("G5", path, line, f"public API break: {message}; the public API may only grow", commit=commit)
+
+
+def _check_new_module(ctx: SeriesContext, head: ReadText, path: str, located: dict[str, str]) -> None:
+    """A module added to a checked package must be readable statically, or its later changes go unchecked."""
+    root = _package_root(path, located)
+    new = _surface(ctx, head, path, root, ()) if root is not None else None
+    if new is not None and new.error:
+        ctx.report("G5", path, 1, f"module {new.module} {new.error}; a module of a checked package must be "
+                   "readable statically", commit=ctx.change.last_commit_touching(path))
+
+
+def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: set[str], base: ReadText) -> list[str]:
+    """Modules of the checked packages that the change leaves alone and that import from somewhere."""
+    ref = ctx.change.merge_base
+    folders = {_prefix(root) + package.replace(".", "/") for package, root in located.items()}
+    paths = sorted({path for folder in folders for path in ctx.change.list_files(ref, folder)}
+                   | {folder + ".py" for folder in folders})
+    found = []
+    for path in paths:
+        if _package_root(path, located) is None or path in changed:
+            continue
+        try:
+            text = base(path)
+        except InputError:
+            continue  # unchanged and unreadable on both sides: nothing to compare
+        if text is not None and _IMPORT.search(text):
+            found.append(path)
+    return found
+
+
+def _check_importers(ctx: SeriesContext, located: dict[str, str], switches, base: ReadText, head: ReadText,
+                     reported: set[tuple[str, int]]) -> None:
+    """An unchanged module whose imports reach a changed module: its surface may break all the same."""
+    change = ctx.change
+    changed = set(change.changed_paths())
+    for path in _unchanged_importers(ctx, located, changed, base):
+        root = _package_root(path, located)
+        names = switches.get(module_name(path, root), set())
+        old = _surface(ctx, base, path, root, names)
+        new = _surface(ctx, head, path, root, names)
+        if old is None or new is None:
+            continue
+        star = [p for p in dict.fromkeys(old.star_paths + new.star_paths) if p in changed]
+        imported = [p for p in dict.fromkeys(old.import_paths + new.import_paths) if p in changed and p not in star]
+        if not star and not imported:
+            continue
+        for api_change in diff_surfaces(old, new):
+            shown, line = _where(api_change, star + imported)
+            if shown in star:
+                message = f"{api_change.message} (through the star import in {path})"
+            elif (shown, line) in reported:
+                continue  # already reported where the definition changed
+            else:
+                message = f"{api_change.message} (through the import in {path})"
+            _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown))
+
+
+def _where(api_change: ApiChange, through: list[str]) -> tuple[str, int]:
+    """The changed file to name: where the broken definition lives, else the first changed module star-imported."""
+    if api_change.origin is not None and api_change.origin[0] in through:
+        return api_change.origin
+    return through[0], 1
+
+
+def _check_route_declarations(ctx: SeriesContext) -> None:
+    """Dropping `api.default_route_unchanged: true` is itself a route change before D."""
+    for rc in ctx.change.records:
+        if rc.head is None or rc.base is None or not rc.head.front_matter or not rc.base.front_matter:
+            continue
+        before = field_of(rc.base.front_matter, "api", "default_route_unchanged")
+        after = field_of(rc.head.front_matter, "api", "default_route_unchanged")
+        if before is True and after is not True and not _passed_d(ctx, rc.head.front_matter):
+            ctx.report("G5", rc.rel_path, line_of(rc.head, "api", "default_route_unchanged"),
+                       "api.default_route_unchanged dropped before stage D passed: record series.closed.D, "
+                       "a commit in the base history, first")

@@ -1,0 +1,90 @@
+"""The forge's review export: who approved the pull request, at which commit.
+
+CI fetches GitHub's `GET /repos/{owner}/{repo}/pulls/{number}/reviews` (for
+example `gh api --paginate --slurp repos/o/r/pulls/7/reviews > "$RUNNER_TEMP/reviews.json"`)
+and passes the file with `gate-check --base ... --reviews FILE`. The file is a JSON
+list of reviews `{"user": {"login": ...}, "state": ..., "commit_id": ..., "submitted_at": ...}`,
+or a list of such lists (one per page, as `--slurp` writes it).
+
+The latest review of each user decides, as on the forge: `COMMENTED` and `PENDING`
+reviews do not change a user's standing; a later `CHANGES_REQUESTED` or `DISMISSED`
+withdraws an earlier `APPROVED`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from gates.model.errors import InputError, UsageError
+
+DECIDING_STATES = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
+MAX_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ForgeReview:
+    login: str
+    state: str
+    commit_id: str
+    submitted_at: str
+
+
+def _review_of(entry, path: str, index: int) -> ForgeReview:
+    user = entry.get("user") if isinstance(entry, dict) else None
+    login = user.get("login") if isinstance(user, dict) else None
+    state, commit_id = (entry.get("state"), entry.get("commit_id")) if isinstance(entry, dict) else (None, None)
+    if not (isinstance(login, str) and login and isinstance(state, str)):
+        raise InputError(path, 1, f"review {index}: expected an object with user.login and state, as GitHub's "
+                         "pull-request reviews API returns")
+    submitted = entry.get("submitted_at")
+    return ForgeReview(login, state.upper(), commit_id if isinstance(commit_id, str) else "",
+                       submitted if isinstance(submitted, str) else "")
+
+
+def parse_reviews(text: str, path: str) -> list[ForgeReview]:
+    """Every review in the export, in file order; `InputError` names the file on bad input."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    if not isinstance(data, list):
+        raise InputError(path, 1, "expected a JSON list of reviews (GitHub's pull-request reviews API)")
+    entries = []
+    for item in data:
+        entries.extend(item if isinstance(item, list) else [item])
+    return [_review_of(entry, path, index) for index, entry in enumerate(entries)]
+
+
+def load_reviews(file: Path, repo_root: Path) -> list[ForgeReview]:
+    """Read `--reviews FILE`. The file must lie outside the repository: a change cannot write it."""
+    file, repo_root = Path(file), Path(repo_root).resolve()
+    resolved = file.resolve()
+    if resolved == repo_root or repo_root in resolved.parents:
+        raise UsageError(f"--reviews {file}: the forge's review export must come from outside the repository "
+                         "(a file the change under review cannot write), e.g. $RUNNER_TEMP/reviews.json")
+    try:
+        data = resolved.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--reviews {file}: {exc.strerror or exc}") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(str(file), 1, f"review export larger than {MAX_BYTES} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(str(file), 1, f"not valid UTF-8 (byte offset {exc.start})") from None
+    return parse_reviews(text, str(file))
+
+
+def standing_approvals(reviews: list[ForgeReview]) -> dict[str, ForgeReview]:
+    """login (case-folded) -> the review that stands, for users whose latest deciding review approves."""
+    latest: dict[str, tuple[tuple[str, int], ForgeReview]] = {}
+    for order, review in enumerate(reviews):
+        if review.state not in DECIDING_STATES:
+            continue
+        key = review.login.casefold()
+        when = (review.submitted_at, order)
+        if key not in latest or when >= latest[key][0]:
+            latest[key] = (when, review)
+    return {login: review for login, (_, review) in latest.items() if review.state == "APPROVED"}

@@ -1,0 +1,165 @@
+"""G8: a change to an L3/L4 path needs an approved record that covers it, approved independently.
+
+Levels come from the policy (`.design-gates/policy.yaml` by default) at the base
+commit (`gates.model.policy`), and so do the records: the covering record must be approved
+on base, with a `covers` glob matching the path, and have an approval that counts
+(`gates.history.approvals`: from a source the base policy trusts, by someone who wrote
+neither the record nor any commit of the change, given for the contract the record
+still has at head). A record following the single-pr process, which brings its change
+in the same pull request, may cover it instead when it is approved at head with an
+approval that counts. A record that this change withdraws, rejects, supersedes or
+deletes covers nothing in it. The policy file itself is L4; a change that lowers a
+level in it is reported as loosening the policy. So is the configuration
+(`gates.model.config`): `.design-gates/config.yaml`, or pyproject.toml when its
+`[tool.design-gates]` table changes, is L4 once the base has a policy.
+"""
+
+from __future__ import annotations
+
+from gates.history.approvals import describe
+from gates.history.context import SeriesContext, field_of
+from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
+from gates.model.errors import InputError
+from gates.model.policy import any_glob_matches, parse_policy
+
+CLOSING = ("withdrawn", "rejected", "superseded")
+
+
+def _policy_note(ctx: SeriesContext) -> str:
+    path = ctx.policy_path
+    try:
+        text = ctx.change.read_at(ctx.change.head, path)
+        if text is None:
+            return " (this change deletes the policy file)"
+        loosened = ctx.policy.loosenings(parse_policy(text, path))
+    except InputError as exc:
+        ctx.report("G0", path, exc.line, f"policy invalid at head: {exc.message}")
+        return ""
+    return f" (this change loosens the policy: {'; '.join(loosened)})" if loosened else ""
+
+
+def _head_front_matter(ctx: SeriesContext, snapshot) -> tuple[dict | None, bool]:
+    """The record at head, and whether the change deleted it."""
+    for rc in ctx.change.records:
+        if snapshot.rel_path in (rc.rel_path, getattr(rc.base, "rel_path", None)):
+            return rc.head_front_matter, rc.head is None
+    return snapshot.front_matter, False
+
+
+def _judge_covering(ctx: SeriesContext, path: str, why: str, approved: list) -> None:
+    book = ctx.approvals
+    verdicts, closing = [], []
+    for rid, snap in approved:
+        head_fm, deleted = _head_front_matter(ctx, snap)
+        status = field_of(head_fm, "record_status")
+        if deleted or status in CLOSING:
+            closing.append(f"{rid} ({'deleted' if deleted else status})")
+            continue
+        verdicts.extend(book.judge(rid, snap.rel_path, snap.front_matter, snap.front_matter, head_fm))
+    if any(v.counts for v in verdicts):
+        return
+    names = ", ".join(rid for rid, _ in approved)
+    if closing and not verdicts:
+        ctx.report("G8", path, 1, f"hot-path change without approval: {why}; this change withdraws the records "
+                   f"covering it ({', '.join(closing)}), so none covers the change")
+        return
+    detail = describe(verdicts) or (f"no approval from {book.describe_sources()}" if book.verified_mode
+                                    else "no approving reviewer")
+    if verdicts and all(v.independence for v in verdicts):
+        ctx.report("G8", path, 1, f"self-approved hot-path change: {why}; every approval of {names} comes from "
+                   f"someone who wrote the change or the record: {detail}")
+    else:
+        ctx.report("G8", path, 1, f"hot-path change without an approval that counts: {why}; {names}: {detail}")
+
+
+def _configuration_changed(ctx: SeriesContext, path: str) -> bool:
+    """True when `path` carries the design-gates configuration and this change alters it."""
+    change = ctx.change
+    if path == CONFIG_FILE:
+        return change.read_bytes_at(change.base, path) != change.read_bytes_at(change.head, path)
+    if path == PYPROJECT:
+        try:
+            before, after = change.read_at(change.base, path), change.read_at(change.head, path)
+        except InputError:
+            return True
+        return tool_table(before) != tool_table(after)
+    return False
+
+
+def _level(ctx: SeriesContext, path: str):
+    """The level of `path` and why, with the configuration counted as L4 once the base has a policy."""
+    level, rule = ctx.policy.level_of(path)
+    if (level != "L4" and path in (CONFIG_FILE, PYPROJECT)
+            and ctx.change.read_bytes_at(ctx.change.base, ctx.policy_path) is not None
+            and _configuration_changed(ctx, path)):
+        return "L4", "the design-gates configuration: profiles, scopes, gates and the policy path"
+    return level, rule.reason if rule else ""
+
+
+def _covering_at_head(ctx: SeriesContext, path: str) -> list:
+    """Single-pr records this change approves that cover `path`, judged as they are at head."""
+    found = []
+    for rc in ctx.change.records:
+        head_fm = rc.head_front_matter
+        profile = ctx.profile_of(head_fm)
+        if (rc.head is None or profile is None or profile.name != "single-pr"
+                or field_of(head_fm, "record_status") != "approved"
+                or not any_glob_matches(field_of(head_fm, "covers", default=[]), path)):
+            continue
+        rid = field_of(head_fm, "id")
+        found.append((rid if isinstance(rid, str) else rc.rel_path, rc))
+    return found
+
+
+def _verdicts_at_head(ctx: SeriesContext, single: list) -> list:
+    book = ctx.approvals
+    return [v for rid, rc in single
+            for v in book.judge(rid, rc.rel_path, rc.head_front_matter, rc.base_front_matter, rc.head_front_matter)]
+
+
+def _approved_at_head(ctx: SeriesContext, single: list) -> bool:
+    return any(v.counts for v in _verdicts_at_head(ctx, single))
+
+
+def _report_single(ctx: SeriesContext, path: str, why: str, single: list) -> None:
+    book = ctx.approvals
+    verdicts = _verdicts_at_head(ctx, single)
+    names = ", ".join(rid for rid, _ in single)
+    detail = describe(verdicts) or (f"no approval from {book.describe_sources()}" if book.verified_mode
+                                    else "no approving reviewer")
+    ctx.report("G8", path, 1, f"hot-path change without an approval that counts: {why}; the single-pr record "
+               f"{names} covering it is approved in this change without one: {detail}")
+
+
+def check(ctx: SeriesContext) -> None:
+    policy_path = ctx.policy_path
+    for path in ctx.change.changed_paths():
+        level, reason = _level(ctx, path)
+        if level not in ("L3", "L4"):
+            continue
+        why = f"{path} is {level}" + (f" ({reason})" if reason else "")
+        if path == policy_path:
+            if ctx.change.read_bytes_at(ctx.change.base, policy_path) is None:
+                continue  # the first policy of a repository only adds rules
+            why += _policy_note(ctx)
+        single = _covering_at_head(ctx, path)
+        if single and _approved_at_head(ctx, single):
+            continue
+        covering = [
+            (rid, snap) for rid, snap in sorted(ctx.base_records.items())
+            if snap.front_matter and any_glob_matches(field_of(snap.front_matter, "covers", default=[]), path)
+        ]
+        approved = [(rid, snap) for rid, snap in covering if field_of(snap.front_matter, "record_status") == "approved"]
+        if single and not approved:
+            _report_single(ctx, path, why, single)
+            continue
+        if not covering:
+            ctx.report("G8", path, 1, f"hot-path change without a design record: {why}, and no record on base "
+                       f"{ctx.change.base_ref} covers it")
+            continue
+        if not approved:
+            states = ", ".join(f"{rid} ({field_of(s.front_matter, 'record_status')})" for rid, s in covering)
+            ctx.report("G8", path, 1, f"hot-path change before approval: {why}; the records covering it are not "
+                       f"approved on base {ctx.change.base_ref}: {states}")
+            continue
+        _judge_covering(ctx, path, why, approved)

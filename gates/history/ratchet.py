@@ -1,0 +1,142 @@
+"""The history ratchet: every commit merged after `history.enforce_from` passes the history checks.
+
+`gate-check --history` reads `history.enforce_from` from the policy at HEAD (the file the
+configuration at HEAD names) and judges each commit of HEAD's first-parent chain after
+it (the enforce_from commit itself excluded) as its own change, with its first parent
+as the base: one merge or squashed pull request at a time, the way it was merged, with
+the configuration, policy and records of the commit it was merged onto. A change that spans many merges is not judged as one, since
+a record legitimately moves one stage per merge.
+
+The ratchet only moves back. A commit on the first-parent chain that removes
+`history.enforce_from`, or moves it to a commit that is not an ancestor of the one
+before (forward, or sideways), is reported under G8 at the policy file, wherever it
+lies in the history: otherwise a change could move the ratchet past itself.
+
+Setting the ratchet for the first time (a policy that had no `history.enforce_from`
+gains one, and nothing else in it changes) needs no covering record: it loosens
+nothing. Without `history.enforce_from` the history is not judged, and the run says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gates.model.config import settings_from_reader
+from gates.model.errors import InputError
+from gates.model.findings import Finding
+from gates.model.safe_yaml import load_yaml
+
+KEY = ("history", "enforce_from")
+
+
+@dataclass
+class HistoryResult:
+    findings: list[Finding] = field(default_factory=list)
+    judged: list[str] = field(default_factory=list)  # the commits judged, oldest first
+    enforce_from: str | None = None
+
+    @property
+    def note(self) -> str:
+        if self.enforce_from is None:
+            return ("history checks not configured: the policy at HEAD sets no history.enforce_from, "
+                    "so no merged commit was judged")
+        return f"history checks: {len(self.judged)} commit(s) after {self.enforce_from[:12]} judged"
+
+
+def _enforce_from(text: str | None, policy_path: str) -> tuple[str | None, int]:
+    """The policy text's history.enforce_from (without schema validation: old policies stay readable) and its line."""
+    if text is None:
+        return None, 1
+    try:
+        document = load_yaml(text, policy_path)
+    except InputError:
+        return None, 1
+    data = document.data if isinstance(document.data, dict) else {}
+    history = data.get("history")
+    value = history.get("enforce_from") if isinstance(history, dict) else None
+    return (value if isinstance(value, str) else None), document.lines.get(KEY, 1)
+
+
+def _ratchet_moves(history, head: str, policy_path: str) -> list[Finding]:
+    """A finding for each first-parent commit that removes the ratchet or moves it forward."""
+    findings = []
+    for sha in history.commits(head, path=policy_path):
+        parent = history.resolve(f"{sha}^1")
+        before, _ = _enforce_from(history.read_at(parent, policy_path) if parent else None, policy_path)
+        after, line = _enforce_from(history.read_at(sha, policy_path), policy_path)
+        if before is None or after == before:
+            continue
+        if after is None:
+            message = f"history.enforce_from {before} removed; the history ratchet only moves back"
+        elif not history.is_ancestor(after, before):
+            message = (f"history.enforce_from moved from {before} to {after}, which is not an ancestor of it; "
+                       "the history ratchet only moves back (to an older commit)")
+        else:
+            continue
+        findings.append(Finding("G8", policy_path, line, 1, message, commit=sha))
+    return findings
+
+
+def check_history(repo_root, head: str = "HEAD") -> HistoryResult:
+    """Judge every first-parent commit of `head` after the policy's history.enforce_from.
+
+    Raises `InputError` when enforce_from is not a commit of `head`'s history, and
+    `GitContextError` when the history is missing (no repository, a shallow clone).
+    """
+    from gates.history import check_change
+    from gates.history.git_repo import FirstParentHistory, load_change_set
+
+    history = FirstParentHistory(repo_root)
+    try:
+        head_sha = history.resolve(head)
+        if head_sha is None:
+            raise InputError(head, 1, "not a commit in this repository")
+        policy_path = settings_from_reader(lambda path: history.read_at(head_sha, path)).policy
+        result = HistoryResult(findings=_ratchet_moves(history, head_sha, policy_path))
+        enforce_from, line = _enforce_from(history.read_at(head_sha, policy_path), policy_path)
+        if enforce_from is None:
+            return result
+        start = history.resolve(enforce_from)
+        if start is None or not history.is_ancestor(start, head_sha):
+            raise InputError(policy_path, line, f"history.enforce_from {enforce_from} is not a commit in the history "
+                             f"of {head}; fetch the full history, or name a commit of this branch")
+        result.enforce_from = start
+        result.judged = history.commits(head_sha, after=start)
+        for sha in result.judged:
+            change = load_change_set(repo_root, f"{sha}^1", sha)
+            try:
+                findings = check_change(change, {}, repo_root, judge_is_newer=True)
+            finally:
+                change.close()
+            if _only_sets_the_first_ratchet(history, sha, policy_path):
+                findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
+            result.findings += findings
+    finally:
+        history.close()
+    return result
+
+
+def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:
+    """The commit adds history.enforce_from to a policy that had none, and changes nothing else in it.
+
+    Setting the ratchet for the first time loosens nothing (without it no history was
+    judged), so, like a repository's first policy, it needs no covering record.
+    """
+    parent = history.resolve(f"{sha}^1")
+    before = _policy_data(history.read_at(parent, policy_path), policy_path) if parent else None
+    after = _policy_data(history.read_at(sha, policy_path), policy_path)
+    if before is None or after is None or isinstance(before.get("history"), dict) and before["history"].get(KEY[1]):
+        return False
+    if not isinstance(after.get("history"), dict) or not after["history"].get(KEY[1]):
+        return False
+    return {k: v for k, v in before.items() if k != "history"} == {k: v for k, v in after.items() if k != "history"}
+
+
+def _policy_data(text: str | None, policy_path: str) -> dict | None:
+    if text is None:
+        return None
+    try:
+        data = load_yaml(text, policy_path).data
+    except InputError:
+        return None
+    return data if isinstance(data, dict) else None

@@ -1,0 +1,189 @@
+"""The repository policy: which paths are hot (risk levels L0-L4) and which packages' API is checked.
+
+The policy lives in `.design-gates/policy.yaml` (the configuration's `policy` key,
+`gates.model.config`) and is read at the *base* ref of a change, so a pull request cannot
+loosen the rules it is judged by. The policy file itself always counts as L4:
+changing it needs an approved record that covers it.
+
+Path globs (used here, in stage scopes and in a record's `covers`) are repository
+paths with POSIX separators: `*` matches within one path segment, `?` one
+character, `**` any number of whole segments (zero included), and a pattern
+ending in `/` matches everything below that folder.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from gates.model.config import DEFAULT_POLICY
+from gates.model.errors import InputError
+from gates.model.safe_yaml import load_yaml
+from gates.model.schemas import validate
+
+POLICY_PATH = DEFAULT_POLICY  # the default; a repository's own path is `Settings.policy`
+LEVELS = ("L0", "L1", "L2", "L3", "L4")
+HOT_LEVELS = ("L3", "L4")
+
+
+@lru_cache(maxsize=4096)
+def _glob_regex(pattern: str) -> re.Pattern:
+    if pattern.endswith("/"):
+        pattern += "**"
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    """True when repository path `path` matches the glob `pattern` (see the module doc)."""
+    return _glob_regex(pattern).match(path) is not None
+
+
+def any_glob_matches(patterns, path: str) -> bool:
+    """True when any glob of `patterns` (a list; a lone string counts as one glob) matches."""
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    if not isinstance(patterns, (list, tuple)):
+        return False
+    return any(isinstance(p, str) and glob_matches(p, path) for p in patterns)
+
+
+def has_control_characters(path: str) -> bool:
+    """True when `path` holds a control character (a newline, a tab, DEL, C1 controls ...)."""
+    return any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in path)
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    paths: tuple[str, ...]
+    level: str
+    reason: str = ""
+    line: int = 1
+
+
+@dataclass
+class Policy:
+    rules: list[PolicyRule] = field(default_factory=list)
+    default_level: str = "L0"
+    api_packages: list[str] = field(default_factory=list)
+    switches: list[str] = field(default_factory=list)  # "package.module:NAME"
+    api_package_roots: list[str] = field(default_factory=lambda: [".", "src"])  # where api packages are looked for
+    path: str = POLICY_PATH
+    sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
+
+    def section(self, name: str) -> dict:
+        """A top-level section of the policy document (`attestation`, `ceilings`, ...), {} when absent."""
+        value = self.sections.get(name)
+        return value if isinstance(value, dict) else {}
+
+    def level_of(self, path: str) -> tuple[str, PolicyRule | None]:
+        """The highest level among the rules matching `path` (the default level when none
+        does), and the rule that set it."""
+        if path == self.path:
+            return "L4", PolicyRule((self.path,), "L4", "the policy file governs every level")
+        if has_control_characters(path):
+            return "L4", PolicyRule((path,), "L4", "a path with control characters gets the highest level, "
+                                    "since globs cannot be trusted to match it")
+        best_rule = None
+        for rule in self.rules:
+            if any_glob_matches(rule.paths, path) and (
+                best_rule is None or LEVELS.index(rule.level) > LEVELS.index(best_rule.level)
+            ):
+                best_rule = rule
+        return (best_rule.level, best_rule) if best_rule else (self.default_level, None)
+
+    def is_hot(self, path: str) -> bool:
+        return self.level_of(path)[0] in HOT_LEVELS
+
+    def loosenings(self, newer: "Policy") -> list[str]:
+        """How `newer` lowers a level that this policy sets (empty when it does not)."""
+        found = []
+        if LEVELS.index(newer.default_level) < LEVELS.index(self.default_level):
+            found.append(f"default_level {self.default_level} -> {newer.default_level}")
+        for rule in self.rules:
+            for glob in rule.paths:
+                level = max(
+                    (r.level for r in newer.rules if glob in r.paths),
+                    key=LEVELS.index,
+                    default=newer.default_level,
+                )
+                if LEVELS.index(level) < LEVELS.index(rule.level):
+                    found.append(f"{glob} {rule.level} -> {level}")
+        for package in self.api_packages:
+            if package not in newer.api_packages:
+                found.append(f"api package {package} no longer checked")
+        if newer.api_package_roots != self.api_package_roots:
+            found.append(f"api package_roots {self.api_package_roots} -> {newer.api_package_roots}")
+        for switch in self.switches:
+            if switch not in newer.switches:
+                found.append(f"switch {switch} no longer checked")
+        return found
+
+
+def _validate(data, lines: dict, path: str) -> None:
+    errors = validate("policy", data)
+    if errors:
+        error = errors[0]
+        key_path, line = error.path, 1
+        while key_path:
+            if key_path in lines:
+                line = lines[key_path]
+                break
+            key_path = key_path[:-1]
+        raise InputError(path, line, f"policy does not match its schema: {error.message}")
+
+
+def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
+    """Parse and validate policy text; `InputError` names the file and line on any problem."""
+    document = load_yaml(text, path)
+    if document.data is None:
+        raise InputError(path, 1, "policy file is empty")
+    _validate(document.data, document.lines, path)
+    data = document.data
+    rules = [
+        PolicyRule(tuple(rule["paths"]), rule["level"], rule.get("reason", ""), document.lines.get(("rules", i), 1))
+        for i, rule in enumerate(data["rules"])
+    ]
+    return Policy(
+        rules=rules,
+        default_level=data.get("default_level", "L0"),
+        api_packages=list(data.get("api", {}).get("packages", [])),
+        switches=list(data.get("api", {}).get("switches", [])),
+        api_package_roots=list(data.get("api", {}).get("package_roots", [".", "src"])),
+        path=path,
+        sections=data,
+    )
+
+
+def load_policy(repo_root: Path, path: str | None = None) -> Policy | None:
+    """The working tree's policy at `path` (default: the configured one); None when there is none."""
+    if path is None:
+        from gates.model.config import load_settings
+
+        path = load_settings(repo_root).policy
+    file = Path(repo_root) / path
+    if not file.is_file():
+        return None
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, 1, f"not valid UTF-8 (byte offset {exc.start})") from None
+    return parse_policy(text, path)

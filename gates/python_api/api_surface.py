@@ -1,0 +1,345 @@
+"""The public API of a Python module, read from source with `ast`, and how it changed.
+
+The surface of a module is its public names (`__all__` when the module defines it as
+a literal list or tuple; otherwise the top-level functions, classes and assignments
+whose names do not start with `_`, plus the names a package `__init__.py` imports),
+every public function's and method's parameters (name, kind, default as source
+text, and the default's value when it names constants: `gates.python_api.default_values`), the
+constructor of a class (`__init__`, or the fields of a `@dataclass`), and the values
+of the module-level constants a record names as its route switch, with the defaults
+each function reads such a switch with (`os.environ.get(SWITCH_ENV, "0")`:
+`gates.python_api.switch_reads`).
+
+Star imports count as Python counts them (`gates.python_api.module_scope` reads what a module's
+top level binds and follows them): the names a star import brings in are public here
+and keep the parameters of their definition, and one that cannot be followed stays
+in the surface as the entry `*:module`.
+
+`diff_surfaces(old, new)` lists what breaks a caller: a removed public name or star
+import, a removed, renamed or reordered parameter, a parameter that became
+keyword-only or required, a changed default (compared by value when it names
+constants), a new parameter without a default. Additions are fine. A changed switch
+constant, or a changed, new or dropped default it is read with, is reported as a
+route change, for the caller to judge.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+
+from gates.python_api.default_values import fill, read_chain, read_default
+from gates.python_api.module_scope import (
+    KEYWORD_ONLY,
+    POSITIONAL,
+    POSITIONAL_ONLY,
+    STAR_IMPORT,
+    UNREADABLE,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Entry,
+    ModuleScope,
+    Parameter,
+    ReadModule,
+    module_scope,
+)
+
+
+SWITCH_READ = "switch-read"  # the defaults with which a function reads a switch (`gates.python_api.switch_reads`)
+UNBOUND = "unbound"  # listed in `__all__`, bound by nothing the checker can see (a submodule, or a name deleted)
+
+
+@dataclass
+class ModuleSurface:
+    module: str
+    path: str
+    entries: dict[str, Entry] = field(default_factory=dict)  # "name" and "Class.method"
+    exports: list[str] | None = None  # __all__ when literal
+    error: str | None = None  # why the source (or a module it star-imports) could not be read
+    star_paths: list[str] = field(default_factory=list)  # files read to follow star imports
+    star_modules: list[str] = field(default_factory=list)  # their dotted names
+    import_paths: list[str] = field(default_factory=list)  # files read to follow the imports of public names
+    imports: dict[str, Entry] = field(default_factory=dict)  # names a module imports without exporting them
+
+
+@dataclass(frozen=True)
+class ApiChange:
+    name: str
+    line: int
+    message: str
+    kind: str = "break"  # "break" | "route" | "unreadable-base" (the base surface could not be read)
+    origin: tuple[str, int] | None = None  # (path, line) of the definition when a star import brought it in
+
+
+def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
+    if name.startswith("_"):
+        return False
+    if entry.origin is not None or entry.kind == STAR_IMPORT:
+        return True  # a star import re-exports on purpose
+    return entry.kind != "module-import" and (entry.kind != "import" or is_package)
+
+
+def module_surface(source: str, path: str, switch_names=(), read_module: ReadModule | None = None,
+                   module: str | None = None) -> ModuleSurface:
+    """Read the public surface of one module's source text.
+
+    `switch_names` are module-level constants to include with their values (the
+    default-route switch a record declares), public or not. `read_module` reads the
+    modules that star imports and imports name (see `gates.python_api.module_scope.module_reader`);
+    without it every star import stays an unfollowed `*:module` entry and imports keep
+    no parameters. `module` is the dotted name when `path` lies under a package root
+    such as `src/`.
+    """
+    scope = module_scope(source, path, read_module, module)
+    surface = ModuleSurface(scope.module, path, exports=scope.exports, error=scope.error,
+                            star_paths=scope.star_paths, star_modules=scope.star_modules)
+    is_package = path.endswith("__init__.py")
+    if scope.exports is not None:
+        unfollowed = [name for name, entry in scope.names.items() if entry.kind == STAR_IMPORT]
+        public = list(dict.fromkeys(scope.exports)) + unfollowed
+    else:
+        public = [name for name, entry in scope.names.items() if _is_public(name, entry, is_package)]
+    for name in public:
+        entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))
+        surface.entries[name] = _with_decorators(scope, entry)
+        if name in scope.rebound:
+            _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
+        if entry.kind == "class":
+            members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
+            members = scope.class_members(name, entry, members)
+            surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()})
+    for name, entry in scope.names.items():
+        if name not in surface.entries and entry.kind == "import" and not name.startswith("_"):
+            resolved, _, _ = scope.definition(entry)  # unreadable: compared as an import the checker cannot read
+            surface.imports[name] = _with_decorators(scope, resolved)
+    for entries in (surface.entries, surface.imports):
+        for key, entry in entries.items():
+            if entry.params and any(p.reference for p in entry.params):
+                entries[key] = replace(entry, params=tuple(_imported_default(scope, surface, p) for p in entry.params))
+    for name in switch_names:
+        entry = scope.names.get(name)
+        if entry is not None:
+            entry, _ = _bound(scope, surface, entry)
+        if name in scope.conditional:
+            header, line, _ = scope.conditional[name]
+            _refuse(surface, f"switch '{name}' has a value that depends on {header}", line)
+        if name in scope.rebound:
+            _refuse(surface, f"`global {name}` in a function (it can change the switch)", scope.rebound[name])
+        value = entry.value if entry is not None else None
+        line = entry.line if entry is not None else 1
+        origin = entry.origin if entry is not None else None
+        surface.entries[f"switch:{name}"] = Entry(name, "constant", line, value=value, origin=origin)
+        surface.entries.update(_switch_reads(scope, surface, name))
+    surface.import_paths = [p for p in scope.import_paths if p != path]
+    return surface
+
+
+def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Parameter) -> Parameter:
+    """A default naming imported constants, with their values (followed into the repository)."""
+    if not param.reference:
+        return param
+    value = fill(param.value, param.reference, param.default,
+                 lambda reference: _constant_value(scope, surface, reference, f"'{param.name}' ({param.default})"))
+    return replace(param, value=value, reference=())
+
+
+def _constant_value(scope: ModuleScope, surface: ModuleSurface, reference: tuple[str, ...], what: str) -> str | None:
+    """The value of the imported constant a default names; a module on the way that cannot be read: the error."""
+    value, error = scope.constant_value(reference)
+    if error:
+        surface.error = surface.error or f"{UNREADABLE}: the default of {what}: {error}"
+    return value
+
+
+def _switch_reads(scope: ModuleScope, surface: ModuleSurface, name: str) -> dict[str, Entry]:
+    """`switch:NAME@function` entries: the defaults with which each function of the module reads the switch
+    (`os.environ.get(NAME, "0")`); a default naming a module constant stands for the constant's value."""
+    found: dict[str, list[str]] = {}
+    lines: dict[str, int] = {}
+    for read in scope.reads:
+        if read.name != name:
+            continue
+        text = "None" if read.default is None else ast.unparse(read.default)
+        if read.default is not None:  # compared by value: `SWITCH_DEFAULT` with `SWITCH_DEFAULT = "0"` reads as '0'
+            template, references = read_default(read.default, lambda node: read_chain(scope, node))
+            text = fill(template, references, text, lambda ref: _constant_value(scope, surface, ref, name)) or text
+        found.setdefault(read.where, []).append(text)
+        lines.setdefault(read.where, read.line)
+    return {f"switch:{name}@{where}": Entry(name, SWITCH_READ, lines[where], value="; ".join(defaults), source=where)
+            for where, defaults in found.items()}
+
+
+def _refuse(surface: ModuleSurface, construct: str, line: int) -> None:
+    surface.error = surface.error or f"{UNREADABLE}: {construct} at {surface.path}:{line}"
+
+
+def _bound(scope: ModuleScope, surface: ModuleSurface, entry: Entry) -> tuple[Entry, dict[str, Entry]]:
+    """What a name is bound to, imports followed into the repository (a module that cannot be read: the error)."""
+    if not entry.source or ":" not in entry.source:
+        return entry, {}
+    resolved, members, error = scope.definition(entry)
+    if error:
+        surface.error = surface.error or error
+    return resolved, members
+
+
+def _with_decorators(scope: ModuleScope, entry: Entry) -> Entry:
+    """The entry with only the decorators that can change how it is called (`gates.python_api.decorators`)."""
+    kept = tuple(identity for identity in (scope.decorator_identity(d) for d in entry.decorators) if identity)
+    return replace(entry, decorators=kept)
+
+
+def _diff_params(name: str, line: int, old: tuple[Parameter, ...], new: tuple[Parameter, ...]) -> list[ApiChange]:
+    changes = []
+    new_by_name = {p.name: p for p in new}
+    old_positional = [p for p in old if p.kind in (POSITIONAL_ONLY, POSITIONAL)]
+    new_positional = [p for p in new if p.kind in (POSITIONAL_ONLY, POSITIONAL)]
+    for index, param in enumerate(old_positional):
+        moved_to = new_by_name.get(param.name)
+        if moved_to is None:
+            continue
+        if moved_to.kind == KEYWORD_ONLY:
+            changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' became keyword-only"))
+        elif index >= len(new_positional) or new_positional[index].name != param.name:
+            position = [p.name for p in new_positional].index(param.name)
+            changes.append(
+                ApiChange(name, line, f"{name}: parameter '{param.name}' moved from position {index + 1} to {position + 1}")
+            )
+    for param in old:
+        now = new_by_name.get(param.name)
+        if param.kind in (VAR_POSITIONAL, VAR_KEYWORD):
+            if not any(p.kind == param.kind for p in new):
+                changes.append(ApiChange(name, line, f"{name}: variadic parameter '{param.kind}' removed"))
+            continue
+        if now is None:
+            replaced = [p.name for p in new if p.name not in {q.name for q in old} and p.kind == param.kind]
+            hint = f" (renamed to '{replaced[0]}'?)" if replaced else ""
+            changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' removed{hint}"))
+            continue
+        if now.kind == POSITIONAL_ONLY and param.kind != POSITIONAL_ONLY:
+            changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' became positional-only"))
+        if param.default is not None and now.default is None and now.kind not in (VAR_POSITIONAL, VAR_KEYWORD):
+            changes.append(ApiChange(name, line, f"{name}: parameter '{param.name}' was optional and is now required"))
+        elif param.default is not None and now.default is not None and \
+                param.effective_default != now.effective_default:
+            changes.append(ApiChange(name, line, f"{name}: default of '{param.name}' changed from "
+                                     f"{param.shown_default} to {now.shown_default}"))
+    old_names = {p.name for p in old}
+    for param in new:
+        if param.name not in old_names and param.required:
+            changes.append(ApiChange(name, line, f"{name}: new parameter '{param.name}' has no default (callers break)"))
+    return changes
+
+
+def _removed(module: str, name: str, entry: Entry, with_module: bool = False) -> ApiChange:
+    tail = " with its module" if with_module else ""
+    if entry.kind == STAR_IMPORT:
+        message = f"star import 'from {name[2:]} import *' removed from '{module}'{tail}"
+    else:
+        message = f"public name '{module}.{name}' removed{tail}"
+    return ApiChange(name, 1, message, origin=(entry.origin[0], 1) if entry.origin else None)
+
+
+def _shown(source: str | None) -> str:
+    return (source or "an unknown object").replace(":", ".")
+
+
+def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> list[ApiChange]:
+    if before.decorators == after.decorators:
+        return []
+
+    def shown(identities):
+        return [d.split(" [", 1)[0].replace(":", ".") for d in identities]
+
+    added = [d for d in shown(after.decorators) if d not in shown(before.decorators)]
+    dropped = [d for d in shown(before.decorators) if d not in shown(after.decorators)]
+    parts = [f"is now decorated with @{', @'.join(added)}" if added else "",
+             f"is no longer decorated with @{', @'.join(dropped)}" if dropped else ""]
+    what = " and ".join(p for p in parts if p) or \
+        f"has decorators whose definitions changed (@{', @'.join(shown(after.decorators))})"
+    return [ApiChange(name, after.line, f"'{module}.{name}' {what}, which may change its signature or how it is "
+                      "called (the checker sees through functools.wraps pass-through wrappers, lru_cache and no_grad "
+                      "only)",
+                      origin=after.origin)]
+
+
+def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChange]:
+    """What a caller of `old` would find broken in `new` (None: the module is gone)."""
+    if old.error:
+        return [ApiChange(old.module, 1, f"module {old.module}: its surface on the base could not be read "
+                          f"({old.error}), so its changes could not be checked", "unreadable-base")]
+    if new is None:
+        return [
+            _removed(old.module, name, entry, with_module=True)
+            for name, entry in old.entries.items()
+            if not name.startswith("switch:") and ("." not in name or entry.kind == STAR_IMPORT)
+        ]
+    if new.error:
+        return [ApiChange(new.module, 1, f"module {new.module} {new.error}")]
+    changes = []
+    followed = set(new.star_modules)
+    for name, before in old.entries.items():
+        after = new.entries.get(name) or new.imports.get(name)
+        if before.kind == STAR_IMPORT and name[2:] in followed:
+            continue  # the module it names is in the repository now: its names are the surface
+        if name.startswith("switch:"):
+            if after is not None and before.value != after.value and before.kind == SWITCH_READ:
+                changes.append(ApiChange(before.name, after.line,
+                                         f"the default with which {before.source} reads switch {old.module}."
+                                         f"{before.name} changed from {before.value} to {after.value}", "route"))
+            elif after is not None and before.value != after.value:
+                changes.append(
+                    ApiChange(before.name, after.line,
+                              f"switch {old.module}.{before.name} changed from {before.value} to {after.value}",
+                              "route", after.origin)
+                )
+            continue
+        if after is None:
+            changes.append(_removed(old.module, name, before))
+            continue
+        if after.kind == UNBOUND and before.kind != UNBOUND:
+            changes.append(ApiChange(name, 1, f"'{old.module}.{name}' is listed in __all__ but no longer bound"))
+            continue
+        changes.extend(_decorator_changes(old.module, name, before, after))
+        if before.params is not None and after.params is not None:
+            found = _diff_params(f"{old.module}.{name}", after.line, before.params, after.params)
+            changes.extend(ApiChange(c.name, c.line, c.message, c.kind, after.origin) for c in found)
+        elif before.params is not None and after.params is None:
+            if after.kind in ("import", "module-import"):
+                message = (f"'{old.module}.{name}' is now bound to {_shown(after.source)}, which the checker cannot "
+                           "read from this repository, so its parameters are unknown")
+            else:
+                message = f"'{old.module}.{name}' is no longer callable with the same parameters"
+            changes.append(ApiChange(name, after.line, message, origin=after.origin))
+        elif before.params is None and after.params is None and before.kind in ("import", "module-import") \
+                and before.source != after.source and before.source is not None:
+            changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now bound to {_shown(after.source)} "
+                                     f"instead of {_shown(before.source)}", origin=after.origin))
+    return changes + _switch_read_changes(old, new)
+
+
+def _switch_read_changes(old: ModuleSurface, new: ModuleSurface) -> list[ApiChange]:
+    """A function that starts reading a switch with a default the module did not read it with before, and a
+    default that nothing in the module reads the switch with any more."""
+
+    def defaults(surface: ModuleSurface, switch: str) -> set[str]:
+        return {d for e in surface.entries.values() if e.kind == SWITCH_READ and e.name == switch
+                for d in e.value.split("; ")}
+
+    changes = []
+    for name, after in new.entries.items():
+        if after.kind != SWITCH_READ or name in old.entries:
+            continue
+        before = defaults(old, after.name)
+        if not set(after.value.split("; ")) <= before:
+            was = f" (before, it was read with {', '.join(sorted(before))})" if before else ""
+            changes.append(ApiChange(after.name, after.line, f"switch {old.module}.{after.name} is now read in "
+                                     f"{after.source} with the default {after.value}{was}", "route"))
+    for name, before in old.entries.items():
+        if before.kind != SWITCH_READ or name in new.entries:
+            continue
+        gone = sorted(set(before.value.split("; ")) - defaults(new, before.name))
+        if gone:
+            changes.append(ApiChange(before.name, 1, f"switch {old.module}.{before.name} is no longer read with the "
+                                     f"default {', '.join(gone)} (it was, in {before.source})", "route"))
+    return changes

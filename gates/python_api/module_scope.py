@@ -1,0 +1,289 @@
+"""What a module's top level binds, read from source with `ast`, star imports followed.
+
+`module_scope` returns every name bound at top level, public or not, with the
+parameters of functions, methods and constructors; `gates.python_api.api_surface` chooses a
+module's public surface from it. Statements are run in order by `gates.python_api.scope_binder`
+(with `gates.python_api.dunder_all` for `__all__`), the way Python runs them: `del name`
+unbinds, `f = g` binds `f` to what `g` is, `__all__` changes (`+=`, `.extend`,
+`.append`, `.insert`, `.remove`, `.pop`, slices, `del __all__[i]`) are applied. An
+`if` whose test is a constant (`if False:`, `if 0:`, `if TYPE_CHECKING:`) runs one
+branch only. Where the branches of an `if`, `try`, `with`, loop or `match`
+bind a name differently (or one leaves it unbound), the name is recorded in
+`conditional`; a public one makes the module unreadable (below).
+
+A star import (`from .impl import *`, `from kernels.impl import *`) brings in what
+Python would: the imported module's `__all__`, otherwise every top-level name of it
+not starting with `_` (its own imports included). The names are public in the
+importing module and keep the parameters of their definition, so a change there
+shows through the re-export. `from X import y` records where `y` comes from, and
+`ModuleScope.definition` follows it into the repository's modules, so that a name
+re-bound to another function by an import carries that function's parameters.
+Modules are read through a `read_module` callback (`module_reader` builds one over
+the working tree or a git ref, under package roots such as `src/`); chains are followed
+and a cycle is cut where it closes. A star import that cannot be followed (no
+callback, or a module the repository does not hold, such as `from torch import *`)
+stays in the surface as the entry `*:torch`, so dropping it is a break.
+
+Fail closed: a module that cannot be read or parsed, or whose surface its own code
+can change at run time (`gates.python_api.static_guard`: `globals()`, `exec`, `sys.modules`,
+`setattr` on a module-level definition, `f.__kwdefaults__ = ...`, a module
+`__getattr__` ...), a computed `__all__`, or a public name bound only on some paths
+gets an `error`: "the checker cannot read this module's surface statically:
+<construct> at path:line".
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+
+from gates.model.errors import InputError
+from gates.python_api.decorators import BINDING, callee, is_known_transparent
+from gates.python_api.scope_binder import bind_module
+from gates.python_api.scope_model import (  # noqa: F401  (re-exported: the surface readers import them from here)
+    DEFAULT_PACKAGE_ROOTS,
+    KEYWORD_ONLY,
+    POSITIONAL,
+    POSITIONAL_ONLY,
+    STAR_IMPORT,
+    UNREADABLE,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Entry,
+    Parameter,
+    ReadModule,
+    ReadText,
+    module_name,
+    module_paths,
+    module_reader,
+    package_homes,
+)
+from gates.python_api.static_guard import dynamic_constructs
+from gates.python_api.switch_reads import NameRead, name_reads
+
+_ALL = "__all__"
+
+
+@dataclass
+class ModuleScope:
+    """Every name a module's top level binds, star imports followed: what its surface is chosen from."""
+
+    module: str
+    path: str
+    names: dict[str, Entry] = field(default_factory=dict)  # public or not; "*:target" for unfollowed star imports
+    members: dict[str, Entry] = field(default_factory=dict)  # "Class.method"
+    exports: list[str] | None = None  # __all__, with its changes applied
+    error: str | None = None
+    star_paths: list[str] = field(default_factory=list)
+    star_modules: list[str] = field(default_factory=list)  # dotted names of the repository modules star imports read
+    import_paths: list[str] = field(default_factory=list)  # files read to follow imports (`definition`)
+    conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
+    rebound: dict[str, int] = field(default_factory=dict)  # `global NAME` in a function -> line
+    reads: list[NameRead] = field(default_factory=list)  # `os.environ.get(NAME, default)` anywhere in the module
+    resolver: "_Resolver | None" = field(default=None, repr=False, compare=False)
+
+    def star_names(self) -> list[str]:
+        """What `from <this module> import *` binds."""
+        if self.exports is not None:
+            return list(dict.fromkeys(self.exports))
+        return [name for name in self.names if not name.startswith("_")]
+
+    def refuse(self, construct: str, line: int) -> None:
+        """Mark the surface unreadable (the first reason is kept)."""
+        self.error = self.error or f"{UNREADABLE}: {construct} at {self.path}:{line}"
+
+    def definition(self, entry: Entry) -> tuple[Entry, dict[str, Entry], str | None]:
+        """What `entry` is bound to, `from X import y` followed through the repository's modules.
+
+        Returns (the entry with the definition's parameters, decorators and origin; its
+        class members keyed under `entry.name`; an error when a module on the way cannot
+        be read). An import the repository does not hold comes back unchanged.
+        """
+        current, members, seen = entry, {}, set()
+        while current.source and ":" in current.source and self.resolver is not None and len(seen) < 32:
+            module, name = current.source.split(":", 1)
+            if (module, name) in seen:
+                break
+            seen.add((module, name))
+            try:
+                target = self.resolver.scope_of(module)
+                if target is None:
+                    break  # outside the repository
+                self.import_paths += [p for p in [target.path] if p not in self.import_paths]
+                if target.error:
+                    return entry, {}, f"cannot follow the import of '{entry.name}' (line {entry.line}): " \
+                                      f"{target.path} {target.error}"
+                found = target.names.get(name)
+                if found is None:
+                    submodule = self.resolver.scope_of(f"{module}.{name}")
+                    if submodule is not None:
+                        return replace(entry, kind="module-import", params=None, source=f"{module}.{name}"), {}, None
+                    return entry, {}, f"'{name}' is not bound by {target.path} (imported as '{entry.name}' at line " \
+                                      f"{entry.line})"
+            except InputError as exc:
+                return entry, {}, f"cannot follow the import of '{entry.name}' (line {entry.line}): " \
+                                  f"{exc.path} {exc.message}"
+            where = target.conditional.get(name)
+            if where is not None and not where[2]:
+                return entry, {}, f"'{name}' is unbound or bound differently on some paths through {where[0]} " \
+                                  f"at {target.path}:{where[1]}"
+            origin = found.origin or (target.path, found.line)
+            members = {key: replace(m, origin=m.origin or (target.path, m.line))
+                       for key, m in target.members.items() if key.startswith(name + ".")}
+            current = replace(found, origin=origin)
+        if current is entry:
+            return entry, {}, None
+        prefix = len(current.name)
+        renamed = {entry.name + key[prefix:]: replace(m, name=entry.name + key[prefix:]) for key, m in members.items()}
+        return replace(current, name=entry.name, line=entry.line), renamed, None
+
+    def constant_value(self, reference: tuple[str, ...]) -> tuple[str | None, str | None]:
+        """The value of the repository constant an imported default names (`Parameter.reference`).
+
+        Returns (its value, None); (None, None) when the name is not a constant the repository
+        defines (a function, or something outside it); (None, error) when a module on the way
+        cannot be read.
+        """
+        source, *attributes = reference
+        if ":" in source:
+            entry = Entry(source.split(":", 1)[1], "import", 1, source=source)
+        else:
+            entry = Entry(source, "module-import", 1, source=source)
+        members: dict[str, Entry] = {}
+        for attribute in [None, *attributes]:
+            if attribute is not None:
+                if entry.kind == "module-import" and entry.source:
+                    entry = Entry(attribute, "import", 1, source=f"{entry.source}:{attribute}")
+                elif entry.kind == "class" and f"{entry.name}.{attribute}" in members:
+                    entry, members = members[f"{entry.name}.{attribute}"], {}
+                    continue
+                else:
+                    return None, None
+            if entry.kind == "import":
+                source = entry.source
+                entry, members, error = self.definition(entry)
+                if error:
+                    return None, error
+                if entry.origin is None and self.resolver is not None:
+                    try:
+                        submodule = self.resolver.scope_of(source.replace(":", "."))
+                    except InputError as exc:
+                        return None, f"cannot follow '{source}': {exc.path} {exc.message}"
+                    if submodule is not None:  # a submodule of a namespace package (no `__init__.py` binds it)
+                        entry = Entry(entry.name, "module-import", 1, source=source.replace(":", "."))
+        return (entry.value, None) if entry.kind == "constant" and entry.origin is not None else (None, None)
+
+    def lookup(self, qualified: str) -> tuple[Entry | None, dict[str, Entry]]:
+        """The definition a qualified name (`kernels.api:f`, `kernels.api.f`) stands for in the repository;
+        (None, {}) when it lies outside or cannot be read."""
+        if ":" in qualified:
+            module, _, name = qualified.partition(":")
+        elif "." in qualified:
+            module, _, name = qualified.rpartition(".")
+        else:
+            return None, {}
+        own = self.names.get(name) if module == self.module else None
+        if own is not None:
+            found, members, error = self.definition(own)
+            if found is own:
+                prefix = name + "."
+                return replace(own, origin=(self.path, own.line)), {k: v for k, v in self.members.items()
+                                                                    if k.startswith(prefix)}
+        else:
+            found, members, error = self.definition(Entry(name, "import", 1, source=f"{module}:{name}"))
+        if error or found.origin is None:
+            return None, {}
+        return found, members
+
+    def class_members(self, name: str, entry: Entry, members: dict[str, Entry], depth: int = 0) -> dict[str, Entry]:
+        """A class's members with those it inherits from base classes the repository defines (own ones first)."""
+        merged = dict(members)
+        for base in entry.bases if depth < 8 else ():
+            found, inherited = self.lookup(base)
+            if found is None or found.kind != "class":
+                break  # a base from outside the repository: what it brings cannot be read
+            inherited = self.class_members(found.name, found, inherited, depth + 1)
+            for key, member in inherited.items():
+                renamed = name + key[len(found.name):]
+                own = merged.get(renamed)
+                if own is not None and own.generated and member.generated and renamed.endswith(".__init__"):
+                    merged[renamed] = replace(own, params=_inherited_fields(member.params, own.params))
+                merged.setdefault(renamed, replace(member, name=renamed))
+        return merged
+
+    def decorator_identity(self, decorator: str) -> str | None:
+        """How a decorator is compared: None when it keeps the signature, else its text
+        (with a digest of its definition when the repository defines it)."""
+        plain = decorator.replace(":", ".")
+        if plain in BINDING:
+            return plain
+        if is_known_transparent(plain):
+            return None
+        target = callee(decorator)
+        found, _ = self.lookup(target)
+        if found is None:
+            return decorator  # outside the repository (or unreadable): opaque, compared by its text
+        if found.passthrough and target == decorator:
+            return None
+        return f"{decorator} [{found.fingerprint or found.kind}]"
+
+
+def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -> tuple[Parameter, ...]:
+    """A dataclass's generated constructor after its base's fields: base fields first (a redefined one keeps its
+    place), keyword-only fields last, as `dataclasses` orders them."""
+    fields = {p.name: p for p in base[1:]}
+    fields.update({p.name: p for p in own[1:]})
+    ordered = [p for p in fields.values() if p.kind != KEYWORD_ONLY]
+    ordered += [p for p in fields.values() if p.kind == KEYWORD_ONLY]
+    return (own[0], *ordered)
+
+
+class _Resolver:
+    """Reads and caches the scopes of the repository's modules for star imports and `definition`."""
+
+    def __init__(self, read_module: ReadModule | None, cache: dict):
+        self.read_module = read_module
+        self.cache = cache
+
+    def find(self, dotted: str) -> tuple[str, str] | None:
+        return self.read_module(dotted) if self.read_module is not None else None
+
+    def scope_of(self, dotted: str, visiting=frozenset()) -> ModuleScope | None:
+        if dotted not in self.cache:
+            found = self.find(dotted)
+            self.cache[dotted] = None if found is None else \
+                _read_scope(found[0], found[1], self, visiting | {dotted}, dotted)
+        return self.cache[dotted]
+
+
+def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: str | None = None) -> ModuleScope:
+    scope = ModuleScope(module or module_name(path), path, resolver=resolver)
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        scope.error = f"does not parse: {exc}"
+        return scope
+    constructs, scope.rebound = dynamic_constructs(tree, scope.module)
+    scope.reads = name_reads(tree)
+    for construct, line in constructs[:1]:
+        scope.refuse(construct, line)
+    bind_module(scope, tree, resolver, visiting)
+    for name, line in scope.rebound.items():
+        public = name in scope.exports if scope.exports is not None else not name.startswith("_")
+        if name == _ALL or (public and name in scope.names):
+            scope.refuse(f"`global {name}` in a function (it can rebind or delete the module-level name)", line)
+    for name, (header, line, value_only) in scope.conditional.items():
+        public = name in scope.exports if scope.exports is not None else not name.startswith("_")
+        if public and not value_only:
+            scope.refuse(f"public name '{name}' is unbound or bound differently on some paths through {header}", line)
+    return scope
+
+
+def module_scope(source: str, path: str, read_module: ReadModule | None = None,
+                 module: str | None = None) -> ModuleScope:
+    """Every name one module's source binds at its top level, star imports followed through `read_module`.
+
+    `module` is the dotted name (default: from `path`, which must then be relative to its package root).
+    """
+    module = module or module_name(path)
+    return _read_scope(source, path, _Resolver(read_module, {}), frozenset({module}), module)

@@ -1,0 +1,502 @@
+"""Runs a module's top-level statements over its scope, as far as `ast` can tell what they bind.
+
+`bind_module(scope, tree, resolver, visiting)` fills a `ModuleScope`: definitions,
+imports (with where they come from), assignments and aliases, `del`, the changes of
+`__all__`, star imports followed through `resolver`. Constant tests (`if False:`,
+`if TYPE_CHECKING:`) run one branch; other branches run from the same state and what
+they disagree on is recorded in `scope.conditional` (a constant set differently keeps
+every value: `4 or 1 (depending on `if ...:`)`). A default, and a constant's value, is
+read with the constants it names filled in as they are bound when it runs
+(`gates.python_api.default_values`). Anything the model does not cover
+is refused through `scope.refuse` (see `gates.python_api.module_scope`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from gates.model.errors import InputError
+from gates.python_api.decorators import callee, is_passthrough
+from gates.python_api.default_values import bounded, fill, has_imports, read_chain, read_default
+from gates.python_api.dunder_all import ALL, AllChanges, literal_names
+from gates.python_api.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
+
+_PUBLIC_DUNDERS = ("__init__", "__call__")
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _is_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _dataclass_init(node: ast.ClassDef, options: ast.Call | None, read_default) -> tuple[Parameter, ...] | None:
+    """The generated `__init__` of a `@dataclass` (None with `init=False`); `read_default` as for `parameters`."""
+    init = _keyword(options, "init") if options is not None else None
+    if isinstance(init, ast.Constant) and not init.value:
+        return None
+    keyword_only = options is not None and _is_true(_keyword(options, "kw_only"))
+    params = [Parameter("self", POSITIONAL)]
+    for stmt in node.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        annotation = ast.unparse(stmt.annotation)
+        if "ClassVar" in annotation:
+            continue
+        if annotation.split(".")[-1] == "KW_ONLY":
+            keyword_only = True
+            continue
+        default, kind, resolved = None, KEYWORD_ONLY if keyword_only else POSITIONAL, (None, ())
+        value = stmt.value
+        if isinstance(value, ast.Call) and ast.unparse(value.func).split(".")[-1] == "field":
+            if isinstance(_keyword(value, "init"), ast.Constant) and not _keyword(value, "init").value:
+                continue
+            if _keyword(value, "kw_only") is not None:
+                kind = KEYWORD_ONLY if _is_true(_keyword(value, "kw_only")) else POSITIONAL
+            if _keyword(value, "default") is not None:
+                default, resolved = ast.unparse(_keyword(value, "default")), read_default(_keyword(value, "default"))
+            elif _keyword(value, "default_factory") is not None:
+                default = ast.unparse(_keyword(value, "default_factory")) + "()"
+        elif value is not None:
+            default, resolved = ast.unparse(value), read_default(value)
+        params.append(Parameter(stmt.target.id, kind, default, *resolved))
+    return tuple(params)
+
+
+def _constant_truth(test: ast.expr) -> bool | None:
+    """True / False for a test whose outcome is fixed (`False`, `0`, `TYPE_CHECKING`, `not ...`), else None."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
+            isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING":
+        return False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _constant_truth(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and ast.unparse(test) in ('__name__ == "__main__"', "__name__ == '__main__'"):
+        return False  # never true for a module that is imported
+    return None
+
+
+def _ends_in_raise(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Raise)
+
+
+def _absolute(stmt: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute dotted module an import from reads; ValueError when a relative one climbs out."""
+    if not stmt.level:
+        return stmt.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    if not package or stmt.level - 1 >= len(package):
+        raise ValueError("relative import beyond the top-level package")
+    parts = package[: len(package) - (stmt.level - 1)]
+    return ".".join(parts + ([stmt.module] if stmt.module else []))
+
+
+class _Binder(AllChanges):
+    """Runs a module's top-level statements over its scope, as far as `ast` can tell what they bind."""
+
+    def __init__(self, scope, resolver, visiting):
+        self.scope = scope
+        self.resolver = resolver
+        self.visiting = visiting
+        self.is_package = scope.path.endswith("__init__.py")
+
+    def line_of(self, node: ast.AST) -> int:
+        return getattr(node, "lineno", 1)
+
+    def where(self, header: str, node: ast.AST) -> tuple[str, int]:
+        return f"`{header}`", self.line_of(node)
+
+    # bindings -------------------------------------------------------------------------------------------
+    def bind(self, name: str, entry: Entry, members: dict[str, Entry] | None = None) -> None:
+        self.unbind(name)
+        self.scope.names[name] = entry
+        self.scope.members.update(members or {})
+
+    def unbind(self, name: str) -> None:
+        self.scope.names.pop(name, None)
+        self.scope.conditional.pop(name, None)
+        for key in [k for k in self.scope.members if k.startswith(name + ".")]:
+            del self.scope.members[key]
+
+    def bind_targets(self, target: ast.expr, line: int, how: str) -> None:
+        """Names an assignment, `for` or `with` target binds; the value is the binding statement `how`."""
+        if isinstance(target, ast.Name):
+            if target.id == ALL:
+                self.scope.refuse(f"`__all__` bound by `{ast.unparse(target)}` as a loop or unpacking target", line)
+            self.bind(target.id, Entry(target.id, "constant", line, value=f"`{how}`"))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind_targets(element, line, how)
+        elif isinstance(target, ast.Starred):
+            self.bind_targets(target.value, line, how)
+
+    def qualify(self, expr: ast.expr) -> str:
+        """A decorator (or any name) as the module's own bindings resolve it: `functools.lru_cache`, `kernels.x:f`."""
+        if isinstance(expr, ast.Call):
+            arguments = [ast.unparse(a) for a in expr.args] + [ast.unparse(k) for k in expr.keywords]
+            return f"{self.qualify(expr.func)}({', '.join(arguments)})"
+        attributes, node = [], expr
+        while isinstance(node, ast.Attribute):
+            attributes.insert(0, node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return ast.unparse(expr)
+        entry = self.scope.names.get(node.id)
+        if entry is None:
+            head = node.id  # a builtin (or unbound)
+        elif entry.source:
+            head = entry.source
+        else:
+            head = f"{self.scope.module}:{node.id}"
+        return ".".join([head, *attributes])
+
+    def decorators(self, node) -> tuple[str, ...]:
+        return tuple(self.qualify(d) for d in node.decorator_list)
+
+    def read_default(self, expr: ast.expr, local: dict[str, Entry] | None = None):
+        """A default as Python evaluates it when the `def` runs (`gates.python_api.default_values`): (its value, ()) when every
+        constant it names is this module's (`local`: a class body's own names, looked up first), else (a template,
+        the references that `ModuleScope.constant_value` follows later)."""
+        template, references = read_default(expr, lambda node: self.read_chain(node, local))
+        if has_imports(references):
+            return template, references
+        return fill(template, references, ast.unparse(expr)), ()
+
+    def constant_text(self, expr: ast.expr) -> str:
+        """A constant's value as source text, the module's constants it names filled in as they are bound now
+        (`_SPLITS = _BASE * 2` with `_BASE = 2` is `2 * 2`); imports are kept, `read_default` follows them."""
+        def constants_only(node: ast.expr) -> str | None:
+            found = self.read_chain(node, None)
+            return found if isinstance(found, str) else None
+
+        template, _ = read_default(expr, constants_only)
+        return bounded(template if template is not None else ast.unparse(expr))
+
+    def read_chain(self, expr: ast.expr, local: dict[str, Entry] | None) -> str | tuple[str, ...] | None:
+        return read_chain(self.scope, expr, local)
+
+    def function_entry(self, node, name: str | None = None, local: dict[str, Entry] | None = None) -> Entry:
+        read_default = lambda expr: self.read_default(expr, local)  # noqa: E731
+        return Entry(name or node.name, "function", node.lineno, parameters(node.args, read_default),
+                     decorators=self.decorators(node), passthrough=is_passthrough(node, self.qualify),
+                     fingerprint=fingerprint(node))
+
+    def class_entries(self, node: ast.ClassDef) -> tuple[Entry, dict[str, Entry]]:
+        members: dict[str, Entry] = {}
+        local: dict[str, Entry] = {}  # the class body's own constants, which its methods' defaults see first
+        init = None
+        methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                key = f"{node.name}.{stmt.name}"
+                if not stmt.name.startswith("_") or stmt.name in _PUBLIC_DUNDERS:
+                    members[key] = self.function_entry(stmt, key, local)
+                if stmt.name == "__init__":
+                    init = stmt
+            else:
+                self.check_class_statement(node, stmt, methods)
+                members.update(self.class_attributes(node, stmt))
+                local.update(self.class_constants(stmt, local))
+        decorators = self.decorators(node)
+        dataclass_options = [d for d in node.decorator_list
+                             if self.qualify(d.func if isinstance(d, ast.Call) else d) in
+                             ("dataclasses:dataclass", "dataclasses.dataclass")]
+        bases = tuple(self.qualify(base) for base in node.bases)
+        named_tuple = any(b.replace(":", ".") in ("typing.NamedTuple", "typing_extensions.NamedTuple") for b in bases)
+        if init is None and (dataclass_options or named_tuple):
+            options = dataclass_options[0] if dataclass_options and isinstance(dataclass_options[0], ast.Call) else None
+            params = _dataclass_init(node, options, lambda expr: self.read_default(expr, local))
+            if params is not None:
+                members[f"{node.name}.__init__"] = Entry(f"{node.name}.__init__", "function", node.lineno, params,
+                                                         generated=True)
+        kept = tuple(d for d in decorators if callee(d).replace(":", ".") != "dataclasses.dataclass")
+        kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
+        return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases), members
+
+    def class_attributes(self, node: ast.ClassDef, stmt: ast.stmt) -> dict[str, Entry]:
+        """Public class attributes (`BLOCK = 64`, enum members): removing one is a break. Annotated fields
+        (`heads: int = 8`) belong to the generated constructor of a dataclass and are compared there."""
+        if not isinstance(stmt, ast.Assign):
+            return {}
+        targets = [t for t in stmt.targets if isinstance(t, ast.Name)]
+        value = ast.unparse(stmt.value)
+        return {f"{node.name}.{t.id}": Entry(f"{node.name}.{t.id}", "constant", stmt.lineno, value=value)
+                for t in targets if not t.id.startswith("_")}
+
+    def class_constants(self, stmt: ast.stmt, local: dict[str, Entry]) -> dict[str, Entry]:
+        """What a class-body assignment binds in the class namespace (`BLOCK = 64`, `_SPLITS = 4`)."""
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            return {}
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value, references = self.read_default(stmt.value, local)
+        value = value if value is not None and not references else ast.unparse(stmt.value)
+        return {t.id: Entry(t.id, "constant", stmt.lineno, value=value) for t in targets if isinstance(t, ast.Name)}
+
+    def check_class_statement(self, node: ast.ClassDef, stmt: ast.stmt, methods: set[str]) -> None:
+        """A class body may define methods and attributes; rebinding or hiding a method makes it unreadable."""
+        stored = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        nested = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(stmt))
+        if stored & methods:
+            name = sorted(stored & methods)[0]
+            self.scope.refuse(f"method '{node.name}.{name}' rebound or deleted in the class body", stmt.lineno)
+        elif nested:
+            self.scope.refuse(f"a method of class '{node.name}' defined under a compound statement "
+                              f"(`{ast.unparse(stmt).splitlines()[0]}`)", stmt.lineno)
+
+    # statements -----------------------------------------------------------------------------------------
+    def block(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.statement(stmt)
+
+    def statement(self, stmt: ast.stmt) -> None:
+        line = self.line_of(stmt)
+        if isinstance(stmt, ast.If):
+            truth = _constant_truth(stmt.test)
+            self.check_all_mention(stmt.test, line)
+            if truth is True:
+                self.block(stmt.body)
+            elif truth is False:
+                self.block(stmt.orelse)
+            else:
+                self.branches([stmt.body, stmt.orelse], self.where(f"if {ast.unparse(stmt.test)}:", stmt))
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            handlers = [h.body for h in stmt.handlers if not _ends_in_raise(h.body)]
+            self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt))
+            self.block(stmt.finalbody)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            header = f"with {', '.join(ast.unparse(i) for i in stmt.items)}:"
+            for item in stmt.items:
+                self.check_all_mention(item.context_expr, line)
+                if item.optional_vars is not None:
+                    self.bind_targets(item.optional_vars, line, header)
+            self.branches([stmt.body, []], self.where(header, stmt))  # a context manager may swallow an exception
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            header = f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:" if not isinstance(stmt, ast.While) \
+                else f"while {ast.unparse(stmt.test)}:"
+            self.check_all_mention(stmt.iter if not isinstance(stmt, ast.While) else stmt.test, line)
+            if not isinstance(stmt, ast.While):
+                self.bind_targets(stmt.target, line, header)
+            self.branches([stmt.body + stmt.orelse, stmt.orelse], self.where(header, stmt))
+        elif isinstance(stmt, getattr(ast, "Match", ())):
+            self.check_all_mention(stmt.subject, line)
+            where = self.where(f"match {ast.unparse(stmt.subject)}:", stmt)
+            self.branches([case.body for case in stmt.cases] + [[]], where)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.bind(stmt.name, self.function_entry(stmt))
+        elif isinstance(stmt, ast.ClassDef):
+            entry, members = self.class_entries(stmt)
+            self.bind(stmt.name, entry, members)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.import_statement(stmt)
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    if target.id == ALL:
+                        self.scope.exports = None
+                    self.unbind(target.id)
+                elif isinstance(target, ast.Subscript) and self.is_all(target.value):
+                    self.change_all(lambda names, t=target: names.__delitem__(self.index(t.slice)), stmt)
+                else:
+                    self.check_all_mention(target, line)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            self.assignment(stmt)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                isinstance(stmt.value.func, ast.Attribute) and self.is_all(stmt.value.func.value):
+            self.all_method(stmt.value, stmt)
+        else:
+            self.check_all_mention(stmt, line)
+            self.walrus(stmt)
+
+    def walrus(self, node: ast.AST) -> None:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name):
+                self.bind_targets(inner.target, inner.lineno, ast.unparse(inner))
+
+    def assignment(self, stmt) -> None:
+        line = stmt.lineno
+        value = stmt.value
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if value is None:
+            return  # an annotation alone binds nothing
+        if isinstance(stmt, ast.AugAssign):
+            target = stmt.target
+            if self.is_all(target):
+                if not isinstance(stmt.op, ast.Add) or literal_names(value) is None:
+                    self.scope.refuse(f"`{ast.unparse(stmt)}` (a computed `__all__`)", line)
+                else:
+                    self.change_all(lambda names: names.extend(literal_names(value)), stmt)
+            else:
+                self.check_all_mention(value, line)
+                self.check_all_mention(target, line)
+                if isinstance(target, ast.Name):
+                    self.bind(target.id, Entry(target.id, "constant", line, value=self.augmented(target.id, stmt)))
+            return
+        for target in targets:
+            if self.is_all(target):
+                names = self.all_value(value)
+                if names is None:
+                    self.scope.refuse(f"`{ast.unparse(stmt)}` (a computed `__all__`)", line)
+                else:
+                    self.scope.exports = names
+                    self.bind(ALL, Entry(ALL, "constant", line, value=ast.unparse(value)))
+            elif isinstance(target, ast.Subscript) and self.is_all(target.value):
+                replacement = literal_names(value)
+                if replacement is None:
+                    self.scope.refuse(f"`{ast.unparse(stmt)}` (a computed `__all__`)", line)
+                else:
+                    self.change_all(lambda names, t=target: names.__setitem__(self.index(t.slice), replacement), stmt)
+            elif isinstance(target, ast.Name) and isinstance(value, ast.Lambda):
+                self.bind(target.id, Entry(target.id, "function", line, parameters(value.args, self.read_default),
+                                           fingerprint=fingerprint(value)))
+            elif isinstance(target, ast.Name):
+                self.check_all_mention(value, line)
+                aliased = self.scope.names.get(value.id) if isinstance(value, ast.Name) else None
+                if aliased is not None and aliased.kind != "constant":
+                    members = {target.id + key[len(value.id):]: replace(m, name=target.id + key[len(value.id):])
+                               for key, m in self.scope.members.items() if key.startswith(value.id + ".")}
+                    self.bind(target.id, replace(aliased, name=target.id, line=line), members)
+                else:
+                    self.bind(target.id, Entry(target.id, "constant", line, value=self.constant_text(value)))
+            else:
+                self.check_all_mention(target, line)
+                self.bind_targets(target, line, ast.unparse(stmt))
+        self.walrus(value)
+
+    def augmented(self, name: str, stmt: ast.AugAssign) -> str:
+        """The value of `name` after `name += x`, as source text: `(1) + 3`."""
+        before = self.scope.names.get(name)
+        if before is not None and before.kind == "constant" and before.value is not None:
+            try:
+                left = ast.parse(before.value, mode="eval").body
+            except SyntaxError:
+                left = None
+            if left is not None:
+                return bounded(ast.unparse(ast.BinOp(left, stmt.op, stmt.value)))
+            return bounded(f"{before.value}, then `{ast.unparse(stmt)}`")
+        return f"`{ast.unparse(stmt)}`"
+
+    def import_statement(self, stmt) -> None:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            return
+        for alias in stmt.names:
+            if isinstance(stmt, ast.Import):
+                name = alias.asname or alias.name.split(".")[0]
+                self.bind(name, Entry(name, "module-import", stmt.lineno, source=alias.name if alias.asname else name))
+            elif alias.name == "*":
+                _follow_star(stmt, self.scope, self.resolver, self.visiting)
+            else:
+                name = alias.asname or alias.name
+                try:
+                    source = f"{_absolute(stmt, self.scope.module, self.is_package)}:{alias.name}"
+                except ValueError:
+                    source = None
+                self.bind(name, Entry(name, "import", stmt.lineno, source=source))
+
+    # branches -------------------------------------------------------------------------------------------
+    def snapshot(self):
+        scope = self.scope
+        return dict(scope.names), dict(scope.members), None if scope.exports is None else list(scope.exports), \
+            dict(scope.conditional)
+
+    def restore(self, state) -> None:
+        names, members, exports, conditional = state
+        self.scope.names, self.scope.members = dict(names), dict(members)
+        self.scope.exports = None if exports is None else list(exports)
+        self.scope.conditional = dict(conditional)
+
+    def branches(self, paths: list[list[ast.stmt]], where: tuple[str, int]) -> None:
+        """Run each path from the same state, then keep what every path agrees on; mark the rest conditional."""
+        before = self.snapshot()
+        results = []
+        for body in paths:
+            self.restore(before)
+            self.block(body)
+            results.append(self.snapshot())
+        names, members, conditional = {}, {}, {}
+        for result in results:
+            conditional.update(result[3])
+        for name in dict.fromkeys(n for result in results for n in result[0]):
+            entries = [result[0].get(name) for result in results]
+            present = [e for e in entries if e is not None]
+            names[name] = present[-1]
+            if all(e is not None and _same(e, present[0]) for e in entries):
+                continue
+            kinds = {e.kind for e in present}
+            if "module-import" in kinds and kinds <= {"module-import", "constant"}:
+                continue  # `try: import triton / except ImportError: triton = None`
+            value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
+            conditional[name] = (*where, value_only)
+            values = list(dict.fromkeys(e.value for e in present))
+            if value_only and len(values) > 1 and None not in values:
+                names[name] = replace(present[-1], value=f"{' or '.join(values)} (depending on {where[0]})")
+        for key in dict.fromkeys(k for result in results for k in result[1]):
+            entries = [result[1].get(key) for result in results]
+            present = [e for e in entries if e is not None]
+            members[key] = present[-1]
+            owner = key.split(".", 1)[0]
+            if not all(e is not None and _same(e, present[0]) for e in entries) and owner not in conditional:
+                conditional[owner] = (*where, False)
+        exports = [result[2] for result in results]
+        self.scope.names, self.scope.members, self.scope.conditional = names, members, conditional
+        self.scope.exports = exports[-1]
+        if any(e != exports[0] for e in exports):
+            self.scope.refuse(f"`__all__` that differs between the paths through {where[0]}", where[1])
+
+
+def _same(a: Entry, b: Entry, value: bool = True) -> bool:
+    """The same binding as callers see it, wherever it was made (two bodies of one signature are the same)."""
+    strip = dict(line=0, origin=None, fingerprint=None)
+    strip.update({} if value else dict(value=None))
+    return replace(a, **strip) == replace(b, **strip)
+
+
+def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
+    """Bind in `scope` what `stmt` (`from X import *`) binds, or keep it as an unfollowed entry."""
+    statement = ast.unparse(stmt)
+    failure = f"cannot follow '{statement}' (line {stmt.lineno})"
+    try:
+        target = _absolute(stmt, scope.module, scope.path.endswith("__init__.py"))
+    except ValueError as exc:
+        scope.error = scope.error or f"{failure}: {exc}"
+        return
+    if target in visiting:
+        return  # a cycle: the module being read has bound nothing yet at this point
+    try:
+        imported = resolver.scope_of(target, visiting)
+    except InputError as exc:
+        scope.error = scope.error or f"{failure}: {exc.path} {exc.message}"
+        return
+    if imported is None:
+        name = f"*:{target}"
+        scope.names[name] = Entry(name, STAR_IMPORT, stmt.lineno)
+        return
+    path = imported.path
+    scope.star_paths += [p for p in [path, *imported.star_paths] if p not in scope.star_paths]
+    scope.star_modules += [m for m in [target, *imported.star_modules] if m not in scope.star_modules]
+    if imported.error:
+        scope.error = scope.error or f"{failure}: {path} {imported.error}"
+        return
+
+    def brought_in(entry: Entry) -> Entry:
+        origin = entry.origin or (path, entry.line)
+        return replace(entry, line=stmt.lineno, origin=origin)
+
+    for name in imported.star_names():
+        entry = imported.names.get(name) or Entry(name, "import", 1, source=f"{target}:{name}")
+        scope.names[name] = brought_in(entry)
+        scope.conditional.pop(name, None)
+        if entry.kind == "class":
+            members = {key: m for key, m in imported.members.items() if key.startswith(name + ".")}
+            scope.members.update({key: brought_in(member) for key, member in members.items()})
+
+
+
+
+def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
+    """Run `tree`'s top-level statements over `scope` (a `gates.python_api.module_scope.ModuleScope`)."""
+    _Binder(scope, resolver, visiting).block(tree.body)

@@ -1,0 +1,159 @@
+"""The data a module's surface is read into, and where the modules of a package live.
+
+`Parameter` and `Entry` describe one bound name (`gates.python_api.module_scope` fills them in,
+`gates.python_api.api_surface` compares them); `module_paths` / `module_reader` find a dotted
+module's file under the package roots (`.` and `src` by default).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+POSITIONAL_ONLY = "positional-only"
+POSITIONAL = "positional"
+KEYWORD_ONLY = "keyword-only"
+VAR_POSITIONAL = "*args"
+VAR_KEYWORD = "**kwargs"
+STAR_IMPORT = "star-import"
+DEFAULT_PACKAGE_ROOTS = (".", "src")
+UNREADABLE = "the checker cannot read this module's surface statically"
+
+ReadText = Callable[[str], "str | None"]
+"""`read_text("kernels/api.py")` -> one repository file's text, or None when it is not there;
+raises `InputError` when it is there but unreadable."""
+
+ReadModule = Callable[[str], "tuple[str, str] | None"]
+"""`read_module("kernels.impl")` -> (source text, repository path), or None when the
+repository holds no such module; raises `InputError` when the file is there but unreadable."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    kind: str
+    default: str | None = None  # source text of the default, None when required
+    value: str | None = None  # a default naming constants: its value with theirs filled in (`gates.python_api.default_values`)
+    reference: tuple[tuple[str, ...], ...] = ()  # imports the default names, to follow (then value is a template)
+
+    @property
+    def required(self) -> bool:
+        return self.default is None and self.kind not in (VAR_POSITIONAL, VAR_KEYWORD)
+
+    @property
+    def shown_default(self) -> str | None:
+        """The default as a message shows it: `_SPLITS (= 4)` when it names a constant."""
+        return self.default if self.value is None else f"{self.default} (= {self.value})"
+
+    @property
+    def effective_default(self) -> str | None:
+        """What the default is compared by: the constant's value when it names one, else its source text."""
+        return self.default if self.value is None else self.value
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One bound name: a function, a class, a constant or an import."""
+
+    name: str
+    kind: str  # "function" | "class" | "constant" | "import" | "module-import" | "star-import"
+    line: int
+    params: tuple[Parameter, ...] | None = None  # functions and methods ("Class.__init__")
+    value: str | None = None  # constants: the value's source text
+    origin: tuple[str, int] | None = None  # (path, line) of the definition when it lives in another module
+    decorators: tuple[str, ...] = ()  # qualified decorator text, outermost first (`gates.python_api.decorators`)
+    source: str | None = None  # imports: "module:name" (`from module import name`) or "module" (`import module`)
+    passthrough: bool = False  # a decorator that hands back a (*args, **kwargs) functools.wraps wrapper
+    fingerprint: str | None = None  # functions: a digest of the whole definition
+    bases: tuple[str, ...] = ()  # classes: qualified base classes, inherited members are read from them
+    generated: bool = False  # the `__init__` a dataclass or NamedTuple generates from its fields
+
+
+def module_name(path: str, root: str = ".") -> str:
+    """`kernels/decode_attention/api.py` -> `kernels.decode_attention.api` (`src/kernels/api.py` under root `src`)."""
+    if root not in (".", "") and path.startswith(root.rstrip("/") + "/"):
+        path = path[len(root.rstrip("/")) + 1:]
+    parts = path[: -len(".py")].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+DefaultReader = Callable[[ast.expr], "tuple[str | None, tuple[tuple[str, ...], ...]]"]
+"""`read_default(expr)` -> (the value of the constants a default names, the imports still to follow)."""
+
+
+def parameters(args: ast.arguments, read_default: DefaultReader | None = None) -> tuple[Parameter, ...]:
+    """The parameters of a `def` or `lambda`; `read_default` resolves defaults that name constants."""
+
+    def parameter(name: str, kind: str, default: ast.expr | None) -> Parameter:
+        if default is None:
+            return Parameter(name, kind)
+        value, reference = read_default(default) if read_default is not None else (None, ())
+        return Parameter(name, kind, ast.unparse(default), value, reference)
+
+    params: list[Parameter] = []
+    positional = [(a, POSITIONAL_ONLY) for a in args.posonlyargs] + [(a, POSITIONAL) for a in args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    for (arg, kind), default in zip(positional, defaults):
+        params.append(parameter(arg.arg, kind, default))
+    if args.vararg:
+        params.append(Parameter(args.vararg.arg, VAR_POSITIONAL))
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        params.append(parameter(arg.arg, KEYWORD_ONLY, default))
+    if args.kwarg:
+        params.append(Parameter(args.kwarg.arg, VAR_KEYWORD))
+    return tuple(params)
+
+
+def fingerprint(node: ast.AST) -> str:
+    return hashlib.sha256(ast.dump(node).encode()).hexdigest()[:12]
+
+
+def module_paths(dotted: str, roots=DEFAULT_PACKAGE_ROOTS) -> list[tuple[str, str]]:
+    """Where a dotted module may live, in the order Python's path finder tries them: (root, repository path).
+
+    Under each package root in order (`.` is the repository root; `src` gives
+    `src/a/b/__init__.py`), the package `a/b/__init__.py` comes before the module `a/b.py`.
+    """
+    rel = dotted.replace(".", "/")
+    found = []
+    for root in roots:
+        prefix = "" if root in (".", "") else root.strip("/") + "/"
+        found += [(root, f"{prefix}{rel}/__init__.py"), (root, f"{prefix}{rel}.py")]
+    return found
+
+
+def module_reader(read_text: ReadText, roots=DEFAULT_PACKAGE_ROOTS) -> ReadModule:
+    """A `read_module` over `read_text(path)`, which reads one repository file (None: no such file).
+
+    Modules are looked for where `module_paths` says. `read_text` raises `InputError`
+    for a file that is there but cannot be read.
+    """
+
+    def read_module(dotted: str) -> tuple[str, str] | None:
+        for _, path in module_paths(dotted, roots):
+            text = read_text(path)
+            if text is not None:
+                return text, path
+        return None
+
+    return read_module
+
+
+
+
+def package_homes(package: str, exists: Callable[[str], bool], roots=DEFAULT_PACKAGE_ROOTS) -> list[str]:
+    """The module file of `package` under each package root that holds one, in root order.
+
+    More than one is ambiguous: which copy Python imports depends on `sys.path`, and a
+    checker that read the other one would check a decoy.
+    """
+    homes = []
+    for root in roots:
+        found = next((path for r, path in module_paths(package, roots) if r == root and exists(path)), None)
+        if found is not None:
+            homes.append(found)
+    return homes
