@@ -3,14 +3,14 @@
 The writer binds an artifact to what it measured, never to a fixed list: `sources`
 holds the SHA-256 of every existing file the governing record covers plus every
 module of this repository the measuring process imported (`sys.modules` when the
-artifact is built), computed by `gates.source_binding`. The covers globs come from
+artifact is built), computed by `gates.evidence.source_binding`. The covers globs come from
 `DESIGN_GATES_COVERS` (a JSON list; gate-check sets it when it runs a suite), else
 from the `covers` of every record under docs/design/. `command` is the real command
 line of the process (`sys.orig_argv`) and `commit` the checkout's HEAD.
 
 On a trusted runner, `write_artifact` signs the artifact when a signing key is set in
 the environment (`DESIGN_GATES_SIGNING_KEY` or `DESIGN_GATES_SIGNING_KEY_FILE`, with
-`DESIGN_GATES_SIGNING_KEY_ID`; see gates.attestation).
+`DESIGN_GATES_SIGNING_KEY_ID`; see gates.evidence.attestation).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The report refuses an artifact whose correctness checks failed or whose run did 
 finish. Every number in it is read from the artifact, which the report names. Plots
 need matplotlib; without it the report is written without them and says so.
 
-The page is machine-checkable (`gates.results_pages`): its first line declares the
+The page is machine-checkable (`gates.checks.results_pages`): its first line declares the
 artifact (id, path, SHA-256) and a comment before each table maps the table's columns
 to the artifact keys their cells were read from.
 """
