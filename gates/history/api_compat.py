@@ -8,8 +8,9 @@ repository's modules at the same commit; anything that would break a caller fail
 A module added to a package must be readable statically. A module that did not
 change but imports from one that did (`from .impl import *` or `from ._impl import
 _v2 as attention_decode`) is read the same way, and what breaks its surface is
-reported at the changed file it came through. A module whose base surface cannot be
-read is a warning (nothing to compare against). The
+reported at the changed file it came through. A changed module whose base surface cannot
+be read is an error, unless the change makes it readable (then a warning: judged against
+nothing, once). The
 default-route switches (the policy's `api.switches` and a record's `api.switch`, as
 `package.module:NAME`, with the defaults the module reads each one with, such as
 `os.environ.get(NAME, "0")`) may change only when a record governing that module has passed
@@ -193,9 +194,13 @@ def check(ctx: SeriesContext) -> None:
 def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, message: str, commit: str | None) -> None:
     if api_change.kind == "route":
         _route_findings(ctx, path, line, message)
+    elif api_change.kind == "unreadable-base" and api_change.head_readable:
+        ctx.report("G5", path, line, f"{message}; this change makes it readable, so it is judged against nothing "
+                   "once (later changes are compared with it)", commit=commit, severity="warning")
     elif api_change.kind == "unreadable-base":
-        ctx.report("G5", path, line, f"{message}; make the module readable statically (this change is judged "
-                   "against nothing)", commit=commit, severity="warning")
+        ctx.report("G5", path, line, f"{message}, and it is not readable at head either: a change to a module of a "
+                   "checked package must be checkable, so make the module readable statically in this change",
+                   commit=commit)
     else:
         ctx.report("G5", path, line, f"public API break: {message}; the public API may only grow", commit=commit)
 

@@ -69,6 +69,7 @@ class ApiChange:
     message: str
     kind: str = "break"  # "break" | "route" | "unreadable-base" (the base surface could not be read)
     origin: tuple[str, int] | None = None  # (path, line) of the definition when a star import brought it in
+    head_readable: bool = False  # unreadable-base only: whether the head surface could be read
 
 
 def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
@@ -267,7 +268,8 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
     """What a caller of `old` would find broken in `new` (None: the module is gone)."""
     if old.error:
         return [ApiChange(old.module, 1, f"module {old.module}: its surface on the base could not be read "
-                          f"({old.error}), so its changes could not be checked", "unreadable-base")]
+                          f"({old.error}), so its changes could not be checked", "unreadable-base",
+                          head_readable=new is not None and not new.error)]
     if new is None:
         return [
             _removed(old.module, name, entry, with_module=True)

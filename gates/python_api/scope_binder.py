@@ -398,6 +398,25 @@ class _Binder(AllChanges):
                 self.bind(name, Entry(name, "import", stmt.lineno, source=source))
 
     # branches -------------------------------------------------------------------------------------------
+    def alternatives_outside(self, entries: list) -> Entry | None:
+        """One import entry for a name every path imports from outside the repository, else None.
+
+        Which library module supplies such a name (a Triton version's `libdevice` or its
+        `math`) is no part of this package's surface the checker can read either way; the
+        entry's source lists the alternatives, so a change to them is still a change. A path
+        that leaves the name unbound, binds it otherwise, or imports it from a module of the
+        repository keeps the name conditional.
+        """
+        if not entries or any(e is None or e.kind != "import" or not e.source or ":" not in e.source for e in entries):
+            return None
+        for entry in entries:
+            module = entry.source.split(":", 1)[0]
+            if self.resolver is None or self.resolver.find(module) is not None \
+                    or self.resolver.find(module.rsplit(".", 1)[0] if "." in module else module) is not None:
+                return None
+        sources = sorted(dict.fromkeys(e.source for e in entries))
+        return replace(entries[-1], source=" | ".join(sources))
+
     def snapshot(self):
         scope = self.scope
         return dict(scope.names), dict(scope.members), None if scope.exports is None else list(scope.exports), \
@@ -429,6 +448,10 @@ class _Binder(AllChanges):
             kinds = {e.kind for e in present}
             if "module-import" in kinds and kinds <= {"module-import", "constant"}:
                 continue  # `try: import triton / except ImportError: triton = None`
+            outside = self.alternatives_outside(entries)
+            if outside is not None:
+                names[name] = outside  # `if triton >= 3: from ...libdevice import rsqrt / else: from ...math import rsqrt`
+                continue
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
             values = list(dict.fromkeys(e.value for e in present))
