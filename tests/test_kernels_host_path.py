@@ -124,12 +124,14 @@ class FakeKernel:
         self.compiled = FakeCompiled(self.log)
         self.binds = 0
 
+    trailing = ("BLOCK",)  # the parameters passed by keyword, in the order the launcher receives them
+
     def __getitem__(self, grid):
         def call(*args, **options):
             self.binds += 1
             g = tuple(grid) + (1,) * (3 - len(grid))
             self.compiled.run(*g, "stream", self.compiled.function, self.compiled.packed_metadata, None, None, None,
-                              *args, options["BLOCK"])
+                              *args, *(options[name] for name in self.trailing))
             return self.compiled
         return call
 
@@ -170,15 +172,7 @@ class FakeKernelWithTrailingTensor(FakeKernel):
 
     arg_names = ["a", "b", "n", "BLOCK", "s"]
     params = [FakeParam(False), FakeParam(False), FakeParam(False), FakeParam(True), FakeParam(False)]
-
-    def __getitem__(self, grid):
-        def call(*args, **options):
-            self.binds += 1
-            g = tuple(grid) + (1,) * (3 - len(grid))
-            self.compiled.run(*g, "stream", self.compiled.function, self.compiled.packed_metadata, None, None, None,
-                              *args, options["BLOCK"], options["s"])
-            return self.compiled
-        return call
+    trailing = ("BLOCK", "s")
 
 
 def test_the_direct_launch_replays_keyword_tensors_too(monkeypatch):

@@ -40,6 +40,25 @@ def output(case, dtype, route):
     return run_route(fixture(case, dtype)[0], route)
 
 
+def replayed_and_eager(run, fx, case, route):
+    """(the output of a CUDA-graph replay of `route` into a NaN-filled buffer, the eager output)."""
+    workspace = LayerWorkspace(case.batch, case.rows, case.num_q_heads, case.head_dim, route.num_splits, fx.q.device)
+    eager = run(fx, route, workspace=workspace)
+    out = fx.poisoned_out()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        run(fx, route, out=out, workspace=workspace)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        run(fx, route, out=out, workspace=workspace)
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    return out, eager
+
+
 def check_anchor(evidence, anchor, fx_key, fx_sha, a, b, what):
     same = bytes_equal(a, b)
     evidence.record_anchor(anchor, same, fx_key, fx_sha)
@@ -94,20 +113,7 @@ def test_A4_run_to_run(case, dtype, route, evidence):
 def test_A5_graph_replay_equals_eager(case, dtype, paged, evidence):
     fx, sha = fixture(case, dtype)
     route = Route(paged=paged, num_splits=5)
-    workspace = LayerWorkspace(case.batch, case.rows, case.num_q_heads, case.head_dim, 5, fx.q.device)
-    eager = run_route(fx, route, workspace=workspace)
-    out = fx.poisoned_out()
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        run_route(fx, route, out=out, workspace=workspace)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        run_route(fx, route, out=out, workspace=workspace)
-    out.fill_(float("nan"))
-    graph.replay()
-    torch.cuda.synchronize()
+    out, eager = replayed_and_eager(run_route, fx, case, route)
     check_anchor(evidence, "A5-graph-replay-equals-eager", fx.key, sha, out, eager, str(route))
 
 
@@ -166,22 +172,8 @@ def test_quantized_A3_request_alone_equals_request_in_batch(qcase, evidence):
 @pytest.mark.parametrize("qcase", QUANT_CASES, ids=str)
 def test_quantized_A5_graph_replay_equals_eager(qcase, paged, evidence):
     fx, sha = quant_fixture(qcase)
-    case = qcase.case
     route = Route(paged=paged, num_splits=5)
-    workspace = LayerWorkspace(case.batch, case.rows, case.num_q_heads, case.head_dim, 5, fx.q.device)
-    eager = run_quant_route(fx, route, workspace=workspace)
-    out = fx.poisoned_out()
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        run_quant_route(fx, route, out=out, workspace=workspace)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        run_quant_route(fx, route, out=out, workspace=workspace)
-    out.fill_(float("nan"))
-    graph.replay()
-    torch.cuda.synchronize()
+    out, eager = replayed_and_eager(run_quant_route, fx, qcase.case, route)
     check_anchor(evidence, "A5-graph-replay-equals-eager", fx.key, sha, out, eager, str(route))
 
 
