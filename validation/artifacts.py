@@ -18,10 +18,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
+import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
-from gates.evidence.evidence_writer import build_artifact as writer_artifact
 from gates.evidence.evidence_writer import write_artifact  # noqa: F401 - the writer every suite here uses
 from gates.evidence.source_binding import bound_sources
 
@@ -74,6 +76,11 @@ def source_hashes(covers=None, repo_root: Path = REPO_ROOT, modules=None) -> dic
     return bound_sources(repo_root, covers_from_environment(repo_root) if covers is None else covers, modules)
 
 
+def command_line() -> str:
+    """The command line of this process, as run."""
+    return shlex.join(getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv])
+
+
 def git_commit(repo_root: Path = REPO_ROOT) -> str | None:
     """The commit to record: DESIGN_GATES_COMMIT when set (a copied tree on a GPU machine
     may carry stale or no git metadata), else HEAD of the checkout, else None."""
@@ -94,11 +101,18 @@ def build_artifact(*, artifact_id: str, kind: str, results: dict, fixtures: dict
     to the covered files plus the repository modules imported so far."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    artifact = writer_artifact(kind=kind, artifact_id=artifact_id, results=results, commit=git_commit(),
-                               sources=source_hashes(covers) if sources is None else dict(sources),
-                               env=environment(), command=command)
-    artifact["fixtures"] = dict(sorted(fixtures.items()))
-    return artifact
+    return {
+        "schema_version": 1,
+        "id": artifact_id,
+        "kind": kind,
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": command or command_line(),
+        "environment": environment(),
+        "commit": git_commit(),
+        "sources": source_hashes(covers) if sources is None else dict(sources),
+        "fixtures": dict(sorted(fixtures.items())),
+        "results": results,
+    }
 
 
 
