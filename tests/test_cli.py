@@ -178,6 +178,24 @@ def test_new_never_overwrites(tmp_path, capsys):
     assert record.read_text(encoding="utf-8") == "mine\n"
 
 
+def test_new_follows_the_configuration_and_the_policy(tmp_path, capsys):
+    (tmp_path / ".design-gates").mkdir()
+    (tmp_path / ".design-gates" / "config.yaml").write_text(
+        "profile: single-pr\nprofiles:\n  single-pr: {}\n  stacked: {}\n", encoding="utf-8")
+    (tmp_path / ".design-gates" / "policy.yaml").write_text(
+        "schema_version: 1\nrules: []\napi:\n  packages: [normkit]\n  package_roots: [src]\n", encoding="utf-8")
+    assert main(["new", "fix", "--title", "t", "--author", "A <a@b.c>", "--repo-root", str(tmp_path)]) == 0
+    text = (tmp_path / "docs" / "design" / "fix.md").read_text(encoding="utf-8")
+    assert "\nprocess: single-pr\n" in text and "\nstage: D\n" in text and "  packages: [normkit]\n" in text
+    assert main(["new", "kernel", "--title", "t", "--author", "A <a@b.c>", "--process", "stacked",
+                 "--repo-root", str(tmp_path)]) == 0
+    text = (tmp_path / "docs" / "design" / "kernel.md").read_text(encoding="utf-8")
+    assert "process:" not in text and "\nstage: A\n" in text
+    assert main(["new", "other", "--title", "t", "--author", "A <a@b.c>", "--process", "hotfix",
+                 "--repo-root", str(tmp_path)]) == 2
+    assert "--process 'hotfix' is not a process this repository allows" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args", [
     ["new", "Bad_ID", "--title", "t", "--author", "A <a@b.c>"],
     ["new", "ok", "--title", "t", "--author", "no email"],

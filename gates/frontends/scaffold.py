@@ -18,6 +18,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--title", required=True, help="one-line title")
     parser.add_argument("--lang", choices=["en", "zh"], default="en", help="template language (default en)")
     parser.add_argument("--author", required=True, metavar='"NAME <EMAIL>"', help="the record's first author")
+    parser.add_argument("--process", default=None,
+                        help="the record's process (default: the configuration's profile, e.g. stacked or single-pr)")
     parser.add_argument("--dir", default=None,
                         help="folder for the record (default: the first configured records folder, docs/design)")
 
@@ -30,9 +32,21 @@ def _yaml_text(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def render(record_id: str, title: str, author_name: str, author_email: str, lang: str = "en") -> str:
-    """The template text with the given values filled in."""
+def render(record_id: str, title: str, author_name: str, author_email: str, lang: str = "en", *,
+           process: str = "stacked", packages: list[str] | None = None) -> str:
+    """The template text with the given values filled in.
+
+    `process` other than `stacked` adds a `process:` line and starts at that process's
+    first stage; `packages` (the policy's `api.packages`) replace the template's `[kernels]`.
+    """
     text = (TEMPLATES / f"record.{lang}.md").read_text(encoding="utf-8")
+    if process != "stacked":
+        from gates.model.config import PROCESS_STAGES
+
+        text = text.replace("\nrisk: ", f"\nprocess: {process}\nrisk: ", 1)
+        text = text.replace("\nstage: A\n", f"\nstage: {PROCESS_STAGES[process][0]}\n", 1)
+    if packages:
+        text = text.replace("  packages: [kernels]\n", f"  packages: [{', '.join(packages)}]\n", 1)
     values = {
         "id": record_id,
         "title": _yaml_text(title),
@@ -52,10 +66,17 @@ def run(args, repo_root: Path) -> int:
     author = AUTHOR_PATTERN.match(args.author)
     if not author or _has_control(args.author.strip()):
         raise UsageError(f'--author {args.author!r} must look like "Name <name@example.com>"')
-    if args.dir is None:
-        from gates.model.config import load_settings
+    from gates.model.config import load_settings
+    from gates.model.policy import load_policy
 
-        args.dir = load_settings(repo_root).records[0]
+    settings = load_settings(repo_root)
+    if args.dir is None:
+        args.dir = settings.records[0]
+    process = args.process or settings.profile
+    if process not in settings.profiles:
+        raise UsageError(f"--process {process!r} is not a process this repository allows; expected one of "
+                         f"{sorted(settings.profiles)}")
+    policy = load_policy(repo_root, settings.policy)
     folder = Path(args.dir)
     if folder.is_absolute() or ".." in folder.parts or path_problem(folder.as_posix()) or _has_control(args.dir):
         raise UsageError("--dir must be a folder inside the repository, relative to its root")
@@ -63,7 +84,8 @@ def run(args, repo_root: Path) -> int:
         raise UsageError(f"--dir {args.dir} leads outside the repository (after following symlinks); "
                          "gate-check new writes only inside it")
     target = repo_root / folder / f"{args.id}.md"
-    text = render(args.id, args.title.strip(), author.group("name"), author.group("email"), args.lang)
+    text = render(args.id, args.title.strip(), author.group("name"), author.group("email"), args.lang,
+                  process=process, packages=list(policy.api_packages) if policy is not None else None)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(target, "x", encoding="utf-8") as handle:
