@@ -164,3 +164,15 @@ def test_changing_the_package_roots_is_named_as_a_loosening_of_the_policy():
     base = parse_policy(SRC_POLICY)
     moved = parse_policy(SRC_POLICY.replace("  packages: [kernels]\n", "  packages: [kernels]\n  package_roots: [lib]\n"))
     assert base.loosenings(moved) == ["api package_roots ['.', 'src'] -> ['lib']"]
+
+
+def test_a_policy_package_found_nowhere_fails_without_base_too(tmp_path):
+    policy = "schema_version: 1\nrules: []\napi:\n  packages: [kernels, kernals]\n"
+    files = {"kernels/__init__.py": INIT, "kernels/api.py": API, ".design-gates/policy.yaml": policy}
+    result = record_check(tmp_path, files, policy)
+    assert result.status is Status.FAIL
+    finding = result.findings[0]
+    assert (finding.path, finding.line) == (".design-gates/policy.yaml", 4)
+    assert finding.message == ("api package 'kernals' of the policy resolves to no module: looked for "
+                               "kernals/__init__.py, kernals.py, src/kernals/__init__.py, src/kernals.py "
+                               "(package roots ., src; set api.package_roots)")

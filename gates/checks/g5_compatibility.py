@@ -28,6 +28,7 @@ from gates.python_api.module_scope import (
 )
 from gates.history.changeset import decode_text
 from gates.model.paths import resolve_inside
+from gates.model.policy import POLICY_PATH
 from gates.model.record import Record
 
 GATE = "G5"
@@ -70,6 +71,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
                 add(("api", "packages", index), f"declared package {package!r} is found under more than one package "
                     f"root ({', '.join(homes)}); which one Python imports depends on sys.path: keep one, or name "
                     "its root alone in the policy's api.package_roots")
+        findings.extend(_policy_packages_found_nowhere(ctx, roots))
         exported = set().union(*(_exported_names(ctx, package) for package in packages))
         unread = [scope for scope in (_package_scope(ctx, package) for package in packages) if scope and scope.error]
         why = "".join(f"; {scope.module} could not be read in full ({scope.error})" for scope in unread)
@@ -80,6 +82,22 @@ def check(record: Record, ctx: GateContext) -> GateResult:
             elif unread:
                 add(("api", "adds", index), f"{name!r} cannot be confirmed as exported{why}")
     return result_from_findings(GATE, findings)
+
+
+def _policy_packages_found_nowhere(ctx: GateContext, roots: list[str]) -> list[Finding]:
+    """The policy's `api.packages` that resolve to no module: a typo there would check nothing."""
+    if ctx.policy is None:
+        return []
+    path = ctx.settings.policy if ctx.settings is not None else POLICY_PATH
+    text = _read_text(ctx, path) or ""
+    found = []
+    for package in ctx.policy.api_packages:
+        if _package_scope(ctx, package) is None:
+            line = next((n for n, row in enumerate(text.splitlines(), 1) if "packages" in row and package in row), 1)
+            looked = ", ".join(where for _, where in module_paths(package, roots))
+            found.append(Finding(GATE, path, line, 1, f"api package {package!r} of the policy resolves to no module: "
+                                 f"looked for {looked} (package roots {', '.join(roots)}; set api.package_roots)"))
+    return found
 
 
 def _read_text(ctx: GateContext, rel_path: str) -> str | None:
