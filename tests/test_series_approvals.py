@@ -340,6 +340,24 @@ def test_a_forge_approval_before_a_contract_change_is_stale(tmp_path, capsys):
     assert code == 1 and f"forge review by @rita-o at {reviewed[:12]}) is stale" in out, out
 
 
+def test_a_forge_approval_before_a_code_change_in_the_same_change_is_stale(tmp_path, capsys):
+    repo, reviewed = forge_setup(tmp_path)
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# tuned\n")
+    later = repo.commit("Tune the kernel after the review", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert (f"is stale: kernels/decode_attention/api.py changed after it (commit {later[:12]}); a review counts for "
+            "the change it saw, so review again") in out
+
+
+def test_recording_the_reviewers_decision_after_the_review_keeps_it(tmp_path, capsys):
+    repo, reviewed = forge_setup(tmp_path)
+    repo.write(REC, repo.read(REC).replace("# Split", "# Split", 1) + "\nReviewed on the forge.\n")
+    repo.commit("Note the review in the record", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 0, out
+
+
 def test_without_the_review_export_a_forge_policy_finds_no_approval(tmp_path, capsys):
     repo, _ = forge_setup(tmp_path)
     code = gate_check(["--base", "main", "--gate", "G8", "--repo-root", str(repo.root)])
