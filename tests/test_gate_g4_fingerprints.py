@@ -43,6 +43,14 @@ def g4(repo: Path, record: str, change=None):
     return result, "\n".join(f.format_text() for f in result.findings)
 
 
+def g4_of_change(repo: Path, record: str, change):
+    """`g4` with `--base` (the change set of `branch_with`), closing the change set afterwards."""
+    try:
+        return g4(repo, record, change)
+    finally:
+        change.close()
+
+
 def rewrite_bitwise(repo: Path, record: str, change) -> None:
     """Edit evidence/bitwise-cpu.json with `change(results)` and pin `record` to the new bytes."""
     artifact = repo / "evidence" / "bitwise-cpu.json"
@@ -136,30 +144,21 @@ def test_a_fingerprint_re_recorded_in_the_change_fails_with_base(repo):
 
 def test_a_re_recorded_fingerprint_with_an_accepted_question_passes_with_base(repo):
     change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo))
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.PASS, text
 
 
 def test_a_rejected_question_does_not_allow_the_change_with_base(repo):
     reject = lambda text: text.replace("stays within tolerance., decision: accepted", "stays within tolerance., decision: rejected")
     change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo), edit_record=reject)
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.FAIL
     assert "fingerprint cpu/splits4 changed; it is listed under question Q3, whose decision is rejected" in text
 
 
 def test_with_base_the_committed_file_must_hold_the_artifact_s_fingerprints(repo):
     change = branch_with(repo, ACCEPTED)
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.FAIL
     assert "fingerprint cpu/splits4 from evidence 'bitwise-cpu'" in text
     assert "the committed file must hold the judged artifact's fingerprints" in text
@@ -169,10 +168,7 @@ def test_a_backend_removed_in_the_change_fails_with_base(repo):
     (repo / "fingerprints.json").write_text(json.dumps({"cpu": produced(repo), "cuda": {"splits1": "ab" * 32}}),
                                             encoding="utf-8")
     change = branch_with(repo, ACCEPTED, edit_fingerprints=lambda data: data.pop("cuda"))
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.FAIL
     assert "fingerprint cuda/splits1 was removed from fingerprints.json since the merge base" in text
 
@@ -183,10 +179,7 @@ def test_a_fingerprint_file_moved_by_the_record_is_judged_against_the_old_one(re
         (repo / "fingerprints-new.json").write_text(json.dumps(data), encoding="utf-8")
     change = branch_with(repo, UNDECLARED, edit_fingerprints=move,
                          edit_record=lambda text: text.replace("path: fingerprints.json", "path: fingerprints-new.json"))
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.FAIL
     assert "fingerprint cpu/splits4 in fingerprints-new.json (at the merge base fingerprints.json) changed" in text
 
@@ -197,10 +190,7 @@ def test_an_acceptance_holds_for_the_value_it_names_only(repo):
     again = "ab" * 32
     rewrite_bitwise(repo, ACCEPTED, lambda r: r["fingerprints"].update(splits4=again))
     change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo))
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.FAIL
     assert (f"fingerprint cpu/splits4 changed (342509638fb9… → abababababab…); the accepted change under "
             f"question Q3 is for 342509638fb9…, not for the new value {again}") in text
@@ -217,10 +207,7 @@ def test_a_second_decision_naming_the_new_value_accepts_it(repo):
         return re.sub(r"(      - \{key: splits4, question: Q3, [^}]*\}\n)",
                       rf"\g<1>      - {{key: splits4, question: Q5, to: {again}}}\n", text)
     change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo), edit_record=decide_again)
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.PASS, text
 
 
@@ -232,10 +219,7 @@ def test_an_accepted_change_that_names_no_value_accepts_nothing(repo):
             "question Q3 names no value (`to:`), and an acceptance holds for one value only: review the new value "
             f"and name it: `to: {new}`") in text
     change = branch_with(repo, WITHOUT_VALUE, edit_fingerprints=record_artifact(repo))
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.FAIL and f"`to: {new}`" in text
 
 
@@ -243,10 +227,7 @@ def test_an_accepted_change_from_another_value_does_not_match(repo):
     other = "cd" * 32
     wrong_from = lambda text: re.sub(r"from: [0-9a-f]{64}", f"from: {other}", text)
     change = branch_with(repo, ACCEPTED, edit_fingerprints=record_artifact(repo), edit_record=wrong_from)
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.FAIL
     assert ("the accepted change under question Q3 is from cdcdcdcdcdcd…, but the value before is "
             "e430bc28c7df…") in text
@@ -258,10 +239,7 @@ def test_a_removed_fingerprint_is_accepted_as_removed(repo):
     remove = lambda text: re.sub(r"(      - \{key: splits4, question: Q3, [^}]*\}\n)",
                                  r"\g<1>      - {key: cuda/splits1, question: Q3, to: removed}\n", text)
     change = branch_with(repo, ACCEPTED, edit_fingerprints=lambda data: data.pop("cuda"), edit_record=remove)
-    try:
-        result, text = g4(repo, RECORD, change)
-    finally:
-        change.close()
+    result, text = g4_of_change(repo, RECORD, change)
     assert result.status is Status.PASS, text
 
 

@@ -58,38 +58,32 @@ def _decode_key_text(text: str) -> bytes | None:
 
 def load_public_key(text: str) -> Ed25519PublicKey:
     """An Ed25519 public key from base64 of its 32 raw bytes, or from a PEM block."""
-    raw = _decode_key_text(text)
-    try:
-        if raw is None:
-            key = serialization.load_pem_public_key(text.strip().encode("ascii"))
-            if not isinstance(key, Ed25519PublicKey):
-                raise UnreadableKeyError(f"the PEM key is {type(key).__name__}, not Ed25519")
-            return key
-        if len(raw) != 32:
-            raise UnreadableKeyError(f"an Ed25519 public key is 32 bytes, this one is {len(raw)}")
-        return Ed25519PublicKey.from_public_bytes(raw)
-    except (ValueError, UnicodeEncodeError) as exc:
-        if isinstance(exc, UnreadableKeyError):
-            raise
-        raise UnreadableKeyError(f"not a readable public key: {exc}") from None
+    return _load_key(text, "public", lambda pem: serialization.load_pem_public_key(pem), Ed25519PublicKey,
+                     Ed25519PublicKey.from_public_bytes, (ValueError, UnicodeEncodeError))
 
 
 def load_private_key(text: str) -> Ed25519PrivateKey:
     """An Ed25519 private key from base64 of its 32 raw bytes, or from an unencrypted PEM block."""
+    return _load_key(text, "private", lambda pem: serialization.load_pem_private_key(pem, password=None),
+                     Ed25519PrivateKey, Ed25519PrivateKey.from_private_bytes, (ValueError, TypeError, UnicodeEncodeError))
+
+
+def _load_key(text: str, kind: str, load_pem, key_type, from_raw, errors):
+    """An Ed25519 key of `kind` ("public" or "private"), from base64 of its 32 raw bytes or from PEM."""
     raw = _decode_key_text(text)
     try:
         if raw is None:
-            key = serialization.load_pem_private_key(text.strip().encode("ascii"), password=None)
-            if not isinstance(key, Ed25519PrivateKey):
+            key = load_pem(text.strip().encode("ascii"))
+            if not isinstance(key, key_type):
                 raise UnreadableKeyError(f"the PEM key is {type(key).__name__}, not Ed25519")
             return key
         if len(raw) != 32:
-            raise UnreadableKeyError(f"an Ed25519 private key is 32 bytes, this one is {len(raw)}")
-        return Ed25519PrivateKey.from_private_bytes(raw)
-    except (ValueError, TypeError, UnicodeEncodeError) as exc:
+            raise UnreadableKeyError(f"an Ed25519 {kind} key is 32 bytes, this one is {len(raw)}")
+        return from_raw(raw)
+    except errors as exc:
         if isinstance(exc, UnreadableKeyError):
             raise
-        raise UnreadableKeyError(f"not a readable private key: {exc}") from None
+        raise UnreadableKeyError(f"not a readable {kind} key: {exc}") from None
 
 
 def public_key_text(key: Ed25519PublicKey) -> str:
