@@ -81,8 +81,17 @@ def test_the_table_compares_with_the_fastest_contiguous_default():
             dict(shape="s", config="n64-w8-s3", splits=32, paged=False, median_us=8.0),
             dict(shape="s", config="n32-w4-s3", splits=32, paged=False, error="OutOfResources")]
     text = table(rows)
-    assert "| s | n64-w8-s3 | 32 |  | 8.00 | 0.800 |" in text
-    assert "| s | n32-w4-s3 | 32 |  | - | - |" in text
+    assert "| s | bf16 | n64-w8-s3 | 32 |  | 8.00 | 0.800 |" in text
+    assert "| s | bf16 | n32-w4-s3 | 32 |  | - | - |" in text
+
+
+def test_each_cache_format_is_compared_with_its_own_default():
+    rows = [dict(shape="s", format="bf16", config="default", splits=32, paged=False, median_us=10.0),
+            dict(shape="s", format="int8", config="default", splits=32, paged=False, median_us=12.0),
+            dict(shape="s", format="int8", config="n128-w4-s3", splits=32, paged=False, median_us=6.0)]
+    text = table(rows)
+    assert "| s | int8 | n128-w4-s3 | 32 |  | 6.00 | 0.500 |" in text
+    assert "| s | bf16 | default | 32 |  | 10.00 | 1.000 |" in text
 
 
 def test_the_patch_may_keep_the_next_launch_until_a_merging_launch_ends():

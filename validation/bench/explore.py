@@ -35,6 +35,7 @@ OFF_SWITCHES = {
     "nopdl": "combine_pdl",
     "noum": "inner_unmasked",
 }
+KV_FORMATS = ("bf16", "int8", "fp8")
 
 
 @dataclass(frozen=True)
@@ -158,25 +159,34 @@ def partial_config(candidate: Candidate):
         api.partial_launch_config, api.combine_launch_config = original
 
 
-def _call(shape, x, splits: int, paged: bool):
+def _call(shape, x, splits: int, paged: bool, cache=None):
+    """The route's call on the fixture; `cache` a quantized cache (`fixtures.quantize_inputs`) or None for bf16."""
     import torch
 
     from kernels import (LayerWorkspace, attention_decode, attention_decode_paged, attention_decode_paged_splitkv,
                          attention_decode_splitkv)
 
     out = torch.empty_like(x.q)
+    if cache is None:
+        k, v, k_paged, v_paged, scales, paged_scales = x.k, x.v, x.k_paged, x.v_paged, {}, {}
+    else:
+        k, v, k_paged, v_paged = cache.k, cache.v, cache.k_paged, cache.v_paged
+        scales = {"k_scale": cache.k_scale, "v_scale": cache.v_scale}
+        paged_scales = {"k_scale": cache.k_page_scale, "v_scale": cache.v_page_scale}
     if splits == 1:
         if paged:
-            return lambda: attention_decode_paged(x.q, x.k_paged, x.v_paged, x.block_table, x.visible_tokens, out=out)
-        return lambda: attention_decode(x.q, x.k, x.v, x.visible_tokens, out=out)
+            return lambda: attention_decode_paged(x.q, k_paged, v_paged, x.block_table, x.visible_tokens, out=out,
+                                                  **paged_scales)
+        return lambda: attention_decode(x.q, k, v, x.visible_tokens, out=out, **scales)
     ws = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, splits, x.q.device)
     if paged:
-        return lambda: attention_decode_paged_splitkv(x.q, x.k_paged, x.v_paged, x.block_table, x.visible_tokens,
-                                                      num_splits=splits, workspace=ws, out=out)
-    return lambda: attention_decode_splitkv(x.q, x.k, x.v, x.visible_tokens, num_splits=splits, workspace=ws, out=out)
+        return lambda: attention_decode_paged_splitkv(x.q, k_paged, v_paged, x.block_table, x.visible_tokens,
+                                                      num_splits=splits, workspace=ws, out=out, **paged_scales)
+    return lambda: attention_decode_splitkv(x.q, k, v, x.visible_tokens, num_splits=splits, workspace=ws, out=out,
+                                            **scales)
 
 
-def run(plan, seed: int, rows: list[dict], write) -> None:
+def run(plan, seed: int, rows: list[dict], write, kv_formats=("bf16",)) -> None:
     import torch
 
     from . import correctness, fixtures
@@ -186,41 +196,46 @@ def run(plan, seed: int, rows: list[dict], write) -> None:
     for name, cands, split_counts, with_paged in plan:
         (shape,) = select([name])
         x = fixtures.make_inputs(shape, seed=seed)
-        ref, _ = correctness.reference(x)
-        for label in cands:
-            for splits in split_counts:
-                for paged in ((False, True) if with_paged else (False,)):
-                    row = {"shape": name, "config": label, "splits": splits, "paged": paged}
-                    try:
-                        with partial_config(Candidate(label)):
-                            fn = _call(shape, x, splits, paged)
-                            check = correctness.compare(fn(), ref)
-                            row["rel_l2"] = check["rel_l2"]
-                            if check["passed"]:
-                                row["median_us"] = time_call(fn, cold_l2=not shape.warm_l2).median_us
-                            else:
-                                row["error"] = f"correctness failed: {check}"
-                    except Exception as exc:  # out of shared memory, compile error: recorded, not fatal
-                        row["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-                    rows.append(row)
-                    print(f"[explore {time.strftime('%H:%M:%S')}] {name} {label} s{splits}{' paged' if paged else ''}"
-                          f" {row.get('median_us', float('nan')):.2f} us {row.get('error', '')}", file=sys.stderr,
-                          flush=True)
-                    write()
-        del x, ref
+        for kv_format in kv_formats:
+            cache = None if kv_format == "bf16" else fixtures.quantize_inputs(x, kv_format)
+            k_ref, v_ref = (x.k, x.v) if cache is None else cache.dequantized()
+            ref = correctness._dense_fp64(x.q, k_ref, v_ref, x.visible_tokens)
+            del k_ref, v_ref
+            for label in cands:
+                for splits in split_counts:
+                    for paged in ((False, True) if with_paged else (False,)):
+                        row = {"shape": name, "format": kv_format, "config": label, "splits": splits, "paged": paged}
+                        try:
+                            with partial_config(Candidate(label)):
+                                fn = _call(shape, x, splits, paged, cache)
+                                check = correctness.compare(fn(), ref)
+                                row["rel_l2"] = check["rel_l2"]
+                                if check["passed"]:
+                                    row["median_us"] = time_call(fn, cold_l2=not shape.warm_l2).median_us
+                                else:
+                                    row["error"] = f"correctness failed: {check}"
+                        except Exception as exc:  # out of shared memory, compile error: recorded, not fatal
+                            row["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                        rows.append(row)
+                        print(f"[explore {time.strftime('%H:%M:%S')}] {name} {kv_format} {label} s{splits}"
+                              f"{' paged' if paged else ''} {row.get('median_us', float('nan')):.2f} us "
+                              f"{row.get('error', '')}", file=sys.stderr, flush=True)
+                        write()
+            del cache, ref
+        del x
         torch.cuda.empty_cache()
 
 
 def table(rows: list[dict]) -> str:
     """Per shape: each measurement, and its time over the shape's fastest contiguous default."""
-    lines = ["| shape | config | splits | paged | us | x default best |", "|---|---|---|---|---|---|"]
-    for name in dict.fromkeys(r["shape"] for r in rows):
-        mine = [r for r in rows if r["shape"] == name]
+    lines = ["| shape | format | config | splits | paged | us | x default best |", "|---|---|---|---|---|---|---|"]
+    for name, kv_format in dict.fromkeys((r["shape"], r.get("format", "bf16")) for r in rows):
+        mine = [r for r in rows if r["shape"] == name and r.get("format", "bf16") == kv_format]
         base = [r["median_us"] for r in mine if r["config"] == DEFAULT and not r["paged"] and "median_us" in r]
         best = min(base) if base else None
         for r in sorted(mine, key=lambda r: r.get("median_us", float("inf"))):
             us = r.get("median_us")
-            lines.append(f"| {name} | {r['config']} | {r['splits']} | {'yes' if r['paged'] else ''} | "
+            lines.append(f"| {name} | {kv_format} | {r['config']} | {r['splits']} | {'yes' if r['paged'] else ''} | "
                          f"{'-' if us is None else f'{us:.2f}'} | "
                          f"{'-' if us is None or best is None else f'{us / best:.3f}'} |")
     return "\n".join(lines)
@@ -230,10 +245,16 @@ def main(argv: list[str] | None = None) -> int:
     def add_options(parser):
         parser.add_argument("--plan", nargs="*", default=None, help="shape:cand,cand:splits,splits[:paged] items")
         parser.add_argument("--seed", type=int, default=20261129)
+        parser.add_argument("--kv-formats", default="bf16",
+                            help=f"comma-separated cache formats to run every plan item in, of {','.join(KV_FORMATS)}")
 
     def prepare(args):
         plan = parse_plan(args.plan or [])
-        return lambda rows, write: run(plan, args.seed, rows, write)
+        kv_formats = tuple(f.strip() for f in args.kv_formats.split(","))
+        unknown = [f for f in kv_formats if f not in KV_FORMATS]
+        if unknown:
+            raise ValueError(f"--kv-formats takes {', '.join(KV_FORMATS)}, got {', '.join(unknown)}")
+        return lambda rows, write: run(plan, args.seed, rows, write, kv_formats)
 
     return probe_command(argv, prog="python -m validation.bench.explore", description=__doc__.splitlines()[0],
                          kind="launch-config exploration", add_options=add_options, prepare=prepare, table=table)
