@@ -267,7 +267,6 @@ def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: Deco
              SPLIT_MAJOR=config.split_major, PDL_TRIGGER=trigger, MERGE_TRIGGER=merge_trigger, PDL_WAIT=chain,
              DOT_FP64=INTERPRET, INNER_UNMASKED=config.inner_unmasked,
              stride_sb=kv_scales.stride_block, stride_sh=kv_scales.stride_head, KV_SCALES=kv_scales.mode,
-             V_WORDS=bool(kv_scales.mode) and _word_aligned(v_cache),
              num_warps=config.num_warps, num_stages=config.num_stages, **({"launch_pdl": True} if chain else {})),
         direct=direct, keyword_tensors=_SCALE_PARAMS,
     )
@@ -282,11 +281,6 @@ def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: Deco
              num_warps=combine.num_warps, **({"launch_pdl": True} if combine.use_pdl else {})),
         direct=direct,
     )
-
-
-def _word_aligned(cache: torch.Tensor) -> bool:
-    """An 8-bit cache readable as int32 words: 4-byte aligned, every stride but the last a multiple of 4."""
-    return cache.data_ptr() % 4 == 0 and all(s % 4 == 0 for s in cache.stride()[:-1]) and cache.stride(-1) == 1
 
 
 @functools.lru_cache(maxsize=None)

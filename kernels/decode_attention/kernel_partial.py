@@ -47,39 +47,6 @@ def _tile_page_ids(p_block_table, n0, n_end, PAGE_SIZE: tl.constexpr, PAGES: tl.
 
 
 @triton.jit
-def _byte_of_words(b_w, BYTE: tl.constexpr, KV_SCALES: tl.constexpr, dtype: tl.constexpr):
-    """Byte BYTE (0 = lowest address) of each int32 word, as the int8 or fp8 e4m3 value it stores, in `dtype`."""
-    if KV_SCALES == 1:  # int8: arithmetic shifts keep the sign; exact through fp32
-        y = ((b_w << (24 - 8 * BYTE)) >> 24).to(tl.float32).to(dtype)
-    else:  # fp8 e4m3: the byte's bits reinterpreted
-        y = ((b_w >> (8 * BYTE)) & 0xFF).to(tl.uint8).to(tl.float8e4nv, bitcast=True).to(dtype)
-    return y
-
-
-@triton.jit
-def _load_v_words(p_v, o_v, m_n, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr,
-                  KV_SCALES: tl.constexpr, dtype: tl.constexpr):
-    """A V tile of an 8-bit cache read as int32 words (four values of one token each) and
-    converted to `dtype`: [BLOCK_N, BLOCK_D], the same values as a byte-wise load.
-
-    The p.v dot contracts over tokens, so it wants consecutive tokens of one column in a
-    thread; loaded byte-wise in that layout, every value is a one-byte shared-memory read.
-    Converted in the word layout instead, the tile reaches the dot through one transposing
-    shared-memory round trip of 16-bit values (as a bf16/fp16 tile does).
-    """
-    o_w = tl.arange(0, BLOCK_D // 4)  # [BLOCK_D // 4]
-    m_w = o_w < HEAD_DIM // 4
-    p_w = p_v.to(tl.pointer_type(tl.int32), bitcast=True)
-    b_w = tl.load(p_w + (o_v // 4)[:, None] + o_w[None, :], mask=m_n[:, None] & m_w[None, :], other=0)
-    v0 = _byte_of_words(b_w, 0, KV_SCALES, dtype)
-    v1 = _byte_of_words(b_w, 1, KV_SCALES, dtype)
-    v2 = _byte_of_words(b_w, 2, KV_SCALES, dtype)
-    v3 = _byte_of_words(b_w, 3, KV_SCALES, dtype)
-    # [BLOCK_N, W, 2, 2] with [.., a, b] = v(2a + b): flattened, column 4w + 2a + b
-    return tl.reshape(tl.join(tl.join(v0, v2), tl.join(v1, v3)), [BLOCK_N, BLOCK_D])
-
-
-@triton.jit
 def _online_softmax_range(
     b_q,
     acc,
@@ -110,9 +77,6 @@ def _online_softmax_range(
     n_unmasked,
     num_blocks,
     KV_SCALES: tl.constexpr,
-    V_WORDS: tl.constexpr,
-    HEAD_DIM: tl.constexpr,
-    BLOCK_D: tl.constexpr,
 ):
     # A tile that ends at or before n_unmasked (a token every real row of the program
     # may see: n_unmasked <= n_end and <= every real row's limit; n_start masks every
@@ -200,17 +164,13 @@ def _online_softmax_range(
         alpha = tl.exp2(m_i - m_safe)  # [BLOCK_M]
         b_p = tl.exp2(b_s - m_safe[:, None])  # [BLOCK_M, BLOCK_N]
         l_i = l_i * alpha + tl.sum(b_p, 1)
-        if V_WORDS:
-            b_v = _load_v_words(p_v, o_v, m_n, HEAD_DIM, BLOCK_N, BLOCK_D, KV_SCALES, b_q.dtype)
-        else:
-            b_v = tl.load(p_v + o_v[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
-            if KV_SCALES == 1:
-                b_v = b_v.to(tl.float32).to(b_q.dtype)
-            elif KV_SCALES == 2:
-                b_v = b_v.to(b_q.dtype)
+        b_v = tl.load(p_v + o_v[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
         if KV_SCALES == 1:
+            b_v = b_v.to(tl.float32).to(b_q.dtype)
             b_vs = tl.load(p_vs + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
             b_p = b_p * b_vs[None, :]
+        elif KV_SCALES == 2:
+            b_v = b_v.to(b_q.dtype)
         b_p = b_p.to(b_v.dtype)
         acc = acc * alpha[:, None]
         if DOT_FP64:
@@ -278,7 +238,6 @@ def decode_attention_partial_kernel(
     stride_sb=0,
     stride_sh=0,
     KV_SCALES: tl.constexpr = 0,
-    V_WORDS: tl.constexpr = False,
 ):
     if SPLIT_MAJOR:  # consecutive programs walk the splits of one (request, KV head)
         i_s = tl.program_id(0)
@@ -345,7 +304,7 @@ def decode_attention_partial_kernel(
         stride_kb, stride_ks, stride_vb, stride_vs, stride_sb,
         n_start, n_end, row_limit, qk_scale, o_d, m_d,
         BLOCK_N, PAGE_SIZE, IS_PAGED, PREFETCH_PAGES, SCALAR_PAGES, DOT_FP64,
-        n_unmasked, num_blocks, KV_SCALES, V_WORDS, HEAD_DIM, BLOCK_D,
+        n_unmasked, num_blocks, KV_SCALES,
     )
     if KV_SCALES == 2:
         acc = acc * tl.load(v_scale + i_kvh * stride_sh).to(tl.float32)
