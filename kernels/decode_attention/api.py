@@ -233,7 +233,8 @@ def _launches(q, k_cache, v_cache, block_table, visible_tokens, out, shape: Deco
     if finalize and q.device.type == "cuda" and not INTERPRET:
         programs = shape.batch * shape.num_kv_heads * -(-group * shape.rows // block_m_for(group * shape.rows))
         programs_per_sm = programs / _sm_count(q.device.index)
-    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype, programs_per_sm=programs_per_sm)
+    config = partial_launch_config(shape.head_dim, group * shape.rows, q.dtype, programs_per_sm=programs_per_sm,
+                                   kv_dtype=k_cache.dtype)
     num_m_blocks = -(-group * shape.rows // config.block_m)
     heads_blocks = shape.batch * shape.num_kv_heads * num_m_blocks
     block_d = block_d_for(shape.head_dim)

@@ -77,14 +77,19 @@ def block_m_for(group_rows: int) -> int:
 FULL_GRID_PROGRAMS_PER_SM = 3
 
 
+EIGHT_BIT_CACHE_DTYPES = (torch.int8, torch.float8_e4m3fn)
+
+
 def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
-                          programs_per_sm: float | None = None) -> LaunchConfig:
+                          programs_per_sm: float | None = None, kv_dtype: torch.dtype | None = None) -> LaunchConfig:
     """BLOCK_M, BLOCK_N, warps and stages of the partial/single-pass kernel.
 
     Args:
         head_dim: D of the caches (a multiple of 8, at most 256).
         group_rows: query rows one KV group carries, G x R.
-        dtype: torch.bfloat16 or torch.float16.
+        dtype: torch.bfloat16 or torch.float16 (q's).
+        kv_dtype: the cache's dtype when it differs from q's (int8, float8_e4m3fn); an
+            8-bit tile takes half the shared memory of a 16-bit one.
         programs_per_sm: for a single-pass launch on a GPU, its grid over the SM count;
             None for the split partial kernel. It sets the pipeline depth only, which
             changes no arithmetic (anchor A1 compares a two-stage single pass with the
@@ -92,7 +97,13 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
     """
     block_d = block_d_for(head_dim)
     block_m = block_m_for(group_rows)
-    if block_d <= 64:
+    eight_bit = kv_dtype in EIGHT_BIT_CACHE_DTYPES
+    if eight_bit and block_d <= 128 and block_m <= 32:
+        # An 8-bit K/V tile of 128 tokens takes the shared memory of a 16-bit tile of 64: an
+        # int8 cache ran (1,32,8,128,32768) in 31.8 us against 36.7 with 64-token tiles, at
+        # 128K 102.3 against 127.1 (H200; docs/results/perf-notes.md, V11).
+        block_n = 128
+    elif block_d <= 64:
         block_n = 64
     elif block_d <= 128:
         block_n = 64 if block_m <= 32 else 32

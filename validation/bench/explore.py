@@ -186,15 +186,29 @@ def _call(shape, x, splits: int, paged: bool, cache=None):
                                             **scales)
 
 
+def _shape(name: str):
+    """A shape of the public matrix, or else of the model matrix, by name."""
+    from .shapes import select
+
+    try:
+        return select([name])
+    except ValueError:
+        pass
+    try:
+        return select([name], matrix="models")
+    except ValueError:
+        raise ValueError(f"unknown shape {name!r}: in neither the public nor the model matrix "
+                         "(validation/bench/shapes.py)") from None
+
+
 def run(plan, seed: int, rows: list[dict], write, kv_formats=("bf16",)) -> None:
     import torch
 
     from . import correctness, fixtures
-    from .shapes import select
     from .timing import time_call
 
     for name, cands, split_counts, with_paged in plan:
-        (shape,) = select([name])
+        (shape,) = _shape(name)
         x = fixtures.make_inputs(shape, seed=seed)
         for kv_format in kv_formats:
             cache = None if kv_format == "bf16" else fixtures.quantize_inputs(x, kv_format)
