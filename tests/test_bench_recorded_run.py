@@ -36,3 +36,23 @@ def test_an_interrupted_run_keeps_what_it_measured(tmp_path, capsys):
     assert json.loads(out.read_text())["rows"] == [{"i": 0}]
     captured = capsys.readouterr()
     assert "interrupted" in captured.err and captured.out.strip() == "1 rows"
+
+
+def test_the_file_says_which_command_and_commit_produced_the_rows(tmp_path, capsys):
+    from validation.bench.recorded_run import probe_command
+
+    out = tmp_path / "probe.json"
+
+    def prepare(args):
+        def measure(rows, write):
+            rows.append({"n": args.n})
+            write()
+        return measure
+
+    argv = ["--out", str(out), "--n", "3"]
+    code = probe_command(argv, prog="python -m validation.bench.someprobe", description="d", kind="probe",
+                         add_options=lambda p: p.add_argument("--n", type=int), prepare=prepare, table=_table)
+    written = json.loads(out.read_text())
+    assert code == 0 and written["rows"] == [{"n": 3}]
+    assert written["command"] == f"python -m validation.bench.someprobe --out {out} --n 3"
+    assert "commit" in written and "environment" in written

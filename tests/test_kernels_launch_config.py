@@ -62,3 +62,19 @@ def test_where_a_launch_lets_the_next_one_start(finalize, fused, combine_pdl, ch
 def test_the_merge_trigger_can_be_switched_off():
     config = replace(SPLIT_CONFIG, merge_trigger=False)
     assert pdl_triggers(config, finalize=False, fused=True, combine_pdl=False, chain=True) == (0, False)
+
+
+def test_an_8_bit_cache_takes_twice_the_tokens_per_tile_up_to_head_dim_128():
+    for kv_dtype in (torch.int8, torch.float8_e4m3fn):
+        assert partial_launch_config(128, 4, torch.bfloat16, kv_dtype=kv_dtype).block_n == 128
+        assert partial_launch_config(64, 8, torch.float16, kv_dtype=kv_dtype).block_n == 128
+    assert partial_launch_config(128, 4, torch.bfloat16).block_n == 64
+    assert partial_launch_config(128, 4, torch.bfloat16, kv_dtype=torch.bfloat16).block_n == 64
+    # 64 rows (R = 16 of a group of 6) keep the 16-bit tiles
+    assert partial_launch_config(128, 96, torch.bfloat16, kv_dtype=torch.int8) == partial_launch_config(128, 96, torch.bfloat16)
+
+
+def test_an_8_bit_cache_at_head_dim_256_runs_eight_warps():
+    assert partial_launch_config(256, 6, torch.bfloat16, kv_dtype=torch.int8).num_warps == 8
+    assert partial_launch_config(256, 6, torch.bfloat16).num_warps == 4
+    assert partial_launch_config(256, 96, torch.bfloat16, kv_dtype=torch.int8).num_warps == 4

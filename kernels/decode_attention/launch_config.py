@@ -112,10 +112,12 @@ def partial_launch_config(head_dim: int, group_rows: int, dtype: torch.dtype, *,
         # (ncu: 517 K local-memory requests against 70 K contiguous); 32 tokens ran R16
         # at 46.5 us contiguous and 55.2 paged against 48.2 and 65.4 (perf-notes, V4).
         block_n = 32 if block_m >= 64 else 64
-    # Four warps (one warpgroup) at every tile: at BLOCK_M 64 and D 256 (R = 16 rows of a
-    # group of 6) they ran the split path in 48-49 us on an H200 against 60 us with eight
-    # (docs/results/perf-notes.md, V4; runs/explore-v4-1.json).
-    num_warps = 4
+    # Four warps (one warpgroup) at every 16-bit tile: at BLOCK_M 64 and D 256 (R = 16 rows
+    # of a group of 6) they ran the split path in 48-49 us on an H200 against 60 us with eight
+    # (docs/results/perf-notes.md, V4; runs/explore-v4-1.json). An 8-bit tile at D 256 and
+    # up to 32 rows spreads its conversions over eight: they ran an int8 cache at
+    # (1,24,4,256,20688) in 32.2 us against 36.1 with four (perf-notes, V11).
+    num_warps = 8 if eight_bit and block_d > 128 and block_m <= 32 else 4
     # Three stages keep two K/V tiles in flight per program (measured on an H200:
     # docs/results/perf-notes.md); at D = 256 that is 3 x 64 KiB of shared memory. A
     # single pass whose grid is several programs per SM (large batch) runs in fewer

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Callable
@@ -34,19 +35,34 @@ def probe_command(argv: list[str] | None, *, prog: str, description: str, kind: 
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return run_and_record(args.out, kind, measure, table)
+    command = " ".join([f"python -m {prog.split()[-1]}", *map(shlex.quote, sys.argv[1:] if argv is None else argv)])
+    return run_and_record(args.out, kind, measure, table, provenance=_provenance(command))
 
 
-def run_and_record(out: Path, kind: str, measure: Measure, table: Callable[[list], str]) -> int:
+def _provenance(command: str) -> dict:
+    """What produced a probe's rows: the command, the commit and the machine (best effort off a GPU)."""
+    from .environment import environment, git_commit
+
+    found = {"command": command, "commit": git_commit()}
+    try:
+        found["environment"] = environment()
+    except Exception as exc:  # no CUDA: the rows still say what ran  # noqa: BLE001
+        found["environment"] = {"error": f"{type(exc).__name__}: {exc}"}
+    return found
+
+
+def run_and_record(out: Path, kind: str, measure: Measure, table: Callable[[list], str], *,
+                   provenance: dict | None = None) -> int:
     """Call `measure(rows, write)`, which appends one dict per measurement and calls `write()`
     after each, so `out` always holds every row so far (an interrupted run keeps them too);
     then write `out` once more and print `table(rows)`.
 
     Args:
-        out: JSON file, written as {"kind": kind, "rows": [...]}.
+        out: JSON file, written as {"kind": kind, **provenance, "rows": [...]}.
         kind: what the rows are, for a reader of the file.
         measure: the probe's loop.
         table: renders the rows as the Markdown table printed last.
+        provenance: the command, commit and environment that produced the rows.
 
     Returns:
         0, the command's exit status.
@@ -54,7 +70,7 @@ def run_and_record(out: Path, kind: str, measure: Measure, table: Callable[[list
     rows: list[dict] = []
 
     def write() -> None:
-        out.write_text(json.dumps({"kind": kind, "rows": rows}, indent=1) + "\n")
+        out.write_text(json.dumps({"kind": kind, **(provenance or {}), "rows": rows}, indent=1) + "\n")
 
     try:
         measure(rows, write)
