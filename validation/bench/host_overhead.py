@@ -153,8 +153,10 @@ def main(argv=None) -> int:
     result = measure(shape, device=args.device, stub=args.stub, calls=args.calls, rounds=args.rounds)
     print(format_result(result))
     if args.out is not None:
+        from validation.artifacts import command_line, git_commit
+
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=1) + "\n")
+        args.out.write_text(json.dumps({"command": command_line(), "commit": git_commit(), **result}, indent=1) + "\n")
     return 0
 
 
