@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validation.bench.loop_sass import LoopShape, loop_bodies
+from validation.bench.loop_sass import loop_bodies, parse_shape
 
 SASS = """
         /*0000*/                   MOV R1, c[0x0][0x28] ;
@@ -38,10 +38,13 @@ def test_a_forward_branch_is_no_loop():
 
 
 def test_a_shape_is_five_or_six_integers():
-    assert LoopShape.parse("1,32,8,128,4096") == LoopShape(1, 32, 8, 128, 4096, 1)
-    assert LoopShape.parse("1,24,4,256,2048,16").rows == 16
-    with pytest.raises(ValueError, match="B,Hq,Hkv,D,S"):
-        LoopShape.parse("1,32,eight")
+    shape = parse_shape("1,32,8,128,4096")
+    assert (shape.batch, shape.num_q_heads, shape.num_kv_heads, shape.head_dim, shape.context, shape.rows) == (
+        1, 32, 8, 128, 4096, 1)
+    assert parse_shape("1,24,4,256,2048,16").rows == 16
+    for bad in ("1,32,eight", "1,32,8,128"):
+        with pytest.raises(ValueError, match="B,Hq,Hkv,D,S"):
+            parse_shape(bad)
 
 
 def test_the_command_compiles_the_split_launch_and_counts_its_kv_loop(tmp_path):

@@ -161,29 +161,10 @@ def partial_config(candidate: Candidate):
 
 def _call(shape, x, splits: int, paged: bool, cache=None):
     """The route's call on the fixture; `cache` a quantized cache (`fixtures.quantize_inputs`) or None for bf16."""
-    import torch
+    from .impls import quantized_route_impls
 
-    from kernels import (LayerWorkspace, attention_decode, attention_decode_paged, attention_decode_paged_splitkv,
-                         attention_decode_splitkv)
-
-    out = torch.empty_like(x.q)
-    if cache is None:
-        k, v, k_paged, v_paged, scales, paged_scales = x.k, x.v, x.k_paged, x.v_paged, {}, {}
-    else:
-        k, v, k_paged, v_paged = cache.k, cache.v, cache.k_paged, cache.v_paged
-        scales = {"k_scale": cache.k_scale, "v_scale": cache.v_scale}
-        paged_scales = {"k_scale": cache.k_page_scale, "v_scale": cache.v_page_scale}
-    if splits == 1:
-        if paged:
-            return lambda: attention_decode_paged(x.q, k_paged, v_paged, x.block_table, x.visible_tokens, out=out,
-                                                  **paged_scales)
-        return lambda: attention_decode(x.q, k, v, x.visible_tokens, out=out, **scales)
-    ws = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, splits, x.q.device)
-    if paged:
-        return lambda: attention_decode_paged_splitkv(x.q, k_paged, v_paged, x.block_table, x.visible_tokens,
-                                                      num_splits=splits, workspace=ws, out=out, **paged_scales)
-    return lambda: attention_decode_splitkv(x.q, k, v, x.visible_tokens, num_splits=splits, workspace=ws, out=out,
-                                            **scales)
+    contiguous, paged_impl = quantized_route_impls(shape, x, cache, splits)
+    return paged_impl.call if paged else contiguous.call
 
 
 def _shape(name: str):

@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 FORMATS = ("bf16", "int8", "fp8")
@@ -36,22 +35,17 @@ _TRITON_TYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32", "int3
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "launch_pdl")
 
 
-@dataclass(frozen=True)
-class LoopShape:
-    batch: int
-    num_q_heads: int
-    num_kv_heads: int
-    head_dim: int
-    context: int
-    rows: int = 1
+def parse_shape(text: str):
+    """A `BenchShape` from "B,Hq,Hkv,D,S" or "B,Hq,Hkv,D,S,R"."""
+    from .shapes import BenchShape
 
-    @classmethod
-    def parse(cls, text: str) -> "LoopShape":
-        try:
-            values = [int(v) for v in text.split(",")]
-            return cls(*values)
-        except (ValueError, TypeError):
-            raise ValueError(f"--shape takes B,Hq,Hkv,D,S or B,Hq,Hkv,D,S,R (integers), got {text!r}") from None
+    try:
+        values = [int(v) for v in text.split(",")]
+        if len(values) not in (5, 6):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"--shape takes B,Hq,Hkv,D,S or B,Hq,Hkv,D,S,R (integers), got {text!r}") from None
+    return BenchShape(text, *values)
 
 
 def loop_bodies(sass: str) -> list[Counter]:
@@ -88,7 +82,7 @@ def _opcode(text: str) -> str:
     return text.split()[0].split(".")[0]
 
 
-def split_launch(shape: LoopShape, kv_format: str, dtype, num_splits: int):
+def split_launch(shape, kv_format: str, dtype, num_splits: int):
     """(partial KernelLaunch, its tensors) of an `attention_decode_splitkv` call on CPU tensors."""
     import torch
 
@@ -181,7 +175,7 @@ def disassemble(compiled) -> str:
     return done.stdout
 
 
-def measure(shape: LoopShape, kv_format: str, dtype, num_splits: int, arch: int, config: str = "default") -> dict:
+def measure(shape, kv_format: str, dtype, num_splits: int, arch: int, config: str = "default") -> dict:
     """One row: the launch's tiles and the loop bodies' opcode counts; `config` an explore label."""
     from .explore import Candidate, partial_config
 
@@ -233,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     from validation.artifacts import command_line, git_commit
 
     try:
-        shape = LoopShape.parse(args.shape)
+        shape = parse_shape(args.shape)
         formats = [f.strip() for f in args.formats.split(",")]
         dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
         rows = [measure(shape, f, dtype, args.num_splits, args.arch, config)
@@ -242,7 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     result = {"kind": "static loop instruction count", "command": command_line(), "commit": git_commit(),
-              "triton": triton.__version__, "arch": f"sm_{args.arch}", "shape": shape.__dict__, "dtype": args.dtype,
+              "triton": triton.__version__, "arch": f"sm_{args.arch}",
+              "shape": {"B": shape.batch, "Hq": shape.num_q_heads, "Hkv": shape.num_kv_heads, "D": shape.head_dim,
+                        "S": shape.context, "R": shape.rows}, "dtype": args.dtype,
               "num_splits": args.num_splits, "rows": rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n")
