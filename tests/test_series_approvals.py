@@ -30,7 +30,7 @@ NUMERIC = {"oracle": "validation.oracle:decode_attention_fp64", "suite": "valida
            "tolerances": [{"metric": "rel_l2", "dtype": "bf16", "max": 0.015625}]}
 LOOSE = {**NUMERIC, "tolerances": [{"metric": "rel_l2", "dtype": "bf16", "max": 1.0}]}
 SIGNED_POLICY = POLICY + f"approvals:\n  sources: [signed-commit]\n  allowed_signers: {SIGNERS}\n"
-FORGE_POLICY = POLICY + "approvals:\n  sources: [forge]\n"
+FORGE_POLICY = POLICY + "approvals:\n  sources: [forge]\n  forge_reviewers: {rita-o: rita@kernels.example}\n"
 
 
 SCHEMA_COMPLETION = {"unknowns": [], "claim_level": "kernel", "independence": {"defect": False},
@@ -350,12 +350,81 @@ def test_a_forge_approval_before_a_code_change_in_the_same_change_is_stale(tmp_p
             "the change it saw, so review again") in out
 
 
+def _merge_main_into_a(repo, *, also_write: dict | None = None) -> str:
+    """Bring a commit of main into branch `a` by a merge commit; `also_write` edits the merge's own tree."""
+    repo.checkout("main")
+    repo.write("docs/notes.md", "A note on main.\n")
+    repo.commit("docs: a note", who=MAX)
+    repo.checkout("a")
+    repo.git("merge", "-q", "--no-ff", "--no-commit", "main", who=ADA)
+    for path, text in (also_write or {}).items():
+        repo.write(path, text)
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "Merge branch 'main' into a", who=ADA)
+    return repo.sha("HEAD")
+
+
+def test_a_merge_that_only_brings_the_base_in_keeps_a_forge_approval(tmp_path, capsys):
+    repo, reviewed = forge_setup(tmp_path)
+    _merge_main_into_a(repo)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 0, out
+
+
+def test_a_merge_commit_that_edits_the_kernel_makes_a_forge_approval_stale(tmp_path, capsys):
+    repo, reviewed = forge_setup(tmp_path)
+    kernel = "kernels/decode_attention/api.py"
+    merge = _merge_main_into_a(repo, also_write={kernel: repo.read(kernel) + "\nSCALE = 1.01\n"})
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert f"is stale: {kernel} changed after it (commit {merge[:12]})" in out, out
+
+
 def test_recording_the_reviewers_decision_after_the_review_keeps_it(tmp_path, capsys):
     repo, reviewed = forge_setup(tmp_path)
     repo.write(REC, repo.read(REC).replace("# Split", "# Split", 1) + "\nReviewed on the forge.\n")
     repo.commit("Note the review in the record", who=ADA)
     code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
     assert code == 0, out
+
+
+def test_a_login_the_base_policy_does_not_list_approves_nothing(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    reviewers = [dict(RITA.as_dict(), decision="approved", login="sam-sock")]
+    repo.write(REC, record(extra={"reviewers": reviewers}))
+    head = repo.commit("Name another account as Rita's", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("sam-sock", "APPROVED", head, "2026-12-01T10:00:00Z")])
+    assert code == 1 and "@sam-sock is not among approvals.forge_reviewers on base" in out, out
+
+
+def test_a_listed_login_counts_only_as_the_person_the_base_gives_it_to(tmp_path, capsys):
+    repo = verified_repo(tmp_path, FORGE_POLICY.replace("{rita-o: rita@kernels.example}",
+                                                         "{rita-o: rita@kernels.example, ada-l: ada@kernels.example}"))
+    repo.branch("a")
+    repo.write(REC, record(extra={"reviewers": [dict(RITA.as_dict(), decision="approved", login="ada-l")]}))
+    head = repo.commit("The author's own account, under Rita's name", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("ada-l", "APPROVED", head, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert "@ada-l reviews as ada@kernels.example (approvals.forge_reviewers on base), but the record gives that " \
+        "login to rita@kernels.example" in out, out
+
+
+def test_a_review_by_an_account_without_write_access_approves_nothing(tmp_path, capsys):
+    repo, head = forge_setup(tmp_path)
+    outsider = dict(review("rita-o", "APPROVED", head, "2026-12-01T10:00:00Z"), author_association="NONE")
+    code, out = run_with_reviews(repo, tmp_path, capsys, [outsider])
+    assert code == 1 and "@rita-o has no write access to the repository (author_association NONE)" in out, out
+    member = dict(outsider, author_association="MEMBER")
+    assert run_with_reviews(repo, tmp_path, capsys, [member])[0] == 0
+
+
+def test_a_forge_policy_without_its_reviewer_list_is_reported(tmp_path, capsys):
+    repo = verified_repo(tmp_path, POLICY + "approvals:\n  sources: [forge]\n")
+    repo.branch("a")
+    repo.write(REC, record(extra={"reviewers": [dict(RITA.as_dict(), decision="approved", login="rita-o")]}))
+    head = repo.commit("docs(design): split-KV record", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", head, "2026-12-01T10:00:00Z")])
+    assert code != 0 and "forge_reviewers" in out, out
 
 
 def test_without_the_review_export_a_forge_policy_finds_no_approval(tmp_path, capsys):

@@ -39,7 +39,7 @@ from gates.history.contract import contract_changes
 from gates.history.forge_reviews import standing_approvals
 from gates.history.identity import among, approvers, people_of, person_of, same_person
 from gates.model.errors import InputError
-from gates.model.identity import Mailmap, normalise_email, parse_mailmap
+from gates.model.identity import Mailmap, identity_of, normalise_email, parse_mailmap
 from gates.model.record import parse_record
 
 WRITER_ROLES = (("author", None), ("committer", None), ("co-author", "Co-authored-by"), ("signer-off", "Signed-off-by"))
@@ -107,6 +107,16 @@ class ApprovalBook:
             return None
 
     @cached_property
+    def forge_reviewers(self) -> dict[str, str]:
+        """Forge login (case-folded) -> email, from the base policy: whose reviews count, as whom."""
+        mapping = self._settings.get("forge_reviewers") or {}
+        if "forge" in self.sources and not mapping:
+            self._policy_problem("approvals.sources trusts the forge, but approvals.forge_reviewers (the login and "
+                                 "email of each reviewer whose forge review counts) is not set on base "
+                                 f"{self.change.base_ref}; no forge review can count")
+        return {str(login).casefold(): str(email) for login, email in mapping.items()}
+
+    @cached_property
     def allowed_signers(self) -> bytes | None:
         path = self._settings.get("allowed_signers")
         if "signed-commit" not in self.sources:
@@ -170,6 +180,11 @@ class ApprovalBook:
     def same(self, a: Person, b: Person) -> bool:
         return same_person(a, b, self.mailmap)
 
+    def same_email(self, a: str, b: str) -> bool:
+        """The two addresses name one person (normalised, through the base .mailmap); names do not count."""
+        first, second = identity_of("", a, self.mailmap), identity_of("", b, self.mailmap)
+        return bool(first.email) and first.email == second.email
+
     def is_among(self, person: Person, people) -> bool:
         return among(person, people, self.mailmap)
 
@@ -225,11 +240,31 @@ class ApprovalBook:
             sha = self.change.resolve_commit(review.commit_id) if review.commit_id else None
             approval = Approval(person, "forge", sha, f"forge review by @{review.login} at "
                                 f"{(review.commit_id or '(no commit)')[:12]}")
-            if sha is None:
-                rejected.append(Verdict(approval, f"the review's commit {review.commit_id or '(none)'} is not in this clone"))
+            refusal = self._forge_refusal(review, person, sha)
+            if refusal:
+                rejected.append(Verdict(approval, refusal))
             else:
                 found.append(approval)
         return found, rejected
+
+    def _forge_refusal(self, review, person: Person, sha: str | None) -> str | None:
+        """Why a standing forge approval does not count for `person`, or None when it does.
+
+        The login must be one the base policy lists, for this person's email: the record's
+        author writes the record's `login`, so it cannot decide whose account speaks for whom.
+        """
+        email = self.forge_reviewers.get(review.login.casefold())
+        if email is None:
+            return f"@{review.login} is not among approvals.forge_reviewers on base {self.change.base_ref}"
+        if not self.same_email(person.email, email):
+            return (f"@{review.login} reviews as {email} (approvals.forge_reviewers on base), but the record gives "
+                    f"that login to {person.email}")
+        if not review.has_write_access:
+            return (f"@{review.login} has no write access to the repository (author_association "
+                    f"{review.association})")
+        if sha is None:
+            return f"the review's commit {review.commit_id or '(none)'} is not in this clone"
+        return None
 
     def _signed(self, record_id: str, reviewers) -> tuple[list[Approval], list[Verdict]]:
         if "signed-commit" not in self.sources:
@@ -301,21 +336,27 @@ class ApprovalBook:
         return Verdict(approval)
 
     def changed_after(self, sha: str) -> list[tuple[str, str]]:
-        """(path, commit) of every file a commit of this change after `sha` touched, records excepted.
+        """(path, commit) of every file, records excepted, that would merge other than the
+        review at `sha` saw it.
 
-        Records are judged by their contract instead (a reviewer's decision recorded after the
-        review leaves the contract as it was); everything else the reviewer saw, the code, the
-        tests and the evidence, must be what merges.
+        Compared by content, not by walking commits: a file this change changes (base to
+        head) or that the reviewed commit had changed (its merge base to it) must be at head
+        what it was at `sha`. So a later commit, a merge commit's own edits and a force push
+        all count, while a merge that only brings the base in does not. Records are judged
+        by their contract instead (a reviewer's decision recorded after the review leaves
+        the contract as it was).
         """
         if sha not in self._changed_after:
-            found: dict[str, str] = {}
-            for commit in self.change.commits:
-                if commit.sha == sha or self.change.is_ancestor(commit.sha, sha):
-                    continue
-                for path in commit.paths:
-                    if path not in found and not _in_records(path, self.change.record_dirs):
-                        found[path] = commit.sha
-            self._changed_after[sha] = sorted(found.items())
+            change = self.change
+            ours = {p for c in change.changed for p in (c.path, c.old_path) if p}
+            reviewed_base = change.merge_base_of(sha, change.base)
+            theirs = set(change.paths_differing(reviewed_base, sha)) if reviewed_base else set()
+            differing = set(change.paths_differing(sha, change.head))
+            found = []
+            for path in sorted(differing & (ours | theirs)):
+                if not _in_records(path, change.record_dirs):
+                    found.append((path, change.newest_commit_touching(sha, path) or change.head))
+            self._changed_after[sha] = found
         return self._changed_after[sha]
 
     def claims_without_approval(self, judged: dict | None, verdicts: list[Verdict]) -> list[tuple[int, Person]]:

@@ -154,6 +154,17 @@ class ChangeSet:
     def resolve_commit(self, rev: str) -> str | None:
         return self._reader.resolve_commit(rev)
 
+    def paths_differing(self, a: str, b: str) -> list[str]:
+        """Paths whose content differs between commits `a` and `b`."""
+        return self._reader.paths_differing(a, b)
+
+    def merge_base_of(self, a: str, b: str) -> str | None:
+        return self._reader.merge_base(a, b)
+
+    def newest_commit_touching(self, after: str, path: str) -> str | None:
+        """The newest commit after `after` up to head that changed `path`, merges included."""
+        return self._reader.newest_commit_touching(after, self.head, path)
+
     def approval_commits(self) -> list[Commit]:
         """Every commit reachable from head with a `Design-Approved:` trailer, newest first."""
         return self._reader.approval_commits(self.head)

@@ -6,6 +6,10 @@ and passes the file with `gate-check --base ... --reviews FILE`. The file is a J
 list of reviews `{"user": {"login": ...}, "state": ..., "commit_id": ..., "submitted_at": ...}`,
 or a list of such lists (one per page, as `--slurp` writes it).
 
+A review whose `author_association` (when the export has it) is not `OWNER`, `MEMBER` or
+`COLLABORATOR` comes from an account without write access to the repository; it is kept
+here and refused by G8.
+
 The latest review of each user decides, as on the forge: `COMMENTED` and `PENDING`
 reviews do not change a user's standing; a later `CHANGES_REQUESTED` or `DISMISSED`
 withdraws an earlier `APPROVED`.
@@ -20,6 +24,7 @@ from pathlib import Path
 from gates.model.errors import InputError, UsageError
 
 DECIDING_STATES = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
+WRITE_ACCESS_ASSOCIATIONS = ("OWNER", "MEMBER", "COLLABORATOR")
 MAX_BYTES = 8 * 1024 * 1024
 
 
@@ -29,6 +34,12 @@ class ForgeReview:
     state: str
     commit_id: str
     submitted_at: str
+    association: str = ""  # GitHub's author_association, upper case; "" when the export lacks it
+
+    @property
+    def has_write_access(self) -> bool:
+        """False when the export says the account has no write access to the repository."""
+        return not self.association or self.association in WRITE_ACCESS_ASSOCIATIONS
 
 
 def _review_of(entry, path: str, index: int) -> ForgeReview:
@@ -39,8 +50,10 @@ def _review_of(entry, path: str, index: int) -> ForgeReview:
         raise InputError(path, 1, f"review {index}: expected an object with user.login and state, as GitHub's "
                          "pull-request reviews API returns")
     submitted = entry.get("submitted_at")
+    association = entry.get("author_association")
     return ForgeReview(login, state.upper(), commit_id if isinstance(commit_id, str) else "",
-                       submitted if isinstance(submitted, str) else "")
+                       submitted if isinstance(submitted, str) else "",
+                       association.upper() if isinstance(association, str) else "")
 
 
 def parse_reviews(text: str, path: str) -> list[ForgeReview]:

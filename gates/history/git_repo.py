@@ -14,7 +14,6 @@ import os
 import re
 import tempfile
 import shutil
-import tarfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -105,6 +104,20 @@ class _GitReader:
         if not out:
             return []
         return [_text(p) for p in out.split(b"\0") if p]
+
+    def paths_differing(self, a: str, b: str) -> list[str]:
+        """Paths whose content differs between the trees of commits `a` and `b` (no rename pairing)."""
+        out = self.run("diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", a, b)
+        return [_text(p) for p in out.split(b"\0") if p]
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        out = self.try_run("merge-base", a, b)
+        return _text(out).strip() or None if out else None
+
+    def newest_commit_touching(self, after: str, head: str, path: str) -> str | None:
+        """The newest commit of after..head whose own changes touch `path` (a merge's too)."""
+        out = self.try_run("rev-list", "-1", "--full-history", f"{after}..{head}", "--", path)
+        return _text(out).strip() or None if out else None
 
     def approval_commits(self, head: str) -> list[Commit]:
         grep = ("-E", "--grep=^Design-Approved:", "-i", head)
@@ -366,18 +379,36 @@ def worktree_is_clean_at(repo_root, rev: str) -> bool:
         repo.close()
 
 
-def _keep_inside(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """tarfile's `data` filter, skipping (not failing on) a link that leads out of the tree."""
-    try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
-        return None
+_SYMLINK_MODE = 0o120000
+_EXECUTABLE_MODE = 0o100755
+
+
+def _write_blob(blob, folder: Path) -> None:
+    """One file of a tree under `folder`, as stored: no attributes, filters or line-ending
+    conversion apply. A link is recreated only when it stays inside the tree."""
+    target = folder / blob.path
+    if not target.resolve().is_relative_to(folder.resolve()) or ".." in Path(blob.path).parts:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = blob.data_stream.read()
+    if blob.mode == _SYMLINK_MODE:
+        link = os.fsdecode(data)
+        if not os.path.isabs(link) and (target.parent / link).resolve().is_relative_to(folder.resolve()):
+            os.symlink(link, target)
+        return
+    target.write_bytes(data)
+    if blob.mode == _EXECUTABLE_MODE:
+        target.chmod(0o755)
 
 
 @contextmanager
 def checked_out_tree(repo_root, rev: str):
     """The files of commit `rev`, in a fresh folder inside the repository's git directory
-    (`<git-dir>/design-gates/`), removed afterwards. Yields the folder's path."""
+    (`<git-dir>/design-gates/`), removed afterwards. Yields the folder's path.
+
+    Every blob of the commit's tree is written as stored. `git archive` is not used: it
+    honours the tree's own `.gitattributes`, where `export-ignore` would let a change hide
+    files (its records) from the checks and `export-subst` rewrite them."""
     repo = _open_repo(Path(repo_root))
     reader = _GitReader(repo)
     sha = _resolve_or_fail(reader, rev, "head")
@@ -387,12 +418,9 @@ def checked_out_tree(repo_root, rev: str):
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     try:
-        process = repo.git.archive(sha, format="tar", as_process=True)
-        try:
-            with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
-                archive.extractall(folder, filter=_keep_inside)
-        finally:
-            process.wait()
+        for item in repo.commit(sha).tree.traverse():
+            if item.type == "blob":
+                _write_blob(item, folder)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
