@@ -305,3 +305,18 @@ def test_verify_passes_when_the_committed_results_reproduce(repo, capsys):
     output = capsys.readouterr().out
     assert code == 0, output
     assert "G3 ok: fp32 rel_l2: committed 5.02297e-07 (evidence 'numeric-cpu'), this run 5.02297e-07" in output
+
+
+def test_key_new_refuses_any_git_checkout_but_not_a_plain_folder(tmp_path, capsys, monkeypatch):
+    import subprocess
+
+    other = tmp_path / "other-checkout"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    assert main(["key", "new", "--id", "x", "--out", str(other / "sub" / "leak.key")]) == 2
+    assert "lies inside the repository" in capsys.readouterr().err
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    assert main(["key", "new", "--id", "x", "--out", str(plain / "runner.key")]) == 0
+    assert (plain / "runner.key").exists()

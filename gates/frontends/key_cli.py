@@ -38,14 +38,32 @@ def add_arguments(parser) -> None:
     _common(new)
 
 
+def _repository_holding(folder: Path, repo_root: Path, *, explicit: bool) -> Path | None:
+    """The repository `folder` lies in: any git checkout, or `--repo-root` when given; else None.
+
+    Without `--repo-root` outside a checkout, the current folder is no repository, so a
+    key may be written below it."""
+    from gates.history.git_repo import checkout_of
+
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    found = checkout_of(probe)
+    if found is not None:
+        return found[0]
+    if explicit and (folder == repo_root or repo_root in folder.parents):
+        return repo_root
+    return None
+
+
 def run(args, repo_root: Path) -> int:
     if not KEY_ID.match(args.id):
         raise UsageError(f"--id {args.id!r} must match {KEY_ID.pattern}")
     out = Path(os.path.abspath(os.path.expanduser(args.out)))
-    root = os.path.realpath(repo_root)
-    real_parent = os.path.realpath(out.parent)
-    if real_parent == root or real_parent.startswith(root.rstrip(os.sep) + os.sep):
-        raise UsageError(f"--out {args.out} lies inside the repository; a private key never belongs there "
+    holder = _repository_holding(Path(os.path.realpath(out.parent)), Path(os.path.realpath(repo_root)),
+                                 explicit=getattr(args, "repo_root", None) is not None)
+    if holder is not None:
+        raise UsageError(f"--out {args.out} lies inside the repository {holder}; a private key never belongs there "
                          "(write it elsewhere and store it as a CI secret of the trusted runner)")
     key = Ed25519PrivateKey.generate()
     try:
