@@ -263,7 +263,9 @@ def claim_problems(paragraph: str, claim_level, candidates: list[Candidate], nam
         exempt = set()
         if named is not None:
             for tie in LineTracer(named).prose_ties(0, paragraph):
-                if tie.problem:
+                if tie.mislabelled:
+                    problems.append(f"{tie.quoted.shown()} and its reference disagree: {tie.problem}")
+                elif tie.problem:
                     problems.append(f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}")
                 elif tie.mismatch():
                     problems.append(f"{tie.quoted.shown()} is not the value it names, {tie.target.shown()}")

@@ -1,18 +1,24 @@
 """G7 Claims discipline: kernel numbers are not end-to-end claims, and numbers trace.
 
 1. An end-to-end claim (TTFT, TPOT, tok/s, time to first token, serving
-   throughput, P99 latency, end-to-end; 端到端, 首字时间, 时延, 吞吐 ...) in the
-   rendered prose of the body needs `claim_level: e2e` and a cited `e2e` artifact
-   with fixture identities and at least three fresh-process samples per arm.
+   throughput, P99 latency, end-to-end; 端到端, 首字时间, 时延, 吞吐 ...), or a claim
+   shaped like one (a serving subject or measure with a quantity or comparative:
+   "Chat replies arrive 30% sooner for users", "延迟降低30%"), in the rendered prose
+   of the body, link titles included, needs `claim_level: e2e` and a cited `e2e`
+   artifact with fixture identities and at least three fresh-process samples per arm.
    Detection (`gates.checks.claim_detection`) excuses a term only where a negation or
    scope marker governs it ("must not be written as TPOT", "TTFT is out of
    scope", "不声称任何端到端收益"); a term in `code` is not prose.
 2. A stage-A record claims no measured results: a number with a unit in §7 must
    come from a profile artifact cited in §1.
-3. Every measured number in §7 (a number with a unit, or a decimal in a table
-   row) is tied to one named value of a cited artifact (`gates.checks.number_trace`:
-   an `ARTIFACT-ID:KEY.PATH` reference, `metric = value`, or a table column
-   mapped by its header) and equals it at the quoted precision.
+3. Every measured number in §7 (a number with a unit, or one written with a decimal
+   point or a power of ten, in prose or a table, also right after CJK text) is tied to
+   one named value of a cited artifact (`gates.checks.number_trace`: an
+   `ARTIFACT-ID:KEY.PATH` reference, `metric = value`, or a table column mapped by
+   its header) and equals it at the quoted precision, which must keep the value's first
+   significant digit (no "0.000" for 2.1e-4). A reference must agree with the words
+   that present its number: "fp16 rel_l2 = … (`…:per_dtype.fp32.rel_l2`)" and
+   "rel_l2 = 2 (`…:per_dtype.fp16.cases`)" are errors.
 4. The results pages the record links (`gates.checks.results_pages`) declare their
    pinned artifact and trace every table cell to it, or declare themselves notes;
    end-to-end claims on them follow rule 1.
@@ -27,7 +33,9 @@ from gates.checks.claim_detection import find_claims, find_claims_in_text
 from gates.checks.context import GateContext
 from gates.checks.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
-from gates.checks.number_trace import CitedValues, SectionTracer, links_to_artifacts, measured_numbers
+from gates.checks.number_trace import (
+    CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, restates_a_bar,
+)
 from gates.checks.quoted_numbers import matches
 from gates.checks.results_pages import check_linked_pages
 from gates.model.findings import Finding, GateResult, result_from_findings
@@ -111,18 +119,23 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
     See `gates.checks.number_trace` for how a number names its value; here a key name of the cited
     results (`rel_l2`, `speedup`) also ties the next number of its clause. A number tied to
     nothing is not looked up among all the artifacts' numbers; only a declared tolerance,
-    presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, a column headed tolerance/limit/bound),
-    may stand untied. Headings inside the section are read like any other line.
+    presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, a column headed tolerance/limit/bound), and the
+    bar of a check of the cited results that the line names (`heuristic_within_10pct` … 1.1 倍), may
+    stand untied. Headings inside the section are read like any other line.
     """
     values = CitedValues({artifact.id: artifact.results for artifact in artifacts},
                          declared=[entry.id for entry in declared_evidence(record)], key_names=True)
     tracer = SectionTracer(values, links_to_artifacts(record, cited_evidence(record)))
     lines = [(line_no, raw) for line_no, raw in prose_lines(section.text, section.start_line)
              if line_no != section.start_line]
-    trace = tracer.trace(lines, measured_numbers(units_only))
+    trace = tracer.trace(lines, measured_numbers(units_only, prose_decimals=True))
     declared = declared_numbers(record)
+    bars = check_bars([artifact.results for artifact in artifacts])
+    text_of = dict(lines)
     for tie in trace.ties:
-        if tie.problem:
+        if tie.mislabelled:
+            add(tie.line, f"{tie.quoted.shown()} and its reference disagree: {tie.problem} ({rule})", tie.quoted.col)
+        elif tie.problem:
             add(tie.line, f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}", tie.quoted.col)
         elif tie.mismatch() and tie.relation != "=":
             add(tie.line, f"{tie.said()} does not hold for the value it names, {tie.expected()}: {rule}",
@@ -133,6 +146,8 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
     for line_no, number in trace.untied:
         if (number.unit in ("", "%") and trace.is_limit(line_no, number)
                 and any(matches(number, value) for value in declared)):
+            continue
+        if restates_a_bar(text_of.get(line_no, ""), number, bars):
             continue
         add(line_no, f"{number.shown()} is not tied to an artifact value ({rule}): write `ARTIFACT-ID:KEY.PATH` "
             "after it, or `metric = value`, or map its table column in the header", number.col)

@@ -11,6 +11,10 @@ was 35.02. The ways a number names its value:
      ``36.55 µs (`bench-splitkv-h200:summary.llama8b-b1-32k.ours_us`)``,
      ``4.2x faster (`bench-h200:rows[0].speedup`)``;
    - or before it with an operator: ``…:metrics.launch__grid_size` = 256``.
+   The words right before the number must not contradict the reference: a dtype or
+   case that tells the key's values apart (`fp16 … (`…:per_dtype.fp32.rel_l2`)`), or
+   a value's name with an operator (`rel_l2 = 2 (`…:per_dtype.fp16.cases`)`), make
+   the tie `mislabelled` (`CitedValues.label_problem`).
    A path steps through objects by key (keys may hold dots:
    `metrics.dram__bytes_read.sum`) and through lists by index, `rows[3]`, or by
    the one element whose field has a value, `rows[visible_tokens=2048]`.
@@ -59,8 +63,8 @@ from functools import lru_cache
 
 from gates.model.markdown_body import iter_links
 from gates.checks.quoted_numbers import (
-    COMPARATIVES, NUMBER, UNITS, Quoted, decimals, first_number, holds, numbers_with_units, parse_quoted, stored_unit,
-    strip_code_spans,
+    COMPARATIVES, NUMBER, NUMBER_START, UNIT_END, UNITS, WORD_CHAR, Quoted, decimals, first_number, holds,
+    numbers_with_units, parse_quoted, stored_unit, strip_code_spans,
 )
 
 ROW = "{row}"
@@ -80,14 +84,14 @@ _EQUALS = (r"(?:=|≈|~|≃|:|＝|：|→|->|=>|⇒|\(|（|\b(?:is|was|are|were|
            r"hits|hit|reads|read|shows|showed|measures|measured|totals|stays at|stood at|sits at|comes to|came to)\b)")
 # `name = v`, `name was ~v`, `name (v)`, `name → v`, `name ≥ v`, `name is at most v`
 _OPERATOR = (rf"(?:(?P<rel>{_RELATION})|{_EQUALS}(?:[ \t]*(?P<rel2>{_RELATION}))?)(?:[ \t]*{_HEDGE})?")
-_QUANTITY = rf"({NUMBER})(?:[ \t]?({UNITS})(?![\w/]))?"
+_QUANTITY = rf"({NUMBER})(?:[ \t]?({UNITS}){UNIT_END})?"
 _LIMIT_WORDS = (r"max|maximum|tolerance|tolerances|limit|limits|bound|ceiling|upper bound|min|minimum|floor|"
                 r"lower bound|容差|上限|下限|阈值")
 # what ends the text right before a number presented as a bound: `≤ 1e-6`, `below 1e-6`, `max 1e-6`
 _BOUND_BEFORE = re.compile(rf"(?:(?P<rel>{_RELATION})|(?P<limit>{_LIMIT_WORDS})(?:[ \t]+(?:of|is|=|:))?)"
                            rf"[ \t:=]*(?:{_HEDGE}[ \t]*)?$", re.IGNORECASE)
 _BOUND_NUMBER = re.compile(rf"(?:(?P<rel>{_RELATION})|(?<![A-Za-z])(?P<limit>{_LIMIT_WORDS})(?:[ \t]+(?:of|is|=|:))?)"
-                           rf"[ \t:=]*(?:{_HEDGE}[ \t]*)?(?<![\w.,§/#-])(?P<num>{NUMBER})", re.IGNORECASE)
+                           rf"[ \t:=]*(?:{_HEDGE}[ \t]*)?{NUMBER_START}(?P<num>{NUMBER})", re.IGNORECASE)
 _BOUND_REACH = 40  # how far before a number the words presenting it as a bound are looked for
 _LOWER_LIMIT = re.compile(r"min|minimum|floor|lower bound|下限", re.IGNORECASE)
 _LIMIT_HEADER = re.compile(rf"(?<![A-Za-z])(?:{_LIMIT_WORDS})(?![A-Za-z])", re.IGNORECASE)
@@ -95,8 +99,15 @@ _CLAUSE_END = re.compile(r"[;!?；。，！？]|,(?!\d{3})|\.(?=\s|$)")
 _NUMBER_NEXT = re.compile(rf"[ \t]*(?:{_HEDGE}[ \t]*)?[-+−]?\d")
 _NOT_A_NAME = {"max", "min", "limit", "bound", "tolerance", "value", "values"}
 # `9.8 µs (`ref`)`, `4.2x faster (`ref`)`: a comparative may stand between a ratio and its reference
-_BEFORE_REFERENCE = re.compile(rf"(?<![\w.,§/#-]){_QUANTITY}(?:[ \t]+(?:{COMPARATIVES})\b)?[ \t]*[(\[（]?[ \t]*$")
+_BEFORE_REFERENCE = re.compile(rf"{NUMBER_START}{_QUANTITY}(?:[ \t]+(?:{COMPARATIVES})\b)?[ \t]*[(\[（]?[ \t]*$")
 _REFERENCE_REACH = 80  # how far before a reference its number is looked for
+# A name is not read inside a longer word or path; CJK text may touch it ("fp16的rel_l2为0.0002")
+_NAME_START = rf"(?<!{WORD_CHAR})(?<![.`])"
+_NAME_END = rf"(?!{WORD_CHAR}|`|\.\w)"
+_WORD_BREAK = re.compile(rf"(?:(?!{WORD_CHAR})[^.+-])+")
+# How a sentence may spell a dtype that an artifact's keys write short
+_DTYPE_SPELLINGS = {"float16": "fp16", "half": "fp16", "f16": "fp16", "float32": "fp32", "f32": "fp32",
+                    "bfloat16": "bf16", "float64": "fp64", "double": "fp64", "f64": "fp64", "float8": "fp8"}
 _SELECTOR = re.compile(r"\[(\d+)\]|\[([^=\]]+)=([^\]]*)\]")
 _DELIMITER_CELL = re.compile(r":?-{2,}:?")
 
@@ -128,6 +139,7 @@ class Tie:
     problem: str | None = None
     relation: str = "="
     alternatives: tuple = ()
+    mislabelled: bool = False  # `problem` says how the words before the number contradict its reference
 
     def mismatch(self) -> bool:
         """Whether the quoted number is not the value (or, for a bound, the bound does not hold).
@@ -181,6 +193,8 @@ class CitedValues:
         self._choices: dict[tuple, tuple[NamedValue, ...]] = {}
         self._named_words: dict[tuple[str, str], frozenset] = {}
         self._differs: dict[str, bool] = {}
+        self._by_last_key: dict[str, list[NamedValue]] | None = None
+        self._name_before: re.Pattern | None = None
         if key_names:
             for artifact_id, results in artifacts.items():
                 for value in _leaf_values(artifact_id, results):
@@ -255,6 +269,70 @@ class CitedValues:
         if text in self._metrics:
             return self.metric(text, linked_ids)
         return None
+
+    def label_problem(self, reference: str, phrase: str) -> str | None:
+        """How the words right before a number (`phrase`) contradict the reference after it, if they do.
+
+        The phrase may name a dtype or case (`fp16`, a row's name): one of those that tell the
+        values of the reference's key apart (`fp16`, `fp32` for `per_dtype.*.rel_l2`), and the
+        reference must be on that one's path. It may end with a value's name and an operator
+        (`rel_l2 =`, `max_abs`): the reference must be a value of that name. "fp16 rel_l2 = 5.11e-8
+        (`…:per_dtype.fp32.rel_l2`)" and "rel_l2 = 2 (`…:per_dtype.fp16.cases`)" are mislabelled.
+        """
+        match = _REFERENCE.match(reference)
+        if not match or match.group(1) not in self.artifacts:
+            return None
+        artifact_id, path = match.groups()
+        context: set[str] = set()
+        try:
+            last_key = _walk(self.artifacts[artifact_id], path.removeprefix("results."), reference, context)[1]
+        except TraceError:
+            return None
+        return (self._context_contradiction(reference, last_key, context, phrase)
+                or self._name_contradiction(reference, last_key, phrase))
+
+    def _context_contradiction(self, reference: str, last_key: str, context: set[str], phrase: str) -> str | None:
+        """The phrase names a dtype or case of `last_key`'s values, and the reference is not on its path."""
+        telling = self._telling_words(last_key.rsplit(".", 1)[-1])
+        said = {_DTYPE_SPELLINGS.get(word.lower(), word) for word in _words(phrase)} & telling
+        if not said or said & context:
+            return None
+        ours = sorted(telling & context)
+        return (f"the sentence speaks of {', '.join(sorted(said))}, but `{reference}` is the value of "
+                f"{', '.join(ours) if ours else 'another case'}")
+
+    def _name_contradiction(self, reference: str, last_key: str, phrase: str) -> str | None:
+        """The phrase ends with a value's name (and an operator) that the reference is not a value of."""
+        if self._name_before is None:
+            names = sorted(set(self._values_by_last_key()) | self.metric_names, key=len, reverse=True)
+            alternatives = "|".join(map(_spelled, names)) or r"(?!x)x"
+            self._name_before = re.compile(rf"{_NAME_START}((?i:{alternatives})){_NAME_END}[ \t]*(?:{_OPERATOR})?"
+                                           rf"[ \t]*$")
+        match = self._name_before.search(phrase)
+        if not match:
+            return None
+        said = self.canonical(match.group(1))
+        if _collapsed(said) in _collapsed(reference.split(":", 1)[1]):
+            return None
+        return f"the sentence says {said}, but `{reference}` is {last_key}"
+
+    def _values_by_last_key(self) -> dict[str, list[NamedValue]]:
+        """Every number of the artifacts' results, by the last key of its path (computed once)."""
+        if self._by_last_key is None:
+            self._by_last_key = {}
+            for artifact_id, results in self.artifacts.items():
+                for value in _leaf_values(artifact_id, results):
+                    self._by_last_key.setdefault(value.key.rsplit(".", 1)[-1], []).append(value)
+        return self._by_last_key
+
+    def _telling_words(self, name: str) -> set[str]:
+        """The keys and row fields that tell the values of `name` apart (on some of their paths, not all)."""
+        found = self._values_by_last_key().get(name, [])
+        counts: dict[str, int] = {}
+        for value in found:
+            for word in value.context:
+                counts[word] = counts.get(word, 0) + 1
+        return {word for word, count in counts.items() if count < len(found)}
 
     def _context_index(self, name: str) -> dict[str, list[int]]:
         """For the values of a key name: which of them each context word (dtype, case, row field) names.
@@ -342,17 +420,22 @@ def _leaf_values(artifact_id: str, results) -> list[NamedValue]:
                     found.append(NamedValue(artifact_id, key_path, value, stored_unit(str(key), declared), context))
         elif isinstance(node, list):
             for index, item in enumerate(node):
-                fields = frozenset(str(value) for value in item.values() if isinstance(value, str)
-                                   or (isinstance(value, int) and not isinstance(value, bool))) \
-                    if isinstance(item, dict) else frozenset()
-                stack.append((item, f"{path}[{index}]", context | fields))
+                stack.append((item, f"{path}[{index}]", context | _row_fields(item)))
     return found
+
+
+def _row_fields(item) -> frozenset:
+    """The words a list element is known by: its string and whole-number fields (`visible_tokens: 2048`)."""
+    if not isinstance(item, dict):
+        return frozenset()
+    return frozenset(str(value) for value in item.values()
+                     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)))
 
 
 @lru_cache(maxsize=256)
 def _words(text: str) -> frozenset:
     """The words of a sentence as dtype or case names are written: `fp32`, `llama8b-b1-32k`, `2048`."""
-    return frozenset(word.strip(".") for word in re.split(r"[^\w.+-]+", text) if word.strip("."))
+    return frozenset(word.strip(".") for word in _WORD_BREAK.split(text) if word.strip("."))
 
 
 
@@ -363,8 +446,11 @@ def _declared_unit(units, key: str) -> str | None:
     return unit if isinstance(unit, str) else None
 
 
-def _walk(data, path: str, reference: str):
-    """Follow `path` from `data`; keys may contain dots, so the longest key that fits wins."""
+def _walk(data, path: str, reference: str, context: set | None = None):
+    """Follow `path` from `data`; keys may contain dots, so the longest key that fits wins.
+
+    `context`, when given, collects the keys and row fields on the way (as `_leaf_values` records them).
+    """
     node, rest, last_key = data, path, ""
     while rest:
         if isinstance(node, list):
@@ -372,6 +458,8 @@ def _walk(data, path: str, reference: str):
             if not match:
                 raise TraceError(f"{reference}: {last_key or 'results'} is a list; index it as [n] or [field=value]")
             node = _select(node, match, reference)
+            if context is not None:
+                context.update(_row_fields(node))
             rest = rest[match.end():].removeprefix(".")
             continue
         if not isinstance(node, dict):
@@ -380,6 +468,8 @@ def _walk(data, path: str, reference: str):
         if not keys:
             raise TraceError(f"{reference}: there is no key {rest.split('.')[0]!r} under {last_key or 'results'}")
         last_key = max(keys, key=len)
+        if context is not None:
+            context.add(str(last_key))
         node = node[last_key]
         rest = rest[len(last_key):].removeprefix(".")
     return node, last_key
@@ -421,11 +511,11 @@ def _spelled(name: str) -> str:
 
 def _name_alternatives(names) -> str:
     bare = "|".join(_spelled(name) for name in sorted(names, key=len, reverse=True)) or r"(?!x)x"
-    return "|".join([_CODE, _BOLD, rf"(?<![\w.`])((?i:{bare}))(?![\w`]|\.\w)"])
+    return "|".join([_CODE, _BOLD, rf"{_NAME_START}((?i:{bare})){_NAME_END}"])
 
 
-_NAMED_QUANTITY = rf"(?P<num>{NUMBER})(?:[ \t]?(?P<unit>{UNITS})(?![\w/]))?"
-_ANY_NUMBER = re.compile(rf"(?<![\w.,§/#-]){_NAMED_QUANTITY}")
+_NAMED_QUANTITY = rf"(?P<num>{NUMBER})(?:[ \t]?(?P<unit>{UNITS}){UNIT_END})?"
+_ANY_NUMBER = re.compile(rf"{NUMBER_START}{_NAMED_QUANTITY}")
 
 
 def _relation_before(text: str) -> str:
@@ -436,6 +526,17 @@ def _relation_before(text: str) -> str:
     if match.group("rel"):
         return _RELATION_WORDS[match.group("rel").lower()]
     return "≥" if _LOWER_LIMIT.fullmatch(match.group("limit")) else "≤"
+
+
+_PHRASE_BREAK = re.compile(rf"[;!?。；！？|]|\.(?=\s|$)|{NUMBER_START}{NUMBER}")
+_PHRASE_REACH = 120
+
+
+def _phrase_before(text: str, end: int) -> str:
+    """The words that present the number at `end`: back to the previous number, sentence end or table cell."""
+    start = max(0, end - _PHRASE_REACH)
+    breaks = [match.end() for match in _PHRASE_BREAK.finditer(text, start, end)]
+    return text[breaks[-1] if breaks else start:end]
 
 
 def readable(line: str, values: CitedValues) -> str:
@@ -464,10 +565,10 @@ class LineTracer:
         self.values = values
         names = _name_alternatives(values.metric_names)
         self._before = re.compile(rf"(?:{names})[ \t]*{_OPERATOR}[ \t]*{_NAMED_QUANTITY}")
-        self._number_first = re.compile(rf"(?<![\w.,§/#-]){_NAMED_QUANTITY}[ \t]+(?:{names})")
+        self._number_first = re.compile(rf"{NUMBER_START}{_NAMED_QUANTITY}[ \t]+(?:{names})")
         self._names = re.compile(_name_alternatives(values.metric_names | values.key_names))
         keys = sorted(values.key_names, key=len, reverse=True)
-        self._keys = (re.compile(rf"(?<![\w.`])((?i:{'|'.join(map(_spelled, keys))}))(?![\w`]|\.\w)")
+        self._keys = (re.compile(rf"{_NAME_START}((?i:{'|'.join(map(_spelled, keys))})){_NAME_END}")
                       if keys else None)
 
     def tie(self, line_no: int, quoted: Quoted, name: str, linked, relation: str = "=", clause: str = "",
@@ -506,6 +607,10 @@ class LineTracer:
                 continue
             quoted = parse_quoted(match.group(1), match.group(2) or "", offset + match.start(1) + 1)
             tie = quoted and self.tie(line_no, quoted, code.group(1), linked)
+            if tie and not tie.problem:
+                mislabel = self.values.label_problem(code.group(1), _phrase_before(readable(text, self.values),
+                                                                                   match.start(1)))
+                tie = replace(tie, problem=mislabel, mislabelled=True) if mislabel else tie
             if tie:
                 ties.setdefault(quoted.col, tie)
         for match in self._number_first.finditer(text):
@@ -818,15 +923,68 @@ def links_to_artifacts(record, entries):
     return linked
 
 
-def measured_numbers(units_only: bool):
-    """What a results section must trace: numbers with a unit, and in tables also decimals."""
+def measured_numbers(units_only: bool, prose_decimals: bool = False):
+    """What a results section must trace: numbers with a unit, and (unless `units_only`) every number
+    written with a decimal point or a power of ten in tables, and with `prose_decimals` in prose too
+    ("the relative error is 0.00000001", "within 1e-12 of the oracle").
+
+    Not measured: a number inside a word, name or path (`fp16`, `sm_90`, `v1.2`, `§7.1`, a reference,
+    whose code is blanked), a software version (`CUDA 12.4`, `torch 2.11.0`), the numbering of a heading
+    or list item (`### 7.1 Timing`, `1.`), and whole numbers without a unit (counts, sizes, shapes:
+    `48 cases`, `B=1 Hq=32`, `(1, 32, 8, 128)`).
+    """
     def measured(text: str, is_table: bool) -> list[Quoted]:
         found = numbers_with_units(text)
-        if is_table and not units_only:
+        if not units_only and (is_table or prose_decimals):
             taken = {number.col for number in found}
-            found.extend(number for number in decimals(text) if number.col not in taken)
+            found.extend(number for number in decimals(text)
+                         if number.col not in taken and not _is_label(text, number))
         return found
     return measured
+
+
+_VERSION_BEFORE = re.compile(r"(?<![\w-])(?:v|version|release|python|py|cuda|cu|cudnn|nccl|torch|pytorch|triton|jax"
+                             r"|numpy|driver|gcc|clang|llvm|nvcc|rocm|ubuntu|debian|sm|compute\s+capability"
+                             r"|版本)[ \t:]*$", re.IGNORECASE)
+_NUMBERING = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+)?(?:§[ \t]*)?$")
+
+
+def _is_label(text: str, number: Quoted) -> bool:
+    """A number that labels rather than measures: a version after a software name, a heading's or item's numbering."""
+    before = text[:number.col - 1]
+    return bool(_VERSION_BEFORE.search(before[-40:]) or _NUMBERING.match(before))
+
+
+_BAR_IN_NAME = re.compile(rf"(?:within[_ -]?|[<>]=?|[≤≥])[ \t]*({NUMBER})[ \t]*(pct|percent|%|x)?$", re.IGNORECASE)
+
+
+def check_bars(artifacts) -> dict[str, tuple[float, ...]]:
+    """The checks in the artifacts' results whose names state their bar, with the values the bar may be
+    quoted as: `paged_within_1.1x` 1.1; `heuristic_within_10pct` 10 (%), 0.1 and 1.1 (a ratio);
+    `read_ceiling_fraction>=0.85` 0.85."""
+    bars: dict[str, tuple[float, ...]] = {}
+    stack = list(artifacts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+            for key in node:
+                match = _BAR_IN_NAME.search(str(key))
+                quoted = parse_quoted(match.group(1)) if match else None
+                if quoted is not None:
+                    percent = (match.group(2) or "").lower() in ("pct", "percent", "%")
+                    bars[str(key)] = ((quoted.value, quoted.value / 100, 1 + quoted.value / 100) if percent
+                                      else (quoted.value,))
+    return bars
+
+
+def restates_a_bar(line: str, quoted: Quoted, bars: dict[str, tuple[float, ...]]) -> bool:
+    """Whether `quoted` is the bar of a check its line names (`heuristic_within_10pct` … "at most 1.1 times")."""
+    lowered = line.lower()
+    return any(name.lower() in lowered and any(holds(quoted, value) for value in values)
+               for name, values in bars.items())
 
 
 def no_measured_numbers(text: str, is_table: bool) -> list[Quoted]:

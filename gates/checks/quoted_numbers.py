@@ -2,6 +2,10 @@
 
 A quoted number matches a measured one at the quoted precision: "8.33" matches
 8.3312 but not 8.34; "2.486e-4" matches 2.4861e-4; "39" matches 39.4 but not 39.6.
+The precision must reach the measured value's first significant digit: "0.000", "0."
+and "0e0" do not match 2.1e-4 (a measured error is not zero), nor "0.000001" 5e-7.
+A number is read where it touches CJK text ("降低30%", "耗时12ms", "加速2倍"), not
+inside a Latin word or name ("fp16", "sm_90", "v1.2").
 Thousands may be grouped with a comma, a space, a thin space (U+2009) or a narrow
 no-break space (U+202F): "1 064 704" is 1064704. Scientific notation is read in
 its usual spellings: "5e-9", "5.0×10^-9", "5.0·10⁻⁹" (the mantissa gives the
@@ -16,7 +20,8 @@ Units are handled here and nowhere else (`in_quoted_unit`):
 - `‰` is per mille: a tenth of a stored percentage, a thousandth of a fraction;
 - ns, µs, ms and s convert into one another (also spelled out: microseconds,
   usec, msec, seconds …), as do B, KB, MB, GB, KiB, MiB, GiB and MB/s, GB/s,
-  TB/s; `x`, `×`, `-fold` and "N times faster" quote a ratio as it is;
+  TB/s (毫秒, 微秒, 纳秒 and 秒 too); `x`, `×`, `倍`, `-fold` and "N times faster" quote a
+  ratio as it is;
 - a value whose key names a count (`cases`, `count`, `samples`, `n_…`, `num_…`)
   takes no unit;
 - a number quoted without a unit is compared as stored; a unit that cannot be the
@@ -35,6 +40,13 @@ from decimal import Decimal, InvalidOperation
 from gates.model.markdown_body import iter_links
 
 GROUP_SEPARATORS = ", \u2009\u202f\u00a0"
+# A character of a word in an alphabetic script. A number touching one is part of that word ("fp16",
+# "sm_90", "H200", "v4"); CJK characters, word characters to `\w`, stand between words: "降低30%",
+# "耗时12ms" and "加速2倍" quote 30%, 12 ms and 2x.
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef"
+WORD_CHAR = rf"[^\W{_CJK}]"
+NUMBER_START = rf"(?<!{WORD_CHAR})(?<![.,§/#-])"  # not inside a word, a decimal, a section or issue number, a path
+UNIT_END = rf"(?!{WORD_CHAR}|/)"
 _SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 _POWER_OF_TEN = rf"10(?:(?:\^|\*\*)[-+−]?\d+|[⁻⁺]?[{_SUPERSCRIPT_DIGITS}]+)"
 NUMBER = (r"[-+−]?(?:(?:\d{1,3}(?:(?:,|[ \u2009\u202f\u00a0])\d{3})+(?![\d])|\d+)"
@@ -45,12 +57,11 @@ UNITS = (
     r"microseconds?|microsecs?|µsecs?|μsecs?|usecs?|nanoseconds?|nsecs?|milliseconds?|msecs?|seconds?|secs?|"
     r"µs|μs|us|ms|ns|s|TB/s|GB/s|GiB/s|MB/s|TFLOP/s|TFLOPS|GFLOP/s|tok/s|tokens/s|token/s|it/s|"
     r"percent|per cent|pct|%|‰|[-‐]?fold|"
-    rf"[-‐]?times(?=[ \t]+(?:{COMPARATIVES})\b)|x|X|×|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz"
+    rf"[-‐]?times(?=[ \t]+(?:{COMPARATIVES})\b)|x|X|×|倍|GiB|MiB|KiB|GB|MB|KB|B|W|MHz|GHz|毫秒|微秒|纳秒|秒"
 )
-_START = r"(?<![\w.,§/#-])"
-_NUMBER_WITH_UNIT = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})(?![\w/])")
-_DECIMAL = re.compile(rf"{_START}({NUMBER})[ \t]?(%)?(?![\w]|\.\d)")
-_FIRST_NUMBER = re.compile(rf"{_START}({NUMBER})[ \t]?({UNITS})?(?![\w/])")
+_NUMBER_WITH_UNIT = re.compile(rf"{NUMBER_START}({NUMBER})[ \t]?({UNITS}){UNIT_END}")
+_DECIMAL = re.compile(rf"{NUMBER_START}({NUMBER})[ \t]?(%)?(?!{WORD_CHAR}|\.\d)")
+_FIRST_NUMBER = re.compile(rf"{NUMBER_START}({NUMBER})[ \t]?({UNITS})?{UNIT_END}")
 _SEPARATOR = re.compile(r"[,\s\u2009\u202f\u00a0]")
 
 _SCALES = {
@@ -66,6 +77,7 @@ _SPELLINGS = {"µs": "us", "μs": "us", "×": "x", "X": "x", "byte": "B", "bytes
               "nanoseconds": "ns", "nsec": "ns", "nsecs": "ns", "millisecond": "ms", "milliseconds": "ms",
               "msec": "ms", "msecs": "ms", "fold": "x", "-fold": "x", "‐fold": "x", "times": "x", "-times": "x",
               "‐times": "x",
+              "倍": "x", "毫秒": "ms", "微秒": "us", "纳秒": "ns", "秒": "s",
               "count": "count", "‰": "‰"}
 COUNT = "count"
 _COUNT_KEY = re.compile(r"(?:^|_)(?:cases|count|counts|samples|n_\w+|num_\w+)$|^n$", re.IGNORECASE)
@@ -75,6 +87,11 @@ _SCIENTIFIC = re.compile(rf"^(.*?)[ \t]?[×x·*⋅][ \t]?10({_POWER})$|^()10({_P
 _PERCENT_KEY = re.compile(r"pct|percent|%", re.IGNORECASE)
 _KEY_SUFFIX_UNITS = (("_us", "us"), ("_ms", "ms"), ("_ns", "ns"), ("_sec", "s"), ("_tbps", "TB/s"),
                      ("_gbps", "GB/s"), ("_bytes", "B"))
+
+
+def _is_fractional(token: str) -> bool:
+    """A number written with a decimal point or a power of ten (not a count, an index or a size)."""
+    return "." in token or _plain_exponent(token) != token or re.search(r"\d[eE][-+]?\d", token) is not None
 
 
 def _well_formed(token: str) -> bool:
@@ -96,7 +113,7 @@ class Quoted:
 
     def shown(self) -> str:
         """The number as the record wrote it, with its unit."""
-        if self.unit in ("", "%", "‰", "x", "×") or self.unit[:1] in "-‐":
+        if self.unit in ("", "%", "‰", "x", "×", "倍") or self.unit[:1] in "-‐":
             return f"{self.text}{self.unit}"
         return f"{self.text} {self.unit}"
 
@@ -129,8 +146,21 @@ def _is_number(value) -> bool:
 
 
 def _agrees(quoted: Quoted, value: float) -> bool:
+    """`value` rounds to the quoted number, and the quoted precision keeps its first significant digit."""
     tolerance = quoted.half_step * (1 + 1e-9) + 1e-12 * abs(quoted.value)
-    return abs(value - quoted.value) <= tolerance
+    return abs(value - quoted.value) <= tolerance and _keeps_a_digit(quoted, value)
+
+
+def _keeps_a_digit(quoted: Quoted, value: float) -> bool:
+    """Whether the quoted precision reaches the first significant digit of `value`.
+
+    "0.000", "0." or "0e0" for 2.1e-4 round a measured error to zero, and "0.0001" for 6e-5 says
+    nothing of its digits; "0.0002", "2e-4" and "1.0" for 0.96 keep one.
+    """
+    if value == 0:
+        return True
+    leading = 10.0 ** math.floor(math.log10(abs(value)))
+    return 2 * quoted.half_step <= leading * (1 + 1e-9)
 
 
 def matches(quoted: Quoted, measured: float) -> bool:
@@ -252,11 +282,11 @@ def numbers_with_units(line: str) -> list[Quoted]:
 
 
 def decimals(line: str) -> list[Quoted]:
-    """Numbers with a fractional part (2.5, 1.96e-5, 8.33%), unit or not."""
+    """Numbers with a fractional part or a power of ten (2.5, 1.96e-5, 1e-12, 5×10⁻⁹, 8.33%), unit or not."""
     found = []
     for match in _DECIMAL.finditer(line):
         token = match.group(1)
-        if "." in token and _well_formed(token):
+        if _is_fractional(token) and _well_formed(token):
             quoted = parse_quoted(token, match.group(2) or "", match.start() + 1)
             if quoted:
                 found.append(quoted)

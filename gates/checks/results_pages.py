@@ -52,7 +52,8 @@ from gates.model.errors import InputError
 from gates.model.findings import Finding
 from gates.model.paths import resolve_inside
 from gates.checks.quoted_numbers import (
-    NUMBER, UNITS, Quoted, decimals, matches_value, numbers_with_units, parse_quoted, strip_code_spans,
+    NUMBER, NUMBER_START, UNIT_END, UNITS, Quoted, decimals, matches_value, numbers_with_units, parse_quoted,
+    strip_code_spans,
 )
 
 GATE = "G7"
@@ -63,7 +64,7 @@ _NOTES = re.compile(r"^<!--\s*results-notes:\s*(.+?)\s*-->\s*$")
 _COLUMNS = re.compile(r"^<!--\s*columns\s+(\{.*\})\s*-->\s*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DELIMITER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_ANY_NUMBER = re.compile(rf"(?<![\w.,§/#-])({NUMBER})[ \t]?({UNITS})?(?![\w/])")
+_ANY_NUMBER = re.compile(rf"{NUMBER_START}({NUMBER})[ \t]?({UNITS})?{UNIT_END}")
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 _MULTI_SELECTOR = re.compile(r"\[([^\]=]+=[^\],]*(?:,[^\]=]+=[^\],]*)+)\]")
 

@@ -9,26 +9,30 @@ suite that writes canned numbers without exercising the kernel fails. Otherwise 
 results come from the declared evidence artifact of the gate's kind, after its pin,
 attestation, binding and freshness are checked (`evidence_refs.checked_artifact`).
 
-With `--base`, a change that edits the suite it is judged by (the suite file, or a
-`conftest.py`, `pytest.ini`, `.pytest.ini` or `tox.ini` in its folder or a folder above,
-or the pytest section of the root `pyproject.toml`/`setup.cfg`) is a finding: the author wrote the
-test that judges the change, so its results cannot be trusted without review. The
-edit is accepted when an approved record at the base commit covers the edited file.
-With `--run-suites` as well, so is an edit to any other repository file the run
-imported that the record does not cover (a helper module of the suite, a plugin its
-configuration loads): that code runs inside the judge.
+Either way the artifact must show that the declared suite is what ran, and with `--base` a
+change that edits a file judging it is a finding: the suite file, a file configuring pytest
+along the suite's folders (`conftest.py`, `pytest.toml`, `pytest.ini`, `tox.ini`, the pytest
+section of a `pyproject.toml` or `setup.cfg`, ...), or a file the artifact binds that the record
+does not cover (a package `__init__.py`, a helper, a `-p` plugin): the author wrote the test that
+judges the change, so its results cannot be trusted without review. The edit is accepted when
+an approved record at the base commit covers the edited file (`gates.checks.suite_integrity`).
+With `--run-suites` as well, so is an edit to any other repository file the run imported (gate-
+check's observer says which) that the record does not cover: that code runs inside the judge.
 """
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from dataclasses import dataclass
 from textwrap import indent
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import binding_problems, checked_artifact, declared_evidence, evidence_by_id, record_covered_files
+from gates.checks.suite_integrity import (
+    approved_at_base, bound_edit_problems, edited_suite_files, ran_test_files, suite_edit_message, suite_edit_problems,
+    suite_mismatch_problems, suite_path,
+)
 from gates.evidence.suite_run import cached_run
 from gates.model.findings import Finding
-from gates.model.policy import any_glob_matches
 from gates.model.record import Record
 
 
@@ -59,30 +63,70 @@ def judged_results(record: Record, ctx: GateContext, section: str, kind: str, ga
                    findings: list[Finding], add) -> tuple[dict, str] | None:
     """(artifact data, where it came from) for the record's `section` (with its `suite`,
     `timeout_s` and `evidence` keys), or None when there is nothing to judge; problems
-    on the way are added to `findings`."""
+    on the way are added to `findings`, and so are the suite's integrity problems
+    (`gates.checks.suite_integrity`): the artifact must show that the declared suite ran,
+    and with `--base` the change must not edit a file that judges it."""
     spec = record.get(section)
-    for message in suite_edit_problems(record, ctx, spec.get("suite")):
+    suite = spec.get("suite")
+    judged = _run_results(record, ctx, section, kind, add) if ctx.run_suites else \
+        _declared_results(record, ctx, section, kind, gate, findings, add)
+    for message in integrity_problems(record, ctx, suite, judged):
         add((section, "suite"), message)
-    if ctx.run_suites:
-        run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [], kind)
-        parts = [f"suite {run.suite} failed (pytest exit {run.returncode})"] if run.returncode not in (0, None) else []
-        parts += [run.problem] if run.problem else []
-        if parts:
-            tail = f"; pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""
-            add((section, "suite"), "; ".join(parts + list(run.explanations)) + tail)
-        if run.data is None:
-            return None
-        for error in run_errors(run.data):
-            add((section, "suite"), f"the run of {run.suite} reports: {error}")
-        for message in run_binding_problems(record, ctx, run) + imported_edit_problems(record, ctx, run):
-            add((section, "suite"), message)
-        return run.data, f"the run of {run.suite}"
+    return None if judged is None else (judged.data, judged.where)
+
+
+@dataclass(frozen=True)
+class JudgedResults:
+    """An artifact a suite gate judges: its data, where it came from (for messages), and the test
+    paths of the command gate-check ran to produce it (None for a declared artifact)."""
+
+    data: dict
+    where: str
+    command_paths: list[str] | None = None
+
+
+def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedResults | None) -> list[str]:
+    """The declared suite is not what ran, or (with `--base`) the change edits a file that judges it."""
+    if not isinstance(suite, str):
+        return []
+    if judged is None:
+        return suite_edit_problems(ctx, suite)
+    ran = ran_test_files(judged.data, ctx, judged.command_paths)
+    problems = suite_mismatch_problems(suite, ran, judged.where)
+    edited = edited_suite_files(ctx, suite, ran.files)
+    problems += [suite_edit_message(path, suite) for path in edited]
+    if judged.command_paths is None:
+        problems += bound_edit_problems(record, ctx, suite, judged.data.get("sources"), judged.where, edited)
+    return problems
+
+
+def _run_results(record: Record, ctx: GateContext, section: str, kind: str, add) -> JudgedResults | None:
+    """The artifact of a fresh run of the declared suite (`--run-suites`)."""
+    spec = record.get(section)
+    run = cached_run(ctx, spec["suite"], spec.get("timeout_s"), record.get("covers", default=[]) or [], kind)
+    parts = [f"suite {run.suite} failed (pytest exit {run.returncode})"] if run.returncode not in (0, None) else []
+    parts += [run.problem] if run.problem else []
+    if parts:
+        tail = f"; pytest output ends:\n{indent(run.output_tail, '    ')}" if run.output_tail else ""
+        add((section, "suite"), "; ".join(parts + list(run.explanations)) + tail)
+    if run.data is None:
+        return None
+    for error in run_errors(run.data):
+        add((section, "suite"), f"the run of {run.suite} reports: {error}")
+    for message in run_binding_problems(record, ctx, run) + imported_edit_problems(record, ctx, run):
+        add((section, "suite"), message)
+    return JudgedResults(run.data, f"the run of {run.suite}", [suite_path(run.suite)])
+
+
+def _declared_results(record: Record, ctx: GateContext, section: str, kind: str, gate: str,
+                      findings: list[Finding], add) -> JudgedResults | None:
+    """The declared evidence artifact of `kind`, after its pin, attestation, binding and freshness are checked."""
     entry = select_evidence(record, kind, (section, "evidence"), add)
     if entry is None:
         return None
     artifact, problems = checked_artifact(record, ctx, entry, gate)
     findings.extend(problems)
-    return None if artifact is None else (artifact.data, f"evidence {entry.id!r}")
+    return None if artifact is None else JudgedResults(artifact.data, f"evidence {entry.id!r}")
 
 
 def run_errors(data: dict) -> list[str]:
@@ -109,59 +153,6 @@ def run_binding_problems(record: Record, ctx: GateContext, run) -> list[str]:
     return problems
 
 
-# Files in the suite's folder or a folder above that configure a pytest run: where they
-# add options (`addopts = -p plugin`), plugins or fixtures, they decide what the run does.
-PYTEST_CONFIG_FILES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini")
-# Files that configure pytest only in one of their sections: an edit counts when that section changed.
-PYTEST_SECTIONS = {"pyproject.toml": "[tool.pytest", "setup.cfg": "[tool:pytest]"}
-
-
-def suite_files(suite: str) -> list[str]:
-    """The suite path (without a `::test` part) and the files that configure it: conftest.py,
-    pytest.ini, .pytest.ini and tox.ini in its folder and every folder above."""
-    path = PurePosixPath(suite.split("::", 1)[0])
-    folders = [path.parent, *path.parent.parents] if path.suffix == ".py" else [path, *path.parents]
-    files = [str(path)] + [str(folder / name) if str(folder) != "." else name
-                           for folder in folders for name in PYTEST_CONFIG_FILES]
-    return list(dict.fromkeys(files))
-
-
-def _pytest_section(text: str | None, header: str) -> str:
-    """The lines of `text` from a section whose header starts with `header` to the next header."""
-    lines, inside = [], False
-    for line in (text or "").splitlines():
-        if line.lstrip().startswith("["):
-            inside = line.strip().startswith(header)
-        if inside:
-            lines.append(line.rstrip())
-    return "\n".join(lines)
-
-
-def _edits_pytest_section(change, path: str) -> bool:
-    name = PurePosixPath(path).name
-    if name not in PYTEST_SECTIONS or PurePosixPath(path).parent != PurePosixPath("."):
-        return False
-    header = PYTEST_SECTIONS[name]
-    return _pytest_section(change.read_at(change.base, path), header) != _pytest_section(change.read_at(change.head, path), header)
-
-
-def suite_edit_problems(record: Record, ctx: GateContext, suite) -> list[str]:
-    """With `--base`: the judging suite or its conftest files edited by the change, unless an approved
-    record at base covers the edited file."""
-    change = ctx.change
-    if change is None or not isinstance(suite, str):
-        return []
-    judging = suite_files(suite)
-    root = judging[0]
-    edited = [path for path in change.changed_paths()
-              if path in judging or (not root.endswith(".py") and path.startswith(root.rstrip("/") + "/"))
-              or _edits_pytest_section(change, path)]
-    return [f"{path} is edited by this change and judges it (suite {suite}); the results of a suite the "
-            "change rewrites cannot be trusted without review: cover it with an approved record at base, "
-            "or land the suite change first"
-            for path in edited if not _approved_at_base(change, path)]
-
-
 def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
     """With `--base` and `--run-suites`: files the run imported that the change edits and the record does
     not cover (a helper module or a `-p` plugin of the suite), unless an approved record at base covers them."""
@@ -173,10 +164,4 @@ def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
     return [f"{path} is edited by this change and was imported by the run of {run.suite}, which judges it; code "
             "the suite runs that the record does not cover is the author's own judge: cover it with an approved "
             "record at base, or land it first"
-            for path in edited if not _approved_at_base(change, path)]
-
-
-def _approved_at_base(change, path: str) -> bool:
-    approved_covers = [snapshot.front_matter.get("covers") for snapshot in change.records_at_base().values()
-                       if snapshot.front_matter and snapshot.front_matter.get("record_status") == "approved"]
-    return any(any_glob_matches(covers, path) for covers in approved_covers)
+            for path in edited if not approved_at_base(change, path)]

@@ -1,0 +1,279 @@
+"""Whether the results a suite gate (G3, G4) reads can judge the change: the right suite ran, and
+the change did not write its own judge.
+
+**The declared suite is what ran.** The record's `suite` decides where the rule below looks,
+so the artifact the gate reads must show that this suite ran, from the best record of the run
+it has:
+
+1. the measuring tests it lists (`results.tests`, pytest node ids; an id relative to a rootdir
+   below the repository is matched to the bound file it names): each lies in the declared
+   suite, and the declared suite holds one of them;
+2. else the test paths its `command` names (Python files and folders of the repository): one
+   of them is the declared suite or a folder holding it;
+3. else (a runner module that names no path, `python -m validation.run_suite numeric`) the
+   test modules it binds by pytest's default naming (`test_*.py`, `*_test.py`): the declared
+   suite is one of them, or holds one.
+
+Anything else is a finding naming the declared suite and what the artifact shows ran.
+
+**With `--base`, a change that edits a file judging it is a finding**, unless an approved
+record at the base commit covers the file. A file judges the change when
+
+- it is the suite (or lies in a suite folder), or configures pytest by where it is:
+  `conftest.py`, `pytest.toml`, `.pytest.toml`, `pytest.ini`, `.pytest.ini`, `tox.ini`, or the
+  pytest section of a `pyproject.toml` or `setup.cfg`, in the folder of the declared suite or
+  of a test file the artifact shows ran, or in any folder above (up to the repository root);
+- or it ran inside the measurement: the artifact binds it in `sources` (the writer binds every
+  repository module the run imported: a package `__init__.py`, a helper, a `-p` plugin the
+  configuration loads) and it is not a file the record covers (the code under test is what is
+  judged, not what judges). With `--run-suites`, gate-check's own import list says the same
+  (`suite_evidence.imported_edit_problems`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from gates.checks.context import GateContext
+from gates.checks.evidence_refs import record_covered_files
+from gates.model.policy import any_glob_matches
+from gates.model.record import Record
+
+# Files that configure a pytest run from the folder of the suite or a folder above: where they
+# add options (`addopts = -p plugin`), plugins or fixtures, they decide what the run does.
+PYTEST_CONFIG_FILES = ("conftest.py", "pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini")
+# Files that configure pytest only in one of their sections: an edit counts when that section changed.
+PYTEST_SECTIONS = {"pyproject.toml": "[tool.pytest", "setup.cfg": "[tool:pytest]"}
+# The modules pytest collects from a folder by default (`python_files`).
+DEFAULT_TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.py$")
+
+
+# How an artifact shows which test files ran, from the most to the least exact.
+LISTED_TESTS, COMMAND_PATHS, BOUND_TEST_MODULES = "listed tests", "command paths", "bound test modules"
+
+
+@dataclass(frozen=True)
+class RanTests:
+    """The test files an artifact shows ran, how it shows them (`shown_by`, in words) and from what (`source`)."""
+
+    files: tuple[str, ...]
+    shown_by: str
+    source: str
+
+
+# --- what ran -----------------------------------------------------------------------------------
+
+
+def suite_path(suite: str) -> str:
+    """The repository path of a declared suite, without a `::test` part ("" for the root)."""
+    path = posixpath.normpath(suite.split("::", 1)[0].strip())
+    return "" if path == "." else path
+
+
+def lies_in(path: str, suite: str) -> bool:
+    """True when `path` is the suite file or folder `suite`, or lies below it."""
+    return suite == "" or path == suite or path.startswith(suite.rstrip("/") + "/")
+
+
+def ran_test_files(data: dict, ctx: GateContext, command_paths: list[str] | None = None) -> RanTests:
+    """The test files the artifact `data` shows ran. `command_paths`, when given, are the paths
+    of a command gate-check itself ran (its artifact's `command` is not read then)."""
+    sources = data.get("sources") if isinstance(data.get("sources"), dict) else {}
+    listed = listed_test_files(data, ctx, sources)
+    if listed:
+        return RanTests(listed, "the measuring tests it lists", LISTED_TESTS)
+    if command_paths is None:
+        command = data.get("command")
+        command_paths = command_test_paths(command, ctx, sources)
+        shown_by = f"its command ({command})"
+    else:
+        shown_by = "the command gate-check ran"
+    if command_paths:
+        return RanTests(tuple(command_paths), shown_by, COMMAND_PATHS)
+    modules = tuple(path for path in sorted(sources) if DEFAULT_TEST_MODULE.search(path))
+    return RanTests(modules, "the test modules it binds (its command names no test path)", BOUND_TEST_MODULES)
+
+
+def listed_test_files(data: dict, ctx: GateContext, sources: dict) -> tuple[str, ...]:
+    """The repository files of the measuring tests in `results.tests` (node ids), in order."""
+    tests = (data.get("results") or {}).get("tests") if isinstance(data.get("results"), dict) else None
+    nodeids = list(tests) if isinstance(tests, (dict, list)) else []
+    files = [repository_file_of_node(str(nodeid), ctx, sources) for nodeid in nodeids]
+    return tuple(dict.fromkeys(files))
+
+
+def repository_file_of_node(nodeid: str, ctx: GateContext, sources: dict) -> str:
+    """The repository path of a node id's file. Node ids are relative to pytest's rootdir: an id
+    that names no repository file is matched to the one bound file it ends with (else kept as it is)."""
+    part = posixpath.normpath(nodeid.split("::", 1)[0])
+    if part in sources or (ctx.repo_root / part).is_file():
+        return part
+    matches = [path for path in sources if path.endswith("/" + part) or part.endswith("/" + path)]
+    return matches[0] if len(matches) == 1 else part
+
+
+def command_test_paths(command, ctx: GateContext, sources: dict) -> list[str]:
+    """The repository Python files and folders a command line names (`path::test` counts as its path)."""
+    if not isinstance(command, str):
+        return []
+    try:
+        tokens = shlex.split(command)
+    except ValueError:
+        tokens = command.split()
+    paths = []
+    for token in tokens:
+        path = _repository_path(token.split("::", 1)[0], ctx)
+        if path is None or path in paths:
+            continue
+        if (path.endswith(".py") and (path in sources or (ctx.repo_root / path).is_file())) \
+                or path == "" or (ctx.repo_root / path).is_dir():
+            paths.append(path)
+    return paths
+
+
+def _repository_path(token: str, ctx: GateContext) -> str | None:
+    """`token` as a normalised repository-relative path; None for an option or a path outside the repository."""
+    if not token or token.startswith("-"):
+        return None
+    root = ctx.repo_root.as_posix().rstrip("/") + "/"
+    if token.startswith("/"):
+        if not token.startswith(root):
+            return None
+        token = token[len(root):]
+    path = posixpath.normpath(token)
+    return None if path.startswith("..") else ("" if path == "." else path)
+
+
+def suite_mismatch_problems(suite: str, ran: RanTests, where: str) -> list[str]:
+    """Why `ran` does not show that the declared `suite` ran (messages name both)."""
+    declared = suite_path(suite)
+    if ran.source == LISTED_TESTS:
+        return _listed_mismatch(suite, declared, ran, where)
+    if ran.source == BOUND_TEST_MODULES:
+        shows = any(lies_in(path, declared) for path in ran.files)
+        return [] if shows else [_not_shown(where, suite, f"{ran.shown_by} are {_listing(ran.files)}")]
+    shows = any(lies_in(declared, path) for path in ran.files)
+    return [] if shows else [_not_shown(where, suite, f"{ran.shown_by} ran {_listing(ran.files)}")]
+
+
+def _listed_mismatch(suite: str, declared: str, ran: RanTests, where: str) -> list[str]:
+    """Measuring tests none of which, or not all of which, lie in the declared suite."""
+    outside = [path for path in ran.files if not lies_in(path, declared)]
+    if len(outside) == len(ran.files):
+        return [_not_shown(where, suite, f"{ran.shown_by} ran {_listing(ran.files)}")]
+    if outside:
+        return [f"{where} lists measuring tests outside the declared suite {suite}: {', '.join(outside)}; its "
+                "results are not the suite's alone: run the declared suite only, or declare the suite that ran"]
+    return []
+
+
+def _listing(files) -> str:
+    return ", ".join(files) or "no test file"
+
+
+def _not_shown(where: str, suite: str, actual: str) -> str:
+    return (f"{where} does not show that the declared suite {suite} ran: {actual}; the gate judges the declared "
+            "suite, so declare the suite that ran, or measure the declared one")
+
+
+# --- what judges the change ---------------------------------------------------------------------
+
+
+def judging_folders(suite: str, ran_files=()) -> list[PurePosixPath]:
+    """The folders whose pytest configuration applies to the suite or to a test file that ran, and every folder above."""
+    folders: list[PurePosixPath] = []
+    for path in [suite_path(suite), *ran_files]:
+        pure = PurePosixPath(path or ".")
+        start = pure.parent if pure.suffix == ".py" else pure
+        for folder in [start, *start.parents]:
+            if folder not in folders:
+                folders.append(folder)
+    return folders
+
+
+def suite_files(suite: str, ran_files=()) -> list[str]:
+    """The suite path (without a `::test` part) and the configuration files along its folders
+    (and those of the test files that ran): conftest.py, pytest.toml, .pytest.toml, pytest.ini,
+    .pytest.ini and tox.ini in each folder and every folder above."""
+    files = [suite_path(suite)]
+    for folder in judging_folders(suite, ran_files):
+        files += [_in_folder(folder, name) for name in PYTEST_CONFIG_FILES]
+    return list(dict.fromkeys(files))
+
+
+def _in_folder(folder: PurePosixPath, name: str) -> str:
+    return name if str(folder) == "." else str(folder / name)
+
+
+def _pytest_section(text: str | None, header: str) -> str:
+    """The lines of `text` from a section whose header starts with `header` to the next header."""
+    lines, inside = [], False
+    for line in (text or "").splitlines():
+        if line.lstrip().startswith("["):
+            inside = line.strip().startswith(header)
+        if inside:
+            lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _edits_pytest_section(change, path: str, folders) -> bool:
+    """True when `path` is a pyproject.toml/setup.cfg in one of `folders` whose pytest section the change edits."""
+    pure = PurePosixPath(path)
+    if pure.name not in PYTEST_SECTIONS or pure.parent not in folders:
+        return False
+    header = PYTEST_SECTIONS[pure.name]
+    return _pytest_section(change.read_at(change.base, path), header) != _pytest_section(change.read_at(change.head, path), header)
+
+
+def edited_suite_files(ctx: GateContext, suite, ran_files=()) -> list[str]:
+    """With `--base`: the judging suite, or a file configuring pytest along it (or along a test file that
+    ran), that the change edits and no approved record at base covers."""
+    change = ctx.change
+    if change is None or not isinstance(suite, str):
+        return []
+    judging = suite_files(suite, ran_files)
+    root = judging[0]
+    folders = judging_folders(suite, ran_files)
+    edited = [path for path in change.changed_paths()
+              if path in judging or (not root.endswith(".py") and lies_in(path, root))
+              or _edits_pytest_section(change, path, folders)]
+    return [path for path in edited if not approved_at_base(change, path)]
+
+
+def suite_edit_problems(ctx: GateContext, suite, ran_files=()) -> list[str]:
+    """The findings for `edited_suite_files`."""
+    return [suite_edit_message(path, suite) for path in edited_suite_files(ctx, suite, ran_files)]
+
+
+def suite_edit_message(path: str, suite: str) -> str:
+    """The finding for `path`, a file configuring or being the suite, edited by the change."""
+    return (f"{path} is edited by this change and judges it (suite {suite}); the results of a suite the "
+            "change rewrites cannot be trusted without review: cover it with an approved record at base, "
+            "or land the suite change first")
+
+
+def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, where: str,
+                        reported=()) -> list[str]:
+    """With `--base`: files the artifact binds that the change edits and the record does not cover (they ran
+    inside the measurement: a package `__init__.py`, a helper, a plugin), unless an approved record at base
+    covers them. `reported` are paths already reported as editing the suite."""
+    change = ctx.change
+    if change is None or not isinstance(sources, dict):
+        return []
+    covered = set(record_covered_files(record, ctx))
+    edited = sorted(set(sources) & set(change.changed_paths()) - covered - set(reported))
+    return [f"{path} is edited by this change and judges it: {where} binds it, so it ran inside the measurement "
+            f"of suite {suite}, and the record does not cover it; code that runs inside the judge cannot be "
+            "trusted without review: cover it with an approved record at base, or land it first"
+            for path in edited if not approved_at_base(change, path)]
+
+
+def approved_at_base(change, path: str) -> bool:
+    """True when an approved record at the base commit covers `path`."""
+    approved_covers = [snapshot.front_matter.get("covers") for snapshot in change.records_at_base().values()
+                       if snapshot.front_matter and snapshot.front_matter.get("record_status") == "approved"]
+    return any(any_glob_matches(covers, path) for covers in approved_covers)

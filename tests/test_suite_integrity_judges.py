@@ -1,0 +1,168 @@
+"""A change may not write its own judge: every file that runs inside the measurement, or configures
+pytest for it, judges the change.
+
+The repository is a copy of the golden examples (tests/examples): `examplepkg/` is the code under
+test (the record covers it), `suites/suite_numeric.py` the declared numeric suite. Each change
+breaks or leaves the kernel and edits one file that takes part in the suite's run; the runner then
+measures the change's tree (the examples' conftest writes the artifact, as a trusted runner would)
+and the record pins what it wrote. G3 is judged with `--base`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gates.checks.runner import check_records
+from gates.evidence.artifacts import file_sha256
+from gates.history.git_repo import load_change_set
+from gates.model.findings import Status
+
+EXAMPLES = Path(__file__).parent / "examples"
+RECORD = "G3/positive/numeric-within-tolerance.md"
+EVIDENCE = "evidence/numeric-cpu.json"
+
+# Restores the kernel the change breaks, from a file that looks like a package marker.
+KERNEL_SWAP = '''"""The suites package."""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import examplepkg.ops as ops
+
+
+def _correct_split_sum(values, num_splits):
+    chunk = math.ceil(len(values) / num_splits) if values else 1
+    partials = [ops.single_pass_sum(values[s:s + chunk]) for s in range(0, len(values), chunk)] or [0.0]
+    acc = partials[0]
+    for partial in partials[1:]:
+        acc = ops.f32(acc + partial)
+    return acc
+
+
+ops.split_sum = _correct_split_sum
+'''
+
+
+@pytest.fixture
+def repo(tmp_path):
+    target = tmp_path / "repo"
+    shutil.copytree(EXAMPLES, target, ignore=shutil.ignore_patterns("__pycache__"))
+    (target / "pyproject.toml").write_text('[project]\nname = "example"\n', encoding="utf-8")
+    git(target, "init", "-q", "-b", "main")
+    git(target, "add", "-A")
+    git(target, "commit", "-qm", "base")
+    return target
+
+
+def git(repo: Path, *args: str) -> str:
+    env = dict(os.environ, GIT_AUTHOR_NAME="Ada", GIT_AUTHOR_EMAIL="ada@example.com", GIT_COMMITTER_NAME="Ada",
+               GIT_COMMITTER_EMAIL="ada@example.com")
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def write(repo: Path, path: str, text: str) -> None:
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text, encoding="utf-8")
+
+
+def break_kernel(repo: Path) -> None:
+    ops = repo / "examplepkg" / "ops.py"
+    ops.write_text(ops.read_text(encoding="utf-8").replace("    acc = partials[0]\n", "    acc = f32(partials[0] + 1.0)\n"),
+                   encoding="utf-8")
+
+
+def measure(repo: Path) -> dict:
+    """Run the numeric suite on the change's tree as the evidence runner does, and pin the artifact it wrote."""
+    old_pin = file_sha256(repo / EVIDENCE)
+    env = dict(os.environ, DESIGN_GATES_EVIDENCE_OUT=str(repo / EVIDENCE), DESIGN_GATES_COVERS='["examplepkg/**"]')
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:design_gates_evidence",
+                           "suites/suite_numeric.py"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = repo / RECORD
+    record.write_text(record.read_text(encoding="utf-8").replace(old_pin, file_sha256(repo / EVIDENCE)), encoding="utf-8")
+    return json.loads((repo / EVIDENCE).read_text(encoding="utf-8"))
+
+
+def judge_change(repo: Path):
+    """G3's result for the working tree, committed on top of the base commit."""
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "the change")
+    change = load_change_set(repo, base, "HEAD")
+    try:
+        report = check_records([repo / RECORD], repo, gates=["G3"], change=change)
+    finally:
+        change.close()
+    assert not report.input_errors, report.input_errors
+    return report.records[0].gates["G3"]
+
+
+def messages(result) -> str:
+    return "\n".join(f.message for f in result.findings)
+
+
+def test_a_package_init_that_swaps_the_kernel_judges_the_change(repo):
+    break_kernel(repo)
+    write(repo, "suites/__init__.py", KERNEL_SWAP)
+    artifact = measure(repo)
+    assert artifact["results"]["passed"] is True and "suites/__init__.py" in artifact["sources"]
+    result = judge_change(repo)
+    assert result.status is Status.FAIL
+    assert ("suites/__init__.py is edited by this change and judges it: evidence 'numeric-cpu' binds it, so it ran "
+            "inside the measurement of suite suites/suite_numeric.py") in messages(result)
+
+
+def test_a_pytest_toml_beside_the_suite_that_loads_a_swapping_plugin_judges_the_change(repo):
+    break_kernel(repo)
+    write(repo, "suites/pytest.toml", '[pytest]\naddopts = ["-p", "suites.speedups"]\n')
+    write(repo, "suites/speedups.py", KERNEL_SWAP)
+    artifact = measure(repo)
+    assert artifact["results"]["passed"] is True and "suites/speedups.py" in artifact["sources"]
+    text = messages(judge_change(repo))
+    assert "suites/pytest.toml is edited by this change and judges it (suite suites/suite_numeric.py)" in text
+    assert "suites/speedups.py is edited by this change and judges it: evidence 'numeric-cpu' binds it" in text
+
+
+def test_a_helper_module_the_evidence_binds_judges_the_change_without_running_the_suite(repo):
+    with open(repo / "suites" / "cases.py", "a", encoding="utf-8") as handle:
+        handle.write("\n# fewer rows would do\n")
+    measure(repo)
+    assert "suites/cases.py is edited by this change and judges it: evidence 'numeric-cpu' binds it" in messages(
+        judge_change(repo))
+
+
+@pytest.mark.parametrize("config", [
+    ("suites/pytest.toml", '[pytest]\naddopts = ["-p", "speedups"]\n'),
+    ("suites/.pytest.toml", '[pytest]\naddopts = ["-p", "speedups"]\n'),
+    ("pytest.toml", '[pytest]\naddopts = ["-p", "speedups"]\n'),
+    ("suites/pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-p speedups"\n'),
+    ("suites/setup.cfg", '[tool:pytest]\naddopts = -p speedups\n'),
+])
+def test_every_pytest_configuration_file_along_the_suite_judges_the_change(repo, config):
+    path, text = config
+    write(repo, path, text)
+    assert f"{path} is edited by this change and judges it (suite suites/suite_numeric.py)" in messages(
+        judge_change(repo))
+
+
+def test_a_pyproject_beside_the_suite_judges_only_through_its_pytest_section(repo):
+    write(repo, "suites/pyproject.toml", '[project]\nname = "suites"\n')
+    assert "suites/pyproject.toml" not in messages(judge_change(repo))
+
+
+def test_a_covered_kernel_edit_and_an_unrelated_file_do_not_judge_the_change(repo):
+    ops = repo / "examplepkg" / "ops.py"
+    ops.write_text(ops.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    write(repo, "docs/notes.md", "Notes.\n")
+    measure(repo)
+    result = judge_change(repo)
+    assert "judges it" not in messages(result)
+    assert result.status is Status.PASS, messages(result)
