@@ -301,3 +301,33 @@ def test_installed_through_its_entry_point_the_plugin_needs_no_option(tmp_path, 
     run = run_suite("tests", host, 120, ["plainops/**"], "numeric")  # gate-check's own copy, not twice
     assert (run.returncode, run.problem, run.data["results"]["passed"]) == (0, None, True), run.output_tail
     assert "warning" not in run.output_tail
+
+
+HIDING_INIT = '''\
+import tinyops
+
+_exact = tinyops.scaled_sum
+tinyops.scaled_sum = lambda x, scale: _exact(x, scale)  # code that runs inside the judge
+del __file__  # and would drop out of a scan of sys.modules at the end of the run
+'''
+
+
+def test_a_module_that_deletes_its_file_attribute_is_still_bound(tmp_path):
+    host = make_host(tmp_path / "host", {"tinyops/__init__.py": OPS, "tests/__init__.py": HIDING_INIT,
+                                         "tests/test_ops.py": NUMERIC_TESTS})
+    out = tmp_path / "evidence.json"
+    _, output = run_pytest(host, out, "tests", DESIGN_GATES_EVIDENCE_KIND="numeric")
+    sources = artifact(out)["sources"]
+    assert sources.get("tests/__init__.py") == sha256_bytes((host / "tests/__init__.py").read_bytes()), output
+
+
+def test_the_import_recorder_notes_a_file_before_the_module_runs(tmp_path, monkeypatch):
+    from gates.evidence.import_origins import record_import_origins, recorded_origins
+
+    (tmp_path / "vanishing_mod.py").write_text("del __file__\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    record_import_origins()
+    import vanishing_mod  # noqa: F401
+
+    assert not hasattr(vanishing_mod, "__file__")
+    assert str(tmp_path / "vanishing_mod.py") in recorded_origins()

@@ -380,6 +380,30 @@ def test_a_merge_commit_that_edits_the_kernel_makes_a_forge_approval_stale(tmp_p
     assert f"is stale: {kernel} changed after it (commit {merge[:12]})" in out, out
 
 
+def test_a_merge_that_keeps_the_branchs_side_over_a_later_base_fix_makes_the_approval_stale(tmp_path, capsys):
+    repo, reviewed = forge_setup(tmp_path)
+    kernel = "kernels/decode_attention/api.py"
+    repo.checkout("main")
+    repo.write(kernel, repo.read(kernel) + "\nCHECKED = True  # a fix reviewed on main\n")
+    repo.commit("fix(kernels): check the shapes", who=MAX)
+    repo.checkout("a")
+    repo.git("merge", "-q", "-s", "ours", "-m", "Merge branch 'main' into a", "main", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 1 and f"is stale: {kernel} changed after it" in out, out
+
+
+def test_a_review_at_a_commit_that_reached_the_base_covers_nothing_after_it(tmp_path, capsys):
+    repo, reviewed = forge_setup(tmp_path)
+    kernel = "kernels/decode_attention/api.py"
+    repo.write(kernel, repo.read(kernel) + "\nSCALE = 1.01\n")
+    repo.commit("Tune the kernel after the review", who=ADA)
+    repo.checkout("main")
+    repo.git("merge", "-q", "--ff-only", reviewed, who=MAX)  # the reviewed commit lands by another route
+    repo.checkout("a")
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 1 and f"is stale: {kernel} changed after it" in out, out
+
+
 def test_recording_the_reviewers_decision_after_the_review_keeps_it(tmp_path, capsys):
     repo, reviewed = forge_setup(tmp_path)
     repo.write(REC, repo.read(REC).replace("# Split", "# Split", 1) + "\nReviewed on the forge.\n")

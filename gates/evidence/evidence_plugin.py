@@ -38,6 +38,12 @@ from pathlib import Path
 import pytest
 
 from gates.evidence.evidence_collector import BITWISE, KINDS, NUMERIC, EvidenceCollector
+from gates.evidence.import_origins import record_import_origins
+
+# From the moment pytest loads this plugin (before any conftest or test module), every file
+# the import system finds is recorded for the artifact's `sources`, even if it later deletes
+# its own `__file__`.
+record_import_origins()
 
 EVIDENCE_OUT_ENV = "DESIGN_GATES_EVIDENCE_OUT"
 KIND_ENV = "DESIGN_GATES_EVIDENCE_KIND"
@@ -58,6 +64,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    record_import_origins()  # again: ahead of the assertion-rewriting finder pytest installs meanwhile
     config.addinivalue_line("markers", f"{MARKER}(kind, anchor=None): a test whose outcome is evidence of kind "
                             "'numeric' or 'bitwise' (anchor: the bitwise anchor it checks)")
     config.stash[COLLECTOR] = EvidenceCollector()

@@ -5,7 +5,9 @@ that measured) computes them, never from a fixed list:
 
 - every existing regular file the governing record `covers`, and
 - every Python module under the repository root that the measuring run imported
-  (`sys.modules` after the run), the suite, its conftest files and helpers included.
+  (`sys.modules` after the run, and every file the import system found while the
+  evidence plugin was loaded: `gates.evidence.import_origins`), the suite, its conftest
+  files and helpers included.
 
 The gates check the first half (`uncovered_files`): an artifact with no sources, or
 one that lacks a covered file, measured something else. Staleness (a bound file that
@@ -77,12 +79,17 @@ def covered_files(covers, repo_root) -> list[str]:
 
 
 def imported_repo_files(repo_root, modules=None) -> list[str]:
-    """Repository-relative paths of the Python source files of the loaded modules under `repo_root`."""
+    """Repository-relative paths of the Python source files of the loaded modules under `repo_root`
+    (with `modules` None: `sys.modules` and every origin the import recorder saw)."""
+    from gates.evidence.import_origins import recorded_origins
+
     root = os.path.realpath(os.fspath(repo_root))
     prefix = root.rstrip(os.sep) + os.sep
     found = set()
-    for module in list((sys.modules if modules is None else modules).values()):
-        filename = getattr(module, "__file__", None)
+    filenames = [getattr(module, "__file__", None) for module in list((sys.modules if modules is None else modules).values())]
+    if modules is None:
+        filenames.extend(sorted(recorded_origins()))
+    for filename in filenames:
         if not isinstance(filename, str) or not filename.endswith(".py"):
             continue
         real = os.path.realpath(filename)

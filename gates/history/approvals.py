@@ -325,8 +325,11 @@ class ApprovalBook:
             changed = contract_changes(self.front_matter_at(approval.at, path), head_front)
             if changed:
                 return Verdict(approval, f"is stale: the contract changed after it ({', '.join(changed)})")
-        if approval.source in ("forge", "signed-commit") and approval.at is not None \
-                and not self.change.is_ancestor(approval.at, self.change.merge_base):
+        # A forge review belongs to this pull request, wherever its commit now lies (a review
+        # at a commit that reached the base another way covers nothing after it); a signed
+        # approval commit already on the base approves the record for the changes after it.
+        in_change = approval.at is not None and not self.change.is_ancestor(approval.at, self.change.merge_base)
+        if approval.at is not None and (approval.source == "forge" or (approval.source == "signed-commit" and in_change)):
             later = self.changed_after(approval.at)
             if later:
                 (first, sha), more = later[0], len(later) - 1
@@ -341,8 +344,10 @@ class ApprovalBook:
 
         Compared by content, not by walking commits: a file this change changes (base to
         head) or that the reviewed commit had changed (its merge base to it) must be at head
-        what it was at `sha`. So a later commit, a merge commit's own edits and a force push
-        all count, while a merge that only brings the base in does not. Records are judged
+        what it was at `sha`, over the same base content as then. So a later commit, a merge
+        commit's own edits, a force push and a merge that keeps the branch's side of a file
+        the base has since changed (`-s ours`) all count, while a merge that only brings the
+        base in does not. Records are judged
         by their contract instead (a reviewer's decision recorded after the review leaves
         the contract as it was).
         """
@@ -352,8 +357,10 @@ class ApprovalBook:
             reviewed_base = change.merge_base_of(sha, change.base)
             theirs = set(change.paths_differing(reviewed_base, sha)) if reviewed_base else set()
             differing = set(change.paths_differing(sha, change.head))
+            # The base under a file moved since the review: the diff that merges is not the one seen.
+            moved = set(change.paths_differing(reviewed_base, change.merge_base)) if reviewed_base else set()
             found = []
-            for path in sorted(differing & (ours | theirs)):
+            for path in sorted((differing | moved) & (ours | theirs)):
                 if not _in_records(path, change.record_dirs):
                     found.append((path, change.newest_commit_touching(sha, path) or change.head))
             self._changed_after[sha] = found
