@@ -38,12 +38,14 @@ def claims(text: str) -> list[str]:
     "La latencia de extremo a extremo baja un 30 %.",
     "Le temps de réponse baisse de 30 %.",
     "延迟降低30%。",
+    "User latency drops 30٪.",
+    "User latency drops ۳۰٪.",
     "模型响应速度快了一倍。",
     "用户等待时间缩短一半。",
     "推論のスループットが2倍になりました。",
 ], ids=["replies-sooner", "user-latency", "latency-per-request", "serves-more-users", "per-word-ms",
         "generation-rate", "wall-clock", "serving-cost", "model-twice-as-fast", "half-the-time", "de", "es", "fr",
-        "zh-latency", "zh-model-response", "zh-user-wait", "ja-throughput"])
+        "zh-latency", "arabic-percent", "arabic-indic-digits", "zh-model-response", "zh-user-wait", "ja-throughput"])
 def test_a_paraphrased_end_to_end_claim_is_a_claim(sentence):
     assert claims(sentence), sentence
 

@@ -18,8 +18,10 @@ with GitHub's tables and strikethrough) what is prose and what is code:
   span reads as one space.
 - HTML entities and backslash escapes are decoded; then each character is NFKC-normalised
   (fullwidth letters become ASCII), and format characters (Unicode category Cf: zero-width
-  spaces and joiners, soft hyphens) and combining marks (Mn) are dropped, and Cyrillic or
-  Greek letters drawn like Latin ones read as those Latin letters.
+  spaces and joiners, soft hyphens) and combining marks (Mn) are dropped, Cyrillic or
+  Greek letters drawn like Latin ones read as those Latin letters, and digits of other
+  scripts (Arabic-Indic ٣٠, Devanagari …) with the Arabic percent sign and decimal
+  separator read as ASCII digits, `%` and `.`.
 
 Each character of a `ProseBlock` remembers the (line, column) of the source character it
 came from, so a finding points at the line and column the author wrote.
@@ -83,11 +85,20 @@ _LOOKALIKES = str.maketrans(
 )
 
 
+# The Arabic percent sign, decimal separator and thousands separator, as the ASCII they mean.
+_NUMBER_MARKS = str.maketrans({"\u066a": "%", "\u066b": ".", "\u066c": ","})
+
+
+def _ascii_digit(c: str) -> str:
+    return str(unicodedata.decimal(c)) if unicodedata.category(c) == "Nd" and not c.isascii() else c
+
+
 @lru_cache(maxsize=8192)
 def normalise_char(char: str) -> str:
-    """The characters that `char` matches as: NFKC, look-alike letters as Latin, no format characters or marks."""
-    return "".join(c for c in unicodedata.normalize("NFKC", char).translate(_LOOKALIKES)
-                   if unicodedata.category(c) not in ("Cf", "Mn"))
+    """The characters that `char` matches as: NFKC, look-alike letters as Latin, digits of any
+    script as ASCII, no format characters or marks."""
+    return "".join(_ascii_digit(c) for c in unicodedata.normalize("NFKC", char).translate(_LOOKALIKES)
+                   .translate(_NUMBER_MARKS) if unicodedata.category(c) not in ("Cf", "Mn"))
 
 
 class _Source:
