@@ -16,7 +16,6 @@ the working tree's policy (`attestation.keys`) or against `--public-key`
 from __future__ import annotations
 
 import json
-from argparse import SUPPRESS
 from pathlib import Path
 
 from gates.evidence.artifacts import parse_artifact, read_regular_file
@@ -24,23 +23,19 @@ from gates.evidence.attestation import TrustedKeys, UnreadableKeyError, sign, si
 from gates.model.errors import InputError, UsageError
 from gates.model.paths import resolve_inside, to_rel
 from gates.model.policy import load_policy
-
-
-def _common(parser) -> None:
-    parser.add_argument("--repo-root", type=Path, default=SUPPRESS, help="repository root (default: the git top level)")
-    parser.add_argument("--debug", action="store_true", default=SUPPRESS, help="show a traceback for internal errors")
+from gates.frontends.subcommand_options import add_subcommand_options
 
 
 def add_arguments(parser) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     signer = actions.add_parser("sign", help="add an attestation to an artifact (on the trusted runner)")
     signer.add_argument("files", nargs="+", type=Path, metavar="FILE")
-    _common(signer)
+    add_subcommand_options(signer)
     checker = actions.add_parser("verify", help="check an artifact's attestation")
     checker.add_argument("files", nargs="+", type=Path, metavar="FILE")
     checker.add_argument("--public-key", action="append", default=[], metavar="ID=KEY",
                          help="trust this key instead of the policy's (repeatable)")
-    _common(checker)
+    add_subcommand_options(checker)
 
 
 def _read(path: Path, repo_root: Path) -> tuple[Path, str, dict]:

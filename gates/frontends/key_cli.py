@@ -14,20 +14,15 @@ from __future__ import annotations
 
 import os
 import re
-from argparse import SUPPRESS
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from gates.evidence.attestation import KEY_ENV, KEY_ID_ENV, private_key_text, public_key_text
 from gates.model.errors import UsageError
+from gates.frontends.subcommand_options import add_subcommand_options
 
 KEY_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
-def _common(parser) -> None:
-    parser.add_argument("--repo-root", type=Path, default=SUPPRESS, help="repository root (default: the git top level)")
-    parser.add_argument("--debug", action="store_true", default=SUPPRESS, help="show a traceback for internal errors")
 
 
 def add_arguments(parser) -> None:
@@ -35,7 +30,7 @@ def add_arguments(parser) -> None:
     new = actions.add_parser("new", help="create a key pair; print the public half for the policy")
     new.add_argument("--id", required=True, help="the key's id in the policy, e.g. h200-runner")
     new.add_argument("--out", required=True, type=Path, help="where to write the PRIVATE key (outside the repository)")
-    _common(new)
+    add_subcommand_options(new)
 
 
 def _repository_holding(folder: Path, repo_root: Path, *, explicit: bool) -> Path | None:
