@@ -104,7 +104,7 @@ def test_an_artifact_missing_a_covered_file_fails_naming_it(repo):
     rewrite_artifact(repo, "numeric-cpu", lambda d: d["sources"].pop("examplepkg/__init__.py"))
     result = gate(repo, "G3")
     assert result.status is Status.FAIL
-    assert "evidence 'numeric-cpu' does not bind examplepkg/__init__.py, a file the record covers" in messages(result)
+    assert "evidence 'numeric-cpu' does not bind 1 file the record covers (examplepkg/__init__.py)" in messages(result)
 
 
 def test_a_new_kernel_file_the_evidence_never_measured_fails(repo):
@@ -112,7 +112,7 @@ def test_a_new_kernel_file_the_evidence_never_measured_fails(repo):
     for name in ("G3", "G4", "G6"):
         result = gate(repo, name)
         assert result.status is Status.FAIL, name
-        assert "does not bind examplepkg/fused.py, a file the record covers" in messages(result)
+        assert "does not bind 1 file the record covers (examplepkg/fused.py)" in messages(result)
 
 
 # --- attestation ------------------------------------------------------------------------------------

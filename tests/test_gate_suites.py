@@ -132,7 +132,8 @@ def test_the_suite_that_measured_is_bound_to_the_evidence(repo):
     report = check_records([repo / RECORD], repo, gates=["G3"])
     g3 = report.records[0].gates["G3"]
     assert g3.status is Status.FAIL
-    assert "evidence 'numeric-cpu' is stale: suites/suite_numeric.py is missing since it was measured" in messages(g3)
+    assert "evidence 'numeric-cpu' is stale: 1 bound file changed since it was measured" in messages(g3)
+    assert "(1 of them gone): suites/suite_numeric.py;" in messages(g3)
 
 
 def test_the_output_tail_is_the_last_lines_whole():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from gates.checks.context import GateContext
 from gates.evidence.artifacts import EvidenceArtifact, verify_sha256
 from gates.evidence.attestation import TrustedKeys, verification_problem
+from gates.evidence.refresh_plan import count, shown_files
 from gates.evidence.source_binding import covered_files
 from gates.model.errors import InputError
 from gates.model.findings import Finding
@@ -92,10 +93,26 @@ def checked_artifact(record: Record, ctx: GateContext, entry: DeclaredEvidence, 
         findings.append(finding(f"evidence {entry.id!r} ({artifact.kind}) {problem}"))
     if fresh:
         findings.extend(finding(f"evidence {entry.id!r} {message}") for message in binding_problems(record, ctx, artifact.sources))
-        for source in ctx.evidence.stale_sources(artifact):
-            state = "is missing" if ctx.evidence.source_hash(source) is None else "changed"
-            findings.append(finding(f"evidence {entry.id!r} is stale: {source} {state} since it was measured"))
+        stale = stale_message(ctx, artifact)
+        if stale:
+            findings.append(finding(f"evidence {entry.id!r} is stale: {stale}"))
     return artifact, findings
+
+
+def stale_message(ctx: GateContext, artifact: EvidenceArtifact) -> str | None:
+    """One line for every bound file that changed since `artifact` was measured (None when none did):
+    how many, the first few, and the command that lists them all and re-runs the producer."""
+    changed = ctx.evidence.stale_sources(artifact)
+    if not changed:
+        return None
+    gone = [source for source in changed if ctx.evidence.source_hash(source) is None]
+    commit = artifact.data.get("commit")
+    since = f" at {commit[:12]}" if isinstance(commit, str) and commit else ""
+    what = f"{count(len(changed), 'bound file')} changed since it was measured{since}"
+    if gone:
+        what += f" ({len(gone)} of them gone)"
+    return (f"{what}: {shown_files(changed)}; `gate-check refresh --list --files` names them, "
+            f"`gate-check refresh` re-runs its producer")
 
 
 def record_covered_files(record: Record, ctx: GateContext) -> list[str]:
@@ -129,10 +146,12 @@ def attestation_problem(record: Record, ctx: GateContext, data: dict) -> str | N
 
 
 def binding_problems(record: Record, ctx: GateContext, sources: dict) -> list[str]:
-    """The artifact binds no sources, or misses a file the record covers (messages without the subject)."""
+    """The artifact binds no sources, or misses files the record covers (messages without the subject)."""
     if not sources:
         return ["binds no sources: an artifact must name (with SHA-256) every file the record covers "
                 "and every repository module its command imported"]
     missing = [path for path in record_covered_files(record, ctx) if path not in sources]
-    return [f"does not bind {path}, a file the record covers: it did not measure this file as it is"
-            for path in missing]
+    if not missing:
+        return []
+    return [f"does not bind {count(len(missing), 'file')} the record covers ({shown_files(missing)}): "
+            "it did not measure them as they are; `gate-check refresh` re-runs its producer"]

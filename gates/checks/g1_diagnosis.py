@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
+from gates.checks.requote import number_fix
 from gates.checks.number_trace import CitedValues, SectionTracer, links_to_artifacts, no_measured_numbers
 from gates.model.findings import Finding, GateResult, Status, result_from_findings
 from gates.model.record import Record, prose_lines
@@ -50,8 +51,8 @@ def _not_applicable(record: Record) -> GateResult | None:
 def check(record: Record, ctx: GateContext) -> GateResult:
     findings: list[Finding] = []
 
-    def add(line: int, message: str, col: int = 1) -> None:
-        findings.append(Finding(GATE, record.rel_path, line, col, message))
+    def add(line: int, message: str, col: int = 1, fix=None) -> None:
+        findings.append(Finding(GATE, record.rel_path, line, col, message, fix=fix))
 
     declared = _not_applicable(record)
     if declared is not None:
@@ -84,5 +85,5 @@ def check(record: Record, ctx: GateContext) -> GateResult:
                 f"{tie.expected()}", tie.quoted.col)
         elif tie.mismatch():
             add(tie.line, f"§1 quotes {tie.name} = {tie.quoted.shown()}, but the cited evidence measured "
-                f"{tie.expected()}", tie.quoted.col)
+                f"{tie.expected()}", tie.quoted.col, number_fix(tie))
     return result_from_findings(GATE, findings)

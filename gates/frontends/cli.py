@@ -6,6 +6,7 @@
     gate-check pr-body ...
     gate-check lint-pr ...
     gate-check pin RECORD... [--check]
+    gate-check refresh [ID...] [--list|--check] [--runner NAME] [--fix]
 
 With no PATHS, every record in the configured records folders (`records` in
 .design-gates/config.yaml or [tool.design-gates]; default docs/design) is checked; with `--head`, as the
@@ -36,6 +37,7 @@ SUBCOMMANDS = {
     "key": "gates.frontends.key_cli",
     "attest": "gates.frontends.attest_cli",
     "pin": "gates.frontends.pin_cli",
+    "refresh": "gates.frontends.refresh_cli",
 }
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3

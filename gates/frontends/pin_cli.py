@@ -16,11 +16,10 @@ the gates must trust also carries a runner's attestation (docs/trust-model.md).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from pathlib import Path
 
+from gates.model.atomic_write import write_atomically
 from gates.model.errors import InputError
 from gates.model.paths import resolve_inside
 from gates.model.record import load_record
@@ -85,18 +84,5 @@ def pin_record(path: Path, repo_root: Path, *, write: bool) -> tuple[list[str], 
         lines[line_no - 1] = text.replace(old, digest)
         changes.append(f"{record.rel_path}:{line_no}: {name}: {old[:12]} -> {digest[:12]} ({entry.get('path')})")
     if write and changes:
-        _replace(source, "".join(lines))
+        write_atomically(source, "".join(lines))
     return changes, problems
-
-
-def _replace(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.chmod(temporary, path.stat().st_mode & 0o777)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

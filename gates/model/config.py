@@ -22,6 +22,10 @@ Keys (all optional; docs/configuration.md is the reference):
         gates: {A: [G0, G1, ...]}       # per stage: the gates that apply
     g7:
       extra_terms: [...]                # end-to-end claim phrases added to G7's vocabulary
+    refresh:                            # how evidence is produced (gate-check refresh)
+      prepare: [{command: ..., runner: gpu}]
+      producers:
+        <artifact id>: {command: "... --out {out}", path: ..., runner: gpu, exclusive: true, after: [...]}
 
 The rules (policy path, profiles, scopes, gates, evidence folders, G7 terms) of a
 change are read at its base commit (`settings_at`), like the policy itself, so a
@@ -56,6 +60,7 @@ DEFAULT_RECORDS = ("docs/design",)
 DEFAULT_POLICY = ".design-gates/policy.yaml"
 DEFAULT_EVIDENCE = ("docs/evidence",)
 DEFAULT_PROFILE = "stacked"
+DEFAULT_RUNNER = "local"
 
 # The stages of each process, and the scopes of its stages before the evidence
 # folders are added (B, C and D of stacked; the one stage of single-pr).
@@ -99,6 +104,37 @@ class Profile:
 
 
 @dataclass(frozen=True)
+class Producer:
+    """The command that produces one evidence artifact (`refresh.producers.<id>`).
+
+    `command` writes the artifact to `{out}`; `runner` labels the machine it needs;
+    an `exclusive` producer runs alone (it times something); `after` runs once the
+    artifact is in place (`{path}`), for example to regenerate a results page."""
+
+    id: str
+    command: str
+    path: str
+    runner: str = DEFAULT_RUNNER
+    exclusive: bool = True
+    after: tuple[str, ...] = ()
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class PrepareStep:
+    """A command run once before the producers of `runner` (`refresh.prepare`)."""
+
+    command: str
+    runner: str = DEFAULT_RUNNER
+
+
+@dataclass(frozen=True)
+class RefreshSettings:
+    prepare: tuple[PrepareStep, ...] = ()
+    producers: dict[str, Producer] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Settings:
     """The parsed configuration. `source` is the file it came from (None: the defaults)."""
 
@@ -108,6 +144,7 @@ class Settings:
     profile: str = DEFAULT_PROFILE
     profiles: dict[str, Profile] = field(default_factory=lambda: {DEFAULT_PROFILE: build_profile(DEFAULT_PROFILE)})
     g7_extra_terms: tuple[str, ...] = ()
+    refresh: RefreshSettings = field(default_factory=RefreshSettings)
     source: str | None = None
     lines: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -215,9 +252,28 @@ def settings_from_data(data: dict | None, source: str | None = None, lines: dict
         profile=profile,
         profiles=profiles,
         g7_extra_terms=tuple(data.get("g7", {}).get("extra_terms", ())),
+        refresh=_refresh_settings(data.get("refresh", {}), evidence),
         source=source,
         lines=dict(lines),
     )
+
+
+def _refresh_settings(data: dict, evidence: tuple[str, ...]) -> RefreshSettings:
+    """The validated `refresh` table: each producer's path defaults to `<first evidence folder>/<id>.json`."""
+    producers = {
+        artifact_id: Producer(
+            id=artifact_id,
+            command=spec["command"],
+            path=str(PurePosixPath(spec.get("path", f"{evidence[0]}/{artifact_id}.json"))),
+            runner=spec.get("runner", DEFAULT_RUNNER),
+            exclusive=spec.get("exclusive", True),
+            after=tuple(spec.get("after", ())),
+            timeout=spec.get("timeout"),
+        )
+        for artifact_id, spec in data.get("producers", {}).items()
+    }
+    prepare = tuple(PrepareStep(step["command"], step.get("runner", DEFAULT_RUNNER)) for step in data.get("prepare", ()))
+    return RefreshSettings(prepare, producers)
 
 
 def _line(lines: dict, key_path: tuple) -> int:

@@ -14,6 +14,17 @@ class Status(str, Enum):
 
 
 @dataclass(frozen=True)
+class Fix:
+    """An edit that settles a finding, the way a linter's autofix does: the text `old` at
+    `line`:`col` of the finding's file becomes `new` (`gate-check refresh --fix` applies it)."""
+
+    line: int
+    col: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
 class Finding:
     gate: str
     path: str
@@ -22,6 +33,7 @@ class Finding:
     message: str
     severity: str = "error"
     commit: str | None = None
+    fix: Fix | None = field(default=None, compare=False)
 
     def format_text(self) -> str:
         text = f"{self.path}:{self.line}:{self.col}: {self.gate} {self.severity}: {self.message}"
@@ -33,6 +45,8 @@ class Finding:
         data = {"line": self.line, "col": self.col, "severity": self.severity, "message": self.message}
         if self.commit:
             data["commit"] = self.commit
+        if self.fix:
+            data["fix"] = {"line": self.fix.line, "col": self.fix.col, "old": self.fix.old, "new": self.fix.new}
         return data
 
 

@@ -39,12 +39,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--flush-l2", action="store_true", help="start every call from a cold L2, small shapes too")
     p.add_argument("--seed", type=int, default=20261129)
     p.add_argument("--commit", default=None, help="commit to record when git is not available")
-    p.add_argument("--out", type=Path, required=True, help="where to write the evidence artifact (JSON)")
+    p.add_argument("--compile-only", action="store_true",
+                   help="check (and so compile) every implementation once, time nothing and write nothing: "
+                        "warms the kernel caches before a timed run")
+    p.add_argument("--out", type=Path, help="where to write the evidence artifact (JSON); required unless --compile-only")
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if (args.out is None) != args.compile_only:
+        print("error: give --out for a timed run, and no --out with --compile-only", file=sys.stderr)
+        return 2
     try:
         selected = shape_matrix.select(args.shapes, args.matrix)
         configs = [LaunchConfig.from_label(c) for c in args.variants.split(",") if c]
@@ -59,7 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m validation.bench " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     opts = RunOptions(shapes=selected, peers=peers, variant_configs=configs, sweep=args.sweep,
                       sweep_variant=args.sweep_variant, variant_split_window=args.variant_split_window,
-                      flush_l2=args.flush_l2, seed=args.seed, ours=args.ours, command=command, commit=args.commit)
+                      flush_l2=args.flush_l2, seed=args.seed, ours=args.ours, command=command, commit=args.commit,
+                      compile_only=args.compile_only)
+    if args.compile_only:
+        done = run(opts)
+        print(f"compiled and checked {done['rows']} implementation(s); failures: {done['correctness_failures'] or 'none'}")
+        return 1 if done["correctness_failures"] else 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
     def write(artifact: dict) -> None:

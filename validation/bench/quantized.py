@@ -41,6 +41,7 @@ class QuantOptions:
     peers: bool = True
     seed: int = 20261129
     command: str = ""
+    compile_only: bool = False  # check every route once (compiling it), time nothing
 
 
 def progress(msg: str) -> None:
@@ -100,7 +101,7 @@ def run_shape(shape: BenchShape, opts: QuantOptions, read_tbps: float, num_sms: 
         ref = correctness._dense_fp64(x.q, k_ref, v_ref, x.visible_tokens)
         del k_ref, v_ref
         nbytes = kv_bytes_read(shape, kv_format, scale_bytes=scale_bytes)
-        read_us = _read_pass_us(nbytes, cold)
+        read_us = None if opts.compile_only else _read_pass_us(nbytes, cold)
         outs = {}
         for impl in impls.quantized_route_impls(shape, x, cache, splits):
             row = {"shape": shape.name, "impl": impl.name, "kind": impl.kind, "format": kv_format,
@@ -114,6 +115,9 @@ def run_shape(shape: BenchShape, opts: QuantOptions, read_tbps: float, num_sms: 
                 progress(f"  {impl.name}: error {row['error']}")
                 continue
             row["correctness"] = check
+            if opts.compile_only:
+                rows.append(row)
+                continue
             if check["passed"]:
                 us = time_call(impl.call, cold_l2=cold).median_us
                 row.update({"median_us": us, "TBps": nbytes / (us * 1e-6) / 1e12,
@@ -124,7 +128,7 @@ def run_shape(shape: BenchShape, opts: QuantOptions, read_tbps: float, num_sms: 
             rows.append(row)
         if len(outs) == 2:
             meta["anchors"][kv_format] = _anchors(x, cache, splits, outs[False], outs[True])
-        if kv_format == "fp8" and opts.peers:
+        if kv_format == "fp8" and opts.peers and not opts.compile_only:
             rows += _flashinfer_rows(shape, x, nbytes, read_us, read_tbps, cold, meta)
         del cache, ref, outs
     meta["quantization_error"] = quantization_error_table(
@@ -202,6 +206,9 @@ def run(opts: QuantOptions) -> dict:
     if not torch.cuda.is_available():
         raise RuntimeError("the quantized-cache benchmark needs a CUDA device")
     env = environment.environment()
+    if opts.compile_only:
+        rows = [row for shape in opts.shapes for row in run_shape(shape, opts, 0.0, env["sm_count"])[0]]
+        return {"compile_only": True, "rows": len(rows), "correctness_failures": failures(rows, {})}
     read = read_ceiling()
     progress(f"device {env.get('device')}, read ceiling {read['TBps']:.3f} TB/s")
     rows, shapes_meta = [], {}
@@ -225,7 +232,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--int8-scale-dtype", choices=sorted(SCALE_DTYPES), default="float32")
     p.add_argument("--no-peers", action="store_true", help="skip FlashInfer's FP8 decode")
     p.add_argument("--seed", type=int, default=20261129)
-    p.add_argument("--out", type=Path, required=True, help="where to write the JSON artifact")
+    p.add_argument("--compile-only", action="store_true",
+                   help="check (and so compile) every route once, time nothing and write nothing")
+    p.add_argument("--out", type=Path, help="where to write the JSON artifact; required unless --compile-only")
     return p.parse_args(argv)
 
 
@@ -237,11 +246,14 @@ def options_from(args: argparse.Namespace, argv=None) -> QuantOptions:
         raise ValueError(f"unknown format(s) {unknown}; expected some of {list(FORMATS)}")
     command = "python -m validation.bench.quantized " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     return QuantOptions(shapes=select(args.shapes), formats=formats, int8_scale_dtype=args.int8_scale_dtype,
-                        peers=not args.no_peers, seed=args.seed, command=command)
+                        peers=not args.no_peers, seed=args.seed, command=command, compile_only=args.compile_only)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if (args.out is None) != args.compile_only:
+        print("error: give --out for a timed run, and no --out with --compile-only", file=sys.stderr)
+        return 2
     try:
         opts = options_from(args, argv)
     except ValueError as exc:
@@ -251,6 +263,9 @@ def main(argv=None) -> int:
         print("error: the quantized-cache benchmark needs a CUDA device", file=sys.stderr)
         return 2
     artifact = run(opts)
+    if opts.compile_only:
+        print(f"compiled and checked {artifact['rows']} route(s); failures: {artifact['correctness_failures'] or 'none'}")
+        return 1 if artifact["correctness_failures"] else 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(artifact, indent=1) + "\n")
     print(format_table(artifact))

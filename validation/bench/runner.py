@@ -32,6 +32,7 @@ class RunOptions:
     ours: str = "splitkv"
     command: str = ""
     commit: str | None = None
+    compile_only: bool = False  # check every implementation once (compiling it), time nothing
 
 
 def progress(msg: str) -> None:
@@ -72,6 +73,8 @@ def _measure(shape, impl, ref, read_tbps, opts, role="matrix") -> dict:
     if not check["passed"]:
         progress(f"  {impl.name}: FAILED correctness {check}")
         return _row(shape, impl, check, None, read_tbps, role)
+    if opts.compile_only:
+        return _row(shape, impl, check, None, read_tbps, role)
     timing = time_call(impl.call, cold_l2=opts.flush_l2 or not shape.warm_l2)
     eager = time_eager(impl.call) if role == "matrix" else None
     progress(f"  {impl.name:<34} splits={impl.num_splits!s:<4} {timing.median_us:9.2f} us graph  "
@@ -96,6 +99,10 @@ def _read_pass(shape: BenchShape, opts: RunOptions) -> dict:
     """The read kernel over exactly this shape's KV bytes, timed like every implementation:
     what a kernel that only streams the cache costs under the same method (launches, L2 state)."""
     reader = ReadPass(shape.kv_bytes, **STREAM_READ)
+    if opts.compile_only:
+        reader()
+        reader.check()
+        return {"bytes": shape.kv_bytes}
     timing = time_call(reader, cold_l2=opts.flush_l2 or not shape.warm_l2)
     reader.check()
     del reader
@@ -129,7 +136,8 @@ def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOption
     meta["anchors"] = _anchors(shape, x, splits)
     progress(f"  anchors {meta['anchors']}")
     meta["read_pass"] = _read_pass(shape, opts)
-    progress(f"  plain read of the KV bytes, same timing: {meta['read_pass']['median_us']:.2f} us")
+    if not opts.compile_only:
+        progress(f"  plain read of the KV bytes, same timing: {meta['read_pass']['median_us']:.2f} us")
     peers, skipped = impls.peer_impls(shape, x, opts.peers)
     meta["peers_skipped"] = skipped
     rows = [_measure(shape, impl, ref, read_tbps, opts, role) for impl, role in candidates]
@@ -157,6 +165,8 @@ def run(opts: RunOptions, on_progress=None) -> dict:
         raise RuntimeError("the benchmark needs a CUDA device")
     env = environment.environment()
     progress(f"device {env.get('device')}, torch {env['torch']}, triton {env['triton']}")
+    if opts.compile_only:
+        return _compile_only(opts, env)
     read = ceilings.read_ceiling()
     copy = ceilings.copy_ceiling()
     progress(f"read ceiling {read['TBps']:.3f} TB/s, copy ceiling {copy['TBps']:.3f} TB/s")
@@ -175,6 +185,17 @@ def run(opts: RunOptions, on_progress=None) -> dict:
         if on_progress is not None and len(done) < len(opts.shapes):
             on_progress(_artifact(opts, env, read, copy, rows, shapes_meta, tuple(done), complete=False, host=host))
     return _artifact(opts, env, read, copy, rows, shapes_meta, opts.shapes, complete=True, host=host)
+
+
+def _compile_only(opts: RunOptions, env: dict) -> dict:
+    """Check (and so compile) every implementation of every shape once; no timing, no artifact:
+    what a timed run finds in the kernel cache afterwards is then only loaded, not compiled."""
+    rows = []
+    for shape in opts.shapes:
+        rows += run_shape(shape, 0.0, env["sm_count"], opts)[0]
+    failed = [f"{r['shape']}:{r['impl']}:s{r['num_splits']}" for r in rows
+              if r["kind"] in ("ours", "baseline") and not r.get("correctness", {}).get("passed", False)]
+    return {"compile_only": True, "rows": len(rows), "correctness_failures": failed}
 
 
 def _artifact(opts, env, read, copy, rows, shapes_meta, shapes, *, complete: bool, host: dict | None = None) -> dict:

@@ -13,12 +13,15 @@ import pytest  # noqa: E402
 
 from validation.evidence import EVIDENCE_KEY, EvidenceRecorder, write_session_artifacts  # noqa: E402
 from validation.shapes import CPU_CASES, GPU_CASES, MODEL_CASES  # noqa: E402
-from validation.suites.tiers import TIERS, selected  # noqa: E402
+from validation.suites.tiers import TIERS, parse_shard, selected, shard_of  # noqa: E402
 
 
 def pytest_addoption(parser):
     parser.addoption("--suite-tier", choices=TIERS, default="full",
                      help="full: every case in every dtype (evidence runs); ci: each case in one dtype")
+    parser.addoption("--shard", default=None, metavar="K/N",
+                     help="run only the K-th of N shards, each case whole in one shard (to compile kernels in "
+                          "parallel processes before an evidence run); a sharded run writes no evidence")
 
 
 def pytest_configure(config):
@@ -27,13 +30,16 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     tier = config.getoption("--suite-tier")
-    if tier == "full":
+    shard = config.getoption("--shard")
+    if tier == "full" and shard is None:
         return
+    index, count = parse_shard(shard) if shard is not None else (0, 1)
     cases = CPU_CASES + GPU_CASES + MODEL_CASES
     kept, dropped = [], []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        (kept if selected(params, cases, tier) else dropped).append(item)
+        keep = selected(params, cases, tier) and shard_of(params, count) == index
+        (kept if keep else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
@@ -46,6 +52,8 @@ def evidence(request) -> EvidenceRecorder:
 
 def pytest_sessionfinish(session, exitstatus):
     out = os.environ.get("DESIGN_GATES_EVIDENCE_OUT")
+    if session.config.getoption("--shard") is not None:
+        out = None  # a shard measured part of the suite: it is no evidence of the suite
     recorder = session.config.stash.get(EVIDENCE_KEY, None)
     if out and recorder is not None:
         for path in write_session_artifacts(recorder, out, session_failed=session.testsfailed > 0 or exitstatus not in (0, 5)):

@@ -8,6 +8,8 @@ artifacts say so in their recorded command (`--suite-tier ci`).
 
 from __future__ import annotations
 
+import zlib
+
 TIERS = ("full", "ci")
 DTYPE_ORDER = ("bf16", "fp16")
 
@@ -35,3 +37,27 @@ def selected(params: dict, cases, tier: str) -> bool:
     if case is None or dtype is None:
         return True
     return dtype == ci_dtype(case, cases)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`K/N` (0 <= K < N) as (K, N); raises ValueError otherwise."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard takes K/N with whole numbers, got {text!r}") from None
+    if not 0 <= index < count:
+        raise ValueError(f"--shard {text}: K must be at least 0 and less than N")
+    return index, count
+
+
+def shard_of(params: dict, count: int) -> int:
+    """The shard (0 .. count-1) a test with these parameters belongs to.
+
+    Every test of one case lands in one shard, so a shard compiles the kernels of its
+    cases and reuses them across routes and anchors; tests without a case go to shard 0.
+    """
+    target = params.get("target")
+    case = params.get("case") or params.get("qcase") or (target[1] if isinstance(target, tuple) and len(target) > 1 else None)
+    if case is None:
+        return 0
+    return zlib.crc32(str(case).encode()) % count

@@ -1,0 +1,213 @@
+"""Run evidence producers: prepare steps first, then the producers, each artifact signed and put in place.
+
+A producer writes to a staging path beside its artifact (`{out}`); only when it exits 0
+and what it wrote loads as a valid artifact of the expected id is that file signed (with
+the runner's key from the environment, when one is set) and moved over the artifact in
+one `os.replace`. A failed producer leaves the old artifact as it was. Producers marked
+`exclusive: false` run side by side (up to `jobs` at a time) before the exclusive ones,
+which run one at a time, since they time something.
+
+Each command runs from the repository root without a shell, its output going to a log
+file; `{out}`, `{path}`, `{commit}` and `{jobs}` in its words are replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from gates.evidence.artifacts import parse_artifact, read_regular_file
+from gates.evidence.attestation import sign
+from gates.evidence.evidence_writer import COMMIT_ENV
+from gates.model.config import PrepareStep, Producer
+from gates.model.atomic_write import write_atomically
+from gates.model.errors import InputError
+
+LOG_TAIL_LINES = 15
+
+
+@dataclass
+class StepResult:
+    """What one prepare step or producer did."""
+
+    name: str
+    returncode: int | None = None
+    seconds: float = 0.0
+    log: Path | None = None
+    problem: str | None = None
+    signed_by: str | None = None
+    after_failed: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and self.problem is None and not self.after_failed
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
+        if self.log is None or not self.log.exists():
+            return ""
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    repo_root: Path
+    log_dir: Path
+    jobs: int
+    commit: str | None
+    signing: tuple | None  # (key id, private key) or None
+    python: str = sys.executable
+
+
+def command_words(command: str, values: dict[str, str]) -> list[str]:
+    """The command split as a shell would (no shell runs it), each `{name}` of `values` replaced."""
+    words = shlex.split(command)
+    if words and words[0] in ("python", "python3"):
+        words[0] = values.get("python", words[0])
+    replaced = []
+    for word in words:
+        for name, value in values.items():
+            word = word.replace("{" + name + "}", value)
+        replaced.append(word)
+    return replaced
+
+
+def staging_path(root: Path, producer: Producer) -> Path:
+    target = root / producer.path
+    return target.with_name(f".{target.name}.refresh-{os.getpid()}.tmp")
+
+
+def run_prepare(steps: list[PrepareStep], settings: RunSettings, report: Callable[[str], None]) -> list[StepResult]:
+    results = []
+    for index, step in enumerate(steps, start=1):
+        name = f"prepare {index}"
+        report(f"{name}: {step.command}")
+        result = _run(name, step.command, {}, settings, timeout=None)
+        report(f"{name}: {'done' if result.ok else 'FAILED'} in {result.seconds:.1f} s")
+        results.append(result)
+        if not result.ok:
+            break
+    return results
+
+
+def run_producers(producers: list[Producer], settings: RunSettings, report: Callable[[str], None]) -> list[StepResult]:
+    """Run `producers` (side by side where allowed, then the exclusive ones) and put their artifacts in place."""
+    total = len(producers)
+    order = {producer.id: index for index, producer in enumerate(producers, start=1)}
+    shared = [p for p in producers if not p.exclusive]
+    alone = [p for p in producers if p.exclusive]
+    results: dict[str, StepResult] = {}
+
+    def one(producer: Producer) -> StepResult:
+        report(f"[{order[producer.id]}/{total}] {producer.id}: started")
+        result = produce(producer, settings)
+        state = "done" if result.ok else f"FAILED ({result.problem or f'exit {result.returncode}'})"
+        report(f"[{order[producer.id]}/{total}] {producer.id}: {state} in {result.seconds:.1f} s")
+        return result
+
+    if shared:
+        with ThreadPoolExecutor(max_workers=max(1, min(settings.jobs, len(shared)))) as pool:
+            for producer, result in zip(shared, pool.map(one, shared)):
+                results[producer.id] = result
+    for producer in alone:
+        results[producer.id] = one(producer)
+    return [results[p.id] for p in producers]
+
+
+def produce(producer: Producer, settings: RunSettings) -> StepResult:
+    """Run one producer and, when it succeeds, sign and place its artifact, then run its `after` commands."""
+    root = settings.repo_root
+    staging = staging_path(root, producer)
+    staging.parent.mkdir(parents=True, exist_ok=True)
+    staging.unlink(missing_ok=True)
+    values = {"out": str(staging), "path": producer.path}
+    result = _run(producer.id, producer.command, values, settings, timeout=producer.timeout)
+    try:
+        if result.returncode == 0 and result.problem is None:
+            result.problem, result.signed_by = _place(producer, staging, root / producer.path, settings)
+    finally:
+        staging.unlink(missing_ok=True)
+    if result.ok:
+        for command in producer.after:
+            after = _run(f"{producer.id} (after)", command, values, settings, timeout=producer.timeout)
+            result.seconds += after.seconds
+            if not after.ok:
+                result.after_failed.append(f"{command}: exit {after.returncode}" + (f" ({after.problem})" if after.problem else ""))
+    return result
+
+
+def _place(producer: Producer, staging: Path, target: Path, settings: RunSettings) -> tuple[str | None, str | None]:
+    """(problem, signing key id): check what the producer wrote, sign it, move it over the artifact."""
+    if not staging.exists():
+        return f"it exited 0 but wrote nothing to {{out}} ({staging.name})", None
+    try:
+        data, _ = parse_artifact(read_regular_file(staging, producer.path), producer.path)
+    except InputError as exc:
+        return f"what it wrote is no valid artifact: {exc.message}", None
+    if data.get("id") != producer.id:
+        return f"it wrote an artifact with id {data.get('id')!r}, not {producer.id!r}", None
+    signed_by = None
+    if settings.signing is not None:
+        key_id, private_key = settings.signing
+        data = sign(data, key_id, private_key)
+        signed_by = key_id
+    write_atomically(target, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return None, signed_by
+
+
+def _run(name: str, command: str, values: dict[str, str], settings: RunSettings, timeout: float | None) -> StepResult:
+    values = dict(values, commit=settings.commit or "", jobs=str(settings.jobs), python=settings.python)
+    log = settings.log_dir / (_file_name(name) + ".log")
+    result = StepResult(name, log=log)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if settings.commit:
+        env[COMMIT_ENV] = settings.commit
+    start = time.monotonic()
+    try:
+        words = command_words(command, values)
+    except ValueError as exc:
+        result.problem = f"the command does not parse: {exc}"
+        return result
+    with open(log, "w", encoding="utf-8") as out:
+        out.write(f"$ {shlex.join(words)}\n")
+        out.flush()
+        try:
+            process = subprocess.Popen(words, cwd=settings.repo_root, stdout=out, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        except OSError as exc:
+            result.problem = f"cannot start {words[0]!r}: {exc.strerror or exc}"
+            return result
+        try:
+            result.returncode = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _stop(process)
+            result.problem = f"stopped after its {timeout:g} s timeout"
+        except BaseException:
+            _stop(process)
+            raise
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """End the process and everything it started (its own session)."""
+    try:
+        os.killpg(process.pid, 15)
+        process.wait(timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(process.pid, 9)
+        except OSError:
+            pass
+        process.wait()
+
+
+def _file_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in name).strip("-") or "step"
