@@ -7,6 +7,8 @@ makes `examplepkg/` L3.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import shutil
@@ -170,6 +172,44 @@ def test_pem_keys_are_accepted_and_a_wrong_length_key_is_named():
     signed = sign({"id": "x"}, "k", KEY)
     assert verification_problem(signed, TrustedKeys({"k": pem.decode("ascii")}, {})) is None
     assert "is 32 bytes, this one is 3" in verification_problem(signed, TrustedKeys({"k": "AAAA"}, {}))
+
+
+SMALL_ORDER_KEY = base64.b64encode(bytes(32)).decode("ascii")  # y = 0: a point of order 4, with no secret behind it
+IDENTITY = bytes([1]) + bytes(31)                               # the encoding of the neutral point
+
+
+def forged_under_small_order_key(artifact: dict, key_id: str = "k") -> dict:
+    """A signature nobody made that verifies under the all-zero key: R = identity and S = 0 verify whenever
+    the challenge k = SHA-512(R || A || M) is a multiple of A's order 4, so vary the artifact until it is."""
+    order = 2**252 + 27742317777372353535851937790883648493
+    for attempt in range(256):
+        candidate = dict(artifact, created=f"2026-12-01T00:{attempt // 60:02d}:{attempt % 60:02d}Z")
+        signed = dict(candidate, attestation={"key_id": key_id, "algorithm": "ed25519",
+                                              "signature": base64.b64encode(IDENTITY + bytes(32)).decode("ascii")})
+        challenge = hashlib.sha512(IDENTITY + bytes(32) + canonical_bytes(signed)).digest()
+        if int.from_bytes(challenge, "little") % order % 4 == 0:
+            return signed
+    raise AssertionError("no candidate with a challenge divisible by 4 (chance 1 in 4 per try)")
+
+
+def test_a_small_order_key_is_refused_so_a_signature_nobody_made_does_not_verify():
+    forged = forged_under_small_order_key({"id": "numeric-cpu", "kind": "numeric"})
+    problem = verification_problem(forged, TrustedKeys({"k": SMALL_ORDER_KEY}, {}))
+    assert problem is not None and "not a point of the Ed25519 prime-order subgroup" in problem
+
+
+@pytest.mark.parametrize("raw", [bytes(32), IDENTITY, bytes([0xEC]) + bytes([0xFF]) * 30 + bytes([0x7F])],
+                         ids=["all-zero", "identity", "non-canonical"])
+def test_keys_that_are_not_points_of_prime_order_are_named(raw):
+    signed = sign({"id": "x"}, "k", KEY)
+    problem = verification_problem(signed, TrustedKeys({"k": base64.b64encode(raw).decode("ascii")}, {}))
+    assert "cannot be checked: the policy's key 'k' is unreadable (it is not a point of the Ed25519 prime-order" in problem
+
+
+def test_a_small_order_key_in_the_policy_fails_the_gate(repo):
+    set_policy(repo, attestation_policy().replace(public_key_text(KEY.public_key()), SMALL_ORDER_KEY))
+    rewrite_artifact(repo, "numeric-cpu", lambda d: forged_under_small_order_key(d, "cpu-runner"))
+    assert "not a point of the Ed25519 prime-order subgroup" in messages(gate(repo, "G3"))
 
 
 # --- suites that judge ------------------------------------------------------------------------------

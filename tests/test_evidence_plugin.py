@@ -331,3 +331,16 @@ def test_the_import_recorder_notes_a_file_before_the_module_runs(tmp_path, monke
 
     assert not hasattr(vanishing_mod, "__file__")
     assert str(tmp_path / "vanishing_mod.py") in recorded_origins()
+
+
+def test_the_metric_not_the_test_says_which_end_is_worst():
+    collector = EvidenceCollector()
+    with pytest.raises(ValueError, match="its worst value is its largest .*worst='min' would keep its best case"):
+        collector.record_metric("rel_l2", 1e-3, dtype="bf16", case="c", worst="min")
+    with pytest.raises(ValueError, match="its worst value is its smallest"):
+        collector.record_metric("min_cosine", 0.99, dtype="bf16", case="c", worst="max")
+    collector.record_metric("rel_l2", 1e-3, dtype="bf16", case="c", worst="max")  # saying what it is: fine
+    collector.record_metric("snr_db", 40.0, dtype="bf16", case="c", worst="min")  # a name that says neither
+    collector.measuring("t", "numeric")
+    collector.outcome("t", "call", "passed")
+    assert collector.results("numeric", 0, "cpu")["worst_of"] == {"rel_l2": "max", "snr_db": "min"}

@@ -7,7 +7,8 @@ declared suite is run (`--run-suites`) or, by default, the record's `numeric`
 evidence artifact is read: it must exist, match the schema and its pinned SHA-256,
 be fresh, report `passed`, have measured cases for every declared dtype, and every
 declared tolerance and every ceiling for a declared dtype must hold on
-`results.per_dtype`. Before stage B there is no kernel yet and the gate does not
+`results.per_dtype`, which must hold each metric's worst case (where the artifact says which end
+of its cases it kept, `results.worst_of`, that end is the one the tolerance bounds). Before stage B there is no kernel yet and the gate does not
 apply (the declaration is still checked).
 """
 
@@ -57,9 +58,17 @@ def _check_results(record: Record, data: dict, source: str, ceilings, policy_pat
         if isinstance(cases, bool) or not isinstance(cases, int) or cases <= 0:
             add(("numeric_contract", "tolerances"), f"{source} measured no {dtype} cases (cases = {cases}); "
                 "a metric over no cases proves nothing")
+    worst_of = results.get("worst_of") if isinstance(results.get("worst_of"), dict) else {}
     for index, tolerance in enumerate(tolerances):
         metric, dtype = tolerance["metric"], tolerance["dtype"]
         keys = ("numeric_contract", "tolerances", index)
+        kept = worst_of.get(metric)
+        bound = "max" if "max" in tolerance else "min"
+        if kept is not None and kept != bound:
+            add(keys, f"{source} keeps the {_end(kept)} {metric} of its cases, but the tolerance bounds its "
+                f"{_end(bound)} (a {bound}): that value is the best case, not the worst; measure {metric} with its "
+                "worst case kept")
+            continue
         value = _measured(per_dtype, dtype, metric)
         if value is None:
             add(keys, f"{source} has no {metric} for {dtype}")
@@ -80,6 +89,10 @@ def _check_results(record: Record, data: dict, source: str, ceilings, policy_pat
             elif not ceiling.allows(value):
                 add(("numeric_contract", "tolerances"), f"{dtype} {ceiling.metric} = {value:.6g} breaks "
                     f"{ceiling.describe(policy_path)} ({source})")
+
+
+def _end(direction) -> str:
+    return {"max": "largest", "min": "smallest"}.get(direction, repr(direction))
 
 
 def _measured(per_dtype: dict, dtype: str, metric: str):

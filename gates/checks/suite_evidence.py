@@ -9,7 +9,8 @@ suite that writes canned numbers without exercising the kernel fails. Otherwise 
 results come from the declared evidence artifact of the gate's kind, after its pin,
 attestation, binding and freshness are checked (`evidence_refs.checked_artifact`).
 
-Either way the artifact must show that the declared suite is what ran, and with `--base` a
+Either way the artifact must show that the declared suite is what ran, and all of it: no test
+deselected, dropped or left unrun (`gates.checks.suite_completeness`); and with `--base` a
 change that edits a file judging it is a finding: the suite file, a file configuring pytest
 along the suite's folders (`conftest.py`, `pytest.toml`, `pytest.ini`, `tox.ini`, the pytest
 section of a `pyproject.toml` or `setup.cfg`, ...), or a file the artifact binds that the record
@@ -27,6 +28,7 @@ from textwrap import indent
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import binding_problems, checked_artifact, declared_evidence, evidence_by_id, record_covered_files
+from gates.checks.suite_completeness import completeness_problems
 from gates.checks.suite_integrity import (
     approved_at_base, bound_edit_problems, edited_suite_files, ran_test_files, suite_edit_message, suite_edit_problems,
     suite_mismatch_problems, suite_path,
@@ -93,6 +95,7 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
         return suite_edit_problems(ctx, suite)
     ran = ran_test_files(judged.data, ctx, judged.command_paths)
     problems = suite_mismatch_problems(suite, ran, judged.where)
+    problems += completeness_problems(suite, judged.data, judged.where, ctx)
     edited = edited_suite_files(ctx, suite, ran.files)
     problems += [suite_edit_message(path, suite) for path in edited]
     if judged.command_paths is None:

@@ -57,9 +57,32 @@ def _decode_key_text(text: str) -> bytes | None:
 
 
 def load_public_key(text: str) -> Ed25519PublicKey:
-    """An Ed25519 public key from base64 of its 32 raw bytes, or from a PEM block."""
-    return _load_key(text, "public", lambda pem: serialization.load_pem_public_key(pem), Ed25519PublicKey,
-                     Ed25519PublicKey.from_public_bytes, (ValueError, UnicodeEncodeError))
+    """An Ed25519 public key from base64 of its 32 raw bytes, or from a PEM block; it must be a point of the
+    curve's prime-order subgroup (`prime_order_problem`)."""
+    key = _load_key(text, "public", lambda pem: serialization.load_pem_public_key(pem), Ed25519PublicKey,
+                    Ed25519PublicKey.from_public_bytes, (ValueError, UnicodeEncodeError))
+    problem = prime_order_problem(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+    if problem:
+        raise UnreadableKeyError(problem)
+    return key
+
+
+def prime_order_problem(raw: bytes) -> str | None:
+    """Why 32 bytes are not an Ed25519 public key a signature can be trusted under; None when they are.
+
+    A key must encode, canonically, a point of the curve's subgroup of prime order. A point of small
+    order (the all-zero key, the identity, and the other torsion points) has no secret behind it:
+    signatures "verify" under it for messages nobody signed. libsodium's check (through PyNaCl)
+    decides: on the curve, canonical, not of small order, in the prime-order subgroup.
+    """
+    try:
+        from nacl.bindings import crypto_core_ed25519_is_valid_point
+    except ImportError:
+        return "PyNaCl, which checks that a key is a point of prime order, is not installed: pip install pynacl"
+    if not crypto_core_ed25519_is_valid_point(bytes(raw)):
+        return ("it is not a point of the Ed25519 prime-order subgroup (a small-order, non-canonical or mixed-order "
+                "encoding such as the all-zero key): signatures under it can be forged without a private key")
+    return None
 
 
 def load_private_key(text: str) -> Ed25519PrivateKey:

@@ -5,7 +5,8 @@ anchors, the fingerprints and the outcome of every measuring test (a test marked
 `design_gates` or using one of the recording fixtures). `results(kind, exitstatus)`
 gives the layout G3 and G4 read:
 
-- numeric: `{"passed", "per_dtype": {dtype: {metric: worst, "cases": n}}, "tests", "errors"}`
+- numeric: `{"passed", "per_dtype": {dtype: {metric: worst, "cases": n}}, "worst_of": {metric: "max"|"min"},
+  "tests", "errors"}` (`worst_of`: which end of the cases each value is)
 - bitwise: `{"passed", "backend", "anchors": {name: {"passed", "cases"}}, "fingerprints", "tests", "errors"}`
 
 `passed` is true only when the session exited 0, every measuring test of the kind
@@ -30,19 +31,32 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 def worst_direction(name: str, worst: str | None = None) -> str:
     """"max" when a larger value of metric `name` is worse, "min" when a smaller one is.
 
-    `worst` states it; otherwise a name starting with "min_" (min_cosine) is a floor, one
-    starting with "max_" (max_abs) or a known error metric (rel_l2, mse, ...) a ceiling.
+    The metric decides, not the test: a name starting with "min_" (min_cosine) is a floor, one
+    starting with "max_" (max_abs) or a known error metric (rel_l2, mse, ...) a ceiling, and a
+    `worst` that says otherwise is refused (the best case of an error metric is no bound). Only a
+    metric whose name says neither takes its direction from `worst`.
     """
+    if worst is not None and worst not in ("max", "min"):
+        raise ValueError(f"worst must be 'max' or 'min', got {worst!r}")
+    known = named_direction(name)
+    if known is not None:
+        if worst is not None and worst != known:
+            raise ValueError(f"metric {name!r}: its worst value is its {'largest' if known == 'max' else 'smallest'} "
+                             f"(worst={known!r}); worst={worst!r} would keep its best case")
+        return known
     if worst is not None:
-        if worst not in ("max", "min"):
-            raise ValueError(f"worst must be 'max' or 'min', got {worst!r}")
         return worst
+    raise ValueError(f"metric {name!r}: say whether a larger or a smaller value is worse: name it min_... or "
+                     f"max_..., or pass worst='max' or worst='min'")
+
+
+def named_direction(name: str) -> str | None:
+    """The direction a metric's name gives: "min" for min_..., "max" for max_... and known error metrics."""
     if name.startswith("min_"):
         return "min"
     if name.startswith("max_") or name in HIGHER_IS_WORSE:
         return "max"
-    raise ValueError(f"metric {name!r}: say whether a larger or a smaller value is worse: name it min_... or "
-                     f"max_..., or pass worst='max' or worst='min'")
+    return None
 
 
 def dtype_name(dtype) -> str:
@@ -165,7 +179,8 @@ class EvidenceCollector:
             values = {name: entry["worst"] for name, entry in sorted(self.metrics[dtype].items())
                       if math.isfinite(entry["worst"])}
             per_dtype[dtype] = dict(values, cases=len(self.cases.get(dtype, ())))
-        return {"passed": False, "per_dtype": per_dtype}
+        worst_of = {name: entry["direction"] for metrics in self.metrics.values() for name, entry in metrics.items()}
+        return {"passed": False, "per_dtype": per_dtype, "worst_of": dict(sorted(worst_of.items()))}
 
     def _bitwise(self, errors: list[str], backend: str) -> dict:
         anchors = {name: dict(entry) for name, entry in sorted(self.anchors.items())}

@@ -17,11 +17,14 @@ or bitwise evidence artifact there (`gates.evidence.evidence_writer`) from:
         assert torch.equal(split(x, num_splits=1), single_pass(x))
 
 Fixtures: `record_metric(name, value, *, dtype=None, case=None, worst=None)` keeps the
-worst value per metric and dtype (the largest rel_l2 / max_*, the smallest min_*);
+worst value per metric and dtype (the largest rel_l2 / max_*, the smallest min_*; the metric's
+name decides, and a `worst=` against it is refused);
 `record_anchor(name, equal, *, cases=1)` a byte-equality anchor; `record_fingerprint(key,
 tensor_or_bytes)` the SHA-256 of an output's bytes. A test that is marked or uses one
 of them is a measuring test: if one fails, is skipped or xfails, the artifact says
-`passed: false` and why. No measuring test or nothing measured: an error artifact.
+`passed: false` and why. No measuring test or nothing measured: an error artifact. The artifact
+also records what pytest collected, deselected and ran (`results.collection`,
+`gates.evidence.collection_record`): G3 and G4 accept only a run of the whole declared suite.
 
 Options: `--design-gates-evidence-kind=numeric|bitwise` (or `DESIGN_GATES_EVIDENCE_KIND`)
 writes only that kind; without it a session that measured both kinds writes
@@ -37,6 +40,7 @@ from pathlib import Path
 
 import pytest
 
+from gates.evidence.collection_record import collection_of, track_collection
 from gates.evidence.evidence_collector import BITWISE, KINDS, NUMERIC, EvidenceCollector
 from gates.evidence.import_origins import record_import_origins
 
@@ -68,6 +72,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", f"{MARKER}(kind, anchor=None): a test whose outcome is evidence of kind "
                             "'numeric' or 'bitwise' (anchor: the bitwise anchor it checks)")
     config.stash[COLLECTOR] = EvidenceCollector()
+    track_collection(config)
     out = output_path(config)
     config.stash[OUT_BEFORE] = _file_state(out) if out is not None else None
 
@@ -144,8 +149,8 @@ def record_metric(request):
 
     The artifact keeps the worst value per metric and dtype and counts the cases (this
     test, or each `case` it names). `dtype` is a string ("bf16") or a torch dtype; none
-    means "all". Which end is worse comes from the name (min_... or max_..., rel_l2, mse, ...)
-    or from `worst="max"|"min"`.
+    means "all". Which end is worse comes from the name (min_... or max_..., rel_l2, mse, ...);
+    only a metric whose name says neither takes it from `worst="max"|"min"`.
     """
     collector = request.config.stash[COLLECTOR]
     nodeid = request.node.nodeid
@@ -220,6 +225,7 @@ def pytest_sessionfinish(session, exitstatus):
     for kind in kinds:
         path = out if len(kinds) == 1 else out.with_name(f"{out.stem}-{kind}{out.suffix}")
         results = collector.results(kind, exitstatus, env["backend"], errors + covers_errors + glob_errors)
+        results["collection"] = collection_of(config, root)
         artifact = build_artifact(kind=kind, artifact_id=artifact_id_for(path), results=results, commit=commit,
                                   sources=sources, env=env)
         write_artifact(path, artifact)

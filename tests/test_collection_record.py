@@ -1,0 +1,85 @@
+"""An evidence artifact records what pytest collected, deselected and ran (`results.collection`).
+
+G3 and G4 accept only evidence of the whole declared suite, so the artifact must say what a
+session left out: cases deselected with `-k` (on the command line or through `addopts` in the
+pytest configuration), node ids naming only the passing cases, a run stopped early. Each test
+runs pytest in a throwaway repository (plain Python, no torch) with the evidence plugin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gates
+
+DESIGN_GATES_ROOT = Path(gates.__file__).resolve().parents[1]
+PLUGIN_ARGS = ["-p", "no:design_gates_evidence", "-p", "gates.evidence.evidence_plugin"]
+
+TESTS = '''\
+import pytest
+
+CASES = [1, 2, 3, 4]
+
+
+@pytest.mark.design_gates(kind="numeric")
+@pytest.mark.parametrize("n", CASES)
+def test_halving_is_exact(n, record_metric):
+    record_metric("max_abs", abs(n / 2 * 2 - n), dtype="fp64")
+'''
+
+
+def make_repo(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in {"tests/test_halving.py": TESTS, **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    return root
+
+
+def collection(tmp_path: Path, *args: str, files=None) -> dict:
+    """Run pytest with the evidence plugin in a fresh repository; the artifact's `results.collection`."""
+    repo = make_repo(tmp_path / "repo", files or {})
+    out = tmp_path / "evidence.json"
+    environ = {key: value for key, value in os.environ.items()
+               if not key.startswith("DESIGN_GATES_") and key != "PYTEST_ADDOPTS"}
+    environ.update(PYTHONPATH=str(DESIGN_GATES_ROOT), DESIGN_GATES_EVIDENCE_OUT=str(out), DESIGN_GATES_COVERS="[]")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PLUGIN_ARGS, *args],
+                          cwd=repo, env=environ, capture_output=True, text=True, timeout=60)
+    assert out.exists(), done.stdout + done.stderr
+    return json.loads(out.read_text(encoding="utf-8"))["results"]["collection"]
+
+
+def test_a_whole_run_shows_every_collected_test_ran(tmp_path):
+    assert collection(tmp_path, "tests/test_halving.py") == {
+        "scheme": "pytest-collection/1", "args": ["tests/test_halving.py"], "keyword": "", "markexpr": "",
+        "deselect": [], "ignore": [], "collected": 4, "deselected": 0, "deselected_ids": [], "dropped": 0,
+        "collection_errors": 0, "not_run": 0, "outcomes": {"passed": 4}}
+
+
+def test_a_keyword_selection_is_recorded_as_deselected_cases(tmp_path):
+    record = collection(tmp_path, "tests", "-k", "1 or 2")
+    assert (record["keyword"], record["collected"], record["deselected"]) == ("1 or 2", 4, 2)
+    assert record["deselected_ids"] == ["tests/test_halving.py::test_halving_is_exact[3]",
+                                        "tests/test_halving.py::test_halving_is_exact[4]"]
+
+
+def test_a_selection_in_the_pytest_configuration_is_recorded_too(tmp_path):
+    record = collection(tmp_path, "tests", files={"pytest.ini": "[pytest]\naddopts = -k 'not 4'\n"})
+    assert (record["keyword"], record["deselected"], record["outcomes"]) == ("not 4", 1, {"passed": 3})
+
+
+def test_node_ids_of_some_cases_are_recorded_as_the_args(tmp_path):
+    record = collection(tmp_path, "tests/test_halving.py::test_halving_is_exact[1]")
+    assert record["args"] == ["tests/test_halving.py::test_halving_is_exact[1]"]
+    assert (record["collected"], record["deselected"]) == (1, 0)
+
+
+def test_a_run_stopped_at_the_first_failure_records_the_tests_it_never_ran(tmp_path):
+    failing = TESTS.replace("n / 2 * 2 - n", "n / 2 * 2 - n + (n == 2)").replace(
+        'record_metric("max_abs"', 'assert n != 2\n    record_metric("max_abs"')
+    record = collection(tmp_path, "-x", "tests", files={"tests/test_halving.py": failing})
+    assert (record["collected"], record["not_run"], record["outcomes"]) == (4, 2, {"failed": 1, "passed": 1})
