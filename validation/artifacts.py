@@ -24,7 +24,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from gates.evidence.evidence_writer import write_artifact  # noqa: F401 - the writer every suite here uses
+from gates.evidence.evidence_writer import artifact_id_for, write_artifact  # noqa: F401 - the writer every suite here uses
 from gates.evidence.source_binding import bound_sources
 
 from .environment import environment
@@ -113,9 +113,3 @@ def build_artifact(*, artifact_id: str, kind: str, results: dict, fixtures: dict
         "fixtures": dict(sorted(fixtures.items())),
         "results": results,
     }
-
-
-
-
-def artifact_id_for(path) -> str:
-    return Path(path).stem.lower()

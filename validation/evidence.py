@@ -12,6 +12,8 @@ from .artifacts import artifact_id_for, build_artifact, write_artifact
 from .environment import backend_key
 
 EVIDENCE_KEY = pytest.StashKey["EvidenceRecorder"]()
+# Which end of the cases each per-dtype value is: the largest error, the smallest similarity.
+WORST_OF = {"rel_l2": "max", "max_abs": "max", "min_cosine": "min"}
 
 
 class EvidenceRecorder:
@@ -53,6 +55,7 @@ class EvidenceRecorder:
         return {
             "passed": bool(self.numeric_passed and cases > 0 and not session_failed),
             "per_dtype": {k: self.per_dtype[k] for k in sorted(self.per_dtype)},
+            "worst_of": WORST_OF,
         }
 
     def bitwise_results(self, session_failed: bool) -> dict:
@@ -74,13 +77,20 @@ def _worse(current: float, new: float, pick) -> float:
     return pick(current, new)
 
 
-def write_session_artifacts(recorder: EvidenceRecorder, out, *, session_failed: bool) -> list[Path]:
-    """Write the artifact of each kind the session measured; two kinds get -numeric/-bitwise suffixes."""
+def write_session_artifacts(recorder: EvidenceRecorder, out, *, session_failed: bool,
+                            collection: dict | None = None) -> list[Path]:
+    """Write the artifact of each kind the session measured; two kinds get -numeric/-bitwise suffixes.
+
+    `collection` (`gates.evidence.collection_record.collection_of`) goes into each artifact's
+    results: what pytest collected, deselected and ran, so that a gate can see the whole suite ran."""
     kinds = []
     if recorder.per_dtype:
         kinds.append(("numeric", recorder.numeric_results(session_failed), recorder.fixtures["numeric"]))
     if recorder.anchors or recorder.fingerprints:
         kinds.append(("bitwise", recorder.bitwise_results(session_failed), recorder.fixtures["bitwise"]))
+    for _, results, _ in kinds:
+        if collection is not None:
+            results["collection"] = collection
     out = Path(out)
     written = []
     for kind, results, fixtures in kinds:

@@ -8,7 +8,9 @@ one `os.replace`. A failed producer leaves the old artifact as it was. Producers
 which run one at a time, since they time something.
 
 Each command runs from the repository root without a shell, its output going to a log
-file; `{out}`, `{path}`, `{commit}` and `{jobs}` in its words are replaced.
+file; `{out}`, `{path}`, `{id}`, `{commit}` and `{jobs}` in its words are replaced, and a
+producer finds its artifact id in `DESIGN_GATES_EVIDENCE_ID` and the commit in
+`DESIGN_GATES_COMMIT`, which the evidence writers read.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Callable
 
 from gates.evidence.artifacts import parse_artifact, read_regular_file
 from gates.evidence.attestation import sign
-from gates.evidence.evidence_writer import COMMIT_ENV
+from gates.evidence.evidence_writer import COMMIT_ENV, ID_ENV
 from gates.model.config import PrepareStep, Producer
 from gates.model.atomic_write import write_atomically
 from gates.model.errors import InputError
@@ -127,7 +129,7 @@ def produce(producer: Producer, settings: RunSettings) -> StepResult:
     staging = staging_path(root, producer)
     staging.parent.mkdir(parents=True, exist_ok=True)
     staging.unlink(missing_ok=True)
-    values = {"out": str(staging), "path": producer.path}
+    values = {"out": str(staging), "path": producer.path, "id": producer.id}
     result = _run(producer.id, producer.command, values, settings, timeout=producer.timeout)
     try:
         if result.returncode == 0 and result.problem is None:
@@ -153,6 +155,8 @@ def _place(producer: Producer, staging: Path, target: Path, settings: RunSetting
         return f"what it wrote is no valid artifact: {exc.message}", None
     if data.get("id") != producer.id:
         return f"it wrote an artifact with id {data.get('id')!r}, not {producer.id!r}", None
+    if isinstance(data.get("command"), str):  # the command as one re-runs it: the artifact's path, not the staging file
+        data["command"] = data["command"].replace(str(staging), producer.path)
     signed_by = None
     if settings.signing is not None:
         key_id, private_key = settings.signing
@@ -167,6 +171,8 @@ def _run(name: str, command: str, values: dict[str, str], settings: RunSettings,
     log = settings.log_dir / (_file_name(name) + ".log")
     result = StepResult(name, log=log)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if "id" in values:
+        env[ID_ENV] = values["id"]
     if settings.commit:
         env[COMMIT_ENV] = settings.commit
     start = time.monotonic()

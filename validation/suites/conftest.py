@@ -11,6 +11,8 @@ if not torch.cuda.is_available():
 
 import pytest  # noqa: E402
 
+from gates.evidence.collection_record import collection_of, track_collection  # noqa: E402
+from validation.artifacts import REPO_ROOT  # noqa: E402
 from validation.evidence import EVIDENCE_KEY, EvidenceRecorder, write_session_artifacts  # noqa: E402
 from validation.shapes import CPU_CASES, GPU_CASES, MODEL_CASES  # noqa: E402
 from validation.suites.tiers import TIERS, parse_shard, selected, shard_of  # noqa: E402
@@ -26,6 +28,12 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.stash[EVIDENCE_KEY] = EvidenceRecorder()
+    track_collection(config)
+    if config.getoption("--shard") is not None:
+        try:
+            parse_shard(config.getoption("--shard"))
+        except ValueError as exc:
+            raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_collection_modifyitems(config, items):
@@ -56,5 +64,7 @@ def pytest_sessionfinish(session, exitstatus):
         out = None  # a shard measured part of the suite: it is no evidence of the suite
     recorder = session.config.stash.get(EVIDENCE_KEY, None)
     if out and recorder is not None:
-        for path in write_session_artifacts(recorder, out, session_failed=session.testsfailed > 0 or exitstatus not in (0, 5)):
+        failed = session.testsfailed > 0 or exitstatus not in (0, 5)
+        collection = collection_of(session.config, REPO_ROOT)
+        for path in write_session_artifacts(recorder, out, session_failed=failed, collection=collection):
             print(f"\nevidence artifact written: {path}")
