@@ -27,6 +27,31 @@ class EvidenceRecorder:
         self.fingerprints_passed = True
         self.fixtures: dict[str, dict[str, str]] = {"numeric": {}, "bitwise": {}}
 
+    def state(self) -> dict:
+        """Everything recorded, as JSON data (a shard of a suite run hands this to the merge)."""
+        return {"per_dtype": self.per_dtype, "numeric_passed": self.numeric_passed, "anchors": self.anchors,
+                "fingerprints": self.fingerprints, "fingerprints_passed": self.fingerprints_passed,
+                "fixtures": self.fixtures}
+
+    def merge(self, state: dict) -> None:
+        """Add what another session of the same suite recorded (`state()`): the worse value of
+        each metric, every anchor's cases and outcome, every fingerprint and fixture."""
+        for dtype, theirs in state["per_dtype"].items():
+            worst = self.per_dtype.setdefault(dtype, {"rel_l2": 0.0, "max_abs": 0.0, "min_cosine": 1.0, "cases": 0})
+            worst["rel_l2"] = _worse(worst["rel_l2"], theirs["rel_l2"], max)
+            worst["max_abs"] = _worse(worst["max_abs"], theirs["max_abs"], max)
+            worst["min_cosine"] = _worse(worst["min_cosine"], theirs["min_cosine"], min)
+            worst["cases"] += theirs["cases"]
+        self.numeric_passed &= bool(state["numeric_passed"])
+        for anchor, theirs in state["anchors"].items():
+            entry = self.anchors.setdefault(anchor, {"passed": True, "cases": 0, "check": theirs["check"]})
+            entry["passed"] &= bool(theirs["passed"])
+            entry["cases"] += theirs["cases"]
+        self.fingerprints.update(state["fingerprints"])
+        self.fingerprints_passed &= bool(state["fingerprints_passed"])
+        for kind, fixtures in state["fixtures"].items():
+            self.fixtures.setdefault(kind, {}).update(fixtures)
+
     def record_numeric(self, dtype: str, metrics, passed: bool, fixture_key: str, fixture_sha: str) -> None:
         worst = self.per_dtype.setdefault(dtype, {"rel_l2": 0.0, "max_abs": 0.0, "min_cosine": 1.0, "cases": 0})
         worst["rel_l2"] = _worse(worst["rel_l2"], metrics.rel_l2, max)
@@ -78,11 +103,12 @@ def _worse(current: float, new: float, pick) -> float:
 
 
 def write_session_artifacts(recorder: EvidenceRecorder, out, *, session_failed: bool,
-                            collection: dict | None = None) -> list[Path]:
+                            collection: dict | None = None, sources: dict | None = None) -> list[Path]:
     """Write the artifact of each kind the session measured; two kinds get -numeric/-bitwise suffixes.
 
     `collection` (`gates.evidence.collection_record.collection_of`) goes into each artifact's
-    results: what pytest collected, deselected and ran, so that a gate can see the whole suite ran."""
+    results: what pytest collected, deselected and ran, so that a gate can see the whole suite ran.
+    `sources` replaces this process's own binding (a merge of shards binds what the shards imported)."""
     kinds = []
     if recorder.per_dtype:
         kinds.append(("numeric", recorder.numeric_results(session_failed), recorder.fixtures["numeric"]))
@@ -97,7 +123,8 @@ def write_session_artifacts(recorder: EvidenceRecorder, out, *, session_failed: 
         path = out if len(kinds) == 1 else out.with_name(f"{out.stem}-{kind}{out.suffix}")
         artifact_id = os.environ.get("DESIGN_GATES_EVIDENCE_ID") if len(kinds) == 1 else None
         artifact = build_artifact(
-            artifact_id=artifact_id or artifact_id_for(path), kind=kind, results=results, fixtures=fixtures
+            artifact_id=artifact_id or artifact_id_for(path), kind=kind, results=results, fixtures=fixtures,
+            sources=sources,
         )
         written.append(write_artifact(path, artifact))
     return written

@@ -4,6 +4,7 @@
     python -m validation.run_suite bitwise --out docs/evidence/bitwise-matrix-cpu.json -- -k A1
     python -m validation.run_suite numeric --out x.json --covers "kernels/decode_attention/**"
     python -m validation.run_suite bitwise --out x.json --tier ci   # each case in one dtype
+    python -m validation.run_suite numeric --out x.json --jobs 8    # 8 processes at once, one artifact
 
 Without a GPU the suites run through the Triton interpreter. The exit status is pytest's.
 """
@@ -30,13 +31,22 @@ def main(argv=None) -> int:
                         help="bind the files of the governing record's covers (repeatable; default: every record's covers)")
     parser.add_argument("--tier", choices=("full", "ci"), default="full",
                         help="full: every case in every dtype (evidence); ci: each case in one dtype, half the work")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="run the suite as this many pytest processes at once, split by case, and merge "
+                             "their results into one artifact (validation/suite_shards.py)")
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     args = parser.parse_args(own)
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     os.environ["DESIGN_GATES_EVIDENCE_OUT"] = str(Path(args.out).resolve())
     if args.covers:
         os.environ["DESIGN_GATES_COVERS"] = json.dumps(args.covers)
     if args.id:
         os.environ["DESIGN_GATES_EVIDENCE_ID"] = args.id
+    if args.jobs > 1:
+        from validation.suite_shards import run_sharded
+
+        return run_sharded(SUITE_DIR / SUITES[args.suite], args.jobs, args.out, args.tier, extra)
     import pytest
 
     return int(pytest.main([str(SUITE_DIR / SUITES[args.suite]), "-q", "-p", "no:cacheprovider",

@@ -1,16 +1,16 @@
-"""Compile every kernel the evidence producers launch, in parallel processes, before they run.
+"""Compile the kernels the timing producers launch, in parallel processes, before they run.
 
-    python -m validation.warm_cache --jobs 16
+    python -m validation.warm_cache --jobs 4
 
-On a fresh machine most of an evidence run's time is Triton compiling kernels, one after
-another inside each producer. This runs the same work split into independent processes
-(the numeric and bitwise suites in shards of whole cases, each benchmark shape with
-`--compile-only`, each quantized shape, and a short decode loop per route), up to `--jobs`
-at a time, all writing into the one kernel cache (`TRITON_CACHE_DIR`, default
-`~/.triton/cache`) that the producers read afterwards. It writes no evidence; what it
-measures is thrown away. A job that fails is reported (the producer that runs the same
-work will fail and say so) but does not stop the others; the exit status is 0 unless no
-job could start.
+On a fresh machine much of a benchmark's time is Triton (and, for flex attention, Inductor)
+compiling kernels, one after another, while the benchmark holds the machine alone. This
+runs the same launches beforehand, split into independent processes (each benchmark shape
+with `--compile-only`, each quantized-cache shape, and a short decode loop per route of the
+end-to-end A/B), up to `--jobs` at a time, all writing into the kernel caches
+(`TRITON_CACHE_DIR`, `TORCHINDUCTOR_CACHE_DIR`) that the producers read afterwards. The
+suites need no warming: `python -m validation.run_suite --jobs N` compiles in parallel
+shards itself. It writes no evidence and times nothing. A job that fails is reported (the
+producer that runs the same work will fail and say so) but does not stop the others.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SUITES = ("numeric", "bitwise")
 E2E = ("llama-3-8b", 32768)
 
 
@@ -36,22 +35,20 @@ class Job:
     env: tuple[tuple[str, str], ...] = ()
 
 
-def jobs(shards: int, bench: bool = True, quantized: bool = True, e2e: bool = True) -> list[Job]:
+def jobs(bench: bool = True, quantized: bool = True, e2e: bool = True) -> list[Job]:
     """The warm-up jobs, the longest kinds first."""
     python = sys.executable
-    out = [Job(f"{suite} {k}/{shards}", (python, "-m", "pytest", f"validation/suites/test_{suite}.py", "-q",
-                                          "-p", "no:cacheprovider", "--shard", f"{k}/{shards}"))
-           for suite in SUITES for k in range(shards)]
-    if bench:
-        from validation.bench.shapes import MATRIX
-
-        out += [Job(f"bench {shape.name}", (python, "-m", "validation.bench", "--compile-only", "--sweep",
-                                            "--shapes", shape.name)) for shape in MATRIX]
+    out = []
     if quantized:
         from validation.bench.shapes import QUANT_SHAPES
 
         out += [Job(f"quantized {name}", (python, "-m", "validation.bench.quantized", "--compile-only",
                                           "--shapes", name)) for name in QUANT_SHAPES]
+    if bench:
+        from validation.bench.shapes import MATRIX
+
+        out += [Job(f"bench {shape.name}", (python, "-m", "validation.bench", "--compile-only", "--sweep",
+                                            "--shapes", shape.name)) for shape in MATRIX]
     if e2e:
         model, context = E2E
         out += [Job(f"decode loop split-kv={switch}", (python, "-m", "examples.decode_loop", "--model", model,
@@ -71,13 +68,12 @@ def run_job(job: Job) -> tuple[Job, int, float, str]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m validation.warm_cache", description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes at a time")
-    parser.add_argument("--shards", type=int, default=0, help="shards per suite (default: --jobs)")
     parser.add_argument("--skip", action="append", default=[], choices=("bench", "quantized", "e2e"),
                         help="leave out a kind of job (repeatable)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    todo = jobs(args.shards or args.jobs, "bench" not in args.skip, "quantized" not in args.skip, "e2e" not in args.skip)
+    todo = jobs("bench" not in args.skip, "quantized" not in args.skip, "e2e" not in args.skip)
     start = time.monotonic()
     print(f"warm_cache: {len(todo)} jobs, {args.jobs} at a time", flush=True)
     failed = []

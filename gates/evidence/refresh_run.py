@@ -1,11 +1,12 @@
-"""Run evidence producers: prepare steps first, then the producers, each artifact signed and put in place.
+"""Run evidence producers, each artifact signed and put in place.
 
 A producer writes to a staging path beside its artifact (`{out}`); only when it exits 0
 and what it wrote loads as a valid artifact of the expected id is that file signed (with
 the runner's key from the environment, when one is set) and moved over the artifact in
-one `os.replace`. A failed producer leaves the old artifact as it was. Producers marked
-`exclusive: false` run side by side (up to `jobs` at a time) before the exclusive ones,
-which run one at a time, since they time something.
+one `os.replace`. A failed producer leaves the old artifact as it was. The prepare steps
+(one after another) and the producers marked `exclusive: false` (up to `jobs` at a time) run
+side by side first; then the exclusive producers, which time something, run one at a time
+on a machine nothing else uses.
 
 Each command runs from the repository root without a shell, its output going to a log
 file; `{out}`, `{path}`, `{id}`, `{commit}` and `{jobs}` in its words are replaced, and a
@@ -87,20 +88,23 @@ def staging_path(root: Path, producer: Producer) -> Path:
 
 
 def run_prepare(steps: list[PrepareStep], settings: RunSettings, report: Callable[[str], None]) -> list[StepResult]:
+    """Run the prepare steps one after another; a failed step is reported and the rest still run."""
     results = []
     for index, step in enumerate(steps, start=1):
         name = f"prepare {index}"
-        report(f"{name}: {step.command}")
+        report(f"{name}: started: {step.command}")
         result = _run(name, step.command, {}, settings, timeout=None)
-        report(f"{name}: {'done' if result.ok else 'FAILED'} in {result.seconds:.1f} s")
+        report(f"{name}: {'done' if result.ok else f'FAILED (exit {result.returncode})'} in {result.seconds:.1f} s")
         results.append(result)
-        if not result.ok:
-            break
     return results
 
 
-def run_producers(producers: list[Producer], settings: RunSettings, report: Callable[[str], None]) -> list[StepResult]:
-    """Run `producers` (side by side where allowed, then the exclusive ones) and put their artifacts in place."""
+def run_all(steps: list[PrepareStep], producers: list[Producer], settings: RunSettings,
+            report: Callable[[str], None]) -> tuple[list[StepResult], list[StepResult]]:
+    """Prepare steps and non-exclusive producers side by side, then the exclusive producers one at a time.
+
+    The prepare steps warm what the exclusive producers need; the non-exclusive producers time
+    nothing, so they can share the machine with them. Returns (prepare results, producer results)."""
     total = len(producers)
     order = {producer.id: index for index, producer in enumerate(producers, start=1)}
     shared = [p for p in producers if not p.exclusive]
@@ -114,13 +118,16 @@ def run_producers(producers: list[Producer], settings: RunSettings, report: Call
         report(f"[{order[producer.id]}/{total}] {producer.id}: {state} in {result.seconds:.1f} s")
         return result
 
-    if shared:
-        with ThreadPoolExecutor(max_workers=max(1, min(settings.jobs, len(shared)))) as pool:
-            for producer, result in zip(shared, pool.map(one, shared)):
-                results[producer.id] = result
+    with ThreadPoolExecutor(max_workers=1) as preparing, \
+            ThreadPoolExecutor(max_workers=max(1, min(settings.jobs, len(shared) or 1))) as pool:
+        prepared = preparing.submit(run_prepare, steps, settings, report)
+        futures = {producer.id: pool.submit(one, producer) for producer in shared}
+        for producer_id, future in futures.items():
+            results[producer_id] = future.result()
+        prepare_results = prepared.result()
     for producer in alone:
         results[producer.id] = one(producer)
-    return [results[p.id] for p in producers]
+    return prepare_results, [results[p.id] for p in producers]
 
 
 def produce(producer: Producer, settings: RunSettings) -> StepResult:

@@ -7,9 +7,9 @@
 The configuration names each artifact's producer (`refresh.producers.<id>`: the command,
 the path, the runner it needs, whether it must run alone). Without IDs the run takes
 every producer whose artifact is missing, unreadable or stale (`--all`: every producer),
-limited to `--runner` when given. It runs the `refresh.prepare` steps of those runners,
-then the producers (non-exclusive ones side by side, up to `--jobs`), with progress per
-producer. Each artifact is signed with the runner's key from the environment
+limited to `--runner` when given. It runs the `refresh.prepare` steps of those runners
+beside the non-exclusive producers (up to `--jobs` of them at once), then the exclusive
+producers one at a time, with progress per step. Each artifact is signed with the runner's key from the environment
 (`DESIGN_GATES_SIGNING_KEY_FILE` or `DESIGN_GATES_SIGNING_KEY`, with
 `DESIGN_GATES_SIGNING_KEY_ID`) and moved to its path; every record that cites it is
 re-pinned (`gate-check pin`). Then every number a record or its results pages quote from
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from gates.evidence.attestation import UnreadableKeyError, signing_key_from_environment
 from gates.evidence.refresh_plan import ArtifactState, Citation, artifact_states, shown_files
-from gates.evidence.refresh_run import RunSettings, run_prepare, run_producers
+from gates.evidence.refresh_run import RunSettings, run_all
 from gates.frontends.pin_cli import pin_record
 from gates.model.config import load_settings
 from gates.model.atomic_write import write_atomically
@@ -104,18 +104,13 @@ def run(args, repo_root: Path) -> int:
         report = _progress()
         steps = [] if args.no_prepare else [s for s in settings.refresh.prepare
                                             if s.runner in {state.producer.runner for state in chosen}]
-        prepared = run_prepare(steps, run_settings, report)
-        if any(not r.ok for r in prepared):
-            _print_failures(prepared)
-            print("gate-check refresh: a prepare step failed; no producer ran", file=sys.stderr)
-            return 1
-        results = run_producers([s.producer for s in chosen], run_settings, report)
-        _print_failures(results)
+        prepared, results = run_all(steps, [s.producer for s in chosen], run_settings, report)
+        _print_failures(prepared + results)
     refreshed = {state.producer.path for state, result in zip(chosen, results) if result.ok}
     pinned = _repin(records, repo_root, refreshed)
     _print_summary(chosen, results, prepared, pinned, time.monotonic() - start)
     quotes = _requote(repo_root, args.fix)
-    return 1 if any(not r.ok for r in results) or quotes else 0
+    return 1 if any(not r.ok for r in prepared + results) or quotes else 0
 
 
 def _records(repo_root: Path, settings) -> list:

@@ -115,7 +115,8 @@ def _split_window(splits: int) -> tuple[int, ...]:
 
 
 def run_shape(shape: BenchShape, read_tbps: float, num_sms: int, opts: RunOptions) -> tuple[list[dict], dict]:
-    progress(f"{shape.name} ({shape.label()}, KV {shape.kv_mb:.1f} MB, floor {shape.floor_us(read_tbps):.2f} us)")
+    floor = "" if opts.compile_only else f", floor {shape.floor_us(read_tbps):.2f} us"
+    progress(f"{shape.name} ({shape.label()}, KV {shape.kv_mb:.1f} MB{floor})")
     x = fixtures.make_inputs(shape, seed=opts.seed)
     ref, ref_name = correctness.reference(x)
     splits = layer_num_splits(shape.num_q_heads, shape.num_kv_heads, shape.head_dim, shape.batch, shape.rows,

@@ -12,10 +12,13 @@ if not torch.cuda.is_available():
 import pytest  # noqa: E402
 
 from gates.evidence.collection_record import collection_of, track_collection  # noqa: E402
-from validation.artifacts import REPO_ROOT  # noqa: E402
+from validation.artifacts import REPO_ROOT, source_hashes  # noqa: E402
 from validation.evidence import EVIDENCE_KEY, EvidenceRecorder, write_session_artifacts  # noqa: E402
 from validation.shapes import CPU_CASES, GPU_CASES, MODEL_CASES  # noqa: E402
+from validation.suite_shards import PART_ENV, write_part  # noqa: E402
 from validation.suites.tiers import TIERS, parse_shard, selected, shard_of  # noqa: E402
+
+COLLECTED_IDS = pytest.StashKey[list]()
 
 
 def pytest_addoption(parser):
@@ -37,6 +40,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    config.stash[COLLECTED_IDS] = [item.nodeid for item in items]
     tier = config.getoption("--suite-tier")
     shard = config.getoption("--shard")
     if tier == "full" and shard is None:
@@ -63,6 +67,11 @@ def pytest_sessionfinish(session, exitstatus):
     if session.config.getoption("--shard") is not None:
         out = None  # a shard measured part of the suite: it is no evidence of the suite
     recorder = session.config.stash.get(EVIDENCE_KEY, None)
+    part = os.environ.get(PART_ENV)
+    if part and recorder is not None:  # one shard of `run_suite --jobs N`: hand what it measured to the merge
+        write_part(part, recorder, collection_of(session.config, REPO_ROOT),
+                   session.config.stash.get(COLLECTED_IDS, []), [item.nodeid for item in session.items],
+                   session.testsfailed > 0 or exitstatus not in (0, 5), source_hashes())
     if out and recorder is not None:
         failed = session.testsfailed > 0 or exitstatus not in (0, 5)
         collection = collection_of(session.config, REPO_ROOT)
