@@ -25,6 +25,7 @@ from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, Who, record_text, seede
 
 REC = "docs/design/splitkv.md"
 KERNEL = "kernels/decode_attention/kernel_partial.py"
+KERNEL_GLOB = "kernels/decode_attention/**"
 SIGNERS = ".design-gates/allowed_signers"
 NUMERIC = {"oracle": "validation.oracle:decode_attention_fp64", "suite": "validation/suites/test_numeric.py",
            "tolerances": [{"metric": "rel_l2", "dtype": "bf16", "max": 0.015625}]}
@@ -644,3 +645,35 @@ def test_the_normal_flow_after_an_approval_keeps_it(tmp_path, signed):
 )
 def test_what_the_contract_compares(before, after, changed):
     assert contract_changes(before, after) == changed
+
+
+def policy_in_records_folder_repo(tmp_path):
+    """main: the forge policy kept at docs/design/policy.yaml, and an approved record covering the kernels and it."""
+    repo = seeded_repo(tmp_path / "repo", files={".design-gates/config.yaml": "policy: docs/design/policy.yaml\n",
+                                                 "docs/design/policy.yaml": FORGE_POLICY})
+    reviewers = [dict(RITA.as_dict(), decision="approved", login="rita-o")]
+    repo.write(REC, record(extra={"reviewers": reviewers, "covers": [KERNEL_GLOB, "docs/design/policy.yaml"]}))
+    repo.commit("docs(design): split-KV record, approved", who=MAX)
+    repo.branch("a")
+    return repo
+
+
+def test_a_policy_kept_in_the_records_folder_is_no_record_an_edit_after_the_review_stales_it(tmp_path, capsys):
+    repo = policy_in_records_folder_repo(tmp_path)
+    repo.write("docs/design/policy.yaml", FORGE_POLICY + "# reviewed wording\n")
+    reviewed = repo.commit("Policy: a comment", who=ADA)
+    repo.write("docs/design/policy.yaml", FORGE_POLICY.replace("level: L4", "level: L0"))
+    later = repo.commit("Lower the kernels' level after the review", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert f"is stale: docs/design/policy.yaml changed after it (commit {later[:12]})" in out
+
+
+def test_a_record_edited_in_the_records_folder_after_the_review_keeps_it(tmp_path, capsys):
+    repo = policy_in_records_folder_repo(tmp_path)
+    repo.write("docs/design/policy.yaml", FORGE_POLICY + "# reviewed wording\n")
+    reviewed = repo.commit("Policy: a comment", who=ADA)
+    repo.write(REC, repo.read(REC).replace("Text.", "Text, reworded.", 1))
+    repo.commit("docs(design): reword the record", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 0, out

@@ -21,8 +21,9 @@ commit, `enforce_from` for a legacy approval, and in declared mode the newest
 commit of the change with an `Approved-by:` trailer naming the reviewer, else the
 base when the reviewer had already approved there. It is stale when the record's
 contract differs between that commit and head, and a forge or signed approval given in this
-change is stale when a later commit of the change touches any file outside the records folders (the code, the tests
-or the evidence the reviewer saw); GitHub's "dismiss stale pull request approvals" does
+change is stale when a later commit of the change touches any file but a record (the code, the tests, the evidence
+the reviewer saw, and the policy or any other file kept in a records folder: only records are judged by
+their contract instead); GitHub's "dismiss stale pull request approvals" does
 the same on the forge. It counts only when its reviewer is
 no author of the record and no author, committer, co-author or signer-off of a
 commit in base..head (verified approval commits excepted).
@@ -33,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from gates.history.changeset import Commit, Person, SignatureCheck
+from gates.history.changeset import Commit, Person, SignatureCheck, is_record_path
 from gates.history.context import SeriesContext, field_of
 from gates.history.contract import contract_changes
 from gates.history.forge_reviews import standing_approvals
@@ -361,7 +362,8 @@ class ApprovalBook:
             moved = set(change.paths_differing(reviewed_base, change.merge_base)) if reviewed_base else set()
             found = []
             for path in sorted((differing | moved) & (ours | theirs)):
-                if not _in_records(path, change.record_dirs):
+                # Only a record is judged by its contract; a policy, signers file or page kept beside the records is not.
+                if not is_record_path(path, change.record_dirs) or path == self.ctx.policy_path:
                     found.append((path, change.newest_commit_touching(sha, path) or change.head))
             self._changed_after[sha] = found
         return self._changed_after[sha]
@@ -381,10 +383,6 @@ class ApprovalBook:
         if "signed-commit" in self.sources:
             parts.append("a signed approval commit ('Design-Approved: <record-id>')")
         return " or ".join(parts)
-
-
-def _in_records(path: str, record_dirs) -> bool:
-    return any(path.startswith(folder.rstrip("/") + "/") for folder in record_dirs)
 
 
 def describe(verdicts: list[Verdict]) -> str:
