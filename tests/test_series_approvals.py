@@ -351,6 +351,23 @@ def test_a_forge_approval_before_a_code_change_in_the_same_change_is_stale(tmp_p
             "the change it saw, so review again") in out
 
 
+def test_a_reviewer_who_pushed_a_commit_under_the_forge_no_reply_address_is_its_author(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
+    sha = repo.commit("Test one more case", who=Who("R. O.", "4512345+rita-o@users.noreply.github.com"))
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert f"(forge review by @rita-o at {sha[:12]}) is the author of commit {sha[:12]} in this change" in out
+
+
+def test_someone_else_s_no_reply_address_leaves_the_forge_approval_standing(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
+    sha = repo.commit("Test one more case", who=Who("Ada", "4500001+ada-l@users.noreply.github.com"))
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    assert code == 0, out
+
+
 def _merge_main_into_a(repo, *, also_write: dict | None = None) -> str:
     """Bring a commit of main into branch `a` by a merge commit; `also_write` edits the merge's own tree."""
     repo.checkout("main")

@@ -24,10 +24,11 @@ _PERSON = re.compile(r"^\s*(.*?)\s*<([^<>]*)>\s*$")
 
 @dataclass(frozen=True)
 class Person:
-    """A name and an email, compared case-insensitively by `gates.history.identity`."""
+    """A name, an email and, where known, a forge login; compared in normal form by `gates.history.identity`."""
 
     name: str
     email: str
+    login: str = ""
 
     def __str__(self) -> str:
         return f"{self.name} <{self.email}>" if self.email else self.name
