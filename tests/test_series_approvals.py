@@ -694,3 +694,53 @@ def test_a_record_edited_in_the_records_folder_after_the_review_keeps_it(tmp_pat
     repo.commit("docs(design): reword the record", who=ADA)
     code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
     assert code == 0, out
+
+
+def merged_reviewed_pull_request(tmp_path):
+    """main under the forge policy with a history ratchet, and a merged pull request adding a record Rita
+    reviewed: (repo, merge commit, the reviewed head)."""
+    repo = verified_repo(tmp_path, FORGE_POLICY)
+    repo.write(POLICY_PATH, FORGE_POLICY + f"history:\n  enforce_from: {repo.sha('HEAD')}\n")
+    repo.commit("Judge the history from here on", who=MAX)
+    repo, head = forge_setup_on(repo)
+    merge = repo.merge("a")
+    return repo, merge, head
+
+
+def forge_setup_on(repo):
+    repo.branch("a")
+    reviewers = [dict(RITA.as_dict(), decision="approved", login="rita-o")]
+    repo.write(REC, record(extra={"reviewers": reviewers}))
+    return repo, repo.commit("docs(design): split-KV record", who=ADA)
+
+
+def run_history(repo, capsys, *args) -> tuple[int, str]:
+    code = gate_check(["--history", "--gate", "G8", "--repo-root", str(repo.root), *args])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def test_history_reads_the_review_export_archived_for_each_merge(tmp_path, capsys):
+    repo, merge, head = merged_reviewed_pull_request(tmp_path)
+    folder = tmp_path / "reviews"
+    folder.mkdir()
+    (folder / f"{merge}.json").write_text(json.dumps([review("rita-o", "APPROVED", head, "2026-12-01T10:00:00Z")]))
+    code, out = run_history(repo, capsys, "--reviews", str(folder))
+    assert code == 0, out
+
+
+def test_history_without_the_export_of_a_merge_finds_no_approval_for_it(tmp_path, capsys):
+    repo, merge, _ = merged_reviewed_pull_request(tmp_path)
+    folder = tmp_path / "reviews"
+    folder.mkdir()
+    code, out = run_history(repo, capsys, "--reviews", str(folder))
+    assert code == 1 and f"(no review export {folder / (merge + '.json')} for this merged commit)" in out, out
+    code, out = run_history(repo, capsys)
+    assert code == 1 and "(no --reviews folder of per-merge review exports was given)" in out, out
+
+
+def test_history_refuses_a_review_folder_inside_the_repository(tmp_path, capsys):
+    repo, _, _ = merged_reviewed_pull_request(tmp_path)
+    (repo.root / "reviews").mkdir()
+    code, out = run_history(repo, capsys, "--reviews", str(repo.root / "reviews"))
+    assert code == 2 and "must come from outside the repository" in out

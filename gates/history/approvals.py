@@ -379,7 +379,7 @@ class ApprovalBook:
         parts = []
         if "forge" in self.sources:
             parts.append("a standing forge review by a reviewer's login" + (
-                "" if self.change.forge_reviews is not None else " (no --reviews file was given)"))
+                "" if self.change.forge_reviews is not None else f" ({self.change.forge_reviews_missing})"))
         if "signed-commit" in self.sources:
             parts.append("a signed approval commit ('Design-Approved: <record-id>')")
         return " or ".join(parts)

@@ -124,6 +124,7 @@ class ChangeSet:
     commits: list[Commit]
     records: list[RecordChange]
     forge_reviews: list | None = None  # the forge's review export (`--reviews`), see gates.history.forge_reviews
+    forge_reviews_missing: str = "no --reviews file was given"  # why there is no export, for messages
     record_dirs: tuple[str, ...] = DEFAULT_RECORDS  # the records folders of the configuration at base and at head
     _reader: object = field(repr=False, compare=False, default=None)  # gates.history.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)
