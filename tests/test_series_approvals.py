@@ -744,3 +744,12 @@ def test_history_refuses_a_review_folder_inside_the_repository(tmp_path, capsys)
     (repo.root / "reviews").mkdir()
     code, out = run_history(repo, capsys, "--reviews", str(repo.root / "reviews"))
     assert code == 2 and "must come from outside the repository" in out
+
+
+def test_a_review_export_nested_a_hundred_thousand_levels_deep_exits_2(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    file = tmp_path / "reviews.json"
+    file.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    code = gate_check(["--base", "main", "--reviews", str(file), "--repo-root", str(repo.root)])
+    _, err = capsys.readouterr()
+    assert code == 2 and f"{file}:1:1: error: not a review export: JSON nested too deeply to read" in err, err

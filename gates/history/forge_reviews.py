@@ -67,6 +67,8 @@ def parse_reviews(text: str, path: str) -> list[ForgeReview]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(path, 1, "not a review export: JSON nested too deeply to read") from None
     if not isinstance(data, list):
         raise InputError(path, 1, "expected a JSON list of reviews (GitHub's pull-request reviews API)")
     entries = []
