@@ -293,12 +293,14 @@ class ApprovalBook:
         return found, rejected
 
     def judge(self, record_id: str, path: str, judged: dict | None, base_front: dict | None,
-              head_front: dict | None) -> list[Verdict]:
+              head_front: dict | None, *, of_this_change: bool = False) -> list[Verdict]:
         """Every approval of a record, with why each does not count.
 
         `judged` is the version whose reviewers are read (head for a changed record,
         base for a record that covers a hot path); `head_front` is the contract the
-        approval must still match.
+        approval must still match. `of_this_change` (a hot-path change): a signed approval
+        commit must be one of this change, as a forge review must be one of its pull request;
+        an approval commit already on the base approved an earlier change, not this one.
         """
         authors = [p for front in (base_front, head_front, judged) for p in people_of(field_of(front, "authors"))]
         if not self.verified_mode:
@@ -311,10 +313,11 @@ class ApprovalBook:
             candidates = self._legacy(path, judged) + forge + signed
             verdicts = forge_rejected + signed_rejected
         for approval in candidates:
-            verdicts.append(self._verdict(approval, path, authors, head_front))
+            verdicts.append(self._verdict(approval, path, authors, head_front, of_this_change))
         return verdicts
 
-    def _verdict(self, approval: Approval, path: str, authors: list[Person], head_front: dict | None) -> Verdict:
+    def _verdict(self, approval: Approval, path: str, authors: list[Person], head_front: dict | None,
+                 of_this_change: bool = False) -> Verdict:
         person = approval.person
         if self.is_among(person, authors):
             return Verdict(approval, "is an author of the record", independence=True)
@@ -328,8 +331,12 @@ class ApprovalBook:
                 return Verdict(approval, f"is stale: the contract changed after it ({', '.join(changed)})")
         # A forge review belongs to this pull request, wherever its commit now lies (a review
         # at a commit that reached the base another way covers nothing after it); a signed
-        # approval commit already on the base approves the record for the changes after it.
+        # approval commit already on the base approves the record, not a later hot-path change.
         in_change = approval.at is not None and not self.change.is_ancestor(approval.at, self.change.merge_base)
+        if of_this_change and approval.source == "signed-commit" and not in_change:
+            return Verdict(approval, f"was given before this change (it is on base {self.change.base_ref}): it "
+                           "approved the change it followed, and nobody has approved this one; add a signed approval "
+                           "commit to this change")
         if approval.at is not None and (approval.source == "forge" or (approval.source == "signed-commit" and in_change)):
             later = self.changed_after(approval.at)
             if later:
