@@ -57,7 +57,7 @@ def test_a_whole_run_shows_every_collected_test_ran(tmp_path):
     assert collection(tmp_path, "tests/test_halving.py") == {
         "scheme": "pytest-collection/1", "args": ["tests/test_halving.py"], "keyword": "", "markexpr": "",
         "deselect": [], "ignore": [], "collected": 4, "deselected": 0, "deselected_ids": [], "dropped": 0,
-        "collection_errors": 0, "not_run": 0, "outcomes": {"passed": 4}}
+        "collection_errors": 0, "not_run": 0, "outcomes": {"passed": 4}, "plugins": []}
 
 
 def test_a_keyword_selection_is_recorded_as_deselected_cases(tmp_path):
@@ -76,6 +76,13 @@ def test_node_ids_of_some_cases_are_recorded_as_the_args(tmp_path):
     record = collection(tmp_path, "tests/test_halving.py::test_halving_is_exact[1]")
     assert record["args"] == ["tests/test_halving.py::test_halving_is_exact[1]"]
     assert (record["collected"], record["deselected"]) == (1, 0)
+
+
+def test_the_plugins_of_the_repository_the_run_loaded_are_recorded(tmp_path):
+    files = {"tests/conftest.py": "", "tests/speedups.py": "", "pytest.ini": "[pytest]\naddopts = -p tests.speedups\n",
+             "tests/__init__.py": ""}
+    record = collection(tmp_path, "tests", files=files)
+    assert record["plugins"] == ["tests/conftest.py", "tests/speedups.py"]
 
 
 def test_a_run_stopped_at_the_first_failure_records_the_tests_it_never_ran(tmp_path):
