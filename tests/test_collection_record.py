@@ -90,3 +90,19 @@ def test_a_run_stopped_at_the_first_failure_records_the_tests_it_never_ran(tmp_p
         'record_metric("max_abs"', 'assert n != 2\n    record_metric("max_abs"')
     record = collection(tmp_path, "-x", "tests", files={"tests/test_halving.py": failing})
     assert (record["collected"], record["not_run"], record["outcomes"]) == (4, 2, {"failed": 1, "passed": 1})
+
+
+def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
+    tests = TESTS.replace("CASES = [1, 2, 3, 4]", "import json\nimport pathlib\n\nCASES = json.loads("
+                          "(pathlib.Path(__file__).parent.parent / 'tables' / 'cases.json').read_text())")
+    repo = make_repo(tmp_path / "repo", {"tests/test_halving.py": tests, "tables/cases.json": "[1, 2]",
+                                         "README.md": "not read\n"})
+    out = tmp_path / "evidence.json"
+    environ = {key: value for key, value in os.environ.items()
+               if not key.startswith("DESIGN_GATES_") and key != "PYTEST_ADDOPTS"}
+    environ.update(PYTHONPATH=str(DESIGN_GATES_ROOT), DESIGN_GATES_EVIDENCE_OUT=str(out), DESIGN_GATES_COVERS="[]")
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PLUGIN_ARGS, "tests"],
+                   cwd=repo, env=environ, capture_output=True, text=True, timeout=60)
+    sources = json.loads(out.read_text(encoding="utf-8"))["sources"]
+    assert "tables/cases.json" in sources and "tests/test_halving.py" in sources
+    assert "README.md" not in sources

@@ -7,7 +7,10 @@ that measured) computes them, never from a fixed list:
 - every Python module under the repository root that the measuring run imported
   (`sys.modules` after the run, and every file the import system found while the
   evidence plugin was loaded: `gates.evidence.import_origins`), the suite, its conftest
-  files and helpers included.
+  files and helpers included, and
+- every other file under the repository root the run opened for reading while the
+  evidence plugin recorded (`gates.evidence.read_files`): a data file the kernel reads
+  is measured as much as its source.
 
 The gates check the first half (`uncovered_files`): an artifact with no sources, or
 one that lacks a covered file, measured something else. Staleness (a bound file that
@@ -102,6 +105,24 @@ def imported_repo_files(repo_root, modules=None) -> list[str]:
     return sorted(found)
 
 
+def read_repo_files(repo_root) -> list[str]:
+    """Repository-relative paths of the regular files the run opened for reading (`gates.evidence.read_files`),
+    design-gates' own files, compiled bytecode and skipped folders left out."""
+    from gates.evidence.read_files import recorded_reads
+
+    root = os.path.realpath(os.fspath(repo_root))
+    prefix = root.rstrip(os.sep) + os.sep
+    found = set()
+    for path in sorted(recorded_reads()):
+        real = os.path.realpath(path)
+        if not real.startswith(prefix) or real.startswith(CHECKER_DIR + os.sep) or real.endswith(".pyc"):
+            continue
+        rel = os.path.relpath(real, root).replace(os.sep, "/")
+        if not _skipped(rel) and _is_regular(real):
+            found.add(rel)
+    return sorted(found)
+
+
 def repo_files_of(paths, repo_root) -> list[str]:
     """Repository-relative paths of the absolute `paths` that lie in the repository (others dropped)."""
     root = os.path.realpath(os.fspath(repo_root))
@@ -117,10 +138,12 @@ def repo_files_of(paths, repo_root) -> list[str]:
 
 
 def bound_sources(repo_root, covers=(), modules=None) -> dict[str, str]:
-    """The `sources` an artifact's writer records: covered files plus imported repository modules."""
+    """The `sources` an artifact's writer records: covered files, imported repository modules and (with `modules`
+    None) the repository files the run read."""
     root = Path(os.path.realpath(os.fspath(repo_root)))
     hashes = {}
-    for rel in sorted(set(covered_files(covers, root)) | set(imported_repo_files(root, modules))):
+    read = set(read_repo_files(root)) if modules is None else set()
+    for rel in sorted(set(covered_files(covers, root)) | set(imported_repo_files(root, modules)) | read):
         hashes[rel] = hashlib.sha256((root / rel).read_bytes()).hexdigest()
     return hashes
 
