@@ -103,6 +103,9 @@ def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
     environ.update(PYTHONPATH=str(DESIGN_GATES_ROOT), DESIGN_GATES_EVIDENCE_OUT=str(out), DESIGN_GATES_COVERS="[]")
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PLUGIN_ARGS, "tests"],
                    cwd=repo, env=environ, capture_output=True, text=True, timeout=60)
-    sources = json.loads(out.read_text(encoding="utf-8"))["sources"]
+    written = json.loads(out.read_text(encoding="utf-8"))
+    sources = written["sources"]
     assert "tables/cases.json" in sources and "tests/test_halving.py" in sources
     assert "README.md" not in sources
+    assert written["source_tokens"]["scheme"] == "python-tokens/1"
+    assert list(written["source_tokens"]["sha256"]) == ["tests/test_halving.py"]

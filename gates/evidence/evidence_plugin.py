@@ -240,7 +240,7 @@ def pytest_sessionfinish(session, exitstatus):
         results = collector.results(kind, exitstatus, env["backend"], errors + covers_errors + glob_errors)
         results["collection"] = collection_of(config, root)
         artifact = build_artifact(kind=kind, artifact_id=artifact_id_for(path), results=results, commit=commit,
-                                  sources=sources, env=env)
+                                  sources=sources, env=env, root=root)
         write_artifact(path, artifact)
         verdict = "passed" if results["passed"] else f"NOT passed: {results['errors'][0]}"
         written.append(f"design-gates evidence: {kind} artifact {path} ({verdict})")

@@ -16,6 +16,13 @@ The gates check the first half (`uncovered_files`): an artifact with no sources,
 one that lacks a covered file, measured something else. Staleness (a bound file that
 no longer hashes the same) is `gates.evidence.artifacts.stale_sources`.
 
+`sources` is the SHA-256 of each file's bytes, and stays so: every artifact ever written is
+read that way. A writer may add `source_tokens` (`{"scheme": "python-tokens/1", "sha256":
+{path: digest}}`), a second binding of the Python files by their token stream without
+comments and blank lines (`python_token_digest`): a comment-only edit changes no token,
+so it leaves such evidence fresh, while any edit to code, a docstring or the file's
+encoding still makes it stale.
+
 Files below a folder whose name starts with "." (`.git`, `.venv`, ...), `site-packages`
 and `__pycache__` are never sources, nor are the modules of design-gates itself (the
 `gates` package computing the binding, and the pytest plugin every pytest run loads):
@@ -25,10 +32,12 @@ they judge the measurement, they do not take part in it.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import stat
 import sys
+import tokenize
 from pathlib import Path
 
 from gates.model.policy import glob_matches
@@ -146,6 +155,46 @@ def bound_sources(repo_root, covers=(), modules=None) -> dict[str, str]:
     for rel in sorted(set(covered_files(covers, root)) | set(imported_repo_files(root, modules)) | read):
         hashes[rel] = hashlib.sha256((root / rel).read_bytes()).hexdigest()
     return hashes
+
+
+TOKEN_SCHEME = "python-tokens/1"
+_DROPPED_TOKENS = (tokenize.COMMENT, tokenize.NL)
+
+
+def python_token_digest(data: bytes) -> str | None:
+    """SHA-256 of a Python file's token stream without comments and blank lines (scheme `python-tokens/1`):
+    each token's type and text, positions left out, after decoding by the file's own encoding (so its
+    coding cookie counts). None when the bytes do not tokenize as Python."""
+    parts = []
+    try:
+        for token in tokenize.tokenize(io.BytesIO(data).readline):
+            if token.type in _DROPPED_TOKENS:
+                continue
+            text = "\n" if token.type == tokenize.NEWLINE else token.string
+            parts.append(f"{token.type}\x1f{text}")
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+        return None
+    return hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def source_tokens(repo_root, sources: dict) -> dict:
+    """The artifact's `source_tokens`: the token digest of each Python file among `sources`."""
+    root = Path(os.path.realpath(os.fspath(repo_root)))
+    digests = {}
+    for rel in sorted(sources):
+        if rel.endswith(".py") and _is_regular(os.path.join(root, rel)):
+            digest = python_token_digest((root / rel).read_bytes())
+            if digest is not None:
+                digests[rel] = digest
+    return {"scheme": TOKEN_SCHEME, "sha256": digests}
+
+
+def recorded_token_digests(artifact_data: dict) -> dict[str, str]:
+    """The token digests an artifact records under a scheme this checker knows ({} otherwise)."""
+    block = artifact_data.get("source_tokens") if isinstance(artifact_data, dict) else None
+    if not isinstance(block, dict) or block.get("scheme") != TOKEN_SCHEME or not isinstance(block.get("sha256"), dict):
+        return {}
+    return {path: digest for path, digest in block["sha256"].items() if isinstance(digest, str)}
 
 
 def uncovered_files(sources: dict, covers, repo_root) -> list[str]:
