@@ -32,7 +32,7 @@ from gates.checks.evidence_refs import binding_problems, checked_artifact, decla
 from gates.checks.suite_completeness import completeness_problems
 from gates.checks.suite_integrity import (
     approved_at_base, bound_edit_problems, edited_suite_files, judges_the_run, plugin_files, ran_test_files,
-    suite_edit_message, suite_edit_problems,
+    reviewed_in_change, suite_edit_message, suite_edit_problems,
     suite_mismatch_problems, suite_path,
 )
 from gates.evidence.suite_run import cached_run
@@ -94,11 +94,12 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
     if not isinstance(suite, str):
         return []
     if judged is None:
-        return suite_edit_problems(ctx, suite)
+        problems = suite_edit_problems(ctx, suite)
+        return [] if problems and reviewed_in_change(record, ctx) else problems
     ran = ran_test_files(judged.data, ctx, judged.command_paths)
     problems = suite_mismatch_problems(suite, ran, judged.where)
     problems += completeness_problems(suite, judged.data, judged.where, ctx)
-    edited = edited_suite_files(ctx, suite, ran.files)
+    edited = edited_suite_files(ctx, suite, ran.files, record)
     problems += [suite_edit_message(path, suite) for path in edited]
     if judged.command_paths is None:
         sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
@@ -170,6 +171,8 @@ def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
         return []
     covered = set(record_covered_files(record, ctx))
     edited = sorted(set(run.imported) & set(change.changed_paths()) - covered)
+    if edited and reviewed_in_change(record, ctx):
+        return []
     ran = [suite_path(run.suite)]
     plugins = plugin_files(run.data or {}, ctx, {path: "" for path in run.imported}, run.suite)
     return [f"{path} is edited by this change and was imported by the run of {run.suite}, which judges it; code "

@@ -16,6 +16,11 @@ it has:
 
 Anything else is a finding naming the declared suite and what the artifact shows ran.
 
+A record that follows the single-pr process is never on the base, so for it an edit to a judging file
+is also accepted when a verified approval given in this change counts for the record (a forge review of
+the pull request or a signed approval commit in it, independent and not stale): the reviewer saw the
+tests with the kernel (`reviewed_in_change`).
+
 **With `--base`, a change that edits a file judging it is a finding**, unless an approved
 record at the base commit covers the file. A file judges the change when
 
@@ -233,9 +238,10 @@ def _edits_pytest_section(change, path: str, folders) -> bool:
     return _pytest_section(change.read_at(change.base, path), header) != _pytest_section(change.read_at(change.head, path), header)
 
 
-def edited_suite_files(ctx: GateContext, suite, ran_files=()) -> list[str]:
+def edited_suite_files(ctx: GateContext, suite, ran_files=(), record: Record | None = None) -> list[str]:
     """With `--base`: the judging suite, or a file configuring pytest along it (or along a test file that
-    ran), that the change edits and no approved record at base covers."""
+    ran), that the change edits and no approved record at base covers (nor, for a single-pr record, a
+    verified approval given in this change: `reviewed_in_change`)."""
     change = ctx.change
     if change is None or not isinstance(suite, str):
         return []
@@ -245,6 +251,8 @@ def edited_suite_files(ctx: GateContext, suite, ran_files=()) -> list[str]:
     edited = [path for path in change.changed_paths()
               if path in judging or (not root.endswith(".py") and lies_in(path, root))
               or _edits_pytest_section(change, path, folders)]
+    if edited and record is not None and reviewed_in_change(record, ctx):
+        return []
     return [path for path in edited if not approved_at_base(change, path)]
 
 
@@ -311,10 +319,43 @@ def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, 
         return []
     covered = set(record_covered_files(record, ctx))
     edited = sorted(set(sources) & set(change.changed_paths()) - covered - set(reported))
+    if edited and reviewed_in_change(record, ctx):
+        return []
     return [f"{path} is edited by this change and judges it: {where} binds it, so it ran inside the measurement "
             f"of suite {suite}, and the record does not cover it; code that runs inside the judge cannot be "
             "trusted without review: cover it with an approved record at base, or land it first"
             for path in edited if judges_the_run(path, suite, ran_files, plugins) and not approved_at_base(change, path)]
+
+
+def reviewed_in_change(record: Record, ctx: GateContext) -> bool:
+    """True when `record` follows the single-pr process and a verified approval given in this change counts
+    for it (a forge review of the pull request, or a signed approval commit in it, by an independent
+    reviewer, with nothing changed after it): the reviewer saw the tests the change edits, so they may
+    judge it. A single-pr record is never on the base, so no approval at base can cover its tests."""
+    change = ctx.change
+    if change is None:
+        return False
+    cache = ctx.__dict__.setdefault("_reviewed_in_change", {})
+    if record.rel_path not in cache:
+        cache[record.rel_path] = _verified_in_change(record, change)
+    return cache[record.rel_path]
+
+
+def _verified_in_change(record: Record, change) -> bool:
+    from gates.history.context import SeriesContext
+
+    series = SeriesContext(change)
+    record_change = next((rc for rc in change.records if rc.rel_path == record.rel_path), None)
+    if record_change is None or record_change.head_front_matter is None:
+        return False
+    head = record_change.head_front_matter
+    profile = series.profile_of(head)
+    if profile is None or profile.name != "single-pr" or not series.approvals.verified_mode:
+        return False
+    record_id = head.get("id") if isinstance(head.get("id"), str) else record.rel_path
+    verdicts = series.approvals.judge(record_id, record.rel_path, head, record_change.base_front_matter, head,
+                                      of_this_change=True)
+    return any(v.counts and v.approval.source in ("forge", "signed-commit") for v in verdicts)
 
 
 def approved_at_base(change, path: str) -> bool:
