@@ -93,10 +93,11 @@ def test_a_run_stopped_at_the_first_failure_records_the_tests_it_never_ran(tmp_p
 
 
 def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
-    tests = TESTS.replace("CASES = [1, 2, 3, 4]", "import json\nimport pathlib\n\nCASES = json.loads("
-                          "(pathlib.Path(__file__).parent.parent / 'tables' / 'cases.json').read_text())")
+    tests = TESTS.replace("CASES = [1, 2, 3, 4]", "import json\nimport pathlib\n\nROOT = pathlib.Path(__file__).parent.parent\n"
+                          "CASES = json.loads((ROOT / 'tables' / 'cases.json').read_text())\n"
+                          "LOCAL = (ROOT / 'build' / 'local.json').read_text()")
     repo = make_repo(tmp_path / "repo", {"tests/test_halving.py": tests, "tables/cases.json": "[1, 2]",
-                                         "README.md": "not read\n"})
+                                         "README.md": "not read\n", ".gitignore": "build/\n", "build/local.json": "{}"})
     out = tmp_path / "evidence.json"
     environ = {key: value for key, value in os.environ.items()
                if not key.startswith("DESIGN_GATES_") and key != "PYTEST_ADDOPTS"}
@@ -106,6 +107,6 @@ def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
     written = json.loads(out.read_text(encoding="utf-8"))
     sources = written["sources"]
     assert "tables/cases.json" in sources and "tests/test_halving.py" in sources
-    assert "README.md" not in sources
+    assert "README.md" not in sources and "build/local.json" not in sources  # not read; ignored by git
     assert written["source_tokens"]["scheme"] == "python-tokens/1"
     assert list(written["source_tokens"]["sha256"]) == ["tests/test_halving.py"]

@@ -116,8 +116,10 @@ def imported_repo_files(repo_root, modules=None) -> list[str]:
 
 def read_repo_files(repo_root) -> list[str]:
     """Repository-relative paths of the regular files the run opened for reading (`gates.evidence.read_files`),
-    design-gates' own files, compiled bytecode and skipped folders left out."""
+    design-gates' own files, compiled bytecode, skipped folders and files git ignores (a build's `*.egg-info`,
+    a local cache: files a checkout of the change does not have) left out."""
     from gates.evidence.read_files import recorded_reads
+    from gates.history.git_repo import ignored_paths
 
     root = os.path.realpath(os.fspath(repo_root))
     prefix = root.rstrip(os.sep) + os.sep
@@ -129,7 +131,7 @@ def read_repo_files(repo_root) -> list[str]:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         if not _skipped(rel) and _is_regular(real):
             found.add(rel)
-    return sorted(found)
+    return sorted(found - ignored_paths(root, found))
 
 
 def repo_files_of(paths, repo_root) -> list[str]:
