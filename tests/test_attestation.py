@@ -51,7 +51,7 @@ def attestation_policy(required: str = "[numeric, bitwise, capture]", key=KEY) -
 def repo(tmp_path):
     target = tmp_path / "repo"
     shutil.copytree(EXAMPLES, target, ignore=shutil.ignore_patterns("__pycache__"))
-    (target / ".design-gates").mkdir()
+    (target / ".design-gates").mkdir(exist_ok=True)
     (target / ".design-gates" / "policy.yaml").write_text(POLICY, encoding="utf-8")
     return target
 

@@ -57,7 +57,7 @@ def test_a_whole_run_shows_every_collected_test_ran(tmp_path):
     assert collection(tmp_path, "tests/test_halving.py") == {
         "scheme": "pytest-collection/1", "args": ["tests/test_halving.py"], "keyword": "", "markexpr": "",
         "deselect": [], "ignore": [], "collected": 4, "deselected": 0, "deselected_ids": [], "dropped": 0,
-        "collection_errors": 0, "not_run": 0, "outcomes": {"passed": 4}}
+        "collection_errors": 0, "not_run": 0, "outcomes": {"passed": 4}, "plugins": []}
 
 
 def test_a_keyword_selection_is_recorded_as_deselected_cases(tmp_path):
@@ -78,8 +78,35 @@ def test_node_ids_of_some_cases_are_recorded_as_the_args(tmp_path):
     assert (record["collected"], record["deselected"]) == (1, 0)
 
 
+def test_the_plugins_of_the_repository_the_run_loaded_are_recorded(tmp_path):
+    files = {"tests/conftest.py": "", "tests/speedups.py": "", "pytest.ini": "[pytest]\naddopts = -p tests.speedups\n",
+             "tests/__init__.py": ""}
+    record = collection(tmp_path, "tests", files=files)
+    assert record["plugins"] == ["tests/conftest.py", "tests/speedups.py"]
+
+
 def test_a_run_stopped_at_the_first_failure_records_the_tests_it_never_ran(tmp_path):
     failing = TESTS.replace("n / 2 * 2 - n", "n / 2 * 2 - n + (n == 2)").replace(
         'record_metric("max_abs"', 'assert n != 2\n    record_metric("max_abs"')
     record = collection(tmp_path, "-x", "tests", files={"tests/test_halving.py": failing})
     assert (record["collected"], record["not_run"], record["outcomes"]) == (4, 2, {"failed": 1, "passed": 1})
+
+
+def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
+    tests = TESTS.replace("CASES = [1, 2, 3, 4]", "import json\nimport pathlib\n\nROOT = pathlib.Path(__file__).parent.parent\n"
+                          "CASES = json.loads((ROOT / 'tables' / 'cases.json').read_text())\n"
+                          "LOCAL = (ROOT / 'build' / 'local.json').read_text()")
+    repo = make_repo(tmp_path / "repo", {"tests/test_halving.py": tests, "tables/cases.json": "[1, 2]",
+                                         "README.md": "not read\n", ".gitignore": "build/\n", "build/local.json": "{}"})
+    out = tmp_path / "evidence.json"
+    environ = {key: value for key, value in os.environ.items()
+               if not key.startswith("DESIGN_GATES_") and key != "PYTEST_ADDOPTS"}
+    environ.update(PYTHONPATH=str(DESIGN_GATES_ROOT), DESIGN_GATES_EVIDENCE_OUT=str(out), DESIGN_GATES_COVERS="[]")
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PLUGIN_ARGS, "tests"],
+                   cwd=repo, env=environ, capture_output=True, text=True, timeout=60)
+    written = json.loads(out.read_text(encoding="utf-8"))
+    sources = written["sources"]
+    assert "tables/cases.json" in sources and "tests/test_halving.py" in sources
+    assert "README.md" not in sources and "build/local.json" not in sources  # not read; ignored by git
+    assert written["source_tokens"]["scheme"] == "python-tokens/1"
+    assert list(written["source_tokens"]["sha256"]) == ["tests/test_halving.py"]

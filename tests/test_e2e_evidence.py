@@ -6,20 +6,28 @@ import copy
 
 import pytest
 
-from gates.checks.e2e_evidence import Candidate, artifact_issues, claim_paragraph, claim_problems, unmatched_numbers
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from gates.checks.context import GateContext
+from gates.checks.e2e_evidence import (
+    Candidate, artifact_issues, backing_problems, claim_paragraph, claim_problems, unmatched_numbers,
+)
 from gates.checks.number_trace import CitedValues
-from gates.evidence.artifacts import EvidenceArtifact
+from gates.checks.runner import judging_policy
+from gates.evidence.artifacts import EvidenceArtifact, file_sha256
+from gates.evidence.attestation import public_key_text, sign
+from gates.model.record import Record
 
 MEASURED = {
     "schema_version": 1, "id": "e2e-decode", "kind": "e2e", "created": "2026-12-01T12:00:00Z",
     "command": "python -m gates.ab ...", "environment": {"backend": "cuda", "device": "NVIDIA H200"},
     "commit": None, "sources": {}, "fixtures": {"prompt": "a" * 64, "weights": "b" * 64},
     "results": {
-        "metric": "tokens_per_s", "unit": "tok/s",
+        "metric": "tokens_per_s", "unit": "tok/s", "variable": {"kind": "env", "name": "SPLITKV"},
         "arms": {
-            "baseline": {"samples": [34.7, 34.71, 34.69], "median": 34.7, "fresh_process": True,
+            "baseline": {"value": "0", "samples": [34.7, 34.71, 34.69], "median": 34.7, "fresh_process": True,
                          "pids": [11, 13, 15], "warmup_discarded": 1},
-            "split-kv": {"samples": [137.1, 137.2, 137.13], "median": 137.13, "fresh_process": True,
+            "split-kv": {"value": "1", "samples": [137.1, 137.2, 137.13], "median": 137.13, "fresh_process": True,
                          "pids": [12, 14, 16], "warmup_discarded": 1},
         },
     },
@@ -46,8 +54,13 @@ def test_an_artifact_measured_by_the_harness_backs_a_claim():
     (lambda d: d["results"]["arms"]["split-kv"].pop("warmup_discarded"), "no discarded warm-up"),
     (lambda d: d.update(fixtures={}), "no fixture identities"),
     (lambda d: d["results"].update(arms={}), "no arms"),
+    (lambda d: d["results"]["arms"]["split-kv"].update(median=140.0),
+     "arm 'split-kv' says its median is 140.0, but the median of its samples is 137.13"),
+    (lambda d: d["results"]["arms"]["split-kv"].update(value="0"),
+     "arms 'baseline' and 'split-kv' measure the same setting (SPLITKV=0): they compare nothing"),
+    (lambda d: d["results"]["arms"]["split-kv"].pop("value"), "arm 'split-kv' does not record the setting it measured"),
 ], ids=["two-samples", "one-process-twice", "process-shared-by-arms", "no-pids", "not-fresh", "no-warm-up",
-        "no-fixtures", "no-arms"])
+        "no-fixtures", "no-arms", "median-not-of-its-samples", "same-setting-twice", "no-setting"])
 def test_an_artifact_that_was_not_measured_properly_backs_nothing(edit, expected):
     assert any(expected in issue for issue in artifact_issues(artifact(edit)))
 
@@ -142,3 +155,59 @@ def test_a_kernel_number_in_the_paragraph_may_name_its_own_artifact_value():
     problems = claim_problems(paragraph.replace("9.8 us", "8.9 us"), "e2e", cited(), named)
     assert len(problems) == 2 and "is not the value it names" in problems[0], problems
     assert claim_problems(paragraph, "e2e", cited()) != [], "without the reference the kernel time backs nothing"
+
+
+# --- whether the artifact can be trusted at all: attested, and measured on the code as it is ----------------------
+
+RUNNER = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+POLICY_WITHOUT_E2E = f"""schema_version: 1
+default_level: L1
+rules: []
+attestation:
+  keys:
+    - {{id: h200-runner, public_key: "{public_key_text(RUNNER.public_key())}"}}
+  required:
+    L1: [numeric, bitwise]
+"""
+
+
+def trust_setup(tmp_path, edit=None, *, signed: bool = True):
+    """A repository whose policy attests numeric and bitwise evidence only (not e2e), a record covering
+    `kernel.py`, and an e2e artifact measured on it: (record, ctx, artifact)."""
+    (tmp_path / ".design-gates").mkdir()
+    (tmp_path / ".design-gates" / "policy.yaml").write_text(POLICY_WITHOUT_E2E, encoding="utf-8")
+    (tmp_path / "kernel.py").write_text("def decode():\n    return 1\n", encoding="utf-8")
+    data = copy.deepcopy(MEASURED)
+    data["sources"] = {"kernel.py": file_sha256(tmp_path / "kernel.py")}
+    if edit:
+        edit(data)
+    if signed:
+        data = sign(data, "h200-runner", RUNNER)
+    ctx = GateContext(tmp_path)
+    ctx.policy = judging_policy(ctx.repo_root, None, ctx.settings)
+    record = Record(path=tmp_path / "docs/design/r.md", rel_path="docs/design/r.md", repo_root=tmp_path,
+                    front_matter={"covers": ["kernel.py"]}, body="", body_start_line=1)
+    return record, ctx, EvidenceArtifact("docs/evidence/e2e-decode.json", data, "0" * 64)
+
+
+def test_an_attested_artifact_of_the_covered_code_as_it_is_can_be_trusted(tmp_path):
+    assert backing_problems(*trust_setup(tmp_path)) == []
+
+
+def test_an_unsigned_e2e_artifact_backs_no_claim_even_where_the_policy_does_not_require_e2e_attestation(tmp_path):
+    problems = backing_problems(*trust_setup(tmp_path, signed=False))
+    assert problems == ["is not attested; it must be signed by a trusted runner key (h200-runner) (an end-to-end "
+                        "claim needs attested e2e evidence, whatever the policy's attestation.required lists)"]
+    assert "is not attested" in claim_problems(GOOD_CLAIM, "e2e", [Candidate("e2e-decode", artifact(), None,
+                                                                             tuple(problems))])[0]
+
+
+def test_an_e2e_artifact_measured_on_older_code_backs_no_claim(tmp_path):
+    record, ctx, measured = trust_setup(tmp_path)
+    (tmp_path / "kernel.py").write_text("def decode():\n    return 2\n", encoding="utf-8")
+    assert backing_problems(record, ctx, measured) == ["is stale: kernel.py changed since it was measured"]
+
+
+def test_an_e2e_artifact_that_never_measured_the_covered_code_backs_no_claim(tmp_path):
+    problems = backing_problems(*trust_setup(tmp_path, lambda d: d.update(sources={"bench.py": "0" * 64})))
+    assert "does not bind kernel.py, a file the record covers: it did not measure this file as it is" in problems

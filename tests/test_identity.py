@@ -42,6 +42,9 @@ def test_names_normalise(alias, canonical):
         pytest.param("ada\u034f@kernels.example", "ada@kernels.example", id="combining-grapheme-joiner"),
         pytest.param("+only@x", "+only@x", id="empty-local-part-kept"),
         pytest.param("not-an-email", "not-an-email", id="no-at"),
+        pytest.param("12345+Rita-O@users.noreply.github.com", "rita-o@users.noreply.github.com", id="forge-no-reply"),
+        pytest.param("rita-o@users.noreply.github.com", "rita-o@users.noreply.github.com", id="older-forge-no-reply"),
+        pytest.param("12345-rita_o@users.noreply.gitlab.com", "rita_o@users.noreply.gitlab.com", id="gitlab-no-reply"),
     ],
 )
 def test_emails_normalise(alias, canonical):
@@ -54,6 +57,16 @@ def test_aliases_are_the_same_person_and_strangers_are_not():
     assert same_person(ada, Person("Ada\u200b Lindqvist", "x@y"))
     assert not same_person(ada, Person("Rita Okafor", "rita@kernels.example"))
     assert not same_person(Person("", ""), Person("", ""))
+
+
+def test_a_forge_no_reply_address_is_the_account_it_stands_for():
+    rita = Person("Rita Okafor", "rita@kernels.example", login="rita-o")
+    assert same_person(rita, Person("R. O.", "12345+rita-o@users.noreply.github.com"))
+    assert same_person(rita, Person("R. O.", "rita-o@users.noreply.github.com"))
+    assert same_person(Person("x", "12345+rita-o@users.noreply.github.com"), Person("y", "999+Rita-O@users.noreply.github.com"))
+    assert not same_person(rita, Person("Someone", "12345+ada-l@users.noreply.github.com"))
+    assert not same_person(Person("a", "12345+ada-l@users.noreply.github.com"),
+                           Person("b", "12345+rita-o@users.noreply.github.com"))
 
 
 def test_a_mailmap_maps_a_private_address_to_the_canonical_person():

@@ -8,7 +8,9 @@ import re
 
 import pytest
 import yaml
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from gates.evidence.attestation import public_key_text, sign
 from gates.frontends.cli import main
 from test_pr_body import repo, write_record  # noqa: F401 - the fixture and the record writer are shared
 
@@ -138,17 +140,32 @@ def test_a_summary_under_an_evidence_line_names_that_artifacts_metrics(repo, cap
 E2E = {"schema_version": 1, "id": "e2e-decode", "kind": "e2e", "created": "2026-12-01T12:00:00Z",
        "command": "python -m gates.ab ...", "environment": {"backend": "cuda", "device": "NVIDIA H200"},
        "commit": None, "sources": {}, "fixtures": {"prompt": "a" * 64},
-       "results": {"metric": "tokens_per_s", "unit": "tok/s", "arms": {
-           "baseline": {"samples": [34.7, 34.71, 34.69], "median": 34.7, "fresh_process": True, "pids": [11, 13, 15],
-                        "warmup_discarded": 1},
-           "split-kv": {"samples": [137.1, 137.2, 137.13], "median": 137.13, "fresh_process": True,
+       "results": {"metric": "tokens_per_s", "unit": "tok/s", "variable": {"kind": "env", "name": "SPLITKV"}, "arms": {
+           "baseline": {"value": "0", "samples": [34.7, 34.71, 34.69], "median": 34.7, "fresh_process": True,
+                        "pids": [11, 13, 15], "warmup_discarded": 1},
+           "split-kv": {"value": "1", "samples": [137.1, 137.2, 137.13], "median": 137.13, "fresh_process": True,
                         "pids": [12, 14, 16], "warmup_discarded": 1}}}}
+RUNNER = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+POLICY = f"""schema_version: 1
+default_level: L1
+rules: []
+attestation:
+  keys:
+    - {{id: h200-runner, public_key: "{public_key_text(RUNNER.public_key())}"}}
+"""
 
 
 def with_e2e_evidence(repo, record, **edits):
-    """The record at claim_level e2e, citing (linking) an e2e artifact measured by the A/B harness."""
+    """The record at claim_level e2e, citing (linking) an e2e artifact measured by the A/B harness on the
+    record's code and signed by a runner key the policy trusts."""
+    (repo / ".design-gates").mkdir(exist_ok=True)
+    (repo / ".design-gates" / "policy.yaml").write_text(POLICY, encoding="utf-8")
     data = json.loads(json.dumps(E2E))
+    data["sources"] = {path.relative_to(repo).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+                       for path in sorted((repo / "pkg").rglob("*")) if path.is_file()}
+    unsigned = edits.pop("attestation", True) is None
     data.update(edits)
+    data = data if unsigned else sign(data, "h200-runner", RUNNER)
     path = repo / "docs" / "evidence" / "e2e-decode.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     head, front, body = record.read_text(encoding="utf-8").split("---\n", 2)
@@ -178,7 +195,8 @@ def test_an_end_to_end_claim_quoting_the_records_e2e_artifact_passes(repo, capsy
     (CLAIM, {"results": dict(E2E["results"], arms=dict(
         E2E["results"]["arms"], baseline=dict(E2E["results"]["arms"]["baseline"], pids=[11, 12, 15])))},
      "warm process"),
-], ids=["misquoted", "no-fixtures", "warm-process"])
+    (CLAIM, {"attestation": None}, "is not attested"),
+], ids=["misquoted", "no-fixtures", "warm-process", "unsigned"])
 def test_an_end_to_end_claim_obeys_the_rule_it_obeys_in_the_record(repo, capsys, claim, edits, expected):
     record = write_record(repo, "splitkv", "B")
     with_e2e_evidence(repo, record, **edits)

@@ -25,6 +25,7 @@ from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, Who, record_text, seede
 
 REC = "docs/design/splitkv.md"
 KERNEL = "kernels/decode_attention/kernel_partial.py"
+KERNEL_GLOB = "kernels/decode_attention/**"
 SIGNERS = ".design-gates/allowed_signers"
 NUMERIC = {"oracle": "validation.oracle:decode_attention_fp64", "suite": "validation/suites/test_numeric.py",
            "tolerances": [{"metric": "rel_l2", "dtype": "bf16", "max": 0.015625}]}
@@ -192,7 +193,7 @@ def test_a_yaml_approval_is_a_claim_when_the_base_policy_trusts_sources(tmp_path
         "approval commit")
 
 
-def test_a_signed_approval_commit_counts_here_and_for_later_kernel_changes(tmp_path, signed):
+def test_a_signed_approval_commit_counts_here_and_a_later_kernel_change_needs_its_own(tmp_path, signed):
     repo = verified_repo(tmp_path)
     repo.branch("a")
     repo.write(REC, record(status="in-review", reviewers=((RITA, "pending"),)))
@@ -205,6 +206,9 @@ def test_a_signed_approval_commit_counts_here_and_for_later_kernel_changes(tmp_p
     repo.branch("b")
     repo.write(KERNEL, "x = 1\n")
     repo.commit("feat(kernels): partial kernel", who=ADA)
+    has(repo.check(), "G8", KERNEL, "was given before this change (it is on base main): it approved the change it "
+        "followed, and nobody has approved this one")
+    approve(repo, signed)
     assert repo.check() == []
     repo.checkout("main")
     repo.branch("loosen")
@@ -348,6 +352,23 @@ def test_a_forge_approval_before_a_code_change_in_the_same_change_is_stale(tmp_p
     assert code == 1, out
     assert (f"is stale: kernels/decode_attention/api.py changed after it (commit {later[:12]}); a review counts for "
             "the change it saw, so review again") in out
+
+
+def test_a_reviewer_who_pushed_a_commit_under_the_forge_no_reply_address_is_its_author(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
+    sha = repo.commit("Test one more case", who=Who("R. O.", "4512345+rita-o@users.noreply.github.com"))
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert f"(forge review by @rita-o at {sha[:12]}) is the author of commit {sha[:12]} in this change" in out
+
+
+def test_someone_else_s_no_reply_address_leaves_the_forge_approval_standing(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
+    sha = repo.commit("Test one more case", who=Who("Ada", "4500001+ada-l@users.noreply.github.com"))
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    assert code == 0, out
 
 
 def _merge_main_into_a(repo, *, also_write: dict | None = None) -> str:
@@ -610,9 +631,11 @@ def test_the_normal_flow_after_an_approval_keeps_it(tmp_path, signed):
                  {"id": "Q4", "question": "Prefetch page ids?", "recommendation": "Later.", "decision": None,
                   "blast_radius": "low"}]
     unknowns = [U1_CLOSED, {"id": "U2", "question": "Best num_splits per shape?", "closes_at": "D", "status": "open"}]
-    findings = change_record(approved_on_main(tmp_path, signed), questions=questions, unknowns=unknowns,
-                             capture=dict(CAPTURE, evidence="capture-h200"))
-    assert [f.format_text() for f in findings if f.gate == "G8"] == []
+    repo = approved_on_main(tmp_path, signed)
+    findings = change_record(repo, questions=questions, unknowns=unknowns, capture=dict(CAPTURE, evidence="capture-h200"))
+    assert not any("is stale" in f.message for f in findings), findings
+    approve(repo, signed)  # the kernel change itself is approved in the change, as a forge review of its pull request
+    assert [f.format_text() for f in repo.check() if f.gate == "G8"] == []
 
 
 @pytest.mark.parametrize(
@@ -644,3 +667,94 @@ def test_the_normal_flow_after_an_approval_keeps_it(tmp_path, signed):
 )
 def test_what_the_contract_compares(before, after, changed):
     assert contract_changes(before, after) == changed
+
+
+def policy_in_records_folder_repo(tmp_path):
+    """main: the forge policy kept at docs/design/policy.yaml, and an approved record covering the kernels and it."""
+    repo = seeded_repo(tmp_path / "repo", files={".design-gates/config.yaml": "policy: docs/design/policy.yaml\n",
+                                                 "docs/design/policy.yaml": FORGE_POLICY})
+    reviewers = [dict(RITA.as_dict(), decision="approved", login="rita-o")]
+    repo.write(REC, record(extra={"reviewers": reviewers, "covers": [KERNEL_GLOB, "docs/design/policy.yaml"]}))
+    repo.commit("docs(design): split-KV record, approved", who=MAX)
+    repo.branch("a")
+    return repo
+
+
+def test_a_policy_kept_in_the_records_folder_is_no_record_an_edit_after_the_review_stales_it(tmp_path, capsys):
+    repo = policy_in_records_folder_repo(tmp_path)
+    repo.write("docs/design/policy.yaml", FORGE_POLICY + "# reviewed wording\n")
+    reviewed = repo.commit("Policy: a comment", who=ADA)
+    repo.write("docs/design/policy.yaml", FORGE_POLICY.replace("level: L4", "level: L0"))
+    later = repo.commit("Lower the kernels' level after the review", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert f"is stale: docs/design/policy.yaml changed after it (commit {later[:12]})" in out
+
+
+def test_a_record_edited_in_the_records_folder_after_the_review_keeps_it(tmp_path, capsys):
+    repo = policy_in_records_folder_repo(tmp_path)
+    repo.write("docs/design/policy.yaml", FORGE_POLICY + "# reviewed wording\n")
+    reviewed = repo.commit("Policy: a comment", who=ADA)
+    repo.write(REC, repo.read(REC).replace("Text.", "Text, reworded.", 1))
+    repo.commit("docs(design): reword the record", who=ADA)
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", reviewed, "2026-12-01T10:00:00Z")])
+    assert code == 0, out
+
+
+def merged_reviewed_pull_request(tmp_path):
+    """main under the forge policy with a history ratchet, and a merged pull request adding a record Rita
+    reviewed: (repo, merge commit, the reviewed head)."""
+    repo = verified_repo(tmp_path, FORGE_POLICY)
+    repo.write(POLICY_PATH, FORGE_POLICY + f"history:\n  enforce_from: {repo.sha('HEAD')}\n")
+    repo.commit("Judge the history from here on", who=MAX)
+    repo, head = forge_setup_on(repo)
+    merge = repo.merge("a")
+    return repo, merge, head
+
+
+def forge_setup_on(repo):
+    repo.branch("a")
+    reviewers = [dict(RITA.as_dict(), decision="approved", login="rita-o")]
+    repo.write(REC, record(extra={"reviewers": reviewers}))
+    return repo, repo.commit("docs(design): split-KV record", who=ADA)
+
+
+def run_history(repo, capsys, *args) -> tuple[int, str]:
+    code = gate_check(["--history", "--gate", "G8", "--repo-root", str(repo.root), *args])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def test_history_reads_the_review_export_archived_for_each_merge(tmp_path, capsys):
+    repo, merge, head = merged_reviewed_pull_request(tmp_path)
+    folder = tmp_path / "reviews"
+    folder.mkdir()
+    (folder / f"{merge}.json").write_text(json.dumps([review("rita-o", "APPROVED", head, "2026-12-01T10:00:00Z")]))
+    code, out = run_history(repo, capsys, "--reviews", str(folder))
+    assert code == 0, out
+
+
+def test_history_without_the_export_of_a_merge_finds_no_approval_for_it(tmp_path, capsys):
+    repo, merge, _ = merged_reviewed_pull_request(tmp_path)
+    folder = tmp_path / "reviews"
+    folder.mkdir()
+    code, out = run_history(repo, capsys, "--reviews", str(folder))
+    assert code == 1 and f"(no review export {folder / (merge + '.json')} for this merged commit)" in out, out
+    code, out = run_history(repo, capsys)
+    assert code == 1 and "(no --reviews folder of per-merge review exports was given)" in out, out
+
+
+def test_history_refuses_a_review_folder_inside_the_repository(tmp_path, capsys):
+    repo, _, _ = merged_reviewed_pull_request(tmp_path)
+    (repo.root / "reviews").mkdir()
+    code, out = run_history(repo, capsys, "--reviews", str(repo.root / "reviews"))
+    assert code == 2 and "must come from outside the repository" in out
+
+
+def test_a_review_export_nested_a_hundred_thousand_levels_deep_exits_2(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    file = tmp_path / "reviews.json"
+    file.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    code = gate_check(["--base", "main", "--reviews", str(file), "--repo-root", str(repo.root)])
+    _, err = capsys.readouterr()
+    assert code == 2 and f"{file}:1:1: error: not a review export: JSON nested too deeply to read" in err, err

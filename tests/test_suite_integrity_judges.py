@@ -166,3 +166,32 @@ def test_a_covered_kernel_edit_and_an_unrelated_file_do_not_judge_the_change(rep
     result = judge_change(repo)
     assert "judges it" not in messages(result)
     assert result.status is Status.PASS, messages(result)
+
+
+def with_a_library_module(repo: Path) -> None:
+    """The base commit gains a library module outside the test folders that the suite's run imports."""
+    write(repo, "mathlib/__init__.py", "")
+    write(repo, "mathlib/rounding.py", "def round_half_even(x):\n    return round(x)\n")
+    conftest = repo / "suites" / "conftest.py"
+    conftest.write_text(conftest.read_text(encoding="utf-8") + "\nimport mathlib.rounding  # noqa: E402,F401\n",
+                        encoding="utf-8")
+    measure(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base: a library module the suites import")
+
+
+def test_a_library_module_the_run_merely_imported_is_a_dependency_not_a_judge(repo):
+    with_a_library_module(repo)
+    write(repo, "mathlib/rounding.py", "def round_half_even(x):\n    # Python rounds half to even\n    return round(x)\n")
+    artifact = measure(repo)
+    assert "mathlib/rounding.py" in artifact["sources"]
+    result = judge_change(repo)
+    assert result.status is Status.PASS, messages(result)
+
+
+def test_a_library_module_edited_after_the_measurement_makes_the_evidence_stale_not_a_judge(repo):
+    with_a_library_module(repo)
+    write(repo, "mathlib/rounding.py", "def round_half_even(x):\n    return round(x + 0.5)\n")
+    text = messages(judge_change(repo))
+    assert "evidence 'numeric-cpu' is stale: mathlib/rounding.py changed since it was measured" in text
+    assert "judges it" not in text

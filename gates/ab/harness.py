@@ -27,6 +27,7 @@ from pathlib import Path
 
 from gates.ab.arms import Arm, Variable, check_fair, inherited_environment
 from gates.ab.samples import MetricSpec, Sample, SampleError, run_sample
+from gates.evidence.source_binding import source_tokens
 
 MIN_SAMPLES = 3
 
@@ -202,6 +203,7 @@ def run_ab(plan: AbPlan, progress=None, invocation: list[str] | None = None) -> 
                         "python": platform.python_version(), "host": platform.node()},
         "commit": _commit(plan.repo_root),
         "sources": sources,
+        "source_tokens": source_tokens(plan.repo_root, sources),
         "fixtures": dict(sorted(fixtures.items())),
         "results": {
             "metric": plan.metric.name,

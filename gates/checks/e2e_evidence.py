@@ -3,7 +3,13 @@
 An `e2e` artifact backs an end-to-end claim only when it was measured the way
 `python -m gates.ab` measures: every arm with at least `MIN_SAMPLES` samples, each
 from its own fresh process (distinct process ids, none shared between arms), after a
-discarded warm-up, with fixture identities naming the inputs.
+discarded warm-up, with fixture identities naming the inputs, each arm at its own setting
+of the variable under comparison (`value`; two arms at one setting compare nothing). An
+arm's median is the median of its samples, recomputed here: a written `median` that is
+not is refused. And the artifact must be one a claim can trust (`backing_problems`):
+signed by a runner key the policy trusts, whatever `attestation.required` lists (the trust
+model asks it of every end-to-end claim), and measured on the code the record covers as it
+is now (it binds every covered file, and none of its sources changed since).
 
 A claim that quotes a number must quote the artifact: the number matches, at the
 quoted precision, an arm's median of the artifact's metric (a rate such as tok/s
@@ -14,12 +20,16 @@ the number must belong to one of them.
 
 from __future__ import annotations
 
+import math
 import re
+import statistics
 from dataclasses import dataclass
 
+from gates.checks.evidence_refs import binding_problems
 from gates.checks.number_trace import CitedValues, LineTracer
 from gates.checks.quoted_numbers import matches, numbers_with_units
 from gates.evidence.artifacts import EvidenceArtifact, verify_sha256
+from gates.evidence.attestation import TrustedKeys, verification_problem
 
 MIN_SAMPLES = 3
 MAX_PROBLEMS_SHOWN = 6
@@ -39,6 +49,7 @@ def artifact_issues(artifact) -> list[str]:
     if not isinstance(arms, dict) or not arms:
         return issues + ["no arms"]
     seen_pids: dict[int, str] = {}
+    settings: dict[str, str] = {}
     for name, arm in sorted(arms.items()):
         if not isinstance(arm, dict):
             issues.append(f"arm {name!r} is not an object")
@@ -46,6 +57,15 @@ def artifact_issues(artifact) -> list[str]:
         samples = arm.get("samples") or []
         if len(samples) < MIN_SAMPLES:
             issues.append(f"arm {name!r} has {len(samples)} sample(s), fewer than {MIN_SAMPLES}")
+        issues.extend(_median_issues(name, arm))
+        setting = arm.get("value")
+        if not isinstance(setting, str):
+            issues.append(f"arm {name!r} does not record the setting it measured (value)")
+        elif setting in settings:
+            issues.append(f"arms {settings[setting]!r} and {name!r} measure the same setting "
+                          f"({_variable(artifact)}={setting}): they compare nothing")
+        else:
+            settings[setting] = name
         if arm.get("fresh_process") is not True:
             issues.append(f"arm {name!r} samples are not from fresh processes")
         pids = arm.get("pids")
@@ -63,12 +83,59 @@ def artifact_issues(artifact) -> list[str]:
     return issues
 
 
+def samples_median(arm) -> float | None:
+    """The median of an arm's samples (None when they are not all finite numbers)."""
+    samples = arm.get("samples") if isinstance(arm, dict) else None
+    if not isinstance(samples, list) or not samples:
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in samples):
+        return None
+    return float(statistics.median(samples))
+
+
+def _median_issues(name: str, arm: dict) -> list[str]:
+    median = samples_median(arm)
+    if median is None:
+        return [f"arm {name!r} has samples that are not all finite numbers"]
+    written = arm.get("median")
+    if written is None:
+        return []
+    if isinstance(written, bool) or not isinstance(written, (int, float)) \
+            or not math.isclose(written, median, rel_tol=1e-9, abs_tol=1e-12):
+        return [f"arm {name!r} says its median is {written}, but the median of its samples is {median:g}"]
+    return []
+
+
+def _variable(artifact) -> str:
+    variable = artifact.results.get("variable")
+    name = variable.get("name") if isinstance(variable, dict) else None
+    return str(name) if name else "the variable"
+
+
 def _arm_medians(artifact) -> dict[str, float]:
+    """Each arm's median, recomputed from its samples (the written `median` is not taken as it is)."""
     medians = {}
     for name, arm in (artifact.results.get("arms") or {}).items():
-        if isinstance(arm, dict) and isinstance(arm.get("median"), (int, float)) and not isinstance(arm.get("median"), bool):
-            medians[name] = float(arm["median"])
+        median = samples_median(arm)
+        if median is not None:
+            medians[name] = median
     return medians
+
+
+def backing_problems(record, ctx, artifact) -> list[str]:
+    """Why a pinned e2e `artifact` cannot be trusted to back the record's claims: it is not signed by a runner
+    key the policy trusts, or it was not measured on the covered code as it is now."""
+    section = ctx.policy.section("attestation") if ctx.policy is not None else {}
+    problems = []
+    trust = verification_problem(artifact.data, TrustedKeys.from_section(section))
+    if trust:
+        problems.append(f"{trust} (an end-to-end claim needs attested e2e evidence, whatever the policy's "
+                        "attestation.required lists)")
+    problems.extend(binding_problems(record, ctx, artifact.sources))
+    for source in ctx.evidence.stale_sources(artifact):
+        state = "is missing" if ctx.evidence.source_hash(source) is None else "changed"
+        problems.append(f"is stale: {source} {state} since it was measured")
+    return problems
 
 
 def _named(sentence: str, arm: str) -> bool:
@@ -148,6 +215,7 @@ class Candidate:
     label: str
     artifact: EvidenceArtifact | None
     pin_problem: str | None = None
+    backing: tuple[str, ...] = ()  # why the artifact cannot be trusted (`backing_problems`)
 
 
 def pin_problem(entry, artifact: EvidenceArtifact | None) -> str | None:
@@ -170,7 +238,7 @@ def usable_artifacts(candidates: list[Candidate]) -> tuple[list[EvidenceArtifact
         if candidate.pin_problem or candidate.artifact is None:
             rejected.append(f"{candidate.label}: {candidate.pin_problem or 'cannot be read'}")
             continue
-        issues = artifact_issues(candidate.artifact)
+        issues = list(candidate.backing) + artifact_issues(candidate.artifact)
         if issues:
             rejected.append(f"{candidate.label}: {'; '.join(issues)}")
         else:

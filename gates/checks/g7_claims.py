@@ -31,7 +31,9 @@ from __future__ import annotations
 
 from gates.checks.claim_detection import find_claims, find_claims_in_text
 from gates.checks.context import GateContext
-from gates.checks.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
+from gates.checks.e2e_evidence import (
+    Candidate, backing_problems, claim_message, claim_paragraphs, claim_problems, pin_problem,
+)
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.checks.number_trace import (
     CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, restates_a_bar,
@@ -61,8 +63,9 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         findings.extend(problems)
         if artifact is not None:
             loaded[entry.id] = (entry, artifact)
-    _check_claims(record, loaded, add, ctx.settings.g7_extra_terms)
-    findings.extend(check_linked_pages(record, ctx, e2e_candidates(loaded), cited_values(record, loaded)))
+    candidates = e2e_candidates(record, ctx, loaded)
+    _check_claims(record, loaded, candidates, add, ctx.settings.g7_extra_terms)
+    findings.extend(check_linked_pages(record, ctx, candidates, cited_values(record, loaded)))
     results = record.section(7)
     if results is not None:
         if stage == "A":
@@ -76,12 +79,11 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     return result_from_findings(GATE, findings)
 
 
-def _check_claims(record: Record, loaded: dict, add, extra_terms=()) -> None:
+def _check_claims(record: Record, loaded: dict, candidates: list[Candidate], add, extra_terms=()) -> None:
     """Each end-to-end claim of the body is backed by a cited e2e artifact and quotes it faithfully."""
     claims = list(find_claims(record, extra_terms))
     if not claims:
         return
-    candidates = e2e_candidates(loaded)
     named = cited_values(record, loaded)
     paragraphs, judged = claim_paragraphs(record.body, record.body_start_line), {}
     for line, col, term in claims:
@@ -99,9 +101,10 @@ def cited_values(record: Record, loaded: dict) -> CitedValues:
                        declared=[entry.id for entry in declared_evidence(record)])
 
 
-def e2e_candidates(loaded: dict) -> list[Candidate]:
-    """The cited e2e artifacts (`loaded`: evidence id -> (entry, artifact)), each with its pin checked."""
-    return [Candidate(entry.id, artifact, pin_problem(entry, artifact))
+def e2e_candidates(record: Record, ctx: GateContext, loaded: dict) -> list[Candidate]:
+    """The cited e2e artifacts (`loaded`: evidence id -> (entry, artifact)), each with its pin, attestation
+    and freshness checked."""
+    return [Candidate(entry.id, artifact, pin_problem(entry, artifact), tuple(backing_problems(record, ctx, artifact)))
             for entry, artifact in loaded.values() if entry.kind == "e2e" or artifact.kind == "e2e"]
 
 

@@ -29,8 +29,8 @@ CLOSED = {"rejected", "withdrawn"}
 
 
 def is_author(person: dict, authors: list[dict], mailmap: Mailmap | None = None) -> bool:
-    who = identity_of(person.get("name"), person.get("email"), mailmap)
-    return any(isinstance(a, dict) and who.same_as(identity_of(a.get("name"), a.get("email"), mailmap))
+    who = identity_of(person.get("name"), person.get("email"), mailmap, person.get("login"))
+    return any(isinstance(a, dict) and who.same_as(identity_of(a.get("name"), a.get("email"), mailmap, a.get("login")))
                for a in authors)
 
 

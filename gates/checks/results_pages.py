@@ -133,6 +133,9 @@ def check_page(page: Page, record, ctx, candidates, named=None) -> list[Finding]
     except json.JSONDecodeError as exc:
         add(first[0], f"the results-page declaration is not JSON: {exc.msg}")
         return findings
+    except RecursionError:
+        add(first[0], "the results-page declaration is JSON nested too deeply to read")
+        return findings
     values = _artifact_values(header if isinstance(header, dict) else {}, record, ctx, lambda m: add(first[0], m))
     if values is not None:
         _check_tables(page, values, header["artifact"], add)
@@ -248,6 +251,9 @@ def _parse_mapping(text: str, line_no: int, add):
         mapping = json.loads(text)
     except json.JSONDecodeError as exc:
         add(line_no, f"the column mapping is not JSON: {exc.msg}")
+        return None
+    except RecursionError:
+        add(line_no, "the column mapping is JSON nested too deeply to read")
         return None
     if not isinstance(mapping, dict) or not isinstance(mapping.get("columns"), dict):
         add(line_no, "the column mapping needs \"columns\": {header: key path or null}")

@@ -212,6 +212,20 @@ def positional_arguments(args: list[str]) -> list[str]:
     return positional
 
 
+def named_plugins(command, ctx: GateContext, suite: str = "") -> list[str]:
+    """The module names `-p NAME` loads in a command line and in the addopts of the pytest configuration
+    along the suite's folders (`no:NAME`, which disables a plugin, loads nothing)."""
+    args = pytest_arguments(command)
+    for _, addopts in configured_addopts(suite, ctx):
+        args += _split(addopts)
+    names = []
+    for index, arg in enumerate(args):
+        value = args[index + 1] if arg == "-p" and index + 1 < len(args) else arg[2:] if arg.startswith("-p") else None
+        if value and not value.startswith("no:") and value not in names:
+            names.append(value)
+    return names
+
+
 def configured_addopts(suite: str, ctx: GateContext) -> list[tuple[str, str]]:
     """(file, addopts) of the pytest configuration files in the suite's folder and every folder above."""
     found = []

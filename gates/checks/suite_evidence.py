@@ -14,11 +14,12 @@ deselected, dropped or left unrun (`gates.checks.suite_completeness`); and with 
 change that edits a file judging it is a finding: the suite file, a file configuring pytest
 along the suite's folders (`conftest.py`, `pytest.toml`, `pytest.ini`, `tox.ini`, the pytest
 section of a `pyproject.toml` or `setup.cfg`, ...), or a file the artifact binds that the record
-does not cover (a package `__init__.py`, a helper, a `-p` plugin): the author wrote the test that
-judges the change, so its results cannot be trusted without review. The edit is accepted when
-an approved record at the base commit covers the edited file (`gates.checks.suite_integrity`).
-With `--run-suites` as well, so is an edit to any other repository file the run imported (gate-
-check's observer says which) that the record does not cover: that code runs inside the judge.
+does not cover and that is part of the judge (a test file, a fixture or helper under the test
+folders, a conftest, a `-p` plugin): the author wrote the test that judges the change, so its
+results cannot be trusted without review. The edit is accepted when an approved record at the base
+commit covers the edited file (`gates.checks.suite_integrity`). With `--run-suites` as well, so is
+an edit to such a file the run imported (gate-check's observer says which). A library module the
+run merely imported is a dependency, not a judge: an edit to it only makes declared evidence stale.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from gates.checks.context import GateContext
 from gates.checks.evidence_refs import binding_problems, checked_artifact, declared_evidence, evidence_by_id, record_covered_files
 from gates.checks.suite_completeness import completeness_problems
 from gates.checks.suite_integrity import (
-    approved_at_base, bound_edit_problems, edited_suite_files, ran_test_files, suite_edit_message, suite_edit_problems,
+    approved_at_base, bound_edit_problems, edited_suite_files, judges_the_run, plugin_files, ran_test_files,
+    reviewed_in_change, suite_edit_message, suite_edit_problems,
     suite_mismatch_problems, suite_path,
 )
 from gates.evidence.suite_run import cached_run
@@ -92,14 +94,17 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
     if not isinstance(suite, str):
         return []
     if judged is None:
-        return suite_edit_problems(ctx, suite)
+        problems = suite_edit_problems(ctx, suite)
+        return [] if problems and reviewed_in_change(record, ctx) else problems
     ran = ran_test_files(judged.data, ctx, judged.command_paths)
     problems = suite_mismatch_problems(suite, ran, judged.where)
     problems += completeness_problems(suite, judged.data, judged.where, ctx)
-    edited = edited_suite_files(ctx, suite, ran.files)
+    edited = edited_suite_files(ctx, suite, ran.files, record)
     problems += [suite_edit_message(path, suite) for path in edited]
     if judged.command_paths is None:
-        problems += bound_edit_problems(record, ctx, suite, judged.data.get("sources"), judged.where, edited)
+        sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
+        problems += bound_edit_problems(record, ctx, suite, sources, judged.where, edited, ran.files,
+                                        plugin_files(judged.data, ctx, sources, suite))
     return problems
 
 
@@ -157,14 +162,20 @@ def run_binding_problems(record: Record, ctx: GateContext, run) -> list[str]:
 
 
 def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
-    """With `--base` and `--run-suites`: files the run imported that the change edits and the record does
-    not cover (a helper module or a `-p` plugin of the suite), unless an approved record at base covers them."""
+    """With `--base` and `--run-suites`: files the run imported that the change edits, the record does not
+    cover, and that judge the measurement (a test helper, a fixture module, a `-p` plugin of the suite:
+    `suite_integrity.judges_the_run`), unless an approved record at base covers them. A library module the
+    run merely imported was measured as it is at head: nothing to report."""
     change = ctx.change
     if change is None or not run.imported:
         return []
     covered = set(record_covered_files(record, ctx))
     edited = sorted(set(run.imported) & set(change.changed_paths()) - covered)
+    if edited and reviewed_in_change(record, ctx):
+        return []
+    ran = [suite_path(run.suite)]
+    plugins = plugin_files(run.data or {}, ctx, {path: "" for path in run.imported}, run.suite)
     return [f"{path} is edited by this change and was imported by the run of {run.suite}, which judges it; code "
             "the suite runs that the record does not cover is the author's own judge: cover it with an approved "
             "record at base, or land it first"
-            for path in edited if not approved_at_base(change, path)]
+            for path in edited if judges_the_run(path, run.suite, ran, plugins) and not approved_at_base(change, path)]

@@ -16,6 +16,11 @@ it has:
 
 Anything else is a finding naming the declared suite and what the artifact shows ran.
 
+A record that follows the single-pr process is never on the base, so for it an edit to a judging file
+is also accepted when a verified approval given in this change counts for the record (a forge review of
+the pull request or a signed approval commit in it, independent and not stale): the reviewer saw the
+tests with the kernel (`reviewed_in_change`).
+
 **With `--base`, a change that edits a file judging it is a finding**, unless an approved
 record at the base commit covers the file. A file judges the change when
 
@@ -23,11 +28,15 @@ record at the base commit covers the file. A file judges the change when
   `conftest.py`, `pytest.toml`, `.pytest.toml`, `pytest.ini`, `.pytest.ini`, `tox.ini`, or the
   pytest section of a `pyproject.toml` or `setup.cfg`, in the folder of the declared suite or
   of a test file the artifact shows ran, or in any folder above (up to the repository root);
-- or it ran inside the measurement: the artifact binds it in `sources` (the writer binds every
-  repository module the run imported: a package `__init__.py`, a helper, a `-p` plugin the
-  configuration loads) and it is not a file the record covers (the code under test is what is
-  judged, not what judges). With `--run-suites`, gate-check's own import list says the same
+- or it ran inside the measurement as part of the judge: the artifact binds it in `sources`, the
+  record does not cover it, and it is a test file that ran, a file under the folders of the suite
+  and of those test files (a fixture, a helper, the tests' package `__init__.py`), a conftest, or a
+  plugin the run loaded (`results.collection.plugins`, else `-p NAME` in the command or the pytest
+  configuration). With `--run-suites`, gate-check's own import list says the same
   (`suite_evidence.imported_edit_problems`).
+
+A library module the run merely imported (outside the test folders, not a plugin) is a dependency,
+not a judge: an edit to it makes the evidence stale (re-run the suite), and nothing more.
 """
 
 from __future__ import annotations
@@ -229,9 +238,10 @@ def _edits_pytest_section(change, path: str, folders) -> bool:
     return _pytest_section(change.read_at(change.base, path), header) != _pytest_section(change.read_at(change.head, path), header)
 
 
-def edited_suite_files(ctx: GateContext, suite, ran_files=()) -> list[str]:
+def edited_suite_files(ctx: GateContext, suite, ran_files=(), record: Record | None = None) -> list[str]:
     """With `--base`: the judging suite, or a file configuring pytest along it (or along a test file that
-    ran), that the change edits and no approved record at base covers."""
+    ran), that the change edits and no approved record at base covers (nor, for a single-pr record, a
+    verified approval given in this change: `reviewed_in_change`)."""
     change = ctx.change
     if change is None or not isinstance(suite, str):
         return []
@@ -241,6 +251,8 @@ def edited_suite_files(ctx: GateContext, suite, ran_files=()) -> list[str]:
     edited = [path for path in change.changed_paths()
               if path in judging or (not root.endswith(".py") and lies_in(path, root))
               or _edits_pytest_section(change, path, folders)]
+    if edited and record is not None and reviewed_in_change(record, ctx):
+        return []
     return [path for path in edited if not approved_at_base(change, path)]
 
 
@@ -256,20 +268,94 @@ def suite_edit_message(path: str, suite: str) -> str:
             "or land the suite change first")
 
 
+def test_folders(suite: str, ran_files=()) -> list[str]:
+    """The folders holding the suite and the test files that ran (the repository root is none of them: a test
+    file at the top level makes only itself and the configuration files judges)."""
+    folders = []
+    for path in [suite_path(suite), *ran_files]:
+        pure = PurePosixPath(path or ".")
+        folder = str(pure.parent if pure.suffix == ".py" else pure)
+        if folder not in (".", "") and folder not in folders:
+            folders.append(folder)
+    return folders
+
+
+def judges_the_run(path: str, suite: str, ran_files=(), plugin_files=()) -> bool:
+    """True when `path`, a file the measurement ran, judges it rather than being a dependency of the code
+    under test: a test file that ran, a file under the test folders (a fixture, a helper, a package
+    `__init__.py` of the tests), or a plugin the run loaded (`-p`, `pytest_plugins`, a conftest). A library
+    module the run merely imported is a dependency: when it changes, the evidence is stale, nothing more."""
+    if path in ran_files or path in plugin_files or PurePosixPath(path).name == "conftest.py":
+        return True
+    return any(lies_in(path, folder) for folder in test_folders(suite, ran_files))
+
+
+def plugin_files(data: dict, ctx: GateContext, sources: dict, suite: str = "") -> list[str]:
+    """The repository files of the pytest plugins the artifact says the run loaded: `results.collection.plugins`
+    where it records them, else the modules `-p NAME` names in its command and in the pytest configuration."""
+    results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    collection = results.get("collection") if isinstance(results.get("collection"), dict) else {}
+    recorded = collection.get("plugins")
+    if isinstance(recorded, list):
+        return [path for path in recorded if isinstance(path, str)]
+    from gates.checks.suite_completeness import named_plugins
+
+    found = []
+    for module in named_plugins(data.get("command"), ctx, suite):
+        parts = module.split(".")
+        for candidate in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+            found += [path for path in sources if path == candidate or path.endswith("/" + candidate)]
+    return found
+
+
 def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, where: str,
-                        reported=()) -> list[str]:
-    """With `--base`: files the artifact binds that the change edits and the record does not cover (they ran
-    inside the measurement: a package `__init__.py`, a helper, a plugin), unless an approved record at base
-    covers them. `reported` are paths already reported as editing the suite."""
+                        reported=(), ran_files=(), plugins=()) -> list[str]:
+    """With `--base`: files the artifact binds that the change edits, the record does not cover, and that judge
+    the measurement (`judges_the_run`: test files, files under the test folders, plugins), unless an approved
+    record at base covers them. `reported` are paths already reported as editing the suite. A library module
+    the run merely imported is left to the freshness check (the evidence is stale when it changes)."""
     change = ctx.change
     if change is None or not isinstance(sources, dict):
         return []
     covered = set(record_covered_files(record, ctx))
     edited = sorted(set(sources) & set(change.changed_paths()) - covered - set(reported))
+    if edited and reviewed_in_change(record, ctx):
+        return []
     return [f"{path} is edited by this change and judges it: {where} binds it, so it ran inside the measurement "
             f"of suite {suite}, and the record does not cover it; code that runs inside the judge cannot be "
             "trusted without review: cover it with an approved record at base, or land it first"
-            for path in edited if not approved_at_base(change, path)]
+            for path in edited if judges_the_run(path, suite, ran_files, plugins) and not approved_at_base(change, path)]
+
+
+def reviewed_in_change(record: Record, ctx: GateContext) -> bool:
+    """True when `record` follows the single-pr process and a verified approval given in this change counts
+    for it (a forge review of the pull request, or a signed approval commit in it, by an independent
+    reviewer, with nothing changed after it): the reviewer saw the tests the change edits, so they may
+    judge it. A single-pr record is never on the base, so no approval at base can cover its tests."""
+    change = ctx.change
+    if change is None:
+        return False
+    cache = ctx.__dict__.setdefault("_reviewed_in_change", {})
+    if record.rel_path not in cache:
+        cache[record.rel_path] = _verified_in_change(record, change)
+    return cache[record.rel_path]
+
+
+def _verified_in_change(record: Record, change) -> bool:
+    from gates.history.context import SeriesContext
+
+    series = SeriesContext(change)
+    record_change = next((rc for rc in change.records if rc.rel_path == record.rel_path), None)
+    if record_change is None or record_change.head_front_matter is None:
+        return False
+    head = record_change.head_front_matter
+    profile = series.profile_of(head)
+    if profile is None or profile.name != "single-pr" or not series.approvals.verified_mode:
+        return False
+    record_id = head.get("id") if isinstance(head.get("id"), str) else record.rel_path
+    verdicts = series.approvals.judge(record_id, record.rel_path, head, record_change.base_front_matter, head,
+                                      of_this_change=True)
+    return any(v.counts and v.approval.source in ("forge", "signed-commit") for v in verdicts)
 
 
 def approved_at_base(change, path: str) -> bool:

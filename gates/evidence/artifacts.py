@@ -17,6 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from gates.evidence.source_binding import python_token_digest, recorded_token_digests
 from gates.model.errors import InputError
 from gates.model.paths import path_problem, resolve_inside
 from gates.model.schemas import validate
@@ -188,20 +189,36 @@ def load_artifact(rel_path: str, repo_root) -> EvidenceArtifact:
     return EvidenceArtifact(rel_path, data, sha256_bytes(raw))
 
 
-def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None) -> list[str]:
-    """Source files whose working-tree SHA-256 differs from the artifact's (or that are gone)."""
+def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None, token_hasher=None) -> list[str]:
+    """Source files whose working tree differs from what the artifact measured (or that are gone): the
+    SHA-256 of their bytes differs, and, for a Python file the artifact also binds by its token stream
+    (`source_tokens`, scheme python-tokens/1), so does that (a comment-only edit keeps it fresh)."""
     hasher = hasher or _hash_in_repo
+    token_hasher = token_hasher or _token_hash_in_repo
+    tokens = recorded_token_digests(artifact.data)
     changed = []
     for source, expected in sorted(artifact.sources.items()):
-        actual = hasher(Path(repo_root), source)
-        if actual != expected:
-            changed.append(source)
+        if hasher(Path(repo_root), source) == expected:
+            continue
+        if source in tokens and token_hasher(Path(repo_root), source) == tokens[source]:
+            continue
+        changed.append(source)
     return changed
 
 
 def verify_sha256(artifact: EvidenceArtifact, expected: str) -> bool:
     """Whether the artifact file is the one a record pinned with `expected`."""
     return isinstance(expected, str) and artifact.file_sha256 == expected.lower()
+
+
+def _token_hash_in_repo(repo_root: Path, rel_path: str) -> str | None:
+    resolved = resolve_inside(repo_root, rel_path)
+    if resolved is None:
+        return None
+    try:
+        return python_token_digest(read_regular_file(resolved, rel_path, limit=1 << 30))
+    except InputError:
+        return None
 
 
 def _hash_in_repo(repo_root: Path, rel_path: str) -> str | None:

@@ -10,7 +10,8 @@ plugin object that counts, from the first collected item on:
      "args": ["validation/suites/test_numeric.py"],   # what pytest collected from, repository-relative
      "keyword": "", "markexpr": "", "deselect": [], "ignore": [],
      "collected": 240, "deselected": 0, "deselected_ids": [], "dropped": 0,
-     "collection_errors": 0, "not_run": 0, "outcomes": {"passed": 240}}
+     "collection_errors": 0, "not_run": 0, "outcomes": {"passed": 240},
+     "plugins": ["validation/suites/conftest.py"]}             # plugin files of the repository: judges
 
 `dropped` counts collected items that left the run without a deselection report, `not_run` the
 selected items that produced no report (`-x`, `--maxfail`, an interrupted session). The evidence
@@ -81,7 +82,25 @@ class CollectionRecorder:
             "collection_errors": self.collection_errors,
             "not_run": sum(1 for nodeid in selected if self.outcomes.get(nodeid) in (None, SET_UP)),
             "outcomes": dict(sorted(outcome_counts.items())),
+            "plugins": plugin_files(config, Path(root)),
         }
+
+
+def plugin_files(config, root: Path) -> list[str]:
+    """The repository files of the plugins registered in the session (conftest files, `-p` modules,
+    `pytest_plugins` of a conftest), repository-relative: they are part of the judge."""
+    found = []
+    for _, plugin in config.pluginmanager.list_name_plugin():
+        file = getattr(plugin, "__file__", None)
+        if not isinstance(file, str):
+            continue
+        try:
+            path = Path(file).resolve().relative_to(root.resolve()).as_posix()
+        except (ValueError, OSError):
+            continue
+        if path not in found:
+            found.append(path)
+    return sorted(found)
 
 
 def folded_outcome(previous: str | None, report) -> str:

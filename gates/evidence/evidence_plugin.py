@@ -43,6 +43,7 @@ import pytest
 from gates.evidence.collection_record import collection_of, track_collection
 from gates.evidence.evidence_collector import BITWISE, KINDS, NUMERIC, EvidenceCollector
 from gates.evidence.import_origins import record_import_origins
+from gates.evidence.read_files import record_file_reads
 
 # From the moment pytest loads this plugin (before any conftest or test module), every file
 # the import system finds is recorded for the artifact's `sources`, even if it later deletes
@@ -75,6 +76,18 @@ def pytest_configure(config):
     track_collection(config)
     out = output_path(config)
     config.stash[OUT_BEFORE] = _file_state(out) if out is not None else None
+
+
+def pytest_sessionstart(session):
+    if output_path(session.config) is not None:
+        record_file_reads(active=True)  # collection and the tests: the files the run reads are measured too
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    yield
+    if output_path(session.config) is not None:
+        record_file_reads(active=False)  # before any writer reads the records or its own configuration
 
 
 def output_path(config) -> Path | None:
@@ -227,7 +240,7 @@ def pytest_sessionfinish(session, exitstatus):
         results = collector.results(kind, exitstatus, env["backend"], errors + covers_errors + glob_errors)
         results["collection"] = collection_of(config, root)
         artifact = build_artifact(kind=kind, artifact_id=artifact_id_for(path), results=results, commit=commit,
-                                  sources=sources, env=env)
+                                  sources=sources, env=env, root=root)
         write_artifact(path, artifact)
         verdict = "passed" if results["passed"] else f"NOT passed: {results['errors'][0]}"
         written.append(f"design-gates evidence: {kind} artifact {path} ({verdict})")

@@ -8,6 +8,9 @@ only this one's. The artifact is bound to what ran, never to a fixed list:
   `docs/design/`) and of every Python file of the repository the session imported;
   paths are relative to the repository's top level (`git rev-parse --show-toplevel`),
   or to pytest's rootdir outside a git checkout;
+- `source_tokens`: the Python files among them once more, by their token stream without comments
+  (`gates.evidence.source_binding.python_token_digest`), so a comment-only edit leaves the
+  evidence fresh;
 - `commit`: the checkout's HEAD (`DESIGN_GATES_COMMIT` when set: a copied tree on a
   device machine may carry stale or no git metadata);
 - `command`: this process's real command line;
@@ -30,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gates.evidence.attestation import sign, signing_key_from_environment
-from gates.evidence.source_binding import bound_sources, covered_files
+from gates.evidence.source_binding import bound_sources, covered_files, source_tokens
 
 COVERS_ENV = "DESIGN_GATES_COVERS"
 COMMIT_ENV = "DESIGN_GATES_COMMIT"
@@ -125,8 +128,9 @@ def artifact_id_for(path) -> str:
 
 
 def build_artifact(*, kind: str, artifact_id: str, results: dict, commit: str | None,
-                   sources: dict[str, str], env: dict, command: str | None = None) -> dict:
-    return {
+                   sources: dict[str, str], env: dict, command: str | None = None, root=None) -> dict:
+    """The artifact; with `root`, the Python sources are bound by their token stream as well (`source_tokens`)."""
+    artifact = {
         "schema_version": 1,
         "id": artifact_id,
         "kind": kind,
@@ -138,6 +142,9 @@ def build_artifact(*, kind: str, artifact_id: str, results: dict, commit: str | 
         "fixtures": {},
         "results": results,
     }
+    if root is not None:
+        artifact["source_tokens"] = source_tokens(root, sources)
+    return artifact
 
 
 def write_artifact(path, artifact: dict) -> Path:

@@ -7,11 +7,21 @@ that measured) computes them, never from a fixed list:
 - every Python module under the repository root that the measuring run imported
   (`sys.modules` after the run, and every file the import system found while the
   evidence plugin was loaded: `gates.evidence.import_origins`), the suite, its conftest
-  files and helpers included.
+  files and helpers included, and
+- every other file under the repository root the run opened for reading while the
+  evidence plugin recorded (`gates.evidence.read_files`): a data file the kernel reads
+  is measured as much as its source.
 
 The gates check the first half (`uncovered_files`): an artifact with no sources, or
 one that lacks a covered file, measured something else. Staleness (a bound file that
 no longer hashes the same) is `gates.evidence.artifacts.stale_sources`.
+
+`sources` is the SHA-256 of each file's bytes, and stays so: every artifact ever written is
+read that way. A writer may add `source_tokens` (`{"scheme": "python-tokens/1", "sha256":
+{path: digest}}`), a second binding of the Python files by their token stream without
+comments and blank lines (`python_token_digest`): a comment-only edit changes no token,
+so it leaves such evidence fresh, while any edit to code, a docstring or the file's
+encoding still makes it stale.
 
 Files below a folder whose name starts with "." (`.git`, `.venv`, ...), `site-packages`
 and `__pycache__` are never sources, nor are the modules of design-gates itself (the
@@ -22,10 +32,12 @@ they judge the measurement, they do not take part in it.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import stat
 import sys
+import tokenize
 from pathlib import Path
 
 from gates.model.policy import glob_matches
@@ -102,6 +114,26 @@ def imported_repo_files(repo_root, modules=None) -> list[str]:
     return sorted(found)
 
 
+def read_repo_files(repo_root) -> list[str]:
+    """Repository-relative paths of the regular files the run opened for reading (`gates.evidence.read_files`),
+    design-gates' own files, compiled bytecode, skipped folders and files git ignores (a build's `*.egg-info`,
+    a local cache: files a checkout of the change does not have) left out."""
+    from gates.evidence.read_files import recorded_reads
+    from gates.history.git_repo import ignored_paths
+
+    root = os.path.realpath(os.fspath(repo_root))
+    prefix = root.rstrip(os.sep) + os.sep
+    found = set()
+    for path in sorted(recorded_reads()):
+        real = os.path.realpath(path)
+        if not real.startswith(prefix) or real.startswith(CHECKER_DIR + os.sep) or real.endswith(".pyc"):
+            continue
+        rel = os.path.relpath(real, root).replace(os.sep, "/")
+        if not _skipped(rel) and _is_regular(real):
+            found.add(rel)
+    return sorted(found - ignored_paths(root, found))
+
+
 def repo_files_of(paths, repo_root) -> list[str]:
     """Repository-relative paths of the absolute `paths` that lie in the repository (others dropped)."""
     root = os.path.realpath(os.fspath(repo_root))
@@ -117,12 +149,54 @@ def repo_files_of(paths, repo_root) -> list[str]:
 
 
 def bound_sources(repo_root, covers=(), modules=None) -> dict[str, str]:
-    """The `sources` an artifact's writer records: covered files plus imported repository modules."""
+    """The `sources` an artifact's writer records: covered files, imported repository modules and (with `modules`
+    None) the repository files the run read."""
     root = Path(os.path.realpath(os.fspath(repo_root)))
     hashes = {}
-    for rel in sorted(set(covered_files(covers, root)) | set(imported_repo_files(root, modules))):
+    read = set(read_repo_files(root)) if modules is None else set()
+    for rel in sorted(set(covered_files(covers, root)) | set(imported_repo_files(root, modules)) | read):
         hashes[rel] = hashlib.sha256((root / rel).read_bytes()).hexdigest()
     return hashes
+
+
+TOKEN_SCHEME = "python-tokens/1"
+_DROPPED_TOKENS = (tokenize.COMMENT, tokenize.NL)
+
+
+def python_token_digest(data: bytes) -> str | None:
+    """SHA-256 of a Python file's token stream without comments and blank lines (scheme `python-tokens/1`):
+    each token's type and text, positions left out, after decoding by the file's own encoding (so its
+    coding cookie counts). None when the bytes do not tokenize as Python."""
+    parts = []
+    try:
+        for token in tokenize.tokenize(io.BytesIO(data).readline):
+            if token.type in _DROPPED_TOKENS:
+                continue
+            text = "\n" if token.type == tokenize.NEWLINE else token.string
+            parts.append(f"{token.type}\x1f{text}")
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+        return None
+    return hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def source_tokens(repo_root, sources: dict) -> dict:
+    """The artifact's `source_tokens`: the token digest of each Python file among `sources`."""
+    root = Path(os.path.realpath(os.fspath(repo_root)))
+    digests = {}
+    for rel in sorted(sources):
+        if rel.endswith(".py") and _is_regular(os.path.join(root, rel)):
+            digest = python_token_digest((root / rel).read_bytes())
+            if digest is not None:
+                digests[rel] = digest
+    return {"scheme": TOKEN_SCHEME, "sha256": digests}
+
+
+def recorded_token_digests(artifact_data: dict) -> dict[str, str]:
+    """The token digests an artifact records under a scheme this checker knows ({} otherwise)."""
+    block = artifact_data.get("source_tokens") if isinstance(artifact_data, dict) else None
+    if not isinstance(block, dict) or block.get("scheme") != TOKEN_SCHEME or not isinstance(block.get("sha256"), dict):
+        return {}
+    return {path: digest for path, digest in block["sha256"].items() if isinstance(digest, str)}
 
 
 def uncovered_files(sources: dict, covers, repo_root) -> list[str]:

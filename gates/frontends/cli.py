@@ -84,9 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base", help="also check the change base..head (stage scope, prerequisites, API diff, approvals)")
     parser.add_argument("--head", help="head of the change (default HEAD); needs --base. Every gate reads the "
                         "records and evidence of this commit, not the working tree")
-    parser.add_argument("--reviews", type=Path, metavar="FILE",
+    parser.add_argument("--reviews", type=Path, metavar="FILE|DIR",
                         help="G8: the forge's review export of the pull request (GitHub's pulls/N/reviews JSON, "
-                        "written by CI outside the repository); needs --base")
+                        "written by CI outside the repository), with --base; with --history, a folder of such "
+                        "exports, <merged commit sha>.json for each merge")
     parser.add_argument("--history", action="store_true",
                         help="also judge each first-parent commit after the policy's history.enforce_from "
                         "as its own change (the main branch's ratchet)")
@@ -102,8 +103,8 @@ def _run_checks(args, repo_root: Path) -> int:
 
     if args.head and not args.base:
         raise UsageError("--head needs --base")
-    if args.reviews and not args.base:
-        raise UsageError("--reviews needs --base")
+    if args.reviews and not (args.base or args.history):
+        raise UsageError("--reviews needs --base (a pull request's export) or --history (a folder of exports)")
     if args.history and args.base:
         raise UsageError("--history judges the merged history commit by commit; it takes no --base or --head")
     if args.max_record_bytes is not None and args.max_record_bytes < 1:
@@ -122,7 +123,7 @@ def _run_checks(args, repo_root: Path) -> int:
     if args.history:
         from gates.history.ratchet import check_history
 
-        history = check_history(repo_root)
+        history = check_history(repo_root, reviews=args.reviews)
         if not args.quiet:
             print(f"gate-check: {history.note}", file=sys.stderr)
         history_findings = history.findings

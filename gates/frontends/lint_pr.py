@@ -30,7 +30,11 @@ import re
 import sys
 from pathlib import Path
 
-from gates.checks.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
+from gates.checks.context import GateContext
+from gates.checks.e2e_evidence import (
+    Candidate, backing_problems, claim_message, claim_paragraphs, claim_problems, pin_problem,
+)
+from gates.checks.runner import judging_policy
 from gates.checks.evidence_refs import cited_evidence, declared_evidence
 from gates.checks.g7_claims import declared_numbers, find_claims_in_text
 from gates.checks.number_trace import CitedValues, SectionTracer, measured_numbers
@@ -114,7 +118,10 @@ def lint(body_file: Path, repo_root: Path, *, record_path: Path | None = None) -
     store = EvidenceStore(repo_root)
     pinned = _pinned_artifacts(record, store) if record is not None else {}
     _check_links(text, record, store, add)
-    _check_claims(text, record, pinned, add, load_settings(repo_root).g7_extra_terms)
+    settings = load_settings(repo_root)
+    ctx = GateContext(Path(repo_root), evidence=store, settings=settings)
+    ctx.policy = judging_policy(ctx.repo_root, None, settings)
+    _check_claims(text, record, pinned, ctx, add, settings.g7_extra_terms)
     if validation:
         _check_numbers(text, validation, pinned, record, add)
     return sorted(findings, key=lambda f: (f.line, f.col, f.gate, f.message))
@@ -251,12 +258,13 @@ def _check_links(text: str, record, store, add) -> None:
                         match.start() + 1)
 
 
-def _check_claims(text: str, record, pinned: dict, add, extra_terms=()) -> None:
+def _check_claims(text: str, record, pinned: dict, ctx: GateContext, add, extra_terms=()) -> None:
     claims = list(find_claims_in_text(text, 1, extra_terms))
     if not claims:
         return
     cited = {entry.id for entry in cited_evidence(record)} if record is not None else set()
-    candidates = [Candidate(entry.id, artifact, problem or pin_problem(entry, artifact))
+    candidates = [Candidate(entry.id, artifact, problem or pin_problem(entry, artifact),
+                            tuple(backing_problems(record, ctx, artifact)) if artifact is not None else ())
                   for entry_id, (entry, artifact, problem) in pinned.items()
                   if entry_id in cited and (entry.kind == "e2e" or (artifact is not None and artifact.kind == "e2e"))]
     claim_level = record.get("claim_level") if record is not None else None

@@ -21,8 +21,9 @@ commit, `enforce_from` for a legacy approval, and in declared mode the newest
 commit of the change with an `Approved-by:` trailer naming the reviewer, else the
 base when the reviewer had already approved there. It is stale when the record's
 contract differs between that commit and head, and a forge or signed approval given in this
-change is stale when a later commit of the change touches any file outside the records folders (the code, the tests
-or the evidence the reviewer saw); GitHub's "dismiss stale pull request approvals" does
+change is stale when a later commit of the change touches any file but a record (the code, the tests, the evidence
+the reviewer saw, and the policy or any other file kept in a records folder: only records are judged by
+their contract instead); GitHub's "dismiss stale pull request approvals" does
 the same on the forge. It counts only when its reviewer is
 no author of the record and no author, committer, co-author or signer-off of a
 commit in base..head (verified approval commits excepted).
@@ -33,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from gates.history.changeset import Commit, Person, SignatureCheck
+from gates.history.changeset import Commit, Person, SignatureCheck, is_record_path
 from gates.history.context import SeriesContext, field_of
 from gates.history.contract import contract_changes
 from gates.history.forge_reviews import standing_approvals
@@ -292,12 +293,14 @@ class ApprovalBook:
         return found, rejected
 
     def judge(self, record_id: str, path: str, judged: dict | None, base_front: dict | None,
-              head_front: dict | None) -> list[Verdict]:
+              head_front: dict | None, *, of_this_change: bool = False) -> list[Verdict]:
         """Every approval of a record, with why each does not count.
 
         `judged` is the version whose reviewers are read (head for a changed record,
         base for a record that covers a hot path); `head_front` is the contract the
-        approval must still match.
+        approval must still match. `of_this_change` (a hot-path change): a signed approval
+        commit must be one of this change, as a forge review must be one of its pull request;
+        an approval commit already on the base approved an earlier change, not this one.
         """
         authors = [p for front in (base_front, head_front, judged) for p in people_of(field_of(front, "authors"))]
         if not self.verified_mode:
@@ -310,10 +313,11 @@ class ApprovalBook:
             candidates = self._legacy(path, judged) + forge + signed
             verdicts = forge_rejected + signed_rejected
         for approval in candidates:
-            verdicts.append(self._verdict(approval, path, authors, head_front))
+            verdicts.append(self._verdict(approval, path, authors, head_front, of_this_change))
         return verdicts
 
-    def _verdict(self, approval: Approval, path: str, authors: list[Person], head_front: dict | None) -> Verdict:
+    def _verdict(self, approval: Approval, path: str, authors: list[Person], head_front: dict | None,
+                 of_this_change: bool = False) -> Verdict:
         person = approval.person
         if self.is_among(person, authors):
             return Verdict(approval, "is an author of the record", independence=True)
@@ -327,8 +331,12 @@ class ApprovalBook:
                 return Verdict(approval, f"is stale: the contract changed after it ({', '.join(changed)})")
         # A forge review belongs to this pull request, wherever its commit now lies (a review
         # at a commit that reached the base another way covers nothing after it); a signed
-        # approval commit already on the base approves the record for the changes after it.
+        # approval commit already on the base approves the record, not a later hot-path change.
         in_change = approval.at is not None and not self.change.is_ancestor(approval.at, self.change.merge_base)
+        if of_this_change and approval.source == "signed-commit" and not in_change:
+            return Verdict(approval, f"was given before this change (it is on base {self.change.base_ref}): it "
+                           "approved the change it followed, and nobody has approved this one; add a signed approval "
+                           "commit to this change")
         if approval.at is not None and (approval.source == "forge" or (approval.source == "signed-commit" and in_change)):
             later = self.changed_after(approval.at)
             if later:
@@ -361,7 +369,8 @@ class ApprovalBook:
             moved = set(change.paths_differing(reviewed_base, change.merge_base)) if reviewed_base else set()
             found = []
             for path in sorted((differing | moved) & (ours | theirs)):
-                if not _in_records(path, change.record_dirs):
+                # Only a record is judged by its contract; a policy, signers file or page kept beside the records is not.
+                if not is_record_path(path, change.record_dirs) or path == self.ctx.policy_path:
                     found.append((path, change.newest_commit_touching(sha, path) or change.head))
             self._changed_after[sha] = found
         return self._changed_after[sha]
@@ -377,14 +386,10 @@ class ApprovalBook:
         parts = []
         if "forge" in self.sources:
             parts.append("a standing forge review by a reviewer's login" + (
-                "" if self.change.forge_reviews is not None else " (no --reviews file was given)"))
+                "" if self.change.forge_reviews is not None else f" ({self.change.forge_reviews_missing})"))
         if "signed-commit" in self.sources:
             parts.append("a signed approval commit ('Design-Approved: <record-id>')")
         return " or ".join(parts)
-
-
-def _in_records(path: str, record_dirs) -> bool:
-    return any(path.startswith(folder.rstrip("/") + "/") for folder in record_dirs)
 
 
 def describe(verdicts: list[Verdict]) -> str:

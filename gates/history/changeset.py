@@ -24,10 +24,11 @@ _PERSON = re.compile(r"^\s*(.*?)\s*<([^<>]*)>\s*$")
 
 @dataclass(frozen=True)
 class Person:
-    """A name and an email, compared case-insensitively by `gates.history.identity`."""
+    """A name, an email and, where known, a forge login; compared in normal form by `gates.history.identity`."""
 
     name: str
     email: str
+    login: str = ""
 
     def __str__(self) -> str:
         return f"{self.name} <{self.email}>" if self.email else self.name
@@ -123,6 +124,7 @@ class ChangeSet:
     commits: list[Commit]
     records: list[RecordChange]
     forge_reviews: list | None = None  # the forge's review export (`--reviews`), see gates.history.forge_reviews
+    forge_reviews_missing: str = "no --reviews file was given"  # why there is no export, for messages
     record_dirs: tuple[str, ...] = DEFAULT_RECORDS  # the records folders of the configuration at base and at head
     _reader: object = field(repr=False, compare=False, default=None)  # gates.history.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)

@@ -10,6 +10,11 @@ A review whose `author_association` (when the export has it) is not `OWNER`, `ME
 `COLLABORATOR` comes from an account without write access to the repository; it is kept
 here and refused by G8.
 
+The merged history (`gate-check --history --reviews DIR`) reads the export of each merged
+commit from a folder: `DIR/<merged commit sha>.json`, the reviews of the pull request that
+commit merged, as CI fetched them from the forge for that commit (`reviews_for_merge`). A
+merged commit without its export has no forge approval.
+
 The latest review of each user decides, as on the forge: `COMMENTED` and `PENDING`
 reviews do not change a user's standing; a later `CHANGES_REQUESTED` or `DISMISSED`
 withdraws an earlier `APPROVED`.
@@ -62,6 +67,8 @@ def parse_reviews(text: str, path: str) -> list[ForgeReview]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, exc.lineno, f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(path, 1, "not a review export: JSON nested too deeply to read") from None
     if not isinstance(data, list):
         raise InputError(path, 1, "expected a JSON list of reviews (GitHub's pull-request reviews API)")
     entries = []
@@ -70,13 +77,35 @@ def parse_reviews(text: str, path: str) -> list[ForgeReview]:
     return [_review_of(entry, path, index) for index, entry in enumerate(entries)]
 
 
+def _outside_repository(path: Path, repo_root: Path) -> Path:
+    resolved, repo_root = Path(path).resolve(), Path(repo_root).resolve()
+    if resolved == repo_root or repo_root in resolved.parents:
+        raise UsageError(f"--reviews {path}: the forge's review export must come from outside the repository "
+                         "(a file the change under review cannot write), e.g. $RUNNER_TEMP/reviews.json")
+    return resolved
+
+
+def reviews_folder(folder: Path, repo_root: Path) -> Path:
+    """`--reviews DIR` of a history run: a folder outside the repository."""
+    resolved = _outside_repository(folder, repo_root)
+    if not resolved.is_dir():
+        raise UsageError(f"--reviews {folder}: with --history, --reviews names a folder holding one review export "
+                         "per merged commit, <commit sha>.json")
+    return resolved
+
+
+def reviews_for_merge(folder: Path, sha: str, repo_root: Path) -> tuple[list[ForgeReview] | None, str]:
+    """(the export archived for merged commit `sha`, else None; why there is none)."""
+    file = Path(folder) / f"{sha}.json"
+    if not file.is_file():
+        return None, f"no review export {file} for this merged commit"
+    return load_reviews(file, repo_root), ""
+
+
 def load_reviews(file: Path, repo_root: Path) -> list[ForgeReview]:
     """Read `--reviews FILE`. The file must lie outside the repository: a change cannot write it."""
-    file, repo_root = Path(file), Path(repo_root).resolve()
-    resolved = file.resolve()
-    if resolved == repo_root or repo_root in resolved.parents:
-        raise UsageError(f"--reviews {file}: the forge's review export must come from outside the repository "
-                         "(a file the change under review cannot write), e.g. $RUNNER_TEMP/reviews.json")
+    file = Path(file)
+    resolved = _outside_repository(file, repo_root)
     try:
         data = resolved.read_bytes()
     except OSError as exc:

@@ -444,3 +444,28 @@ def checkout_of(folder) -> tuple[Path, str | None] | None:
         return Path(repo.working_tree_dir), _GitReader(repo).resolve_commit("HEAD")
     finally:
         repo.close()
+
+
+def ignored_paths(folder, rel_paths) -> set[str]:
+    """The paths among `rel_paths` (relative to the checkout's top level) that git ignores (`.gitignore`,
+    `info/exclude`; a tracked file is never ignored); empty outside a checkout."""
+    paths = sorted(set(rel_paths))
+    if not paths:
+        return set()
+    try:
+        repo = git.Repo(Path(folder), search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return set()
+    ignored: set[str] = set()
+    try:
+        for start in range(0, len(paths), 200):
+            try:
+                output = repo.git.check_ignore(*paths[start:start + 200])
+            except git.GitCommandError as exc:
+                if exc.status != 1:  # 1: none of them is ignored
+                    raise GitContextError(f"git check-ignore failed in {folder}: {exc.stderr or exc}") from None
+                continue
+            ignored.update(line for line in output.splitlines() if line)
+    finally:
+        repo.close()
+    return ignored

@@ -5,7 +5,8 @@ commit (`gates.model.policy`), and so do the records: the covering record must b
 on base, with a `covers` glob matching the path, and have an approval that counts
 (`gates.history.approvals`: from a source the base policy trusts, by someone who wrote
 neither the record nor any commit of the change, given for the contract the record
-still has at head). A record following the single-pr process, which brings its change
+still has at head, and, from a verified source, given for this change: a forge review of
+its pull request or a signed approval commit in it). A record following the single-pr process, which brings its change
 in the same pull request, may cover it instead when it is approved at head with an
 approval that counts. A record that this change withdraws, rejects, supersedes or
 deletes covers nothing in it. The policy file itself is L4; a change that lowers a
@@ -55,7 +56,8 @@ def _judge_covering(ctx: SeriesContext, path: str, why: str, approved: list) -> 
         if deleted or status in CLOSING:
             closing.append(f"{rid} ({'deleted' if deleted else status})")
             continue
-        verdicts.extend(book.judge(rid, snap.rel_path, snap.front_matter, snap.front_matter, head_fm))
+        verdicts.extend(book.judge(rid, snap.rel_path, snap.front_matter, snap.front_matter, head_fm,
+                                   of_this_change=True))
     if any(v.counts for v in verdicts):
         return
     names = ", ".join(rid for rid, _ in approved)
@@ -114,7 +116,8 @@ def _covering_at_head(ctx: SeriesContext, path: str) -> list:
 def _verdicts_at_head(ctx: SeriesContext, single: list) -> list:
     book = ctx.approvals
     return [v for rid, rc in single
-            for v in book.judge(rid, rc.rel_path, rc.head_front_matter, rc.base_front_matter, rc.head_front_matter)]
+            for v in book.judge(rid, rc.rel_path, rc.head_front_matter, rc.base_front_matter, rc.head_front_matter,
+                                of_this_change=True)]
 
 
 def _approved_at_head(ctx: SeriesContext, single: list) -> bool:

@@ -1,7 +1,7 @@
 """Who is who in a change: people named in front matter and in commits, compared in normal form.
 
 The normal form (NFKC, zero-width characters removed, case folded, `+tag` dropped
-from emails, a base `.mailmap` applied) lives in `gates.model.identity`; this module
+from emails, a forge no-reply address read as its login, a base `.mailmap` applied) lives in `gates.model.identity`; this module
 applies it to the `Person` values of a `ChangeSet` and of front matter.
 """
 
@@ -13,16 +13,17 @@ from gates.model.identity import Mailmap, identity_of
 
 def same_person(a: Person, b: Person, mailmap: Mailmap | None = None) -> bool:
     """Two people are the same when their normalised emails or their normalised names match."""
-    return identity_of(a.name, a.email, mailmap).same_as(identity_of(b.name, b.email, mailmap))
+    return identity_of(a.name, a.email, mailmap, a.login).same_as(identity_of(b.name, b.email, mailmap, b.login))
 
 
 def person_of(entry) -> Person | None:
     if not isinstance(entry, dict):
         return None
-    name, email = entry.get("name"), entry.get("email")
+    name, email, login = entry.get("name"), entry.get("email"), entry.get("login")
     if not isinstance(name, str) and not isinstance(email, str):
         return None
-    return Person(name if isinstance(name, str) else "", email if isinstance(email, str) else "")
+    return Person(name if isinstance(name, str) else "", email if isinstance(email, str) else "",
+                  login if isinstance(login, str) else "")
 
 
 def people_of(entries) -> list[Person]:

@@ -12,6 +12,12 @@ The ratchet only moves back. A commit on the first-parent chain that removes
 before (forward, or sideways), is reported under G8 at the policy file, wherever it
 lies in the history: otherwise a change could move the ratchet past itself.
 
+Where the base policy trusts forge reviews, a merged commit's approvals are the reviews of the
+pull request it merged: `reviews` names a folder (outside the repository) holding
+`<merged commit sha>.json` for each merge, the forge's export of that pull request's reviews,
+which CI fetches from the forge for each commit it judges. A merged commit without one has no
+forge approval (a push that bypassed review fails, as it should).
+
 Setting the ratchet for the first time (a policy that had no `history.enforce_from`
 gains one, and nothing else in it changes) needs no covering record: it loosens
 nothing. Without `history.enforce_from` the history is not judged, and the run says so.
@@ -77,14 +83,17 @@ def _ratchet_moves(history, head: str, policy_path: str) -> list[Finding]:
     return findings
 
 
-def check_history(repo_root, head: str = "HEAD") -> HistoryResult:
+def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
     """Judge every first-parent commit of `head` after the policy's history.enforce_from.
 
     Raises `InputError` when enforce_from is not a commit of `head`'s history, and
     `GitContextError` when the history is missing (no repository, a shallow clone).
     """
     from gates.history import check_change
+    from gates.history.forge_reviews import reviews_folder, reviews_for_merge
     from gates.history.git_repo import FirstParentHistory, load_change_set
+
+    folder = reviews_folder(reviews, repo_root) if reviews is not None else None
 
     history = FirstParentHistory(repo_root)
     try:
@@ -104,6 +113,11 @@ def check_history(repo_root, head: str = "HEAD") -> HistoryResult:
         result.judged = history.commits(head_sha, after=start)
         for sha in result.judged:
             change = load_change_set(repo_root, f"{sha}^1", sha)
+            if folder is not None:
+                change.forge_reviews, missing = reviews_for_merge(folder, sha, repo_root)
+                change.forge_reviews_missing = missing or change.forge_reviews_missing
+            else:
+                change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
             try:
                 findings = check_change(change, {}, repo_root, judge_is_newer=True)
             finally:
@@ -119,7 +133,13 @@ def check_history(repo_root, head: str = "HEAD") -> HistoryResult:
 def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:
     """The commit adds history.enforce_from to a policy that had none, and changes nothing else in it.
 
-    Setting the ratchet for the first time loosens nothing (without it no history was
+    Where the base policy trusts forge reviews, a merged commit's approvals are the reviews of the
+pull request it merged: `reviews` names a folder (outside the repository) holding
+`<merged commit sha>.json` for each merge, the forge's export of that pull request's reviews,
+which CI fetches from the forge for each commit it judges. A merged commit without one has no
+forge approval (a push that bypassed review fails, as it should).
+
+Setting the ratchet for the first time loosens nothing (without it no history was
     judged), so, like a repository's first policy, it needs no covering record.
     """
     parent = history.resolve(f"{sha}^1")

@@ -16,11 +16,17 @@ compared, both are normalised the same way:
 - in an email, a `mailto:` prefix, angle brackets, quotes around the local part and
   a trailing dot of the domain go, and a `+tag` after the local part is dropped:
   `<"ada+ci"@x.>` is `ada@x`;
+- a forge's no-reply address is the forge account it stands for, not a tagged mailbox:
+  `12345+rita-o@users.noreply.github.com` (and the older `rita-o@users.noreply.github.com`,
+  GitLab's `12345-rita-o@users.noreply.gitlab.com`) is login `rita-o`, and its email's normal
+  form keeps that login (`rita-o@users.noreply.github.com`), where dropping the `+tag` would
+  keep only the account number;
 - a `.mailmap` (git's format, path from the base policy's `approvals.mailmap`)
   maps an alias to its canonical name and email first.
 
-Two people are the same when their normalised emails or their normalised names
-match; an empty name or email matches nobody.
+Two people are the same when their normalised emails, their normalised names or their
+forge logins (a record's `login`, or the login of a no-reply address) match; an empty
+name, email or login matches nobody.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from gates.model.errors import InputError
 _MAILMAP_LINE = re.compile(r"^\s*([^<#]*?)\s*<([^<>]*)>\s*(?:([^<#]*?)\s*<([^<>]*)>)?\s*(?:#.*)?$")
 
 
+# Forge no-reply domains and how the account number is joined to the login in their local part.
+NOREPLY_DOMAINS = {"users.noreply.github.com": "+", "users.noreply.gitlab.com": "-"}
 _INVISIBLE_CATEGORIES = ("Cf", "Mn", "Me")
 _FILLERS = {"\u115f", "\u1160", "\u3164", "\uffa0"}
 
@@ -62,9 +70,28 @@ def normalise_email(email) -> str:
     local, at, domain = value.rpartition("@")
     if not at:
         return value
-    local = local.strip('"').split("+", 1)[0]
-    domain = domain.rstrip(".")
+    local, domain = local.strip('"'), domain.rstrip(".")
+    if domain in NOREPLY_DOMAINS:
+        return f"{_noreply_login(local, NOREPLY_DOMAINS[domain])}@{domain}"
+    local = local.split("+", 1)[0]
     return f"{local}@{domain}" if local else value
+
+
+def _noreply_login(local: str, joiner: str) -> str:
+    """The login in a no-reply local part: `12345+login` (or `12345-login`), or a bare `login`."""
+    number, sep, login = local.partition(joiner)
+    return login if sep and number.isdigit() and login else local
+
+
+def forge_login_of(email) -> str:
+    """The forge login a no-reply address stands for (normalised), "" for any other address."""
+    local, _, domain = normalise_email(email).rpartition("@")
+    return local if domain in NOREPLY_DOMAINS else ""
+
+
+def normalise_login(login) -> str:
+    """A forge login in normal form: a leading `@` dropped, normalised like any text."""
+    return normalise_text(login).replace(" ", "").lstrip("@")
 
 
 @dataclass(frozen=True)
@@ -73,9 +100,12 @@ class Identity:
 
     name: str
     email: str
+    login: str = ""
 
     def same_as(self, other: "Identity") -> bool:
         if self.email and other.email and self.email == other.email:
+            return True
+        if self.login and other.login and self.login == other.login:
             return True
         return bool(self.name and other.name and self.name == other.name)
 
@@ -118,9 +148,11 @@ def parse_mailmap(text: str, path: str) -> Mailmap:
     return mailmap
 
 
-def identity_of(name, email, mailmap: Mailmap | None = None) -> Identity:
-    """The normalised identity of a name and an email, through `mailmap` when given."""
+def identity_of(name, email, mailmap: Mailmap | None = None, login=None) -> Identity:
+    """The normalised identity of a name, an email and a forge login (given, else that of a no-reply
+    email), through `mailmap` when given."""
     name, email = str(name or ""), str(email or "")
+    login = normalise_login(login) if isinstance(login, str) and login.strip() else forge_login_of(email)
     if mailmap is not None:
         name, email = mailmap.canonical(name, email)
-    return Identity(normalise_name(name), normalise_email(email))
+    return Identity(normalise_name(name), normalise_email(email), login or forge_login_of(email))

@@ -91,18 +91,7 @@ def make_evidence() -> None:
     cpu_torch = artifact("capture-cpu-torch", "capture", capture)
     cpu_torch["environment"]["torch"] = "2.13.0+cpu"
     write_json("evidence/capture-cpu-torch.json", cpu_torch)
-    fixtures = {"prompt-21550-tokens": sha(b"prompt"), "target-weights": sha(b"weights")}
-    measured = {"metric": "tokens_per_s", "unit": "tok/s", "higher_is_better": True}
-    write_json("evidence/e2e-ok.json", artifact("e2e-ok", "e2e", {**measured, "arms": {
-        "baseline": {"samples": [39.3, 39.3, 39.3], "fresh_process": True, "median": 39.3, "pids": [101, 103, 105],
-                     "warmup_discarded": 1},
-        "split-kv": {"samples": [48.3, 48.2, 48.2], "fresh_process": True, "median": 48.2, "pids": [102, 104, 106],
-                     "warmup_discarded": 1}}}, fixtures=fixtures))
-    write_json("evidence/e2e-two-samples.json", artifact("e2e-two-samples", "e2e", {**measured, "arms": {
-        "baseline": {"samples": [39.3, 39.3], "fresh_process": True, "median": 39.3, "pids": [101, 103],
-                     "warmup_discarded": 1},
-        "split-kv": {"samples": [48.3, 48.2], "fresh_process": True, "median": 48.25, "pids": [102, 104],
-                     "warmup_discarded": 1}}}, fixtures=fixtures))
+    make_e2e_evidence()
     stale = dict(numeric, id="numeric-stale", sources=dict(numeric["sources"], **{SOURCE: sha(b"ops.py as it was before")}))
     write_json("evidence/numeric-stale.json", stale)
     failed = json.loads(json.dumps(numeric))
@@ -118,6 +107,45 @@ def make_evidence() -> None:
     empty.update(id="bitwise-zero-cases")
     empty["results"]["anchors"]["A1-splits1-vs-single-pass"]["cases"] = 0
     write_json("evidence/bitwise-zero-cases.json", empty)
+
+
+def runner_key():
+    """The examples' runner key: fixed, so that the examples' attested artifacts stay byte-identical."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.from_private_bytes(sha(b"design-gates golden examples runner").encode()[:32])
+
+
+def make_policy() -> None:
+    """The examples' policy: it trusts the examples' runner key (end-to-end claims need attested evidence)."""
+    from gates.evidence.attestation import public_key_text
+
+    (ROOT / ".design-gates").mkdir(exist_ok=True)
+    (ROOT / ".design-gates" / "policy.yaml").write_text(
+        "schema_version: 1\ndefault_level: L1\nrules: []\nattestation:\n  keys:\n"
+        f"    - {{id: examples-runner, public_key: \"{public_key_text(runner_key().public_key())}\"}}\n",
+        encoding="utf-8")
+
+
+def make_e2e_evidence() -> None:
+    """End-to-end artifacts as `python -m gates.ab` writes them, signed by the examples' runner key."""
+    from gates.evidence.attestation import sign
+
+    fixtures = {"prompt-21550-tokens": sha(b"prompt"), "target-weights": sha(b"weights")}
+    measured = {"metric": "tokens_per_s", "unit": "tok/s", "higher_is_better": True,
+                "variable": {"kind": "env", "name": "EXAMPLEPKG_SPLIT"}}
+    write_json("evidence/e2e-ok.json", sign(artifact("e2e-ok", "e2e", {**measured, "arms": {
+        "baseline": {"value": "0", "samples": [39.3, 39.3, 39.3], "fresh_process": True, "median": 39.3,
+                     "pids": [101, 103, 105], "warmup_discarded": 1},
+        "split-kv": {"value": "1", "samples": [48.3, 48.2, 48.2], "fresh_process": True, "median": 48.2,
+                     "pids": [102, 104, 106], "warmup_discarded": 1}}}, fixtures=fixtures),
+        "examples-runner", runner_key()))
+    write_json("evidence/e2e-two-samples.json", sign(artifact("e2e-two-samples", "e2e", {**measured, "arms": {
+        "baseline": {"value": "0", "samples": [39.3, 39.3], "fresh_process": True, "median": 39.3, "pids": [101, 103],
+                     "warmup_discarded": 1},
+        "split-kv": {"value": "1", "samples": [48.3, 48.2], "fresh_process": True, "median": 48.25,
+                     "pids": [102, 104], "warmup_discarded": 1}}}, fixtures=fixtures),
+        "examples-runner", runner_key()))
 
 
 def pin(evidence_id: str) -> str:
@@ -514,5 +542,6 @@ def make_records() -> None:
 
 
 if __name__ == "__main__":
+    make_policy()
     make_evidence()
     make_records()

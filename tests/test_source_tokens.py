@@ -1,0 +1,80 @@
+"""A comment-only edit leaves evidence fresh; any other edit to a measured Python file makes it stale.
+
+`sources` binds each file by the SHA-256 of its bytes, as every artifact ever written does. A
+current writer also binds the Python files among them by their token stream without comments and
+blank lines (`source_tokens`, scheme python-tokens/1); the gates accept either binding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from gates.evidence.artifacts import EvidenceArtifact, stale_sources
+from gates.evidence.source_binding import python_token_digest, source_tokens
+
+KERNEL = b'''"""Row sums."""
+
+
+def row_sum(x, scale=1.0):
+    return sum(x) * scale
+'''
+
+
+@pytest.mark.parametrize("edited", [
+    KERNEL.replace(b"    return", b"    # multiply once, after the sum\n    return"),
+    KERNEL + b"\n\n# end of file\n",
+    KERNEL.replace(b"def row_sum", b"\n\ndef row_sum"),
+    KERNEL.replace(b"sum(x) * scale", b"sum( x )*scale"),
+    KERNEL.replace(b"\n", b"\r\n"),
+], ids=["comment", "trailing-comment", "blank-lines", "spacing-inside-a-line", "line-endings"])
+def test_edits_that_change_no_token_keep_the_digest(edited):
+    assert python_token_digest(edited) == python_token_digest(KERNEL)
+
+
+@pytest.mark.parametrize("edited", [
+    KERNEL.replace(b"* scale", b"* scale * 2"),
+    KERNEL.replace(b"scale=1.0", b"scale=1.5"),
+    KERNEL.replace(b'"""Row sums."""', b'"""Row sums (fast)."""'),
+    b"# -*- coding: latin-1 -*-\n" + KERNEL,
+    KERNEL.replace(b"    return", b"\treturn"),
+], ids=["code", "default", "docstring", "coding-cookie", "indentation"])
+def test_edits_to_code_docstrings_or_the_encoding_change_the_digest(edited):
+    assert python_token_digest(edited) != python_token_digest(KERNEL)
+
+
+def test_a_file_that_does_not_tokenize_has_no_digest():
+    assert python_token_digest(b"def f(:\n    '''unterminated\n") is None
+
+
+def measured(repo, *, tokens: bool) -> EvidenceArtifact:
+    sources = {"kernel.py": hashlib.sha256((repo / "kernel.py").read_bytes()).hexdigest()}
+    data = {"sources": sources}
+    if tokens:
+        data["source_tokens"] = source_tokens(repo, sources)
+    return EvidenceArtifact("evidence/x.json", data, "0" * 64)
+
+
+def test_a_comment_only_edit_leaves_evidence_with_token_digests_fresh(tmp_path):
+    (tmp_path / "kernel.py").write_bytes(KERNEL)
+    artifact = measured(tmp_path, tokens=True)
+    (tmp_path / "kernel.py").write_bytes(KERNEL.replace(b"    return", b"    # why\n    return"))
+    assert stale_sources(artifact, tmp_path) == []
+    (tmp_path / "kernel.py").write_bytes(KERNEL.replace(b"* scale", b"* scale * 2"))
+    assert stale_sources(artifact, tmp_path) == ["kernel.py"]
+
+
+def test_evidence_bound_by_raw_bytes_only_stays_judged_by_them(tmp_path):
+    (tmp_path / "kernel.py").write_bytes(KERNEL)
+    artifact = measured(tmp_path, tokens=False)
+    (tmp_path / "kernel.py").write_bytes(KERNEL.replace(b"    return", b"    # why\n    return"))
+    assert stale_sources(artifact, tmp_path) == ["kernel.py"]
+
+
+def test_token_digests_under_an_unknown_scheme_are_not_trusted(tmp_path):
+    (tmp_path / "kernel.py").write_bytes(KERNEL)
+    artifact = measured(tmp_path, tokens=True)
+    artifact.data["source_tokens"]["scheme"] = "python-tokens/99"
+    (tmp_path / "kernel.py").write_bytes(KERNEL.replace(b"    return", b"    # why\n    return"))
+    assert stale_sources(artifact, tmp_path) == ["kernel.py"]
