@@ -58,7 +58,7 @@ refresh:
 def repo(tmp_path, monkeypatch):
     target = tmp_path / "repo"
     shutil.copytree(EXAMPLES, target, ignore=shutil.ignore_patterns("__pycache__"))
-    (target / ".design-gates").mkdir()
+    (target / ".design-gates").mkdir(exist_ok=True)
     (target / ".design-gates" / "config.yaml").write_text(config(), encoding="utf-8")
     (target / "make_profile.py").write_text(PRODUCER, encoding="utf-8")
     for name in ("DESIGN_GATES_SIGNING_KEY", "DESIGN_GATES_SIGNING_KEY_FILE", "DESIGN_GATES_SIGNING_KEY_ID"):

@@ -24,6 +24,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gates.evidence.source_binding import source_tokens
 from gates.evidence.evidence_writer import artifact_id_for, write_artifact  # noqa: F401 - the writer every suite here uses
 from gates.evidence.source_binding import bound_sources
 
@@ -101,6 +102,7 @@ def build_artifact(*, artifact_id: str, kind: str, results: dict, fixtures: dict
     to the covered files plus the repository modules imported so far."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    bound = source_hashes(covers) if sources is None else dict(sources)
     return {
         "schema_version": 1,
         "id": artifact_id,
@@ -109,7 +111,8 @@ def build_artifact(*, artifact_id: str, kind: str, results: dict, fixtures: dict
         "command": command or command_line(),
         "environment": environment(),
         "commit": git_commit(),
-        "sources": source_hashes(covers) if sources is None else dict(sources),
+        "sources": bound,
+        "source_tokens": source_tokens(REPO_ROOT, bound),  # a comment-only edit leaves the artifact fresh
         "fixtures": dict(sorted(fixtures.items())),
         "results": results,
     }

@@ -16,6 +16,13 @@ def source_hashes(root: Path = REPO_ROOT) -> dict[str, str]:
     return artifacts.source_hashes(repo_root=root)
 
 
+def source_tokens(sources: dict[str, str], root: Path = REPO_ROOT) -> dict:
+    """The token digests of the Python files among `sources` (a comment-only edit leaves them fresh)."""
+    from gates.evidence.source_binding import source_tokens as tokens
+
+    return tokens(root, sources)
+
+
 def _driver() -> str | None:
     try:
         return subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],

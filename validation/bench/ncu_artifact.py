@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from .environment import environment, git_commit, now_utc, source_hashes
+from .environment import environment, git_commit, now_utc, source_hashes, source_tokens
 
 METRICS = (
     "launch__grid_size", "launch__block_size", "launch__registers_per_thread",
@@ -61,8 +61,10 @@ def build(text: str, *, artifact_id: str, kernel: str, command: str, shape: str)
     m = {name: value for name, value in k["metrics"].items() if name in METRICS}
     m["spill_bytes_local"] = m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", 0) + \
         m.get("l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum", 0)
+    sources = source_hashes()
     return {"schema_version": 1, "id": artifact_id, "kind": "profile", "created": now_utc(), "command": command,
-            "environment": environment(), "commit": git_commit(), "sources": source_hashes(), "fixtures": {},
+            "environment": environment(), "commit": git_commit(), "sources": sources,
+            "source_tokens": source_tokens(sources), "fixtures": {},
             "results": {"tool": "ncu", "kernel": k["kernel"], "shape": shape, "metrics": m,
                         "units": {name: unit for name, unit in k["units"].items() if name in METRICS}}}
 

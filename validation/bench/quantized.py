@@ -221,7 +221,7 @@ def run(opts: QuantOptions) -> dict:
                "correctness_passed": not failed, "correctness_failures": failed}
     return {"schema_version": 1, "id": "bench-quantized-kv-h200", "kind": "benchmark", "created": environment.now_utc(),
             "command": opts.command, "environment": env, "commit": environment.git_commit(),
-            "sources": environment.source_hashes(),
+            "sources": (sources := environment.source_hashes()), "source_tokens": environment.source_tokens(sources),
             "fixtures": {f"{n}-bf16": m["fixture"]["sha256"] for n, m in shapes_meta.items()}, "results": results}
 
 

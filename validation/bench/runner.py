@@ -217,7 +217,8 @@ def _artifact(opts, env, read, copy, rows, shapes_meta, shapes, *, complete: boo
         "command": opts.command,
         "environment": env,
         "commit": opts.commit or environment.git_commit(),
-        "sources": environment.source_hashes(),
+        "sources": (sources := environment.source_hashes()),
+        "source_tokens": environment.source_tokens(sources),
         "fixtures": {f"{name}-bf16": meta["fixture"]["sha256"] for name, meta in shapes_meta.items()},
         "results": results,
     }

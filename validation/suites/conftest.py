@@ -12,6 +12,7 @@ if not torch.cuda.is_available():
 import pytest  # noqa: E402
 
 from gates.evidence.collection_record import collection_of, track_collection  # noqa: E402
+from gates.evidence.read_files import record_file_reads  # noqa: E402
 from validation.artifacts import REPO_ROOT, source_hashes  # noqa: E402
 from validation.evidence import EVIDENCE_KEY, EvidenceRecorder, write_session_artifacts  # noqa: E402
 from validation.shapes import CPU_CASES, GPU_CASES, MODEL_CASES  # noqa: E402
@@ -37,6 +38,18 @@ def pytest_configure(config):
             parse_shard(config.getoption("--shard"))
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_sessionstart(session):
+    if os.environ.get(PART_ENV):  # a shard binds the files it reads, as a whole run does through the evidence plugin
+        record_file_reads(active=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session):
+    yield
+    if os.environ.get(PART_ENV):
+        record_file_reads(active=False)
 
 
 def pytest_collection_modifyitems(config, items):
