@@ -29,6 +29,7 @@ decided in `gates.checks.e2e_evidence` (shared with `gate-check lint-pr`).
 
 from __future__ import annotations
 
+from gates.checks.requote import number_fix
 from gates.checks.claim_detection import find_claims, find_claims_in_text
 from gates.checks.context import GateContext
 from gates.checks.e2e_evidence import (
@@ -53,8 +54,8 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     findings: list[Finding] = []
     stage = ctx.effective_stage(record)
 
-    def add(line: int, message: str, col: int = 1) -> None:
-        findings.append(Finding(GATE, record.rel_path, line, col, message))
+    def add(line: int, message: str, col: int = 1, fix=None) -> None:
+        findings.append(Finding(GATE, record.rel_path, line, col, message, fix=fix))
 
     cited = cited_evidence(record)
     loaded = {}
@@ -145,7 +146,7 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
                 tie.quoted.col)
         elif tie.mismatch():
             add(tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.expected()}: {rule}",
-                tie.quoted.col)
+                tie.quoted.col, number_fix(tie))
     for line_no, number in trace.untied:
         if (number.unit in ("", "%") and trace.is_limit(line_no, number)
                 and any(matches(number, value) for value in declared)):
