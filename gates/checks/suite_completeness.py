@@ -28,10 +28,11 @@ from gates.checks.suite_integrity import judging_folders, lies_in, suite_path
 
 SCHEME = "pytest-collection/1"
 COUNTS = ("collected", "deselected", "dropped", "collection_errors", "not_run")
-# pytest options that leave tests of the collected paths out, by how they are spelled.
+# pytest options that leave tests of the collected paths out, by how they are spelled. (`-x` and `--maxfail`
+# stop a run only after a failure, and a run that failed is no passing evidence anyway.)
 SELECTING_LONG = {"--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed", "--sw", "--stepwise",
-                  "--exitfirst", "--maxfail", "--co", "--collect-only", "--collectonly"}
-SELECTING_SHORT = {"k", "m", "x"}
+                  "--co", "--collect-only", "--collectonly"}
+SELECTING_SHORT = {"k", "m"}
 SHORT_WITH_VALUE = set("kmpcoWrn")  # -k EXPR, -p NAME, -rfE, ...: the rest of the token is a value
 LONG_WITH_VALUE = {"--deselect", "--ignore", "--ignore-glob", "--maxfail", "--override-ini", "--pythonwarnings",
                    "--rootdir", "--confcutdir", "--basetemp", "--junitxml", "--junit-xml", "--durations", "--tb",
