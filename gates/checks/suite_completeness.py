@@ -227,6 +227,22 @@ def named_plugins(command, ctx: GateContext, suite: str = "") -> list[str]:
     return names
 
 
+def plugin_files(data: dict, ctx: GateContext, sources: dict, suite: str = "") -> list[str]:
+    """The repository files of the pytest plugins the artifact says the run loaded: `results.collection.plugins`
+    where it records them, else the modules `-p NAME` names in its command and in the pytest configuration."""
+    results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    collection = results.get("collection") if isinstance(results.get("collection"), dict) else {}
+    recorded = collection.get("plugins")
+    if isinstance(recorded, list):
+        return [path for path in recorded if isinstance(path, str)]
+    found = []
+    for module in named_plugins(data.get("command"), ctx, suite):
+        parts = module.split(".")
+        for candidate in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+            found += [path for path in sources if path == candidate or path.endswith("/" + candidate)]
+    return found
+
+
 def configured_addopts(suite: str, ctx: GateContext) -> list[tuple[str, str]]:
     """(file, addopts) of the pytest configuration files in the suite's folder and every folder above."""
     found = []
