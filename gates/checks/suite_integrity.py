@@ -49,6 +49,7 @@ from pathlib import PurePosixPath
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import record_covered_files
+from gates.history.context import SeriesContext
 from gates.model.policy import any_glob_matches
 from gates.model.record import Record
 
@@ -324,8 +325,6 @@ def reviewed_in_change(record: Record, ctx: GateContext) -> bool:
 
 
 def _verified_in_change(record: Record, change) -> bool:
-    from gates.history.context import SeriesContext
-
     series = SeriesContext(change)
     record_change = next((rc for rc in change.records if rc.rel_path == record.rel_path), None)
     if record_change is None or record_change.head_front_matter is None:
