@@ -211,3 +211,11 @@ def test_an_e2e_artifact_measured_on_older_code_backs_no_claim(tmp_path):
 def test_an_e2e_artifact_that_never_measured_the_covered_code_backs_no_claim(tmp_path):
     problems = backing_problems(*trust_setup(tmp_path, lambda d: d.update(sources={"bench.py": "0" * 64})))
     assert "does not bind kernel.py, a file the record covers: it did not measure this file as it is" in problems
+
+
+def test_an_e2e_artifact_need_not_bind_the_tests_the_record_covers(tmp_path):
+    record, ctx, measured = trust_setup(tmp_path)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_kernel.py").write_text("def test_decode():\n    pass\n", encoding="utf-8")
+    record.front_matter["covers"] = ["kernel.py", "tests/test_kernel.py"]
+    assert backing_problems(record, ctx, measured) == []

@@ -59,6 +59,21 @@ def test_aliases_are_the_same_person_and_strangers_are_not():
     assert not same_person(Person("", ""), Person("", ""))
 
 
+def test_a_look_alike_letter_from_another_script_in_a_latin_name_is_the_same_person():
+    rita = Person("Rita Okafor", "rita@kernels.example")
+    assert same_person(rita, Person("R\u0456ta Okafor", "r@home.example"))   # Cyrillic і
+    assert same_person(rita, Person("Rita \u041ekafor", "r@home.example"))   # Cyrillic О
+    assert same_person(rita, Person("Rit\u03b1 Okafor", "r@home.example"))   # Greek α
+
+
+def test_names_each_written_in_one_script_are_compared_as_they_are():
+    assert not same_person(Person("Rita Okafor", "a@x"), Person("Rota Okafor", "b@y"))
+    assert not same_person(Person("Анна Петрова", "a@x"), Person("Анна Петрова-Смит", "b@y"))
+    assert same_person(Person("Анна Петрова", "a@x"), Person("анна петрова", "b@y"))
+    assert not same_person(Person("Ivan Ivanov", "a@x"), Person("Иван Иванов", "b@y"))  # a transliteration is no look-alike
+    assert not same_person(Person("Rita Okafor", "a@x"), Person("R\u0456ta Okafur", "b@y"))
+
+
 def test_a_forge_no_reply_address_is_the_account_it_stands_for():
     rita = Person("Rita Okafor", "rita@kernels.example", login="rita-o")
     assert same_person(rita, Person("R. O.", "12345+rita-o@users.noreply.github.com"))

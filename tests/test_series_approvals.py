@@ -363,6 +363,15 @@ def test_a_reviewer_who_pushed_a_commit_under_the_forge_no_reply_address_is_its_
     assert f"(forge review by @rita-o at {sha[:12]}) is the author of commit {sha[:12]} in this change" in out
 
 
+def test_a_reviewer_who_commits_under_a_look_alike_of_her_name_is_its_author_in_forge_mode(tmp_path, capsys):
+    repo, _ = forge_setup(tmp_path)
+    repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
+    sha = repo.commit("Test one more case", who=Who("R\u0456ta Okafor", "r.okafor@home.example"))  # Cyrillic і
+    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    assert code == 1, out
+    assert f"(forge review by @rita-o at {sha[:12]}) is the author of commit {sha[:12]} in this change" in out
+
+
 def test_someone_else_s_no_reply_address_leaves_the_forge_approval_standing(tmp_path, capsys):
     repo, _ = forge_setup(tmp_path)
     repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")

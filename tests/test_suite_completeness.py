@@ -137,7 +137,8 @@ def test_a_run_that_did_not_run_every_collected_test_fails(repo, changes, what):
 
 @pytest.mark.parametrize("command", [
     f"python -m pytest {SUITE} -k 'not 7'",
-    f"pytest {SUITE} -xq",
+    f"pytest {SUITE} -qk 'not 7'",
+    f"pytest {SUITE} --lf",
     f"python -m pytest {SUITE} --deselect={NODE}[7]",
     f"python -m validation.run_suite numeric --out x.json -- -m fast",
 ])
@@ -155,6 +156,7 @@ def test_a_command_naming_node_ids_of_some_cases_fails(repo):
     f"python -m pytest {SUITE} -q -rfE -p no:cacheprovider",
     f"python -m suites.runner numeric --out x.json -- {SUITE} -q -rfE -p no:cacheprovider",
     f"python -m pytest -W ignore::DeprecationWarning {SUITE}",
+    f"python -m pytest -x --maxfail=1 {SUITE}",
 ])
 def test_a_command_without_a_selection_passes(repo, command):
     rewrite_artifact(repo, with_command(command))
@@ -165,7 +167,7 @@ def test_a_command_without_a_selection_passes(repo, command):
     ("pytest.ini", "[pytest]\naddopts = -ra -k 'not 7'\n"),
     ("suites/pytest.ini", "[pytest]\naddopts = --deselect suites/suite_numeric.py::test_a\n"),
     ("pyproject.toml", "[tool.pytest.ini_options]\naddopts = [\"-m\", \"fast\"]\n"),
-    ("setup.cfg", "[tool:pytest]\naddopts = -x\n"),
+    ("setup.cfg", "[tool:pytest]\naddopts = --ignore suites/suite_numeric.py\n"),
 ])
 def test_a_selection_in_the_pytest_configuration_fails(repo, path, text):
     (repo / path).write_text(text, encoding="utf-8")
@@ -173,7 +175,7 @@ def test_a_selection_in_the_pytest_configuration_fails(repo, path, text):
 
 
 def test_a_pytest_configuration_without_a_selection_passes(repo):
-    (repo / "pytest.ini").write_text("[pytest]\naddopts = -ra -q -p no:cacheprovider\n", encoding="utf-8")
+    (repo / "pytest.ini").write_text("[pytest]\naddopts = -ra -q -x -p no:cacheprovider\n", encoding="utf-8")
     assert g3(repo).status is Status.PASS
 
 

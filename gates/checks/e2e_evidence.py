@@ -25,7 +25,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from gates.checks.evidence_refs import binding_problems
+from gates.checks.evidence_refs import record_covered_files
 from gates.checks.number_trace import CitedValues, LineTracer
 from gates.checks.quoted_numbers import matches, numbers_with_units
 from gates.evidence.artifacts import EvidenceArtifact, verify_sha256
@@ -122,16 +122,31 @@ def _arm_medians(artifact) -> dict[str, float]:
     return medians
 
 
+_TEST_FILE = re.compile(r"(?:^|/)(?:tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+
+
+def _is_test_file(path: str) -> bool:
+    """A test module, a conftest, or a file under a `tests/` (`test/`) folder: a serving run does not run them."""
+    return _TEST_FILE.search(path) is not None
+
+
 def backing_problems(record, ctx, artifact) -> list[str]:
     """Why a pinned e2e `artifact` cannot be trusted to back the record's claims: it is not signed by a runner
-    key the policy trusts, or it was not measured on the covered code as it is now."""
+    key the policy trusts, or it was not measured on the covered code as it is now (it binds every covered file
+    but the tests, and none of its sources changed since)."""
     section = ctx.policy.section("attestation") if ctx.policy is not None else {}
     problems = []
     trust = verification_problem(artifact.data, TrustedKeys.from_section(section))
     if trust:
         problems.append(f"{trust} (an end-to-end claim needs attested e2e evidence, whatever the policy's "
                         "attestation.required lists)")
-    problems.extend(binding_problems(record, ctx, artifact.sources))
+    if not artifact.sources:
+        problems.append("binds no sources: it must name (with SHA-256) the code it measured, every file the "
+                        "record covers but its tests")
+    else:
+        problems.extend(f"does not bind {path}, a file the record covers: it did not measure this file as it is"
+                        for path in record_covered_files(record, ctx)
+                        if path not in artifact.sources and not _is_test_file(path))
     for source in ctx.evidence.stale_sources(artifact):
         state = "is missing" if ctx.evidence.source_hash(source) is None else "changed"
         problems.append(f"is stale: {source} {state} since it was measured")

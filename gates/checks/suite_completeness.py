@@ -28,10 +28,11 @@ from gates.checks.suite_integrity import judging_folders, lies_in, suite_path
 
 SCHEME = "pytest-collection/1"
 COUNTS = ("collected", "deselected", "dropped", "collection_errors", "not_run")
-# pytest options that leave tests of the collected paths out, by how they are spelled.
+# pytest options that leave tests of the collected paths out, by how they are spelled. (`-x` and `--maxfail`
+# stop a run only after a failure, and a run that failed is no passing evidence anyway.)
 SELECTING_LONG = {"--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed", "--sw", "--stepwise",
-                  "--exitfirst", "--maxfail", "--co", "--collect-only", "--collectonly"}
-SELECTING_SHORT = {"k", "m", "x"}
+                  "--co", "--collect-only", "--collectonly"}
+SELECTING_SHORT = {"k", "m"}
 SHORT_WITH_VALUE = set("kmpcoWrn")  # -k EXPR, -p NAME, -rfE, ...: the rest of the token is a value
 LONG_WITH_VALUE = {"--deselect", "--ignore", "--ignore-glob", "--maxfail", "--override-ini", "--pythonwarnings",
                    "--rootdir", "--confcutdir", "--basetemp", "--junitxml", "--junit-xml", "--durations", "--tb",
@@ -224,6 +225,22 @@ def named_plugins(command, ctx: GateContext, suite: str = "") -> list[str]:
         if value and not value.startswith("no:") and value not in names:
             names.append(value)
     return names
+
+
+def plugin_files(data: dict, ctx: GateContext, sources: dict, suite: str = "") -> list[str]:
+    """The repository files of the pytest plugins the artifact says the run loaded: `results.collection.plugins`
+    where it records them, else the modules `-p NAME` names in its command and in the pytest configuration."""
+    results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    collection = results.get("collection") if isinstance(results.get("collection"), dict) else {}
+    recorded = collection.get("plugins")
+    if isinstance(recorded, list):
+        return [path for path in recorded if isinstance(path, str)]
+    found = []
+    for module in named_plugins(data.get("command"), ctx, suite):
+        parts = module.split(".")
+        for candidate in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
+            found += [path for path in sources if path == candidate or path.endswith("/" + candidate)]
+    return found
 
 
 def configured_addopts(suite: str, ctx: GateContext) -> list[tuple[str, str]]:

@@ -29,10 +29,10 @@ from textwrap import indent
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import binding_problems, checked_artifact, declared_evidence, evidence_by_id, record_covered_files
-from gates.checks.suite_completeness import completeness_problems
+from gates.checks.suite_completeness import completeness_problems, plugin_files
 from gates.checks.suite_integrity import (
-    approved_at_base, bound_edit_problems, edited_suite_files, judges_the_run, plugin_files, ran_test_files,
-    reviewed_in_change, suite_edit_message, suite_edit_problems,
+    approved_at_base, bound_edit_problems, edited_suite_files, judges_the_run, ran_test_files, reviewed_in_change,
+    suite_edit_message, suite_edit_problems,
     suite_mismatch_problems, suite_path,
 )
 from gates.evidence.suite_run import cached_run

@@ -49,6 +49,7 @@ from pathlib import PurePosixPath
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import record_covered_files
+from gates.history.context import SeriesContext
 from gates.model.policy import any_glob_matches
 from gates.model.record import Record
 
@@ -290,24 +291,6 @@ def judges_the_run(path: str, suite: str, ran_files=(), plugin_files=()) -> bool
     return any(lies_in(path, folder) for folder in test_folders(suite, ran_files))
 
 
-def plugin_files(data: dict, ctx: GateContext, sources: dict, suite: str = "") -> list[str]:
-    """The repository files of the pytest plugins the artifact says the run loaded: `results.collection.plugins`
-    where it records them, else the modules `-p NAME` names in its command and in the pytest configuration."""
-    results = data.get("results") if isinstance(data.get("results"), dict) else {}
-    collection = results.get("collection") if isinstance(results.get("collection"), dict) else {}
-    recorded = collection.get("plugins")
-    if isinstance(recorded, list):
-        return [path for path in recorded if isinstance(path, str)]
-    from gates.checks.suite_completeness import named_plugins
-
-    found = []
-    for module in named_plugins(data.get("command"), ctx, suite):
-        parts = module.split(".")
-        for candidate in ("/".join(parts) + ".py", "/".join(parts) + "/__init__.py"):
-            found += [path for path in sources if path == candidate or path.endswith("/" + candidate)]
-    return found
-
-
 def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, where: str,
                         reported=(), ran_files=(), plugins=()) -> list[str]:
     """With `--base`: files the artifact binds that the change edits, the record does not cover, and that judge
@@ -342,8 +325,6 @@ def reviewed_in_change(record: Record, ctx: GateContext) -> bool:
 
 
 def _verified_in_change(record: Record, change) -> bool:
-    from gates.history.context import SeriesContext
-
     series = SeriesContext(change)
     record_change = next((rc for rc in change.records if rc.rel_path == record.rel_path), None)
     if record_change is None or record_change.head_front_matter is None:

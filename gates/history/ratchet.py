@@ -133,13 +133,7 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
 def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:
     """The commit adds history.enforce_from to a policy that had none, and changes nothing else in it.
 
-    Where the base policy trusts forge reviews, a merged commit's approvals are the reviews of the
-pull request it merged: `reviews` names a folder (outside the repository) holding
-`<merged commit sha>.json` for each merge, the forge's export of that pull request's reviews,
-which CI fetches from the forge for each commit it judges. A merged commit without one has no
-forge approval (a push that bypassed review fails, as it should).
-
-Setting the ratchet for the first time loosens nothing (without it no history was
+    Setting the ratchet for the first time loosens nothing (without it no history was
     judged), so, like a repository's first policy, it needs no covering record.
     """
     parent = history.resolve(f"{sha}^1")

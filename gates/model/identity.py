@@ -26,7 +26,10 @@ compared, both are normalised the same way:
 
 Two people are the same when their normalised emails, their normalised names or their
 forge logins (a record's `login`, or the login of a no-reply address) match; an empty
-name, email or login matches nobody.
+name, email or login matches nobody. A name with a letter of another script inside a Latin
+word ("Rіta Okafor", with a Cyrillic `і`) is a look-alike of every name it matches at its
+other letters (`look_alike`): an honest name writes each word in one script, so such a letter
+can only stand in for the Latin one it looks like.
 """
 
 from __future__ import annotations
@@ -94,6 +97,35 @@ def normalise_login(login) -> str:
     return normalise_text(login).replace(" ", "").lstrip("@")
 
 
+def _script(ch: str) -> str:
+    """The script of a letter as its Unicode name starts ("LATIN", "CYRILLIC", "GREEK", ...); "" for others."""
+    if not ch.isalpha():
+        return ""
+    return unicodedata.name(ch, "").split(" ", 1)[0]
+
+
+def _stand_ins(name: str) -> set[int]:
+    """Positions of letters that stand in for Latin ones: a letter of another script inside a word whose
+    other letters are Latin ("Rіta" with a Cyrillic і). An honest name writes each word in one script."""
+    positions: set[int] = set()
+    start = 0
+    for word in name.split(" "):
+        scripts = [_script(ch) for ch in word]
+        if "LATIN" in scripts:
+            positions.update(start + i for i, script in enumerate(scripts) if script not in ("", "LATIN"))
+        start += len(word) + 1
+    return positions
+
+
+def look_alike(first: str, second: str) -> bool:
+    """Two normalised names that differ only where one of them has a letter of another script standing in a
+    Latin word (a homoglyph: "rіta okafor" and "rita okafor"); names without such a letter never look alike."""
+    if len(first) != len(second) or first == second:
+        return False
+    stand_ins = _stand_ins(first) | _stand_ins(second)
+    return bool(stand_ins) and all(a == b or i in stand_ins for i, (a, b) in enumerate(zip(first, second)))
+
+
 @dataclass(frozen=True)
 class Identity:
     """A normalised (name, email) pair; compare with `same_as`."""
@@ -107,7 +139,7 @@ class Identity:
             return True
         if self.login and other.login and self.login == other.login:
             return True
-        return bool(self.name and other.name and self.name == other.name)
+        return bool(self.name and other.name and (self.name == other.name or look_alike(self.name, other.name)))
 
 
 @dataclass
