@@ -118,10 +118,11 @@ def test_a_private_function_imported_under_a_public_name_is_diffed_through_the_i
 def test_a_new_module_the_checker_cannot_read_is_an_error(src_repo):
     src_repo.branch("lazy")
     path = "src/kernels/decode_attention/lazy.py"
-    src_repo.write(path, "def __getattr__(name):\n    raise AttributeError(name)\n")
+    src_repo.write(path, "def __getattr__(name):\n    return _load(name)\n")
     src_repo.commit("Lazy attributes", who=ADA)
     assert g5(src_repo.check()) == [(path, 1, "error", "module kernels.decode_attention.lazy the checker cannot read "
-                                     "this module's surface statically: a module-level `def __getattr__` hook at "
+                                     "this module's surface statically: a module-level `def __getattr__` hook the checker "
+                                     "cannot evaluate (`_load(name)`) at "
                                      f"{path}:1; a module of a checked package must be readable statically")]
 
 

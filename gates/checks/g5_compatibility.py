@@ -27,6 +27,7 @@ from gates.python_api.module_scope import (
     package_homes,
 )
 from gates.history.changeset import decode_text
+from gates.python_api.scope_model import decode_source
 from gates.model.paths import resolve_inside
 from gates.model.policy import POLICY_PATH
 from gates.model.record import Record
@@ -109,7 +110,7 @@ def _read_text(ctx: GateContext, rel_path: str) -> str | None:
         data = resolved.read_bytes()
     except OSError as exc:
         raise InputError(rel_path, 1, f"cannot be read ({exc.strerror or exc})") from None
-    return decode_text(data, rel_path)
+    return decode_source(data, rel_path) if rel_path.endswith(".py") else decode_text(data, rel_path)
 
 
 def _exists(ctx: GateContext, rel_path: str) -> bool:

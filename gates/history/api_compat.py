@@ -28,6 +28,7 @@ from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.module_scope import ReadText, module_name, module_paths, module_reader, package_homes
+from gates.python_api.scope_model import decode_source
 
 
 def _packages(ctx: SeriesContext) -> list[str]:
@@ -115,8 +116,15 @@ _IMPORT = re.compile(r"\bimport\b")
 
 
 def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
-    """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable)."""
-    return lru_cache(maxsize=None)(lambda path: ctx.change.read_at(ref, path))
+    """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable); Python
+    sources are decoded the way Python decodes them (their coding cookie)."""
+    def read(path: str) -> str | None:
+        if not path.endswith(".py"):
+            return ctx.change.read_at(ref, path)
+        data = ctx.change.read_bytes_at(ref, path)
+        return None if data is None else decode_source(data, path)
+
+    return lru_cache(maxsize=None)(read)
 
 
 def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, names) -> ModuleSurface | None:
@@ -167,26 +175,30 @@ def check(ctx: SeriesContext) -> None:
     base, head = _files_at(ctx, change.merge_base), _files_at(ctx, change.head)
     located = _locate(ctx, packages, base, head)
     reported: set[tuple[str, int]] = set()
+    modules: dict[str, str] = {}  # dotted name -> package root, for every module a changed file may be
     for entry in change.changed:
-        old_path = entry.old_path or entry.path
-        if entry.status in ("A", "C"):
-            _check_new_module(ctx, head, entry.path, located)
+        for path in dict.fromkeys([entry.old_path or entry.path, entry.path]):
+            root = _package_root(path, located)
+            if root is not None:
+                modules.setdefault(module_name(path, root), root)
+    for module, root in modules.items():
+        names = switches.get(module, set())
+        old_path, new_path = _module_file(base, module, root), _module_file(head, module, root)
+        if old_path is None:
+            if new_path is not None:
+                _check_new_module(ctx, head, new_path, located)
             continue
-        root = _package_root(old_path, located)
-        if root is None:
-            continue
-        names = switches.get(module_name(old_path, root), set())
         old = _surface(ctx, base, old_path, root, names)
+        new = _surface(ctx, head, new_path, root, names) if new_path is not None else None
         if old is None:
             continue
-        new = None if entry.status in ("D", "R") else _surface(ctx, head, entry.path, root, names)
-        shown = entry.path if new is not None else old_path
-        commit = change.last_commit_touching(entry.path)
+        shown = new_path or old_path
+        moved = f" (Python imports {module} from {new_path} now, not from {old_path})" \
+            if new_path is not None and new_path != old_path else ""
+        commit = change.last_commit_touching(shown)
         for api_change in diff_surfaces(old, new):
-            _report(ctx, shown, api_change.line, api_change, api_change.message, commit)
+            _report(ctx, shown, api_change.line, api_change, api_change.message + moved, commit)
             reported.add((shown, api_change.line))
-        if entry.status == "R" and (new := _surface(ctx, head, entry.path, root, names)) is not None and new.error:
-            ctx.report("G5", entry.path, 1, f"public API break: module {new.module} {new.error}", commit=commit)
     _check_importers(ctx, located, switches, base, head, reported)
     _check_route_declarations(ctx)
 
@@ -203,6 +215,12 @@ def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, mes
                    commit=commit)
     else:
         ctx.report("G5", path, line, f"public API break: {message}; the public API may only grow", commit=commit)
+
+
+def _module_file(read_text: ReadText, module: str, root: str) -> str | None:
+    """The file Python imports `module` from under `root`: the package `<module>/__init__.py` before the module
+    `<module>.py`, as the path finder tries them; None when neither is there."""
+    return next((path for where, path in module_paths(module, [root]) if _exists(read_text, path)), None)
 
 
 def _check_new_module(ctx: SeriesContext, head: ReadText, path: str, located: dict[str, str]) -> None:
