@@ -21,12 +21,15 @@ record still declares `api.default_route_unchanged: true`.
 from __future__ import annotations
 
 import re
+from contextlib import ExitStack
 from functools import lru_cache
+from pathlib import Path
 
 from gates.history.context import SeriesContext, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
-from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
+from gates.python_api.api_surface import INTERNAL_DECORATORS, ApiChange, ModuleSurface, diff_surfaces, module_surface
+from gates.python_api.imported_surface import ImportFailed, imported_entries
 from gates.python_api.module_scope import ReadText, module_name, module_paths, module_reader, package_homes
 from gates.python_api.scope_model import decode_source
 
@@ -136,7 +139,61 @@ def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, name
         return ModuleSurface(module, path, error=exc.message)
     if text is None:
         return None
-    return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module)
+    return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module,
+                          **_decorator_rules(ctx))
+
+
+def _decorator_rules(ctx: SeriesContext) -> dict:
+    """The policy's `api.internal_decorators` and `api.transparent_decorators`, or the checker's defaults."""
+    rules = {}
+    if ctx.policy.api_internal_decorators is not None:
+        rules["internal_decorators"] = tuple(ctx.policy.api_internal_decorators)
+    if ctx.policy.api_transparent_decorators is not None:
+        rules["transparent_decorators"] = tuple(ctx.policy.api_transparent_decorators)
+    return rules
+
+
+class _Imports:
+    """The second way to read a module: importing it from base and from head, each checked out once
+    (`gates.python_api.imported_surface`)."""
+
+    def __init__(self, ctx: SeriesContext, stack: ExitStack):
+        self.ctx = ctx
+        self.stack = stack
+        self.folders: dict[str, Path] = {}
+        self.enabled = ctx.policy.api_import_fallback
+
+    def surface(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
+        """The module's surface at `ref` read by importing it; one with `error` when importing fails."""
+        if ref not in self.folders:
+            self.folders[ref] = Path(self.stack.enter_context(self.ctx.change.checked_out(ref)))
+        internal = self.ctx.policy.api_internal_decorators
+        try:
+            entries, exports = imported_entries(self.folders[ref], module, [root],
+                                                INTERNAL_DECORATORS if internal is None else internal)
+        except ImportFailed as exc:
+            return ModuleSurface(module, path, error=str(exc))
+        return ModuleSurface(module, path, entries=entries, exports=exports)
+
+    def compared(self, module: str, root: str, old: ModuleSurface | None, new: ModuleSurface | None,
+                 old_path: str | None, new_path: str | None):
+        """(old, new, a note) read by importing where a side cannot be read statically; (old, new, None) as they
+        are when both can, or when importing fails too (the static error then stands, with why importing failed)."""
+        unreadable = [side for side in (old, new) if side is not None and side.error]
+        if not unreadable or not self.enabled:
+            return old, new, None
+        change = self.ctx.change
+        imported = [self.surface(ref, module, path, root) if side is not None else None
+                    for ref, path, side in ((change.merge_base, old_path, old), (change.head, new_path, new))]
+        failed = [side.error for side in imported if side is not None and side.error]
+        if failed:
+            for side in unreadable:
+                side.error = f"{side.error}; importing it in a subprocess failed too ({failed[0]})"
+            return old, new, None
+        reason = unreadable[0].error
+        note = (f"module {module} cannot be read statically ({reason}), so its surface on base and head was read by "
+                "importing each in a subprocess; a reviewer may want to check what the import ran")
+        return imported[0], imported[1], note
 
 
 def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> None:
@@ -181,25 +238,11 @@ def check(ctx: SeriesContext) -> None:
             root = _package_root(path, located)
             if root is not None:
                 modules.setdefault(module_name(path, root), root)
-    for module, root in modules.items():
-        names = switches.get(module, set())
-        old_path, new_path = _module_file(base, module, root), _module_file(head, module, root)
-        if old_path is None:
-            if new_path is not None:
-                _check_new_module(ctx, head, new_path, located)
-            continue
-        old = _surface(ctx, base, old_path, root, names)
-        new = _surface(ctx, head, new_path, root, names) if new_path is not None else None
-        if old is None:
-            continue
-        shown = new_path or old_path
-        moved = f" (Python imports {module} from {new_path} now, not from {old_path})" \
-            if new_path is not None and new_path != old_path else ""
-        commit = change.last_commit_touching(shown)
-        for api_change in diff_surfaces(old, new):
-            _report(ctx, shown, api_change.line, api_change, api_change.message + moved, commit)
-            reported.add((shown, api_change.line))
-    _check_importers(ctx, located, switches, base, head, reported)
+    with ExitStack() as stack:
+        imports = _Imports(ctx, stack)
+        for module, root in modules.items():
+            _check_module(ctx, imports, module, root, switches, base, head, located, reported)
+        _check_importers(ctx, imports, located, switches, base, head, reported)
     _check_route_declarations(ctx)
 
 
@@ -217,19 +260,52 @@ def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, mes
         ctx.report("G5", path, line, f"public API break: {message}; the public API may only grow", commit=commit)
 
 
+def _check_module(ctx: SeriesContext, imports: _Imports, module: str, root: str, switches, base: ReadText,
+                  head: ReadText, located: dict[str, str], reported: set[tuple[str, int]]) -> None:
+    """Diff the surface of one module a changed file may be, from the file Python imports it from on each side."""
+    names = switches.get(module, set())
+    old_path, new_path = _module_file(base, module, root), _module_file(head, module, root)
+    if old_path is None:
+        if new_path is not None:
+            _check_new_module(ctx, imports, head, new_path, located)
+        return
+    old = _surface(ctx, base, old_path, root, names)
+    new = _surface(ctx, head, new_path, root, names) if new_path is not None else None
+    if old is None:
+        return
+    shown = new_path or old_path
+    commit = ctx.change.last_commit_touching(shown)
+    old, new, note = imports.compared(module, root, old, new, old_path, new_path)
+    if note:
+        ctx.report("G5", shown, 1, note, commit=commit, severity="warning")
+    moved = f" (Python imports {module} from {new_path} now, not from {old_path})" \
+        if new_path is not None and new_path != old_path else ""
+    for api_change in diff_surfaces(old, new):
+        _report(ctx, shown, api_change.line, api_change, api_change.message + moved, commit)
+        reported.add((shown, api_change.line))
+
+
 def _module_file(read_text: ReadText, module: str, root: str) -> str | None:
     """The file Python imports `module` from under `root`: the package `<module>/__init__.py` before the module
     `<module>.py`, as the path finder tries them; None when neither is there."""
     return next((path for where, path in module_paths(module, [root]) if _exists(read_text, path)), None)
 
 
-def _check_new_module(ctx: SeriesContext, head: ReadText, path: str, located: dict[str, str]) -> None:
-    """A module added to a checked package must be readable statically, or its later changes go unchecked."""
+def _check_new_module(ctx: SeriesContext, imports: _Imports, head: ReadText, path: str,
+                      located: dict[str, str]) -> None:
+    """A module added to a checked package must be readable, statically or else by importing it, or its later
+    changes go unchecked."""
     root = _package_root(path, located)
     new = _surface(ctx, head, path, root, ()) if root is not None else None
-    if new is not None and new.error:
+    if new is None or not new.error:
+        return
+    commit = ctx.change.last_commit_touching(path)
+    _, imported, note = imports.compared(new.module, root, None, new, None, path)
+    if note:
+        ctx.report("G5", path, 1, note, commit=commit, severity="warning")
+    else:
         ctx.report("G5", path, 1, f"module {new.module} {new.error}; a module of a checked package must be "
-                   "readable statically", commit=ctx.change.last_commit_touching(path))
+                   "readable", commit=commit)
 
 
 def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: set[str], base: ReadText) -> list[str]:
@@ -251,8 +327,8 @@ def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: s
     return found
 
 
-def _check_importers(ctx: SeriesContext, located: dict[str, str], switches, base: ReadText, head: ReadText,
-                     reported: set[tuple[str, int]]) -> None:
+def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, str], switches, base: ReadText,
+                     head: ReadText, reported: set[tuple[str, int]]) -> None:
     """An unchanged module whose imports reach a changed module: its surface may break all the same."""
     change = ctx.change
     changed = set(change.changed_paths())
@@ -267,6 +343,11 @@ def _check_importers(ctx: SeriesContext, located: dict[str, str], switches, base
         imported = [p for p in dict.fromkeys(old.import_paths + new.import_paths) if p in changed and p not in star]
         if not star and not imported:
             continue
+        module = module_name(path, root)
+        old, new, note = imports.compared(module, root, old, new, path, path)
+        if note:
+            ctx.report("G5", path, 1, note, commit=change.last_commit_touching(star[0] if star else imported[0]),
+                       severity="warning")
         for api_change in diff_surfaces(old, new):
             shown, line = _where(api_change, star + imported)
             if shown in star:

@@ -165,6 +165,10 @@ class ChangeSet:
         """The newest commit after `after` up to head that changed `path`, merges included."""
         return self._reader.newest_commit_touching(after, self.head, path)
 
+    def checked_out(self, ref: str):
+        """A context manager yielding a folder that holds the files of commit `ref` (removed afterwards)."""
+        return self._reader.checked_out(ref)
+
     def approval_commits(self) -> list[Commit]:
         """Every commit reachable from head with a `Design-Approved:` trailer, newest first."""
         return self._reader.approval_commits(self.head)

@@ -150,6 +150,9 @@ class _GitReader:
         reason = " ".join((stderr or "").split())[-300:] or f"git verify-commit exited {status}"
         return SignatureCheck(None, reason)
 
+    def checked_out(self, ref: str):
+        return checked_out_tree(self.repo.working_tree_dir, ref)
+
     def snapshot(self, ref: str, path: str) -> RecordSnapshot | None:
         data = self.read_bytes(ref, path)
         if data is None:

@@ -86,6 +86,9 @@ class Policy:
     api_packages: list[str] = field(default_factory=list)
     switches: list[str] = field(default_factory=list)  # "package.module:NAME"
     api_package_roots: list[str] = field(default_factory=lambda: [".", "src"])  # where api packages are looked for
+    api_internal_decorators: list[str] | None = None  # None: the checker's default (triton.jit ...)
+    api_transparent_decorators: list[str] | None = None  # None: the checker's default (documentation decorators)
+    api_import_fallback: bool = True  # read an unreadable module by importing it in a subprocess
     path: str = POLICY_PATH
     sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
 
@@ -135,6 +138,13 @@ class Policy:
         for switch in self.switches:
             if switch not in newer.switches:
                 found.append(f"switch {switch} no longer checked")
+        if newer.api_import_fallback and not self.api_import_fallback:
+            found.append("api import_fallback turned on")
+        for key in ("internal_decorators", "transparent_decorators"):
+            before, after = getattr(self, f"api_{key}"), getattr(newer, f"api_{key}")
+            if after is not None and (before is None or set(after) - set(before)):
+                added = sorted(set(after) - set(before or []))
+                found.append(f"api {key} {', '.join(added) if before is not None else 'set'}")
         return found
 
 
@@ -168,9 +178,16 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         api_packages=list(data.get("api", {}).get("packages", [])),
         switches=list(data.get("api", {}).get("switches", [])),
         api_package_roots=list(data.get("api", {}).get("package_roots", [".", "src"])),
+        api_internal_decorators=_optional_list(data.get("api", {}).get("internal_decorators")),
+        api_transparent_decorators=_optional_list(data.get("api", {}).get("transparent_decorators")),
+        api_import_fallback=data.get("api", {}).get("import_fallback", True),
         path=path,
         sections=data,
     )
+
+
+def _optional_list(value) -> list[str] | None:
+    return None if value is None else list(value)
 
 
 def load_policy(repo_root: Path, path: str | None = None) -> Policy | None:

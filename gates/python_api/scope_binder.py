@@ -296,7 +296,7 @@ class _Binder(AllChanges):
 
     def statement(self, stmt: ast.stmt) -> None:
         line = self.line_of(stmt)
-        if self.dynamic_import(stmt):
+        if self.dynamic_import(stmt) or isinstance(stmt, ast.For) and self.unrolled(stmt):
             return
         if isinstance(stmt, ast.If):
             truth = _constant_truth(stmt.test)
@@ -330,8 +330,6 @@ class _Binder(AllChanges):
             self.check_all_mention(stmt.subject, line)
             where = self.where(f"match {ast.unparse(stmt.subject)}:", stmt)
             self.branches([case.body for case in stmt.cases] + [[]], where)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)) and self.unrolled(stmt):
-            pass
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.bind(stmt.name, self.function_entry(stmt))
             if stmt.name == "__getattr__":
