@@ -238,6 +238,9 @@ def check(ctx: SeriesContext) -> None:
             root = _package_root(path, located)
             if root is not None:
                 modules.setdefault(module_name(path, root), root)
+    if not any(path.endswith(".py") for path in change.changed_paths()):
+        _check_route_declarations(ctx)  # no module changed: every surface is what it was
+        return
     with ExitStack() as stack:
         imports = _Imports(ctx, stack)
         for module, root in modules.items():

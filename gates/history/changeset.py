@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from gates.model.config import DEFAULT_RECORDS
 from gates.model.config import is_record_path as _is_record_path
+from gates.model.config import settings_from_reader
 from gates.model.errors import InputError
 
 TRAILER_KEYS = ("Co-authored-by", "Signed-off-by", "Reviewed-by", "Approved-by")
@@ -126,6 +127,7 @@ class ChangeSet:
     record_dirs: tuple[str, ...] = DEFAULT_RECORDS  # the records folders of the configuration at base and at head
     _reader: object = field(repr=False, compare=False, default=None)  # gates.history.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)
+    _owns_reader: bool = field(repr=False, compare=False, default=True)  # False: shared by a history run
 
     def read_at(self, ref: str, path: str) -> str | None:
         """The text of `path` at `ref` (a sha or ref name); None when it does not exist there.
@@ -139,6 +141,17 @@ class ChangeSet:
 
     def read_bytes_at(self, ref: str, path: str) -> bytes | None:
         return self._reader.read_bytes(ref, path)
+
+    def blob_id(self, ref: str, path: str) -> str | None:
+        """The git object id of the file `path` at `ref` (None: no file there): equal ids, equal contents."""
+        return self._reader.blob_id(ref, path)
+
+    def settings_at(self, ref: str):
+        """The configuration as committed at `ref` (`gates.model.config.Settings`), read once per version."""
+        read_once = getattr(self._reader, "settings", None)
+        if read_once is not None:
+            return read_once(ref)
+        return settings_from_reader(lambda path: self.read_at(ref, path))
 
     def list_files(self, ref: str, under: str) -> list[str]:
         """Repository paths of the files below the folder `under` at `ref`."""
@@ -208,7 +221,7 @@ class ChangeSet:
 
     def close(self) -> None:
         """Stop the git helper processes; the change set's data stays usable, reads do not."""
-        if self._reader is not None:
+        if self._reader is not None and self._owns_reader:
             self._reader.repo.close()
 
     def authors(self) -> list[tuple[Person, str]]:

@@ -85,13 +85,22 @@ def decode_source(data: bytes, path: str) -> str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as undecodable:
+            line = data[: undecodable.start].count(b"\n") + 1
+            raise InputError(path, line, f"not valid UTF-8 (byte offset {undecodable.start})") from None
         raise InputError(path, getattr(exc, "lineno", None) or 1, f"unreadable Python source: {exc.msg}") from None
     try:
         return data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
         start = getattr(exc, "start", 0)
         line = data[:start].count(b"\n") + 1
-        raise InputError(path, line, f"not valid {codecs.lookup(encoding).name} (its coding cookie)") from None
+        name = codecs.lookup(encoding).name
+        if name in ("utf-8", "utf-8-sig"):
+            raise InputError(path, line, f"not valid UTF-8 (byte offset {start})") from None
+        raise InputError(path, line, f"not valid {name}, the encoding its coding cookie names (byte offset {start})") \
+            from None
 
 
 def module_name(path: str, root: str = ".") -> str:
