@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from contextlib import ExitStack
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,7 +31,14 @@ from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.api_surface import INTERNAL_DECORATORS, ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.imported_surface import ImportFailed, imported_entries
-from gates.python_api.module_scope import ReadText, module_name, module_paths, module_reader, package_homes
+from gates.python_api.module_scope import (
+    ReadText,
+    ScopeStore,
+    module_name,
+    module_paths,
+    module_reader,
+    package_homes,
+)
 from gates.python_api.scope_model import decode_source
 
 
@@ -127,11 +135,95 @@ def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
         data = ctx.change.read_bytes_at(ref, path)
         return None if data is None else decode_source(data, path)
 
-    return lru_cache(maxsize=None)(read)
+    cached = lru_cache(maxsize=None)(read)
+    cached.ref = ref
+    return cached
+
+
+_SURFACES: dict[tuple, list[tuple[tuple[tuple[str, str | None], ...], ModuleSurface | None]]] = {}
+"""Surfaces already read, by what they were read with: a history run meets the same module, with the same
+files under it, in commit after commit. Each is kept with the git object id of every file its reading looked
+at (None: looked for, not there), and used again only where each of those files is the same."""
+_SCOPES: dict[tuple, list[tuple[tuple[tuple[str, str | None], ...], object]]] = {}  # the same for module scopes
+_KEPT = 20_000
+
+
+class _Recorded(ScopeStore):
+    """Notes the files each reading looks at in one tree, and finds surfaces and scopes read from the same files."""
+
+    def __init__(self, ctx: SeriesContext, read_text: ReadText, ref: str):
+        self.ctx = ctx
+        self.ref = ref
+        self.roots = tuple(ctx.policy.api_package_roots)
+        self.frames: list[dict[str, str | None]] = []
+        self.read_text = read_text
+
+    def read(self, path: str) -> str | None:
+        if self.frames:
+            blob = self.ctx.change.blob_id(self.ref, path)
+            for frame in self.frames:
+                frame.setdefault(path, blob)
+        return self.read_text(path)
+
+    def same(self, files) -> bool:
+        return all(self.ctx.change.blob_id(self.ref, path) == blob for path, blob in files)
+
+    def found(self, kept: dict, key: tuple):
+        for files, value in kept.get(key, ()):
+            if self.same(files):
+                for frame in self.frames:
+                    frame.update(files)
+                return value, True
+        return None, False
+
+    def put(self, kept: dict, key: tuple, files: dict, value) -> None:
+        if sum(len(entries) for entries in kept.values()) > _KEPT:
+            kept.clear()
+        kept.setdefault(key, []).append((tuple(files.items()), value))
+
+    def recall(self, dotted: str):
+        scope, _ = self.found(_SCOPES, (dotted, self.roots))
+        return scope
+
+    def begin(self) -> None:
+        self.frames.append({})
+
+    def end(self) -> dict[str, str | None]:
+        files = self.frames.pop()
+        for frame in self.frames:
+            frame.update(files)
+        return files
+
+    def keep(self, dotted: str, scope) -> None:
+        files = self.end()
+        if scope is not None:
+            self.put(_SCOPES, (dotted, self.roots), files, scope)
+
+    def drop(self) -> None:
+        self.end()
 
 
 def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, names) -> ModuleSurface | None:
     """The module's surface in one tree, imports followed in the same tree; None when the file is not there."""
+    ref = getattr(read_text, "ref", None)
+    if ref is None or not ctx.change.identifies_blobs:
+        return _read_surface(ctx, read_text, path, root, names)
+    recorded = _Recorded(ctx, read_text, ref)
+    key = (path, root, tuple(sorted(names)), recorded.roots, tuple(sorted(_decorator_rules(ctx).items())))
+    surface, found = recorded.found(_SURFACES, key)
+    if found:
+        return surface
+    recorded.begin()
+    try:
+        surface = _read_surface(ctx, recorded.read, path, root, names, recorded)
+    finally:
+        files = recorded.end()
+    recorded.put(_SURFACES, key, files, surface)
+    return surface
+
+
+def _read_surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, names,
+                  store: ScopeStore | None = None) -> ModuleSurface | None:
     module = module_name(path, root)
     try:
         text = read_text(path)
@@ -140,7 +232,7 @@ def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, name
     if text is None:
         return None
     return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module,
-                          **_decorator_rules(ctx))
+                          store=store, **_decorator_rules(ctx))
 
 
 def _decorator_rules(ctx: SeriesContext) -> dict:
@@ -187,9 +279,10 @@ class _Imports:
                     for ref, path, side in ((change.merge_base, old_path, old), (change.head, new_path, new))]
         failed = [side.error for side in imported if side is not None and side.error]
         if failed:
-            for side in unreadable:
-                side.error = f"{side.error}; importing it in a subprocess failed too ({failed[0]})"
-            return old, new, None
+            def also(side):
+                return replace(side, error=f"{side.error}; importing it in a subprocess failed too ({failed[0]})") \
+                    if side is not None and side.error else side
+            return also(old), also(new), None
         reason = unreadable[0].error
         note = (f"module {module} cannot be read statically ({reason}), so its surface on base and head was read by "
                 "importing each in a subprocess; a reviewer may want to check what the import ran")
@@ -303,11 +396,11 @@ def _check_new_module(ctx: SeriesContext, imports: _Imports, head: ReadText, pat
     if new is None or not new.error:
         return
     commit = ctx.change.last_commit_touching(path)
-    _, imported, note = imports.compared(new.module, root, None, new, None, path)
+    _, read, note = imports.compared(new.module, root, None, new, None, path)
     if note:
         ctx.report("G5", path, 1, note, commit=commit, severity="warning")
     else:
-        ctx.report("G5", path, 1, f"module {new.module} {new.error}; a module of a checked package must be "
+        ctx.report("G5", path, 1, f"module {new.module} {read.error}; a module of a checked package must be "
                    "readable", commit=commit)
 
 
@@ -321,13 +414,23 @@ def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: s
     for path in paths:
         if _package_root(path, located) is None or path in changed:
             continue
-        try:
-            text = base(path)
-        except InputError:
-            continue  # unchanged and unreadable on both sides: nothing to compare
-        if text is not None and _IMPORT.search(text):
+        blob = ctx.change.blob_id(ref, path) if ctx.change.identifies_blobs else None
+        if blob is not None and blob in _IMPORTING:
+            imports = _IMPORTING[blob]
+        else:
+            try:
+                text = base(path)
+            except InputError:
+                continue  # unchanged and unreadable on both sides: nothing to compare
+            imports = text is not None and bool(_IMPORT.search(text))
+            if blob is not None:
+                _IMPORTING[blob] = imports
+        if imports:
             found.append(path)
     return found
+
+
+_IMPORTING: dict[str, bool] = {}  # git object id of a module -> whether its text imports anything
 
 
 def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, str], switches, base: ReadText,

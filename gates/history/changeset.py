@@ -142,6 +142,11 @@ class ChangeSet:
     def read_bytes_at(self, ref: str, path: str) -> bytes | None:
         return self._reader.read_bytes(ref, path)
 
+    @property
+    def identifies_blobs(self) -> bool:
+        """Whether `blob_id` can name files' contents (a git reader can; a stand-in reader may not)."""
+        return hasattr(self._reader, "blob_id")
+
     def blob_id(self, ref: str, path: str) -> str | None:
         """The git object id of the file `path` at `ref` (None: no file there): equal ids, equal contents."""
         return self._reader.blob_id(ref, path)

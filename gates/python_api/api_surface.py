@@ -42,6 +42,7 @@ from gates.python_api.module_scope import (
     ModuleScope,
     Parameter,
     ReadModule,
+    ScopeStore,
     module_scope,
 )
 
@@ -94,7 +95,8 @@ def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
 
 def module_surface(source: str, path: str, switch_names=(), read_module: ReadModule | None = None,
                    module: str | None = None, internal_decorators=INTERNAL_DECORATORS,
-                   transparent_decorators=DOCUMENTATION_DECORATORS) -> ModuleSurface:
+                   transparent_decorators=DOCUMENTATION_DECORATORS, store: ScopeStore | None = None
+                   ) -> ModuleSurface:
     """Read the public surface of one module's source text.
 
     `switch_names` are module-level constants to include with their values (the
@@ -104,9 +106,9 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
     no parameters. `module` is the dotted name when `path` lies under a package root
     such as `src/`. A public function or class decorated with one of `internal_decorators`
     (`triton.jit` kernels) is no part of the surface; `transparent_decorators` are decorators from
-    outside the repository known to keep the signature.
+    outside the repository known to keep the signature. `store` finds the scopes of modules read before.
     """
-    scope = module_scope(source, path, read_module, module)
+    scope = module_scope(source, path, read_module, module, store)
     scope.transparent = frozenset(transparent_decorators)
     surface = ModuleSurface(scope.module, path, exports=scope.exports, error=scope.error,
                             star_paths=scope.star_paths, star_modules=scope.star_modules)

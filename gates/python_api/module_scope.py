@@ -248,21 +248,56 @@ def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -
     return (own[0], *ordered)
 
 
+class ScopeStore:
+    """Where scopes read before can be found again (a history run reads the same modules commit after commit).
+
+    `recall(dotted)` gives back a scope read from the same files, or None; `begin()` starts noting the files a
+    reading looks at, `keep(dotted, scope)` ends it and keeps the scope, `drop()` ends it keeping nothing. This
+    default keeps nothing.
+    """
+
+    def recall(self, dotted: str) -> "ModuleScope | None":
+        return None
+
+    def begin(self) -> None:
+        pass
+
+    def keep(self, dotted: str, scope: "ModuleScope | None") -> None:
+        pass
+
+    def drop(self) -> None:
+        pass
+
+
 class _Resolver:
     """Reads and caches the scopes of the repository's modules for star imports and `definition`."""
 
-    def __init__(self, read_module: ReadModule | None, cache: dict):
+    def __init__(self, read_module: ReadModule | None, cache: dict, store: ScopeStore | None = None):
         self.read_module = read_module
         self.cache = cache
+        self.store = store or ScopeStore()
 
     def find(self, dotted: str) -> tuple[str, str] | None:
         return self.read_module(dotted) if self.read_module is not None else None
 
     def scope_of(self, dotted: str, visiting=frozenset()) -> ModuleScope | None:
         if dotted not in self.cache:
-            found = self.find(dotted)
-            self.cache[dotted] = None if found is None else \
-                _read_scope(found[0], found[1], self, visiting | {dotted}, dotted)
+            recalled = self.store.recall(dotted)
+            if recalled is not None:
+                self.cache[dotted] = recalled
+                return recalled
+            self.store.begin()
+            try:
+                found = self.find(dotted)
+                scope = None if found is None else _read_scope(found[0], found[1], self, visiting | {dotted}, dotted)
+            except BaseException:
+                self.store.drop()
+                raise
+            self.cache[dotted] = scope
+            if scope is not None and (scope.star_modules or any(n.startswith("*:") for n in scope.names)):
+                self.store.drop()  # what a star import brought in depends on where the reading started (cycles)
+            else:
+                self.store.keep(dotted, scope)
         return self.cache[dotted]
 
 
@@ -293,10 +328,11 @@ def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: s
 
 
 def module_scope(source: str, path: str, read_module: ReadModule | None = None,
-                 module: str | None = None) -> ModuleScope:
+                 module: str | None = None, store: ScopeStore | None = None) -> ModuleScope:
     """Every name one module's source binds at its top level, star imports followed through `read_module`.
 
     `module` is the dotted name (default: from `path`, which must then be relative to its package root).
+    `store` finds the scopes of other modules read before (`ScopeStore`).
     """
     module = module or module_name(path)
-    return _read_scope(source, path, _Resolver(read_module, {}), frozenset({module}), module)
+    return _read_scope(source, path, _Resolver(read_module, {}, store), frozenset({module}), module)
