@@ -102,13 +102,23 @@ class _GitReader:
         try:
             _, kind, _, data = self.repo.git.get_object_data(spec)
         except ValueError:
+            blob = self.blob_id(ref, path)
+            if blob is not None:
+                raise GitContextError(_missing_object(blob, f"{path} at {ref[:12]}")) from None
             return None
         return data if kind in (b"blob", "blob") else None
+
+    def object_data(self, sha: str, what: str) -> bytes:
+        """The content of object `sha`; `GitContextError` (exit 2) when the clone lacks it."""
+        try:
+            return self.repo.git.get_object_data(sha)[3]
+        except ValueError:
+            raise GitContextError(_missing_object(sha, what)) from None
 
     def tree_entries(self, tree: str) -> list[tuple[str, str, str]]:
         """(mode, name, sha) of one tree object, read once through the persistent `cat-file`."""
         if tree not in self._trees:
-            _, kind, _, data = self.repo.git.get_object_data(tree)
+            data = self.object_data(tree, "a tree")
             entries, i = [], 0
             while i < len(data):
                 space = data.index(b" ", i)
@@ -123,7 +133,7 @@ class _GitReader:
         if sha is None:
             return None
         if sha not in self._commit_trees:
-            _, _, _, data = self.repo.git.get_object_data(sha)
+            data = self.object_data(sha, "a commit")
             first = data.split(b"\n", 1)[0].split()
             self._commit_trees[sha] = first[1].decode("ascii") if first and first[0] == b"tree" else None
         return self._commit_trees[sha]
@@ -441,6 +451,11 @@ def _record_dirs(reader, base_sha: str, head_sha: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(folders))
 
 
+def _missing_object(sha: str, what: str) -> str:
+    return (f"git object {sha[:12]} ({what}) is missing from this clone; {_FETCH_HINT}, or repair the repository "
+            "(`git fsck` names what is damaged)")
+
+
 def _object_kind(mode: str) -> str:
     return {"120000": "link", "160000": "commit"}.get(mode, "blob")
 
@@ -570,9 +585,13 @@ def checked_out_tree(repo_root, rev: str):
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     try:
-        for item in repo.commit(sha).tree.traverse():
-            if item.type == "blob":
-                _write_blob(item, folder)
+        try:
+            for item in repo.commit(sha).tree.traverse():
+                if item.type == "blob":
+                    _write_blob(item, folder)
+        except ValueError as exc:  # GitPython's word for an object the clone does not have
+            raise GitContextError(_missing_object(str(exc).split("'")[1] if "'" in str(exc) else "?",
+                                                  f"a file of {sha[:12]}")) from None
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
