@@ -196,6 +196,22 @@ def test_new_follows_the_configuration_and_the_policy(tmp_path, capsys):
     assert "--process 'hotfix' is not a process this repository allows" in capsys.readouterr().err
 
 
+def test_new_takes_the_risk_from_the_policy_and_the_capture_stage_from_the_process(tmp_path):
+    (tmp_path / ".design-gates").mkdir()
+    (tmp_path / ".design-gates" / "config.yaml").write_text(
+        "profile: single-pr\nprofiles:\n  single-pr: {}\n  stacked: {}\n", encoding="utf-8")
+    (tmp_path / ".design-gates" / "policy.yaml").write_text(
+        "schema_version: 1\nrules:\n  - {paths: [\"src/normkit/**\"], level: L4}\n  - {paths: [\"docs/**\"], "
+        "level: L0}\n", encoding="utf-8")
+    assert main(["new", "fix", "--title", "t", "--author", "A <a@b.c>", "--repo-root", str(tmp_path)]) == 0
+    text = (tmp_path / "docs" / "design" / "fix.md").read_text(encoding="utf-8")
+    assert "\nrisk: L4\n" in text and "capture: {required: true, due: D," in text
+    assert main(["new", "kernel", "--title", "t", "--author", "A <a@b.c>", "--process", "stacked",
+                 "--repo-root", str(tmp_path)]) == 0
+    text = (tmp_path / "docs" / "design" / "kernel.md").read_text(encoding="utf-8")
+    assert "\nrisk: L4\n" in text and "capture: {required: true, due: C," in text
+
+
 @pytest.mark.parametrize("args", [
     ["new", "Bad_ID", "--title", "t", "--author", "A <a@b.c>"],
     ["new", "ok", "--title", "t", "--author", "no email"],
