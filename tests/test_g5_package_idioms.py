@@ -209,3 +209,16 @@ def test_a_module_neither_readable_nor_importable_fails_closed(tmp_path):
     ((path, message),) = g5(repo.check())
     assert "importing it in a subprocess failed too (importing kernels.ops failed: ModuleNotFoundError: No module " \
            "named 'vendor_runtime')" in message
+
+
+def test_all_computed_from_the_lazy_map_is_read():
+    files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": GETATTR_INIT.replace(
+        '__all__ = ["rms_norm", "apply_rope"]', "__all__ = sorted(_LAZY)")}
+    surface = package_surface(files)
+    assert surface.error is None and surface.exports == ["apply_rope", "rms_norm"]
+
+
+def test_all_computed_from_a_map_the_module_changes_stays_unreadable():
+    files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": GETATTR_INIT.replace(
+        '__all__ = ["rms_norm", "apply_rope"]', '__all__ = list(_LAZY)\n_LAZY["extra"] = ".ops.extra"')}
+    assert "a computed `__all__`" in package_surface(files).error

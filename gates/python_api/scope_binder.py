@@ -392,6 +392,27 @@ class _Binder(AllChanges):
         return [n for n in ast.walk(node) if isinstance(n, ast.Call)
                 and (named(n.func) == "import_module" or ast.unparse(n.func) in importers)]
 
+    def names_of_literal(self, value: ast.expr) -> list[str] | None:
+        """`list(_LAZY)`, `sorted(_LAZY)`, `tuple(_LAZY)`, `[*_LAZY]`, `list(_LAZY.keys())` over a module-level literal
+        that no statement changes: the names it holds, as Python computes them."""
+        inner, ordered = None, False
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                value.func.id in ("list", "sorted", "tuple") and len(value.args) == 1 and not value.keywords:
+            inner, ordered = value.args[0], value.func.id == "sorted"
+        elif isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) == 1 and isinstance(value.elts[0], ast.Starred):
+            inner = value.elts[0].value
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "keys" and \
+                not inner.args and not inner.keywords:
+            inner = inner.func.value
+        if not isinstance(inner, ast.Name) or inner.id in ("list", "sorted", "tuple") or \
+                inner.id not in self.literal_nodes or inner.id in self.mutated:
+            return None
+        found = self.literals().get(inner.id)
+        names = list(found) if isinstance(found, (dict, list, tuple)) else None
+        if names is None or not all(isinstance(name, str) for name in names):
+            return None
+        return sorted(names) if ordered else names
+
     def dynamic_import(self, stmt: ast.stmt) -> bool:
         """`import_module(...)` at module level, as Python runs it; True when `stmt` was such an import.
 
