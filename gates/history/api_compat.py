@@ -245,6 +245,9 @@ def _decorator_rules(ctx: SeriesContext) -> dict:
     return rules
 
 
+_IMPORTED: dict[tuple, ModuleSurface] = {}  # (module, root, its tree id, internal decorators) -> surface by importing
+
+
 class _Imports:
     """The second way to read a module: importing it from base and from head, each checked out once
     (`gates.python_api.imported_surface`)."""
@@ -256,7 +259,19 @@ class _Imports:
         self.enabled = ctx.policy.api_import_fallback
 
     def surface(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
-        """The module's surface at `ref` read by importing it; one with `error` when importing fails."""
+        """The module's surface at `ref` read by importing it; one with `error` when importing fails. Kept by the id
+        of the package root's tree: the same files below it import the same way within one run."""
+        tree = self.ctx.change.tree_id(ref, root)
+        internal = self.ctx.policy.api_internal_decorators
+        key = (module, root, tree, tuple(internal) if internal is not None else None)
+        if tree is not None and key in _IMPORTED:
+            return _IMPORTED[key]
+        found = self._import(ref, module, path, root)
+        if tree is not None:
+            _IMPORTED[key] = found
+        return found
+
+    def _import(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
         if ref not in self.folders:
             self.folders[ref] = Path(self.stack.enter_context(self.ctx.change.checked_out(ref)))
         internal = self.ctx.policy.api_internal_decorators

@@ -151,6 +151,11 @@ class ChangeSet:
         """The git object id of the file `path` at `ref` (None: no file there): equal ids, equal contents."""
         return self._reader.blob_id(ref, path)
 
+    def tree_id(self, ref: str, folder: str) -> str | None:
+        """The git object id of the folder `folder` at `ref` (None: no such folder): equal ids, equal files below."""
+        read = getattr(self._reader, "tree_id", None)
+        return read(ref, folder) if read is not None else None
+
     def settings_at(self, ref: str):
         """The configuration as committed at `ref` (`gates.model.config.Settings`), read once per version."""
         read_once = getattr(self._reader, "settings", None)

@@ -161,6 +161,10 @@ class _GitReader:
         found = self.entry_at(ref, path)
         return found[1] if found is not None and found[0] != "40000" else None
 
+    def tree_id(self, ref: str, folder: str) -> str | None:
+        found = self.entry_at(ref, folder)
+        return found[1] if found is not None and found[0] == "40000" else None
+
     def list_files(self, ref: str, under: str) -> list[str]:
         """Every file below the folder `under` at `ref`, in `git ls-tree -r` order (trees read once by sha)."""
         found = self.entry_at(ref, under)
