@@ -140,7 +140,8 @@ def repo(tmp_path):
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text('__all__ = ["attention_decode_splitkv"]\n\n\n'
-                                     "def attention_decode_splitkv(q, k, v, *, num_splits):\n    return q\n")
+                                     "def attention_decode_splitkv(q, k, v, *, num_splits):\n    return q\n\n\n"
+                                     "def oracle(q, k, v):\n    return q\n")
     (pkg / "test_numeric.py").write_text("def test_numeric():\n    pass\n")
     (pkg / "test_bitwise.py").write_text("def test_bitwise():\n    pass\n")
     (pkg / "fingerprints.json").write_text(json.dumps({"cuda": {"fx1": FIXTURE_SHA}}))
