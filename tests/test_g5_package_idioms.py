@@ -222,3 +222,12 @@ def test_all_computed_from_a_map_the_module_changes_stays_unreadable():
     files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": GETATTR_INIT.replace(
         '__all__ = ["rms_norm", "apply_rope"]', '__all__ = list(_LAZY)\n_LAZY["extra"] = ".ops.extra"')}
     assert "a computed `__all__`" in package_surface(files).error
+
+
+def test_a_module_nested_past_what_the_checker_follows_is_unreadable_not_a_crash():
+    long_sum = " + ".join(["name"] * 3000)  # each `+` one level deeper than the last
+    hook = f"_LAZY = {{'rms_norm': '.ops.norm'}}\n\n\ndef __getattr__(name):\n    if {long_sum} in _LAZY:\n" \
+           "        return name\n    raise AttributeError(name)\n"
+    files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": hook}
+    error = package_surface(files).error
+    assert error is not None and ("cannot evaluate" in error or "does not parse" in error)

@@ -191,7 +191,10 @@ def import_target(call: ast.Call, env: dict, importers: set[str]) -> str | None:
     evaluator = Evaluator(env, importers)
     if not evaluator.is_importer(call.func):
         return None
-    found = evaluator.call(call)
+    try:
+        found = evaluator.call(call)
+    except (RecursionError, _Raised):
+        raise Unmodelled(f"`{ast.unparse(call)[:80]}`") from None
     return found.dotted if isinstance(found, ModuleValue) else None
 
 
@@ -312,6 +315,13 @@ def getattr_exports(func: ast.FunctionDef, env: dict, importers: set[str]) -> di
     for node in ast.walk(func):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             candidates.append(node.value)
+    try:
+        return _run_hook(func, env, importers, candidates)
+    except RecursionError:
+        raise Unmodelled("a `__getattr__` nested too deeply") from None
+
+
+def _run_hook(func, env: dict, importers: set[str], candidates: list[str]) -> dict[str, ModuleValue | AttributeOf]:
     runner = _HookRunner(func, env, importers)
     if runner.run(_MISSING) is not None:
         raise Unmodelled("a `__getattr__` that returns something for any name")

@@ -308,6 +308,18 @@ def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: s
     except (SyntaxError, ValueError) as exc:
         scope.error = f"does not parse: {exc}"
         return scope
+    except (RecursionError, MemoryError):
+        scope.error = "does not parse: nested too deeply for the checker to read"
+        return scope
+    try:
+        return _bind_scope(scope, tree, resolver, visiting)
+    except RecursionError:
+        scope.error = scope.error or f"{UNREADABLE}: nested too deeply to follow at {path}"
+        return scope
+
+
+def _bind_scope(scope: ModuleScope, tree: ast.Module, resolver: _Resolver, visiting) -> ModuleScope:
+    """What `tree` binds, over `scope`, refusing what the checker cannot follow."""
     constructs, scope.rebound = dynamic_constructs(tree, scope.module)
     scope.reads = name_reads(tree)
     for construct, line in constructs[:1]:
