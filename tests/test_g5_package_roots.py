@@ -49,8 +49,29 @@ def test_a_declared_package_that_resolves_to_nothing_is_an_error(tmp_path):
         "src/kernels/__init__.py, src/kernels.py (package roots ., src; set api.package_roots in the policy)")
 
 
-def test_a_package_whose_surface_cannot_be_read_confirms_no_added_name(tmp_path):
+def test_a_package_whose_surface_cannot_be_read_is_imported_to_confirm_the_added_name(tmp_path):
     result = record_check(tmp_path, {"src/kernels/__init__.py": INIT + "exec('')\n", "src/kernels/api.py": API})
+    assert result.status is Status.PASS
+    assert [(f.severity, f.message) for f in result.findings] == [(
+        "warning", "package kernels cannot be read statically (the checker cannot read this module's surface "
+        "statically: `exec()` at src/kernels/__init__.py:2), so the names it exports were read by importing it in a "
+        "subprocess")]
+
+
+def test_a_package_neither_readable_nor_importable_confirms_no_added_name(tmp_path):
+    result = record_check(tmp_path, {"src/kernels/__init__.py": "import vendor_runtime\n" + INIT + "exec('')\n",
+                                     "src/kernels/api.py": API})
+    assert result.status is Status.FAIL
+    assert messages(result) == [
+        "'attention_decode_paged' cannot be confirmed as exported; kernels could not be read in full (the checker "
+        "cannot read this module's surface statically: `exec()` at src/kernels/__init__.py:3; importing it in a "
+        "subprocess failed too (importing kernels failed: ModuleNotFoundError: No module named 'vendor_runtime'))"]
+
+
+def test_without_the_import_fallback_an_unreadable_package_confirms_no_added_name(tmp_path):
+    policy = "schema_version: 1\nrules: []\napi:\n  import_fallback: false\n"
+    result = record_check(tmp_path, {"src/kernels/__init__.py": INIT + "exec('')\n", "src/kernels/api.py": API},
+                          policy)
     assert result.status is Status.FAIL
     assert messages(result) == [
         "'attention_decode_paged' cannot be confirmed as exported; kernels could not be read in full (the checker "
