@@ -79,7 +79,7 @@ INTERNAL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
 
 DOCUMENTATION_DECORATORS = tuple(f"transformers.utils{where}.{name}" for where in ("", ".doc") for name in (
     "add_start_docstrings", "add_start_docstrings_to_model_forward", "add_end_docstrings",
-    "replace_return_docstrings", "add_code_sample_docstrings", "copy_func"))
+    "replace_return_docstrings", "add_code_sample_docstrings"))
 """Decorators from outside a repository that keep the signature by default: they set `__doc__` and return the function."""
 
 _CONSTRUCTORS = ("__init__", "__new__")
