@@ -28,11 +28,10 @@ from gates.python_api.module_scope import (
     package_homes,
 )
 from gates.history.changeset import decode_text
-from gates.python_api.api_surface import INTERNAL_DECORATORS
 from gates.python_api.imported_surface import ImportFailed, imported_entries
 from gates.python_api.scope_model import decode_source
 from gates.model.paths import resolve_inside
-from gates.model.policy import POLICY_PATH
+from gates.model.policy import INTERNAL_DECORATORS, POLICY_PATH
 from gates.model.record import Record
 
 GATE = "G5"
@@ -104,12 +103,11 @@ def _imported_names(ctx: GateContext, unread: list[ModuleScope], roots: list[str
     the policy turns importing off (`api.import_fallback: false`)."""
     if not unread or (ctx.policy is not None and not ctx.policy.api_import_fallback):
         return None, {}
-    internal = ctx.policy.api_internal_decorators if ctx.policy is not None else None
+    internal = ctx.policy.api_internal_decorators if ctx.policy is not None else INTERNAL_DECORATORS
     names: set[str] = set()
     for scope in unread:
         try:
-            entries, exports = imported_entries(ctx.repo_root, scope.module, roots,
-                                                INTERNAL_DECORATORS if internal is None else internal)
+            entries, exports = imported_entries(ctx.repo_root, scope.module, roots, internal)
         except ImportFailed as exc:
             return None, {scope.module: f"; importing it in a subprocess failed too ({exc})"}
         names |= {name for name in entries if "." not in name} | set(exports or [])

@@ -29,7 +29,7 @@ from pathlib import Path
 from gates.history.context import SeriesContext, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
-from gates.python_api.api_surface import INTERNAL_DECORATORS, ApiChange, ModuleSurface, diff_surfaces, module_surface
+from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.imported_surface import ImportFailed, imported_entries
 from gates.python_api.module_scope import (
     ReadText,
@@ -236,13 +236,10 @@ def _read_surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str,
 
 
 def _decorator_rules(ctx: SeriesContext) -> dict:
-    """The policy's `api.internal_decorators` and `api.transparent_decorators`, or the checker's defaults."""
-    rules = {}
-    if ctx.policy.api_internal_decorators is not None:
-        rules["internal_decorators"] = tuple(ctx.policy.api_internal_decorators)
-    if ctx.policy.api_transparent_decorators is not None:
-        rules["transparent_decorators"] = tuple(ctx.policy.api_transparent_decorators)
-    return rules
+    """The policy's `api.internal_decorators` and `api.transparent_decorators` (by default Triton's kernel decorators
+    and transformers' documentation decorators)."""
+    return {"internal_decorators": tuple(ctx.policy.api_internal_decorators),
+            "transparent_decorators": tuple(ctx.policy.api_transparent_decorators)}
 
 
 _IMPORTED: dict[tuple, ModuleSurface] = {}  # (module, root, its tree id, internal decorators) -> surface by importing
@@ -262,8 +259,7 @@ class _Imports:
         """The module's surface at `ref` read by importing it; one with `error` when importing fails. Kept by the id
         of the package root's tree: the same files below it import the same way within one run."""
         tree = self.ctx.change.tree_id(ref, root)
-        internal = self.ctx.policy.api_internal_decorators
-        key = (module, root, tree, tuple(internal) if internal is not None else None)
+        key = (module, root, tree, tuple(self.ctx.policy.api_internal_decorators))
         if tree is not None and key in _IMPORTED:
             return _IMPORTED[key]
         found = self._import(ref, module, path, root)
@@ -274,10 +270,9 @@ class _Imports:
     def _import(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
         if ref not in self.folders:
             self.folders[ref] = Path(self.stack.enter_context(self.ctx.change.checked_out(ref)))
-        internal = self.ctx.policy.api_internal_decorators
         try:
             entries, exports = imported_entries(self.folders[ref], module, [root],
-                                                INTERNAL_DECORATORS if internal is None else internal)
+                                                self.ctx.policy.api_internal_decorators)
         except ImportFailed as exc:
             return ModuleSurface(module, path, error=str(exc))
         return ModuleSurface(module, path, entries=entries, exports=exports)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
+from gates.model.policy import DOCUMENTATION_DECORATORS, INTERNAL_DECORATORS  # noqa: F401 (G5's defaults)
 from gates.python_api.decorators import callee
 from gates.python_api.default_values import fill, read_chain, read_default
 from gates.python_api.module_scope import (
@@ -73,14 +74,6 @@ class ApiChange:
     origin: tuple[str, int] | None = None  # (path, line) of the definition when a star import brought it in
     head_readable: bool = False  # unreadable-base only: whether the head surface could be read
 
-
-INTERNAL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
-"""Decorators whose definitions are no public API by default: Triton kernels, launched through host wrappers."""
-
-DOCUMENTATION_DECORATORS = tuple(f"transformers.utils{where}.{name}" for where in ("", ".doc") for name in (
-    "add_start_docstrings", "add_start_docstrings_to_model_forward", "add_end_docstrings",
-    "replace_return_docstrings", "add_code_sample_docstrings"))
-"""Decorators from outside a repository that keep the signature by default: they set `__doc__` and return the function."""
 
 _CONSTRUCTORS = ("__init__", "__new__")
 
