@@ -2,12 +2,16 @@
 
     python scripts/bench_history.py                    # 2,000 commits
     python scripts/bench_history.py --commits 500 --repeat 3
+    python scripts/bench_history.py --commits 200 --modules 226   # a library-sized package
 
 The repository (built with `git fast-import`, so building takes well under a second)
 has the policy, a kernel package and a test on its first commit, then N commits by
 alternating authors: each edits a note under docs/, every tenth a test, every
 fiftieth a kernel module (a body change, no API break), and every commit carries a
-Co-authored-by trailer. Two timings are printed, both of what `gate-check` runs,
+Co-authored-by trailer. With `--modules N` the package also holds N modules that import
+from one another (`ops/m7.py` imports `f6` from `ops/m6.py`, and the package `__init__`
+re-exports every `f`), and every fifth commit edits one of them (a body change), the way
+a kernel library's history mostly touches its modules. Two timings are printed, both of what `gate-check` runs,
 from loading the history to the report:
 
 - `--base`: the N commits as one change (root..tip);
@@ -62,23 +66,35 @@ def _commit(mark: int, parent: int | None, who: tuple[str, str], message: str, f
     return "".join(lines) + "\n"
 
 
-def build(folder: Path, commits: int) -> Path:
+def _module(index: int, body: int) -> str:
+    imported = f"from .m{index - 1} import f{index - 1}\n\n\n" if index else ""
+    return f"{imported}def f{index}(x, *, scale=None, out=None):\n    return {body}\n"
+
+
+def build(folder: Path, commits: int, modules: int = 0) -> Path:
     """A repository with a seed commit and `commits` more on main."""
     repo = folder / "repo"
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    stream = [_commit(1, None, PEOPLE[0], "Seed", {
+    seed = {
         ".design-gates/policy.yaml": POLICY,
-        "kernels/__init__.py": "",
+        "kernels/__init__.py": "".join(f"from .ops.m{i} import f{i}\n" for i in range(modules)),
         "kernels/decode_attention/__init__.py": "",
         "kernels/decode_attention/api.py": API.format(n=0),
         "tests/test_api.py": "def test_nothing():\n    assert True\n",
-    })]
+    }
+    if modules:
+        seed["kernels/ops/__init__.py"] = ""
+        seed.update({f"kernels/ops/m{i}.py": _module(i, 0) for i in range(modules)})
+    stream = [_commit(1, None, PEOPLE[0], "Seed", seed)]
     for n in range(1, commits + 1):
         files = {f"docs/notes/note-{n % 100}.md": f"note {n}\n"}
         if n % 10 == 0:
             files[f"tests/test_{n % 7}.py"] = f"def test_{n}():\n    assert True\n"
         if n % 50 == 0:
             files["kernels/decode_attention/api.py"] = API.format(n=n)
+        if modules and n % 5 == 0:
+            index = (n * 7) % modules
+            files[f"kernels/ops/m{index}.py"] = _module(index, n)
         co = PEOPLE[(n + 1) % 2]
         stream.append(_commit(n + 1, n, PEOPLE[n % 2], f"Change {n}\n\nCo-authored-by: {co[0]} <{co[1]}>",
                               files))
@@ -99,12 +115,13 @@ def main_bench() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--commits", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--modules", type=int, default=0, help="modules importing one another in the package")
     parser.add_argument("--skip-history", action="store_true", help="time only --base")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
-        repo = build(Path(folder), args.commits)
-        print(f"built {args.commits} commits in {time.perf_counter() - start:.2f} s")
+        repo = build(Path(folder), args.commits, args.modules)
+        print(f"built {args.commits} commits ({args.modules} extra modules) in {time.perf_counter() - start:.2f} s")
         root = subprocess.run(["git", "rev-list", "--max-parents=0", "main"], cwd=repo, capture_output=True,
                               text=True, check=True).stdout.strip()
         for _ in range(args.repeat):

@@ -196,6 +196,22 @@ def test_new_follows_the_configuration_and_the_policy(tmp_path, capsys):
     assert "--process 'hotfix' is not a process this repository allows" in capsys.readouterr().err
 
 
+def test_new_takes_the_risk_from_the_policy_and_the_capture_stage_from_the_process(tmp_path):
+    (tmp_path / ".design-gates").mkdir()
+    (tmp_path / ".design-gates" / "config.yaml").write_text(
+        "profile: single-pr\nprofiles:\n  single-pr: {}\n  stacked: {}\n", encoding="utf-8")
+    (tmp_path / ".design-gates" / "policy.yaml").write_text(
+        "schema_version: 1\nrules:\n  - {paths: [\"src/normkit/**\"], level: L4}\n  - {paths: [\"docs/**\"], "
+        "level: L0}\n", encoding="utf-8")
+    assert main(["new", "fix", "--title", "t", "--author", "A <a@b.c>", "--repo-root", str(tmp_path)]) == 0
+    text = (tmp_path / "docs" / "design" / "fix.md").read_text(encoding="utf-8")
+    assert "\nrisk: L4\n" in text and "capture: {required: true, due: D," in text
+    assert main(["new", "kernel", "--title", "t", "--author", "A <a@b.c>", "--process", "stacked",
+                 "--repo-root", str(tmp_path)]) == 0
+    text = (tmp_path / "docs" / "design" / "kernel.md").read_text(encoding="utf-8")
+    assert "\nrisk: L4\n" in text and "capture: {required: true, due: C," in text
+
+
 @pytest.mark.parametrize("args", [
     ["new", "Bad_ID", "--title", "t", "--author", "A <a@b.c>"],
     ["new", "ok", "--title", "t", "--author", "no email"],
@@ -356,3 +372,33 @@ def test_quiet_still_prints_the_findings_and_keeps_the_exit_code(capsys):
     assert "1 record(s)" in out
     code, out, _ = run(capsys, NEGATIVE, "-q", "--format", "github")
     assert code == 1 and out.startswith("::error file=G7/negative/untraced-result.md,line=105,col=20")
+
+
+def test_the_summary_counts_records_and_names_other_files_the_history_checks_failed_at(tmp_path, capsys):
+    from gitrepo_builder import ADA, seeded_repo
+
+    repo = seeded_repo(tmp_path / "repo")
+    repo.branch("unrecorded")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# tuned\n")
+    repo.commit("A hot-path edit without a record", who=ADA)
+    code = main(["--repo-root", str(repo.root), "--base", "main"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert out.splitlines()[-1] == ("0 record(s): 0 passed, 0 failed, 0 errored, 0 not applicable; "
+                                    "the history checks failed at 1 other file(s)")
+
+
+def test_a_commit_whose_objects_are_missing_is_bad_input_not_an_internal_error(tmp_path, capsys):
+    from gitrepo_builder import ADA, seeded_repo
+
+    repo = seeded_repo(tmp_path / "repo")
+    repo.branch("change")
+    repo.write("kernels/extra.py", "def extra():\n    return 1\n")
+    repo.commit("A new module", who=ADA)
+    blob = repo.git("rev-parse", "HEAD:kernels/extra.py")
+    (repo.root / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    repo.checkout("main")
+    code = main(["--repo-root", str(repo.root), "--base", "main", "--head", "change"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert f"git object {blob[:12]}" in err and "is missing from this clone" in err

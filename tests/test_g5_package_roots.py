@@ -49,8 +49,29 @@ def test_a_declared_package_that_resolves_to_nothing_is_an_error(tmp_path):
         "src/kernels/__init__.py, src/kernels.py (package roots ., src; set api.package_roots in the policy)")
 
 
-def test_a_package_whose_surface_cannot_be_read_confirms_no_added_name(tmp_path):
+def test_a_package_whose_surface_cannot_be_read_is_imported_to_confirm_the_added_name(tmp_path):
     result = record_check(tmp_path, {"src/kernels/__init__.py": INIT + "exec('')\n", "src/kernels/api.py": API})
+    assert result.status is Status.PASS
+    assert [(f.severity, f.message) for f in result.findings] == [(
+        "warning", "package kernels cannot be read statically (the checker cannot read this module's surface "
+        "statically: `exec()` at src/kernels/__init__.py:2), so the names it exports were read by importing it in a "
+        "subprocess")]
+
+
+def test_a_package_neither_readable_nor_importable_confirms_no_added_name(tmp_path):
+    result = record_check(tmp_path, {"src/kernels/__init__.py": "import vendor_runtime\n" + INIT + "exec('')\n",
+                                     "src/kernels/api.py": API})
+    assert result.status is Status.FAIL
+    assert messages(result) == [
+        "'attention_decode_paged' cannot be confirmed as exported; kernels could not be read in full (the checker "
+        "cannot read this module's surface statically: `exec()` at src/kernels/__init__.py:3; importing it in a "
+        "subprocess failed too (importing kernels failed: ModuleNotFoundError: No module named 'vendor_runtime'))"]
+
+
+def test_without_the_import_fallback_an_unreadable_package_confirms_no_added_name(tmp_path):
+    policy = "schema_version: 1\nrules: []\napi:\n  import_fallback: false\n"
+    result = record_check(tmp_path, {"src/kernels/__init__.py": INIT + "exec('')\n", "src/kernels/api.py": API},
+                          policy)
     assert result.status is Status.FAIL
     assert messages(result) == [
         "'attention_decode_paged' cannot be confirmed as exported; kernels could not be read in full (the checker "
@@ -115,14 +136,26 @@ def test_a_private_function_imported_under_a_public_name_is_diffed_through_the_i
                                      f"in {init}); the public API may only grow")]
 
 
-def test_a_new_module_the_checker_cannot_read_is_an_error(src_repo):
+def test_a_new_module_the_checker_cannot_read_or_import_is_an_error(src_repo):
     src_repo.branch("lazy")
     path = "src/kernels/decode_attention/lazy.py"
-    src_repo.write(path, "def __getattr__(name):\n    raise AttributeError(name)\n")
+    src_repo.write(path, "import vendor_runtime\n\n\ndef __getattr__(name):\n    return _load(name)\n")
     src_repo.commit("Lazy attributes", who=ADA)
     assert g5(src_repo.check()) == [(path, 1, "error", "module kernels.decode_attention.lazy the checker cannot read "
-                                     "this module's surface statically: a module-level `def __getattr__` hook at "
-                                     f"{path}:1; a module of a checked package must be readable statically")]
+                                     "this module's surface statically: a module-level `def __getattr__` hook the checker "
+                                     f"cannot evaluate (`_load(name)`) at {path}:4; importing it in a subprocess failed "
+                                     "too (importing kernels.decode_attention.lazy failed: ModuleNotFoundError: No module "
+                                     "named 'vendor_runtime'); a module of a checked package must be readable")]
+
+
+def test_a_new_module_read_only_by_importing_it_passes_with_a_note(src_repo):
+    src_repo.branch("lazy")
+    path = "src/kernels/decode_attention/lazy.py"
+    src_repo.write(path, "def __getattr__(name):\n    return _load(name)\n")
+    src_repo.commit("Lazy attributes", who=ADA)
+    ((found_path, _, severity, message),) = g5(src_repo.check())
+    assert (found_path, severity) == (path, "warning")
+    assert "so its surface on base and head was read by importing each in a subprocess" in message
 
 
 def test_a_module_unreadable_on_the_base_is_a_warning_not_a_silent_pass(src_repo):
@@ -132,7 +165,23 @@ def test_a_module_unreadable_on_the_base_is_a_warning_not_a_silent_pass(src_repo
     src_repo.branch("readable")
     src_repo.write(path, KERNEL_API)
     src_repo.commit("Make the module readable", who=ADA)
-    ((found_path, line, severity, message),) = g5(src_repo.check())
+    found = g5(src_repo.check())
+    assert {(found_path, severity) for found_path, _, severity, _ in found} == {
+        (path, "warning"), ("src/kernels/__init__.py", "warning")}  # the package imports from it: read the same way
+    assert (path, 1, "warning", "module kernels.decode_attention.api cannot be read statically (the checker cannot "
+            f"read this module's surface statically: `exec()` at {path}:9), so its surface on base and head was read by "
+            "importing each in a subprocess; a reviewer may want to check what the import ran") in found
+
+
+def test_without_the_import_fallback_a_module_unreadable_on_the_base_is_a_warning(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY + "  import_fallback: false\n")
+    path = "src/kernels/decode_attention/api.py"
+    repo.write(path, repo.read(path) + "\nexec('')\n")
+    repo.commit("Code from before the checker", who=MAX)
+    repo.branch("readable")
+    repo.write(path, KERNEL_API)
+    repo.commit("Make the module readable", who=ADA)
+    ((found_path, line, severity, message),) = g5(repo.check())
     assert (found_path, severity) == (path, "warning")
     assert message.startswith("module kernels.decode_attention.api: its surface on the base could not be read "
                               "(the checker cannot read this module's surface statically: `exec()` at "

@@ -78,7 +78,22 @@ def test_a_removed_parameter_of_a_versioned_triton_module_is_reported(repo):
             "removed; the public API may only grow") in g5(repo.check())
 
 
-def test_a_module_unreadable_on_base_and_head_fails_the_change(repo):
+def test_a_module_unreadable_on_base_and_head_is_read_by_importing_it(repo):
+    repo.write(PATH, VERSIONED + "\nexec('')\n")
+    repo.commit("Code from before the checker", who=MAX)
+    repo.branch("drop-in-place")
+    repo.write(PATH, repo.read(PATH).replace(", in_place=False", ""))
+    repo.commit("rms_norm: always out of place", who=ADA)
+    found = g5(repo.check())
+    assert [severity for _, _, severity, _ in found] == ["warning", "error"]
+    assert "read by importing each in a subprocess" in found[0][3]
+    assert found[1][3] == ("public API break: kernels.decode_attention.norm.rms_norm: parameter 'in_place' removed; "
+                           "the public API may only grow")
+
+
+def test_without_the_import_fallback_a_module_unreadable_on_base_and_head_fails_the_change(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=SRC_POLICY + "  import_fallback: false\n",
+                       files={PATH: VERSIONED})
     repo.write(PATH, VERSIONED + "\nexec('')\n")
     repo.commit("Code from before the checker", who=MAX)
     repo.branch("drop-in-place")

@@ -91,3 +91,29 @@ def test_the_history_step_refuses_a_shallow_clone_and_accepts_a_full_one(action,
     assert full.returncode == 0, full.stdout
     missing = run_history_step(action, tmp_path / "full", "0" * 40, head)
     assert missing.returncode == 2 and re.search(r"0{40} is not a commit in this clone", missing.stdout)
+
+
+def run_lint_step(action: dict, tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    """The lint-pr step's script with a stand-in gate-check that records how it was called."""
+    fake = tmp_path / "gate-check"
+    fake.write_text('#!/bin/sh\necho "called: $*"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    script = step(action, "lint-pr")["run"]
+    env = dict(os.environ, BODY=body, GATE_CHECK=str(fake), RUNNER_TEMP=str(tmp_path))
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, check=False)
+
+
+def test_the_description_is_linted_when_it_starts_from_pr_body(action, tmp_path):
+    assert action["inputs"]["lint-pr"]["default"] == "true"
+    marked = "<!-- design-gates pr-body: record=docs/design/x.md stage=B -->\n\n# X — stage B\n"
+    done = run_lint_step(action, tmp_path, marked)
+    assert done.returncode == 0
+    assert f"called: lint-pr --body-file {tmp_path}/design-gates-pr-body.md" in done.stdout
+    assert (tmp_path / "design-gates-pr-body.md").read_text(encoding="utf-8") == marked + "\n"
+
+
+def test_a_description_without_the_marker_is_left_alone_with_a_notice(action, tmp_path):
+    done = run_lint_step(action, tmp_path, "Fix a typo in the README; $(touch pwned)")
+    assert done.returncode == 0 and "called" not in done.stdout
+    assert "::notice::the description carries no gate-check pr-body marker" in done.stdout
+    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()

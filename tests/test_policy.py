@@ -122,3 +122,16 @@ def test_every_switch_of_the_repository_policy_names_a_module_constant():
         source = (REPO / path).read_text(encoding="utf-8")
         entry = module_surface(source, path, [name]).entries[f"switch:{name}"]
         assert entry.value is not None, f"{switch}: {path} defines no module-level {name}"
+
+
+def test_reading_more_of_the_api_by_trust_is_a_loosening():
+    base = parse_policy("schema_version: 1\nrules: []\napi:\n  packages: [kernels]\n  import_fallback: false\n"
+                        "  internal_decorators: [triton.jit]\n")
+    looser = parse_policy("schema_version: 1\nrules: []\napi:\n  packages: [kernels]\n"
+                          "  internal_decorators: [triton.jit, kernels.register]\n  transparent_decorators: [docs.add]\n")
+    assert base.loosenings(looser) == ["api import_fallback turned on", "api internal_decorators added kernels.register",
+                                       "api transparent_decorators added docs.add"]
+    back_to_the_defaults = parse_policy("schema_version: 1\nrules: []\napi:\n  packages: [kernels]\n")
+    assert base.loosenings(back_to_the_defaults) == [
+        "api import_fallback turned on", "api internal_decorators added triton.autotune, triton.heuristics"]
+    assert looser.loosenings(looser) == [] and base.loosenings(base) == []

@@ -140,7 +140,8 @@ def repo(tmp_path):
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text('__all__ = ["attention_decode_splitkv"]\n\n\n'
-                                     "def attention_decode_splitkv(q, k, v, *, num_splits):\n    return q\n")
+                                     "def attention_decode_splitkv(q, k, v, *, num_splits):\n    return q\n\n\n"
+                                     "def oracle(q, k, v):\n    return q\n")
     (pkg / "test_numeric.py").write_text("def test_numeric():\n    pass\n")
     (pkg / "test_bitwise.py").write_text("def test_bitwise():\n    pass\n")
     (pkg / "fingerprints.json").write_text(json.dumps({"cuda": {"fx1": FIXTURE_SHA}}))
@@ -269,3 +270,18 @@ def test_an_unreadable_record_exits_2_with_file_and_line(repo, capsys):
     code, _, err = pr_body(repo, bad, "A", capsys)
     assert code == 2
     assert err.startswith("docs/design/broken.md:")
+
+
+def test_a_single_pr_record_is_described_as_one_pull_request_not_a_stage_of_a_series(repo, capsys):
+    (repo / ".design-gates").mkdir()
+    (repo / ".design-gates" / "config.yaml").write_text("profiles:\n  stacked: {}\n  single-pr: {}\n")
+    record = write_record(repo, "splitkv", "D")
+    record.write_text(record.read_text(encoding="utf-8").replace("stage: D\n", "stage: D\nprocess: single-pr\n", 1),
+                      encoding="utf-8")
+    body = pr_body(repo, record, "D", capsys)[1]
+    assert "A→D" not in body and "stage D" not in body.split("## Why")[0]
+    assert "# Split-KV decode attention — design record, change and evidence" in body
+    assert "one pull request: record, change and evidence together" in body
+    validation = section(body, "Validation")
+    assert "Carried from earlier stages" not in validation
+    assert "`numeric-h200` (Numeric suite)" in validation.split("### What was not run")[0]

@@ -17,6 +17,7 @@ from gates.checks.context import GateContext, stage_at_least
 from gates.checks.evidence_refs import declared_evidence
 from gates.model.findings import Finding, GateResult, result_from_findings
 from gates.model.paths import resolve_inside
+from gates.model.policy import LEVELS, glob_matches
 from gates.model.record import Record, prose_lines
 
 GATE = "G0"
@@ -47,8 +48,53 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     _check_placeholders(record, add)
     _check_references(record, ctx, add)
     _check_paths(record, ctx, add)
+    _check_risk(record, ctx, add)
     _check_links(record, add)
     return result_from_findings(GATE, findings)
+
+
+def _check_risk(record: Record, ctx: GateContext, add) -> None:
+    """The record's `risk` is at least the policy's level of every file its `covers` matches: reviewers read the
+    level in the record's header and pull-request description, so a record below the policy's level misleads them.
+    A warning for now: records approved under an understated level would otherwise fail without a change."""
+    risk = record.get("risk")
+    if ctx.policy is None or risk not in LEVELS:
+        return
+    highest, where = risk, None
+    for index, pattern in enumerate(record.get("covers", default=[]) or []):
+        if not isinstance(pattern, str):
+            continue
+        for path in _matching_files(ctx, pattern):
+            level, rule = ctx.policy.level_of(path)
+            if LEVELS.index(level) > LEVELS.index(highest):
+                highest, where = level, (index, path, rule)
+    if where is not None:
+        index, path, rule = where
+        why = f" ({rule.reason})" if rule is not None and rule.reason else ""
+        add(record.line_of("risk"), f"risk {risk} is below {highest}, the policy's level of {path}{why}, which covers "
+            f"{record.get('covers')[index]!r} matches: raise risk to {highest}", "warning")
+
+
+def _matching_files(ctx: GateContext, pattern: str, limit: int = 5000) -> list[str]:
+    """Working-tree files (relative, POSIX) a `covers` glob matches, by the policy's glob rules; at most `limit`
+    looked at, from the folder the glob names before its first wildcard."""
+    cache = ctx.__dict__.setdefault("_covered_files", {})
+    if pattern not in cache:
+        root = ctx.repo_root
+        literal = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+        start = literal if literal.endswith("/") or literal == pattern else literal.rpartition("/")[0]
+        folder = resolve_inside(root, start.rstrip("/")) if start.strip("/") else root
+        found: list[str] = []
+        if folder is not None and folder.is_file():
+            found = [pattern.rstrip("/")] if glob_matches(pattern, pattern.rstrip("/")) else []
+        elif folder is not None and folder.is_dir():
+            for path in _limited((p for p in folder.rglob("*") if ".git" not in p.parts), limit):
+                if path.is_file() and not path.is_symlink():
+                    rel = path.relative_to(root).as_posix()
+                    if glob_matches(pattern, rel) or glob_matches(pattern.rstrip("/") + "/**", rel):
+                        found.append(rel)
+        cache[pattern] = found
+    return cache[pattern]
 
 
 def _check_identity(record: Record, ctx: GateContext, add) -> None:

@@ -3,6 +3,7 @@
 The record declares `numeric_contract` (oracle, suite, tolerances per metric and
 dtype). Every declared tolerance must be sound and no looser than the policy's
 ceilings (`gates.checks.tolerance_bounds`), at every stage. From stage B on, either the
+oracle must name a function that exists (`gates.checks.oracle_reference`), and either the
 declared suite is run (`--run-suites`) or, by default, the record's `numeric`
 evidence artifact is read: it must exist, match the schema and its pinned SHA-256,
 be fresh, report `passed`, have measured cases for every declared dtype, and every
@@ -15,6 +16,7 @@ apply (the declaration is still checked).
 from __future__ import annotations
 
 from gates.checks.context import GateContext, stage_at_least
+from gates.checks.oracle_reference import oracle_problem
 from gates.checks.suite_evidence import judged_results
 from gates.checks.tolerance_bounds import ceilings_of, is_finite_number, number_text, tolerance_problems
 from gates.model.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
@@ -36,6 +38,11 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     for index, tolerance in enumerate(contract.get("tolerances") or []):
         for problem in tolerance_problems(tolerance, ceilings, policy_path):
             add(("numeric_contract", "tolerances", index), problem)
+    oracle = contract.get("oracle")
+    if isinstance(oracle, str) and stage_at_least(ctx.effective_stage(record), "B"):
+        problem = oracle_problem(oracle, ctx)
+        if problem:
+            add(("numeric_contract", "oracle"), problem)
     if findings or not stage_at_least(ctx.effective_stage(record), "B"):
         return result_from_findings(GATE, findings) if findings else GateResult(GATE, Status.NOT_APPLICABLE)
     judged = judged_results(record, ctx, "numeric_contract", "numeric", GATE, findings, add)

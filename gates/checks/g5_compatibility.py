@@ -9,8 +9,9 @@ each declared package must resolve to a module under exactly one of the package 
 (the policy's `api.package_roots`, default `.` then `src`), and each added name must
 be exported by one of them: defined, imported or listed in `__all__` by its
 `__init__.py` (or module file), star imports followed into the repository's modules
-(`gates.python_api.module_scope`). A package whose surface cannot be read statically confirms
-nothing. The diff-based form of this check (`--base`) reads the code itself.
+(`gates.python_api.module_scope`). A package whose surface cannot be read statically is
+imported in a subprocess to confirm them (with a warning), unless the policy turns that off;
+one that cannot be imported either confirms nothing. The diff-based form of this check (`--base`) reads the code itself.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from gates.python_api.module_scope import (
     package_homes,
 )
 from gates.history.changeset import decode_text
+from gates.python_api.imported_surface import ImportFailed, imported_entries
+from gates.python_api.scope_model import decode_source
 from gates.model.paths import resolve_inside
-from gates.model.policy import POLICY_PATH
+from gates.model.policy import INTERNAL_DECORATORS, POLICY_PATH
 from gates.model.record import Record
 
 GATE = "G5"
@@ -74,7 +77,16 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         findings.extend(_policy_packages_found_nowhere(ctx, roots))
         exported = set().union(*(_exported_names(ctx, package) for package in packages))
         unread = [scope for scope in (_package_scope(ctx, package) for package in packages) if scope and scope.error]
-        why = "".join(f"; {scope.module} could not be read in full ({scope.error})" for scope in unread)
+        imported, failures = _imported_names(ctx, unread, roots)
+        if imported is not None:
+            for scope in unread:
+                findings.append(Finding(GATE, record.rel_path, record.line_of("api", "packages"), 1,
+                                        f"package {scope.module} cannot be read statically ({scope.error}), so the "
+                                        "names it exports were read by importing it in a subprocess", "warning"))
+            exported |= imported
+            unread = []
+        why = "".join(f"; {scope.module} could not be read in full ({scope.error}{failures.get(scope.module, '')})"
+                      for scope in unread)
         for index, name in enumerate(api.get("adds") or []):
             if name not in exported:
                 add(("api", "adds", index), f"{name!r} is declared as added but no declared package "
@@ -82,6 +94,24 @@ def check(record: Record, ctx: GateContext) -> GateResult:
             elif unread:
                 add(("api", "adds", index), f"{name!r} cannot be confirmed as exported{why}")
     return result_from_findings(GATE, findings)
+
+
+def _imported_names(ctx: GateContext, unread: list[ModuleScope], roots: list[str]
+                    ) -> tuple[set[str] | None, dict[str, str]]:
+    """The names the packages that cannot be read statically export, read by importing each from the working tree
+    (`gates.python_api.imported_surface`); (None, why importing failed by package) when one cannot be imported, or
+    the policy turns importing off (`api.import_fallback: false`)."""
+    if not unread or (ctx.policy is not None and not ctx.policy.api_import_fallback):
+        return None, {}
+    internal = ctx.policy.api_internal_decorators if ctx.policy is not None else INTERNAL_DECORATORS
+    names: set[str] = set()
+    for scope in unread:
+        try:
+            entries, exports = imported_entries(ctx.repo_root, scope.module, roots, internal)
+        except ImportFailed as exc:
+            return None, {scope.module: f"; importing it in a subprocess failed too ({exc})"}
+        names |= {name for name in entries if "." not in name} | set(exports or [])
+    return names, {}
 
 
 def _policy_packages_found_nowhere(ctx: GateContext, roots: list[str]) -> list[Finding]:
@@ -109,7 +139,7 @@ def _read_text(ctx: GateContext, rel_path: str) -> str | None:
         data = resolved.read_bytes()
     except OSError as exc:
         raise InputError(rel_path, 1, f"cannot be read ({exc.strerror or exc})") from None
-    return decode_text(data, rel_path)
+    return decode_source(data, rel_path) if rel_path.endswith(".py") else decode_text(data, rel_path)
 
 
 def _exists(ctx: GateContext, rel_path: str) -> bool:

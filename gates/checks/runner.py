@@ -27,6 +27,8 @@ from gates.model.schemas import validate
 NOT_RECORDS = {"index.md", "readme.md"}
 
 
+CHANGE_ENTRY = "(change)"  # the entry holding history findings at a file that is no record being checked
+
 @dataclass
 class RecordResult:
     id: str
@@ -309,7 +311,7 @@ def _merge_findings(report: Report, findings: list[Finding], selected) -> None:
             continue
         target = by_path.get(finding.path)
         if target is None:
-            target = RecordResult("(change)", finding.path, None, None)
+            target = RecordResult(CHANGE_ENTRY, finding.path, None, None)
             by_path[finding.path] = target
             report.records.append(target)
         result = target.gates.get(finding.gate)

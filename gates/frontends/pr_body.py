@@ -23,6 +23,7 @@ from pathlib import Path
 
 from gates.checks.registry import TITLES
 from gates.evidence.artifacts import EvidenceStore
+from gates.model.config import load_settings
 from gates.model.errors import InputError, UsageError
 from gates.model.markdown_body import iter_links
 from gates.model.record import STAGES, Record, load_record
@@ -41,6 +42,10 @@ TEXT = {
             "C": "This pull request adds the workspace, the switch and the routing; the default route stays as it is.",
             "D": "This pull request adds the benchmark and the results report.",
         },
+        "single_title": "design record, change and evidence",
+        "single_fact": "one pull request: record, change and evidence together",
+        "single_scope": "This pull request carries the design record, the change with its tests, and the evidence "
+                        "the record cites, together (the single-pr process).",
         "record": "Design record", "stage": "stage", "of": "of the series A→D", "stacked": "stacked on",
         "risk": "risk", "why": "Why", "design": "Design", "decisions": "Decisions needed from reviewers",
         "validation": "Validation", "run": "What was run", "not_run": "What was not run",
@@ -72,6 +77,9 @@ TEXT = {
             "C": "本 PR 加入工作区、开关与路由；默认路由保持不变。",
             "D": "本 PR 加入基准测试与结果报告。",
         },
+        "single_title": "设计记录、改动与证据",
+        "single_fact": "单个 PR：记录、改动与证据一并提交",
+        "single_scope": "本 PR 一并加入设计记录、改动及其测试，以及记录引用的证据（single-pr 流程）。",
         "record": "设计记录", "stage": "阶段", "of": "（系列 A→D）", "stacked": "依赖于",
         "risk": "风险等级", "why": "为什么（诊断）", "design": "设计", "decisions": "需要评审决议的问题",
         "validation": "验证", "run": "已运行", "not_run": "未运行", "results": "结果（记录 §7）",
@@ -119,7 +127,9 @@ def run(args, repo_root: Path) -> int:
         raise report.input_errors[0]
     gates = report.records[0].to_json()["gates"]
     lang = args.lang or record.get("lang", default="en")
-    text = render(record, args.stage, gates, EvidenceStore(repo_root), lang if lang in TEXT else "en")
+    profile = load_settings(repo_root).profile_for(record.get("process"))
+    single = profile is not None and len(profile.stages) == 1
+    text = render(record, args.stage, gates, EvidenceStore(repo_root), lang if lang in TEXT else "en", single=single)
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
@@ -134,18 +144,24 @@ def run(args, repo_root: Path) -> int:
     return 0
 
 
-def render(record: Record, stage: str, gates: dict, store: EvidenceStore, lang: str = "en") -> str:
-    """The description as Markdown; `gates` is the record's entry of `Report.to_json()`."""
+def render(record: Record, stage: str, gates: dict, store: EvidenceStore, lang: str = "en", *,
+           single: bool = False) -> str:
+    """The description as Markdown; `gates` is the record's entry of `Report.to_json()`. `single`: the record
+    follows a one-stage process (`single-pr`), so the pull request carries everything at once."""
     t = TEXT[lang]
     out = [MARKER.format(path=record.rel_path, stage=stage), ""]
     title = record.get("title", default=record.id)
-    out += [f"# {title} — {t['stage']} {stage}: {t['stage_title'][stage]}", ""]
-    facts = [f"{t['record']}: [`{record.id}`]({record.rel_path})", f"{t['stage']} {stage} {t['of']}",
-             f"{t['risk']} {record.get('risk', default='?')}"]
+    if single:
+        out += [f"# {title} — {t['single_title']}", ""]
+        facts = [f"{t['record']}: [`{record.id}`]({record.rel_path})", t["single_fact"]]
+    else:
+        out += [f"# {title} — {t['stage']} {stage}: {t['stage_title'][stage]}", ""]
+        facts = [f"{t['record']}: [`{record.id}`]({record.rel_path})", f"{t['stage']} {stage} {t['of']}"]
+    facts.append(f"{t['risk']} {record.get('risk', default='?')}")
     stacked = record.get("stacked_on", default=[]) or []
     if stacked:
         facts.append(f"{t['stacked']} " + ", ".join(f"`{s}`" for s in stacked))
-    out += [" · ".join(facts), "", t["scope"][stage], ""]
+    out += [" · ".join(facts), "", t["single_scope"] if single else t["scope"][stage], ""]
     if t["lang_note"] and record.get("lang") != lang:
         out += [t["lang_note"], ""]
     artifacts = _artifacts(record, store)
@@ -155,7 +171,7 @@ def render(record: Record, stage: str, gates: dict, store: EvidenceStore, lang: 
         out += [t["cited"], ""] + [_evidence_line(a, t) for a in cited] + [""]
     out += [f"## {t['design']}", "", _section_text(record, 3, t), ""]
     out += [f"## {t['decisions']}", ""] + _decisions(record, t) + [""]
-    out += [f"## {t['validation']}", ""] + _validation(record, stage, artifacts, t) + [""]
+    out += [f"## {t['validation']}", ""] + _validation(record, stage, artifacts, t, single) + [""]
     out += [f"## {t['limitations']}", "", _section_text(record, 8, t), ""]
     out += [f"## {t['followups']}", "", _section_text(record, 9, t)] + _open_unknowns(record, stage, t) + [""]
     out += [f"## {t['gates']}", ""] + gate_table(gates, t) + [""]
@@ -186,11 +202,11 @@ def _artifacts(record: Record, store: EvidenceStore) -> list[dict]:
     return found
 
 
-def _validation(record: Record, stage: str, artifacts: list[dict], t: dict) -> list[str]:
+def _validation(record: Record, stage: str, artifacts: list[dict], t: dict, single: bool = False) -> list[str]:
     claim_e2e = record.get("claim_level") == "e2e"
     shown = [a for a in artifacts if a["kind"] != "e2e" or claim_e2e]
-    now = [a for a in shown if _stage_of(record, a) == STAGES.index(stage)]
-    before = [a for a in shown if _stage_of(record, a) < STAGES.index(stage)]
+    now = shown if single else [a for a in shown if _stage_of(record, a) == STAGES.index(stage)]
+    before = [] if single else [a for a in shown if _stage_of(record, a) < STAGES.index(stage)]
     lines = [f"### {t['run']}", ""]
     if stage == "A":
         lines += [_evidence_line(a, t) for a in before + now]

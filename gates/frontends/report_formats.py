@@ -8,7 +8,7 @@ from xml.etree import ElementTree
 
 from gates import __version__
 from gates.checks.registry import TITLES
-from gates.checks.runner import Report
+from gates.checks.runner import CHANGE_ENTRY, Report
 from gates.model.findings import Finding, Status
 
 FORMATS = ("text", "json", "junit", "github", "sarif")
@@ -29,10 +29,12 @@ def render(report: Report, fmt: str, *, quiet: bool = False) -> str:
 def to_text(report: Report) -> str:
     lines = [f"{error.path}:{error.line}:{error.col}: error: {error.message}" for error in report.input_errors]
     counts = {status: 0 for status in Status}
+    changed_files = [record for record in report.records if record.id == CHANGE_ENTRY]
     for record in report.records:
         unchecked: dict[tuple, list[str]] = {}
         for gate, result in record.gates.items():
-            counts[result.status] += 1
+            if record.id != CHANGE_ENTRY:
+                counts[result.status] += 1
             for finding in result.findings:
                 if finding.message.startswith(NOT_CHECKED):
                     unchecked.setdefault((finding.path, finding.line, finding.col, finding.message), []).append(gate)
@@ -43,9 +45,13 @@ def to_text(report: Report) -> str:
         for (path, line, col, message), gates in unchecked.items():
             lines.append(f"{path}:{line}:{col}: {_gate_span(gates)} error: {message}")
     summary = (
-        f"{len(report.records)} record(s): {counts[Status.PASS]} passed, {counts[Status.FAIL]} failed, "
-        f"{counts[Status.ERROR]} errored, {counts[Status.NOT_APPLICABLE]} not applicable"
+        f"{len(report.records) - len(changed_files)} record(s): {counts[Status.PASS]} passed, "
+        f"{counts[Status.FAIL]} failed, {counts[Status.ERROR]} errored, {counts[Status.NOT_APPLICABLE]} not applicable"
     )
+    if changed_files:
+        failing = sum(1 for record in changed_files if not record.ok)
+        summary += f"; the history checks failed at {failing} other file(s)" if failing else \
+            f"; the history checks warned at {len(changed_files)} other file(s)"
     if report.input_errors:
         summary += f"; {len(report.input_errors)} unreadable input(s)"
     lines.append(summary)

@@ -33,18 +33,25 @@ def _yaml_text(value: str) -> str:
 
 
 def render(record_id: str, title: str, author_name: str, author_email: str, lang: str = "en", *,
-           process: str = "stacked", packages: list[str] | None = None) -> str:
+           process: str = "stacked", packages: list[str] | None = None, risk: str | None = None) -> str:
     """The template text with the given values filled in.
 
-    `process` other than `stacked` adds a `process:` line and starts at that process's
-    first stage; `packages` (the policy's `api.packages`) replace the template's `[kernels]`.
+    `process` other than `stacked` adds a `process:` line, starts at that process's first
+    stage and makes the capture due at the process's first stage from C on (single-pr: D);
+    `packages` (the policy's `api.packages`) replace the template's `[kernels]`; `risk` (the
+    policy's highest level) replaces the template's L3.
     """
     text = (TEMPLATES / f"record.{lang}.md").read_text(encoding="utf-8")
     if process != "stacked":
         from gates.model.config import PROCESS_STAGES
 
+        stages = PROCESS_STAGES[process]
         text = text.replace("\nrisk: ", f"\nprocess: {process}\nrisk: ", 1)
-        text = text.replace("\nstage: A\n", f"\nstage: {PROCESS_STAGES[process][0]}\n", 1)
+        text = text.replace("\nstage: A\n", f"\nstage: {stages[0]}\n", 1)
+        due = next((stage for stage in stages if stage >= "C"), stages[-1])
+        text = text.replace("capture: {required: true, due: C,", f"capture: {{required: true, due: {due},", 1)
+    if risk is not None:
+        text = text.replace("\nrisk: L3\n", f"\nrisk: {risk}\n", 1)
     if packages:
         text = text.replace("  packages: [kernels]\n", f"  packages: [{', '.join(packages)}]\n", 1)
     values = {
@@ -56,6 +63,14 @@ def render(record_id: str, title: str, author_name: str, author_email: str, lang
     for key, value in values.items():
         text = text.replace("{{" + key + "}}", value)
     return text.replace(f"# {_yaml_text(title)}\n", f"# {title}\n", 1)
+
+
+def _highest_level(policy) -> str | None:
+    """The highest level the policy's rules set (what a kernel record covers), None without rules."""
+    from gates.model.policy import LEVELS
+
+    levels = [rule.level for rule in policy.rules] if policy is not None else []
+    return max(levels, key=LEVELS.index) if levels else None
 
 
 def run(args, repo_root: Path) -> int:
@@ -85,7 +100,8 @@ def run(args, repo_root: Path) -> int:
                          "gate-check new writes only inside it")
     target = repo_root / folder / f"{args.id}.md"
     text = render(args.id, args.title.strip(), author.group("name"), author.group("email"), args.lang,
-                  process=process, packages=list(policy.api_packages) if policy is not None else None)
+                  process=process, packages=list(policy.api_packages) if policy is not None else None,
+                  risk=_highest_level(policy))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(target, "x", encoding="utf-8") as handle:

@@ -21,13 +21,25 @@ record still declares `api.default_route_unchanged: true`.
 from __future__ import annotations
 
 import re
+from contextlib import ExitStack
+from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 
 from gates.history.context import SeriesContext, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
-from gates.python_api.module_scope import ReadText, module_name, module_paths, module_reader, package_homes
+from gates.python_api.imported_surface import ImportFailed, imported_entries
+from gates.python_api.module_scope import (
+    ReadText,
+    ScopeStore,
+    module_name,
+    module_paths,
+    module_reader,
+    package_homes,
+)
+from gates.python_api.scope_model import decode_source
 
 
 def _packages(ctx: SeriesContext) -> list[str]:
@@ -115,12 +127,103 @@ _IMPORT = re.compile(r"\bimport\b")
 
 
 def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
-    """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable)."""
-    return lru_cache(maxsize=None)(lambda path: ctx.change.read_at(ref, path))
+    """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable); Python
+    sources are decoded the way Python decodes them (their coding cookie)."""
+    def read(path: str) -> str | None:
+        if not path.endswith(".py"):
+            return ctx.change.read_at(ref, path)
+        data = ctx.change.read_bytes_at(ref, path)
+        return None if data is None else decode_source(data, path)
+
+    cached = lru_cache(maxsize=None)(read)
+    cached.ref = ref
+    return cached
+
+
+_SURFACES: dict[tuple, list[tuple[tuple[tuple[str, str | None], ...], ModuleSurface | None]]] = {}
+"""Surfaces already read, by what they were read with: a history run meets the same module, with the same
+files under it, in commit after commit. Each is kept with the git object id of every file its reading looked
+at (None: looked for, not there), and used again only where each of those files is the same."""
+_SCOPES: dict[tuple, list[tuple[tuple[tuple[str, str | None], ...], object]]] = {}  # the same for module scopes
+_KEPT = 20_000
+
+
+class _Recorded(ScopeStore):
+    """Notes the files each reading looks at in one tree, and finds surfaces and scopes read from the same files."""
+
+    def __init__(self, ctx: SeriesContext, read_text: ReadText, ref: str):
+        self.ctx = ctx
+        self.ref = ref
+        self.roots = tuple(ctx.policy.api_package_roots)
+        self.frames: list[dict[str, str | None]] = []
+        self.read_text = read_text
+
+    def read(self, path: str) -> str | None:
+        if self.frames:
+            blob = self.ctx.change.blob_id(self.ref, path)
+            for frame in self.frames:
+                frame.setdefault(path, blob)
+        return self.read_text(path)
+
+    def same(self, files) -> bool:
+        return all(self.ctx.change.blob_id(self.ref, path) == blob for path, blob in files)
+
+    def found(self, kept: dict, key: tuple):
+        for files, value in kept.get(key, ()):
+            if self.same(files):
+                for frame in self.frames:
+                    frame.update(files)
+                return value, True
+        return None, False
+
+    def put(self, kept: dict, key: tuple, files: dict, value) -> None:
+        if sum(len(entries) for entries in kept.values()) > _KEPT:
+            kept.clear()
+        kept.setdefault(key, []).append((tuple(files.items()), value))
+
+    def recall(self, dotted: str):
+        scope, _ = self.found(_SCOPES, (dotted, self.roots))
+        return scope
+
+    def begin(self) -> None:
+        self.frames.append({})
+
+    def end(self) -> dict[str, str | None]:
+        files = self.frames.pop()
+        for frame in self.frames:
+            frame.update(files)
+        return files
+
+    def keep(self, dotted: str, scope) -> None:
+        files = self.end()
+        if scope is not None:
+            self.put(_SCOPES, (dotted, self.roots), files, scope)
+
+    def drop(self) -> None:
+        self.end()
 
 
 def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, names) -> ModuleSurface | None:
     """The module's surface in one tree, imports followed in the same tree; None when the file is not there."""
+    ref = getattr(read_text, "ref", None)
+    if ref is None or not ctx.change.identifies_blobs:
+        return _read_surface(ctx, read_text, path, root, names)
+    recorded = _Recorded(ctx, read_text, ref)
+    key = (path, root, tuple(sorted(names)), recorded.roots, tuple(sorted(_decorator_rules(ctx).items())))
+    surface, found = recorded.found(_SURFACES, key)
+    if found:
+        return surface
+    recorded.begin()
+    try:
+        surface = _read_surface(ctx, recorded.read, path, root, names, recorded)
+    finally:
+        files = recorded.end()
+    recorded.put(_SURFACES, key, files, surface)
+    return surface
+
+
+def _read_surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, names,
+                  store: ScopeStore | None = None) -> ModuleSurface | None:
     module = module_name(path, root)
     try:
         text = read_text(path)
@@ -128,7 +231,72 @@ def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, name
         return ModuleSurface(module, path, error=exc.message)
     if text is None:
         return None
-    return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module)
+    return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module,
+                          store=store, **_decorator_rules(ctx))
+
+
+def _decorator_rules(ctx: SeriesContext) -> dict:
+    """The policy's `api.internal_decorators` and `api.transparent_decorators` (by default Triton's kernel decorators
+    and transformers' documentation decorators)."""
+    return {"internal_decorators": tuple(ctx.policy.api_internal_decorators),
+            "transparent_decorators": tuple(ctx.policy.api_transparent_decorators)}
+
+
+_IMPORTED: dict[tuple, ModuleSurface] = {}  # (module, root, its tree id, internal decorators) -> surface by importing
+
+
+class _Imports:
+    """The second way to read a module: importing it from base and from head, each checked out once
+    (`gates.python_api.imported_surface`)."""
+
+    def __init__(self, ctx: SeriesContext, stack: ExitStack):
+        self.ctx = ctx
+        self.stack = stack
+        self.folders: dict[str, Path] = {}
+        self.enabled = ctx.policy.api_import_fallback
+
+    def surface(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
+        """The module's surface at `ref` read by importing it; one with `error` when importing fails. Kept by the id
+        of the package root's tree: the same files below it import the same way within one run."""
+        tree = self.ctx.change.tree_id(ref, root)
+        key = (module, root, tree, tuple(self.ctx.policy.api_internal_decorators))
+        if tree is not None and key in _IMPORTED:
+            return _IMPORTED[key]
+        found = self._import(ref, module, path, root)
+        if tree is not None:
+            _IMPORTED[key] = found
+        return found
+
+    def _import(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
+        if ref not in self.folders:
+            self.folders[ref] = Path(self.stack.enter_context(self.ctx.change.checked_out(ref)))
+        try:
+            entries, exports = imported_entries(self.folders[ref], module, [root],
+                                                self.ctx.policy.api_internal_decorators)
+        except ImportFailed as exc:
+            return ModuleSurface(module, path, error=str(exc))
+        return ModuleSurface(module, path, entries=entries, exports=exports)
+
+    def compared(self, module: str, root: str, old: ModuleSurface | None, new: ModuleSurface | None,
+                 old_path: str | None, new_path: str | None):
+        """(old, new, a note) read by importing where a side cannot be read statically; (old, new, None) as they
+        are when both can, or when importing fails too (the static error then stands, with why importing failed)."""
+        unreadable = [side for side in (old, new) if side is not None and side.error]
+        if not unreadable or not self.enabled:
+            return old, new, None
+        change = self.ctx.change
+        imported = [self.surface(ref, module, path, root) if side is not None else None
+                    for ref, path, side in ((change.merge_base, old_path, old), (change.head, new_path, new))]
+        failed = [side.error for side in imported if side is not None and side.error]
+        if failed:
+            def also(side):
+                return replace(side, error=f"{side.error}; importing it in a subprocess failed too ({failed[0]})") \
+                    if side is not None and side.error else side
+            return also(old), also(new), None
+        reason = unreadable[0].error
+        note = (f"module {module} cannot be read statically ({reason}), so its surface on base and head was read by "
+                "importing each in a subprocess; a reviewer may want to check what the import ran")
+        return imported[0], imported[1], note
 
 
 def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> None:
@@ -167,27 +335,20 @@ def check(ctx: SeriesContext) -> None:
     base, head = _files_at(ctx, change.merge_base), _files_at(ctx, change.head)
     located = _locate(ctx, packages, base, head)
     reported: set[tuple[str, int]] = set()
+    modules: dict[str, str] = {}  # dotted name -> package root, for every module a changed file may be
     for entry in change.changed:
-        old_path = entry.old_path or entry.path
-        if entry.status in ("A", "C"):
-            _check_new_module(ctx, head, entry.path, located)
-            continue
-        root = _package_root(old_path, located)
-        if root is None:
-            continue
-        names = switches.get(module_name(old_path, root), set())
-        old = _surface(ctx, base, old_path, root, names)
-        if old is None:
-            continue
-        new = None if entry.status in ("D", "R") else _surface(ctx, head, entry.path, root, names)
-        shown = entry.path if new is not None else old_path
-        commit = change.last_commit_touching(entry.path)
-        for api_change in diff_surfaces(old, new):
-            _report(ctx, shown, api_change.line, api_change, api_change.message, commit)
-            reported.add((shown, api_change.line))
-        if entry.status == "R" and (new := _surface(ctx, head, entry.path, root, names)) is not None and new.error:
-            ctx.report("G5", entry.path, 1, f"public API break: module {new.module} {new.error}", commit=commit)
-    _check_importers(ctx, located, switches, base, head, reported)
+        for path in dict.fromkeys([entry.old_path or entry.path, entry.path]):
+            root = _package_root(path, located)
+            if root is not None:
+                modules.setdefault(module_name(path, root), root)
+    if not any(path.endswith(".py") for path in change.changed_paths()):
+        _check_route_declarations(ctx)  # no module changed: every surface is what it was
+        return
+    with ExitStack() as stack:
+        imports = _Imports(ctx, stack)
+        for module, root in modules.items():
+            _check_module(ctx, imports, module, root, switches, base, head, located, reported)
+        _check_importers(ctx, imports, located, switches, base, head, reported)
     _check_route_declarations(ctx)
 
 
@@ -205,13 +366,52 @@ def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, mes
         ctx.report("G5", path, line, f"public API break: {message}; the public API may only grow", commit=commit)
 
 
-def _check_new_module(ctx: SeriesContext, head: ReadText, path: str, located: dict[str, str]) -> None:
-    """A module added to a checked package must be readable statically, or its later changes go unchecked."""
+def _check_module(ctx: SeriesContext, imports: _Imports, module: str, root: str, switches, base: ReadText,
+                  head: ReadText, located: dict[str, str], reported: set[tuple[str, int]]) -> None:
+    """Diff the surface of one module a changed file may be, from the file Python imports it from on each side."""
+    names = switches.get(module, set())
+    old_path, new_path = _module_file(base, module, root), _module_file(head, module, root)
+    if old_path is None:
+        if new_path is not None:
+            _check_new_module(ctx, imports, head, new_path, located)
+        return
+    old = _surface(ctx, base, old_path, root, names)
+    new = _surface(ctx, head, new_path, root, names) if new_path is not None else None
+    if old is None:
+        return
+    shown = new_path or old_path
+    commit = ctx.change.last_commit_touching(shown)
+    old, new, note = imports.compared(module, root, old, new, old_path, new_path)
+    if note:
+        ctx.report("G5", shown, 1, note, commit=commit, severity="warning")
+    moved = f" (Python imports {module} from {new_path} now, not from {old_path})" \
+        if new_path is not None and new_path != old_path else ""
+    for api_change in diff_surfaces(old, new):
+        _report(ctx, shown, api_change.line, api_change, api_change.message + moved, commit)
+        reported.add((shown, api_change.line))
+
+
+def _module_file(read_text: ReadText, module: str, root: str) -> str | None:
+    """The file Python imports `module` from under `root`: the package `<module>/__init__.py` before the module
+    `<module>.py`, as the path finder tries them; None when neither is there."""
+    return next((path for where, path in module_paths(module, [root]) if _exists(read_text, path)), None)
+
+
+def _check_new_module(ctx: SeriesContext, imports: _Imports, head: ReadText, path: str,
+                      located: dict[str, str]) -> None:
+    """A module added to a checked package must be readable, statically or else by importing it, or its later
+    changes go unchecked."""
     root = _package_root(path, located)
     new = _surface(ctx, head, path, root, ()) if root is not None else None
-    if new is not None and new.error:
-        ctx.report("G5", path, 1, f"module {new.module} {new.error}; a module of a checked package must be "
-                   "readable statically", commit=ctx.change.last_commit_touching(path))
+    if new is None or not new.error:
+        return
+    commit = ctx.change.last_commit_touching(path)
+    _, read, note = imports.compared(new.module, root, None, new, None, path)
+    if note:
+        ctx.report("G5", path, 1, note, commit=commit, severity="warning")
+    else:
+        ctx.report("G5", path, 1, f"module {new.module} {read.error}; a module of a checked package must be "
+                   "readable", commit=commit)
 
 
 def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: set[str], base: ReadText) -> list[str]:
@@ -224,17 +424,27 @@ def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: s
     for path in paths:
         if _package_root(path, located) is None or path in changed:
             continue
-        try:
-            text = base(path)
-        except InputError:
-            continue  # unchanged and unreadable on both sides: nothing to compare
-        if text is not None and _IMPORT.search(text):
+        blob = ctx.change.blob_id(ref, path) if ctx.change.identifies_blobs else None
+        if blob is not None and blob in _IMPORTING:
+            imports = _IMPORTING[blob]
+        else:
+            try:
+                text = base(path)
+            except InputError:
+                continue  # unchanged and unreadable on both sides: nothing to compare
+            imports = text is not None and bool(_IMPORT.search(text))
+            if blob is not None:
+                _IMPORTING[blob] = imports
+        if imports:
             found.append(path)
     return found
 
 
-def _check_importers(ctx: SeriesContext, located: dict[str, str], switches, base: ReadText, head: ReadText,
-                     reported: set[tuple[str, int]]) -> None:
+_IMPORTING: dict[str, bool] = {}  # git object id of a module -> whether its text imports anything
+
+
+def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, str], switches, base: ReadText,
+                     head: ReadText, reported: set[tuple[str, int]]) -> None:
     """An unchanged module whose imports reach a changed module: its surface may break all the same."""
     change = ctx.change
     changed = set(change.changed_paths())
@@ -249,6 +459,11 @@ def _check_importers(ctx: SeriesContext, located: dict[str, str], switches, base
         imported = [p for p in dict.fromkeys(old.import_paths + new.import_paths) if p in changed and p not in star]
         if not star and not imported:
             continue
+        module = module_name(path, root)
+        old, new, note = imports.compared(module, root, old, new, path, path)
+        if note:
+            ctx.report("G5", path, 1, note, commit=change.last_commit_touching(star[0] if star else imported[0]),
+                       severity="warning")
         for api_change in diff_surfaces(old, new):
             shown, line = _where(api_change, star + imported)
             if shown in star:

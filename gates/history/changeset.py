@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from gates.model.config import DEFAULT_RECORDS
 from gates.model.config import is_record_path as _is_record_path
+from gates.model.config import settings_from_reader
 from gates.model.errors import InputError
 
 TRAILER_KEYS = ("Co-authored-by", "Signed-off-by", "Reviewed-by", "Approved-by")
@@ -128,6 +129,7 @@ class ChangeSet:
     record_dirs: tuple[str, ...] = DEFAULT_RECORDS  # the records folders of the configuration at base and at head
     _reader: object = field(repr=False, compare=False, default=None)  # gates.history.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)
+    _owns_reader: bool = field(repr=False, compare=False, default=True)  # False: shared by a history run
 
     def read_at(self, ref: str, path: str) -> str | None:
         """The text of `path` at `ref` (a sha or ref name); None when it does not exist there.
@@ -141,6 +143,27 @@ class ChangeSet:
 
     def read_bytes_at(self, ref: str, path: str) -> bytes | None:
         return self._reader.read_bytes(ref, path)
+
+    @property
+    def identifies_blobs(self) -> bool:
+        """Whether `blob_id` can name files' contents (a git reader can; a stand-in reader may not)."""
+        return hasattr(self._reader, "blob_id")
+
+    def blob_id(self, ref: str, path: str) -> str | None:
+        """The git object id of the file `path` at `ref` (None: no file there): equal ids, equal contents."""
+        return self._reader.blob_id(ref, path)
+
+    def tree_id(self, ref: str, folder: str) -> str | None:
+        """The git object id of the folder `folder` at `ref` (None: no such folder): equal ids, equal files below."""
+        read = getattr(self._reader, "tree_id", None)
+        return read(ref, folder) if read is not None else None
+
+    def settings_at(self, ref: str):
+        """The configuration as committed at `ref` (`gates.model.config.Settings`), read once per version."""
+        read_once = getattr(self._reader, "settings", None)
+        if read_once is not None:
+            return read_once(ref)
+        return settings_from_reader(lambda path: self.read_at(ref, path))
 
     def list_files(self, ref: str, under: str) -> list[str]:
         """Repository paths of the files below the folder `under` at `ref`."""
@@ -166,6 +189,10 @@ class ChangeSet:
     def newest_commit_touching(self, after: str, path: str) -> str | None:
         """The newest commit after `after` up to head that changed `path`, merges included."""
         return self._reader.newest_commit_touching(after, self.head, path)
+
+    def checked_out(self, ref: str):
+        """A context manager yielding a folder that holds the files of commit `ref` (removed afterwards)."""
+        return self._reader.checked_out(ref)
 
     def approval_commits(self) -> list[Commit]:
         """Every commit reachable from head with a `Design-Approved:` trailer, newest first."""
@@ -206,7 +233,7 @@ class ChangeSet:
 
     def close(self) -> None:
         """Stop the git helper processes; the change set's data stays usable, reads do not."""
-        if self._reader is not None:
+        if self._reader is not None and self._owns_reader:
             self._reader.repo.close()
 
     def authors(self) -> list[tuple[Person, str]]:

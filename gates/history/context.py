@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from gates.history.changeset import ChangeSet, Person, RecordSnapshot
 from gates.history.identity import people_of, same_person
-from gates.model.config import Profile, Settings, settings_at
+from gates.model.config import Profile, Settings
 from gates.model.errors import InputError
 from gates.model.findings import Finding
 from gates.model.policy import Policy, parse_policy
@@ -55,7 +55,7 @@ class SeriesContext:
 
         An invalid configuration on base raises `InputError` (exit 2): there is no rule to fall back to.
         """
-        return settings_at(self.change, self.change.base)
+        return self.change.settings_at(self.change.base)
 
     @property
     def policy_path(self) -> str:
@@ -68,7 +68,7 @@ class SeriesContext:
         text = None
         try:
             text = self.change.read_at(self.change.base, path)
-            return parse_policy(text, path) if text is not None else Policy(path=path)
+            return _parsed_policy(text, path) if text is not None else Policy(path=path)
         except InputError as exc:
             self.report("G8", path, exc.line,
                         f"the policy on base {self.change.base_ref} is invalid ({exc.message}); "
@@ -110,6 +110,12 @@ class SeriesContext:
         from gates.history.approvals import ApprovalBook
 
         return ApprovalBook(self)
+
+
+@lru_cache(maxsize=64)
+def _parsed_policy(text: str, path: str) -> Policy:
+    """A policy text parsed once: a history run judges many commits under the same policy (read-only data)."""
+    return parse_policy(text, path)
 
 
 def claims(change: ChangeSet) -> list[tuple[object, str]]:

@@ -15,6 +15,7 @@ import re
 import tempfile
 import shutil
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import git
@@ -57,6 +58,11 @@ class _GitReader:
         self.repo = repo
         self._ancestry: dict[tuple[str, str], bool] = {}
         self._resolved: dict[str, str | None] = {}
+        self._trees: dict[str, list[tuple[str, str, str]]] = {}  # tree sha -> [(mode, name, sha)], as stored
+        self._commit_trees: dict[str, str | None] = {}  # commit sha -> its root tree sha
+        self._listed: dict[str, list[str]] = {}  # tree sha -> every file below it, relative
+        self._snapshots: dict[tuple[str, str], RecordSnapshot] = {}  # (blob sha, path) -> the parsed record
+        self._settings: dict[tuple, object] = {}  # blob shas of the configuration files -> Settings
 
     def run(self, *args: str) -> bytes:
         command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
@@ -96,14 +102,122 @@ class _GitReader:
         try:
             _, kind, _, data = self.repo.git.get_object_data(spec)
         except ValueError:
+            blob = self.blob_id(ref, path)
+            if blob is not None:
+                raise GitContextError(_missing_object(blob, f"{path} at {ref[:12]}")) from None
             return None
         return data if kind in (b"blob", "blob") else None
 
+    def object_data(self, sha: str, what: str) -> bytes:
+        """The content of object `sha`; `GitContextError` (exit 2) when the clone lacks it."""
+        try:
+            return self.repo.git.get_object_data(sha)[3]
+        except ValueError:
+            raise GitContextError(_missing_object(sha, what)) from None
+
+    def tree_entries(self, tree: str) -> list[tuple[str, str, str]]:
+        """(mode, name, sha) of one tree object, read once through the persistent `cat-file`."""
+        if tree not in self._trees:
+            data = self.object_data(tree, "a tree")
+            entries, i = [], 0
+            while i < len(data):
+                space = data.index(b" ", i)
+                nul = data.index(b"\0", space)
+                entries.append((data[i:space].decode("ascii"), _text(data[space + 1:nul]), data[nul + 1:nul + 21].hex()))
+                i = nul + 21
+            self._trees[tree] = entries
+        return self._trees[tree]
+
+    def root_tree(self, ref: str) -> str | None:
+        sha = self.resolve_commit(ref)
+        if sha is None:
+            return None
+        if sha not in self._commit_trees:
+            data = self.object_data(sha, "a commit")
+            first = data.split(b"\n", 1)[0].split()
+            self._commit_trees[sha] = first[1].decode("ascii") if first and first[0] == b"tree" else None
+        return self._commit_trees[sha]
+
+    def entry_at(self, ref: str, path: str) -> tuple[str, str] | None:
+        """(mode, sha) of `path` in commit `ref`'s tree; None when there is nothing there."""
+        tree = self.root_tree(ref)
+        parts = [p for p in path.strip("/").split("/") if p]
+        if tree is None:
+            return None
+        if not parts:
+            return "40000", tree
+        for index, part in enumerate(parts):
+            found = next(((mode, sha) for mode, name, sha in self.tree_entries(tree) if name == part), None)
+            if found is None:
+                return None
+            if index == len(parts) - 1:
+                return found
+            if found[0] != "40000":
+                return None
+            tree = found[1]
+        return None
+
+    def blob_id(self, ref: str, path: str) -> str | None:
+        found = self.entry_at(ref, path)
+        return found[1] if found is not None and found[0] != "40000" else None
+
+    def tree_id(self, ref: str, folder: str) -> str | None:
+        found = self.entry_at(ref, folder)
+        return found[1] if found is not None and found[0] == "40000" else None
+
     def list_files(self, ref: str, under: str) -> list[str]:
-        out = self.try_run("ls-tree", "-r", "-z", "--name-only", ref, "--", under.rstrip("/") + "/")
-        if not out:
+        """Every file below the folder `under` at `ref`, in `git ls-tree -r` order (trees read once by sha)."""
+        found = self.entry_at(ref, under)
+        if found is None or found[0] != "40000":
             return []
-        return [_text(p) for p in out.split(b"\0") if p]
+        prefix = under.strip("/") + "/" if under.strip("/") not in ("", ".") else ""
+        return [prefix + path for path in self._files_below(found[1])]
+
+    def _files_below(self, tree: str) -> list[str]:
+        if tree not in self._listed:
+            files = []
+            for mode, name, sha in self.tree_entries(tree):
+                if mode == "40000":
+                    files += [f"{name}/{path}" for path in self._files_below(sha)]
+                else:
+                    files.append(name)
+            self._listed[tree] = files
+        return self._listed[tree]
+
+    def changed_between(self, a: str, b: str) -> list[ChangedPath]:
+        """What `git diff --name-status -M a b` reports, from the two trees (read once by sha); `git diff` itself
+        pairs renames where one side adds files and the other removes some."""
+        changed: list[ChangedPath] = []
+        self._diff_trees(self.root_tree(a), self.root_tree(b), "", changed)
+        kinds = {c.status for c in changed}
+        if "A" in kinds and "D" in kinds:
+            return _parse_name_status(self.run("diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv",
+                                               a, b))
+        return changed
+
+    def _diff_trees(self, old: str | None, new: str | None, prefix: str, changed: list[ChangedPath]) -> None:
+        if old == new:
+            return
+        before = {name: (mode, sha) for mode, name, sha in self.tree_entries(old)} if old else {}
+        after = {name: (mode, sha) for mode, name, sha in self.tree_entries(new)} if new else {}
+        for name in sorted(set(before) | set(after), key=lambda n: n + "/" if (after.get(n) or before.get(n))[0]
+                           == "40000" else n):
+            was, now = before.get(name), after.get(name)
+            was_tree, now_tree = was is not None and was[0] == "40000", now is not None and now[0] == "40000"
+            if was_tree or now_tree:
+                self._diff_trees(was[1] if was_tree else None, now[1] if now_tree else None, f"{prefix}{name}/",
+                                 changed)
+                if was is not None and not was_tree:
+                    changed.append(ChangedPath("D", prefix + name))
+                if now is not None and not now_tree:
+                    changed.append(ChangedPath("A", prefix + name))
+            elif was is None:
+                changed.append(ChangedPath("A", prefix + name))
+            elif now is None:
+                changed.append(ChangedPath("D", prefix + name))
+            elif was != now:
+                same_kind = _object_kind(was[0]) == _object_kind(now[0])
+                changed.append(ChangedPath("M" if same_kind else "T", prefix + name))
 
     def paths_differing(self, a: str, b: str) -> list[str]:
         """Paths whose content differs between the trees of commits `a` and `b` (no rename pairing)."""
@@ -150,15 +264,34 @@ class _GitReader:
         reason = " ".join((stderr or "").split())[-300:] or f"git verify-commit exited {status}"
         return SignatureCheck(None, reason)
 
+    def checked_out(self, ref: str):
+        return checked_out_tree(self.repo.working_tree_dir, ref)
+
     def snapshot(self, ref: str, path: str) -> RecordSnapshot | None:
+        """The record at `path` in `ref`, parsed once per blob (a history run meets the same record many times)."""
+        blob = self.blob_id(ref, path) if "\n" not in path else None
+        if blob is not None and (blob, path) in self._snapshots:
+            return self._snapshots[(blob, path)]
         data = self.read_bytes(ref, path)
         if data is None:
             return None
         try:
             text = decode_text(data, path)
-            return RecordSnapshot(path, parse_record(text, path, Path(self.repo.working_tree_dir)))
+            snapshot = RecordSnapshot(path, parse_record(text, path, Path(self.repo.working_tree_dir)))
         except InputError as exc:
-            return RecordSnapshot(path, None, exc)
+            snapshot = RecordSnapshot(path, None, exc)
+        if blob is not None:
+            self._snapshots[(blob, path)] = snapshot
+        return snapshot
+
+    def settings(self, ref: str):
+        """The configuration committed at `ref` (`gates.model.config`), read once per version of its files."""
+        from gates.model.config import CONFIG_FILE, PYPROJECT, settings_from_reader
+
+        key = (self.blob_id(ref, CONFIG_FILE), self.blob_id(ref, PYPROJECT))
+        if key not in self._settings:
+            self._settings[key] = settings_from_reader(lambda path: self.read_bytes(ref, path))
+        return self._settings[key]
 
 
 def _open_repo(repo_root: Path) -> git.Repo:
@@ -271,14 +404,20 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
         )
     merge_base = _text(merge_base_out).strip()
 
-    changed = _parse_name_status(
-        reader.run("diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", merge_base, head_sha)
-    )
-    log_range = f"{base_sha}..{head_sha}"
+    changed = reader.changed_between(merge_base, head_sha)
+    return _change_set(repo_root, reader, base, head_ref, (base_sha, head_sha, merge_base), changed,
+                       _commits(reader, f"{base_sha}..{head_sha}"))
+
+
+def _commits(reader: _GitReader, log_range: str) -> list[Commit]:
     log_raw = reader.run("log", "-z", "--no-color", f"--format={'%x00'.join(_LOG_FIELDS)}", log_range)
     paths_raw = reader.run("log", "-z", "--no-color", "--name-only", "--format=%x1ecommit %H", log_range)
-    commits = _parse_log(log_raw, paths_raw)
+    return _parse_log(log_raw, paths_raw)
 
+
+def _change_set(repo_root: Path, reader: _GitReader, base_ref: str, head_ref: str, shas: tuple[str, str, str],
+                changed: list[ChangedPath], commits: list[Commit], owns_reader: bool = True) -> ChangeSet:
+    base_sha, head_sha, merge_base = shas
     record_dirs = _record_dirs(reader, base_sha, head_sha)
     records = []
     for entry in changed:
@@ -294,7 +433,7 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
 
     return ChangeSet(
         repo_root=repo_root,
-        base_ref=base,
+        base_ref=base_ref,
         head_ref=head_ref,
         base=base_sha,
         head=head_sha,
@@ -304,17 +443,25 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
         records=records,
         record_dirs=record_dirs,
         _reader=reader,
+        _owns_reader=owns_reader,
     )
 
 
 def _record_dirs(reader, base_sha: str, head_sha: str) -> tuple[str, ...]:
     """The records folders configured at base and at head (`gates.model.config`), base's first."""
-    from gates.model.config import settings_from_reader
-
     folders: list[str] = []
     for sha in (base_sha, head_sha):
-        folders += settings_from_reader(lambda path, sha=sha: reader.read_bytes(sha, path)).records
+        folders += reader.settings(sha).records
     return tuple(dict.fromkeys(folders))
+
+
+def _missing_object(sha: str, what: str) -> str:
+    return (f"git object {sha[:12]} ({what}) is missing from this clone; {_FETCH_HINT}, or repair the repository "
+            "(`git fsck` names what is damaged)")
+
+
+def _object_kind(mode: str) -> str:
+    return {"120000": "link", "160000": "commit"}.get(mode, "blob")
 
 
 def read_bytes_at(repo_root, rev: str, path: str) -> bytes | None:
@@ -362,6 +509,30 @@ class FirstParentHistory:
         if path:
             args += ["--", path]
         return _text(self._reader.run(*args)).split()
+
+    def change_sets(self, repo_root, shas: list[str]):
+        """Each commit of `shas` (first-parent commits, oldest first) as its own change against its first parent,
+        as `load_change_set(repo_root, f"{sha}^1", sha)` reads it, through one git reader: the commits' data from
+        one `git log`, the changed paths from the trees (each read once by its id), records parsed once per blob."""
+        if not shas:
+            return
+        reader = self._reader
+        log_raw = reader.run("log", "-z", "--no-color", "--no-walk=unsorted", f"--format={'%x00'.join(_LOG_FIELDS)}",
+                             *shas)
+        by_sha = {c.sha: c for c in _parse_log(log_raw, b"")}
+        for sha in shas:
+            commit = by_sha[sha]
+            if not commit.parents:
+                raise GitContextError(f"commit {sha[:12]} has no parent to judge it against; {_FETCH_HINT}")
+            parent = commit.parents[0]
+            reader._resolved.update({sha: sha, parent: parent, f"{sha}^1": parent})
+            changed = reader.changed_between(parent, sha)
+            if commit.is_merge:
+                commits = _commits(reader, f"{parent}..{sha}")
+            else:
+                commits = [replace(commit, paths=tuple(c.path for c in changed))]
+            yield _change_set(Path(repo_root), reader, f"{sha}^1", sha, (parent, sha, parent), changed, commits,
+                              owns_reader=False)
 
     def close(self) -> None:
         self._repo.close()
@@ -418,9 +589,13 @@ def checked_out_tree(repo_root, rev: str):
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     try:
-        for item in repo.commit(sha).tree.traverse():
-            if item.type == "blob":
-                _write_blob(item, folder)
+        try:
+            for item in repo.commit(sha).tree.traverse():
+                if item.type == "blob":
+                    _write_blob(item, folder)
+        except ValueError as exc:  # GitPython's word for an object the clone does not have
+            raise GitContextError(_missing_object(str(exc).split("'")[1] if "'" in str(exc) else "?",
+                                                  f"a file of {sha[:12]}")) from None
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)

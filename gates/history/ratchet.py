@@ -26,6 +26,7 @@ nothing. Without `history.enforce_from` the history is not judged, and the run s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from gates.model.config import settings_from_reader
 from gates.model.errors import InputError
@@ -91,7 +92,7 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
     """
     from gates.history import check_change
     from gates.history.forge_reviews import reviews_folder, reviews_for_merge
-    from gates.history.git_repo import FirstParentHistory, load_change_set
+    from gates.history.git_repo import FirstParentHistory
 
     folder = reviews_folder(reviews, repo_root) if reviews is not None else None
 
@@ -111,17 +112,14 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
                              f"of {head}; fetch the full history, or name a commit of this branch")
         result.enforce_from = start
         result.judged = history.commits(head_sha, after=start)
-        for sha in result.judged:
-            change = load_change_set(repo_root, f"{sha}^1", sha)
+        for change in history.change_sets(repo_root, result.judged):
+            sha = change.head
             if folder is not None:
                 change.forge_reviews, missing = reviews_for_merge(folder, sha, repo_root)
                 change.forge_reviews_missing = missing or change.forge_reviews_missing
             else:
                 change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
-            try:
-                findings = check_change(change, {}, repo_root, judge_is_newer=True)
-            finally:
-                change.close()
+            findings = check_change(change, {}, repo_root, judge_is_newer=True)
             if _only_sets_the_first_ratchet(history, sha, policy_path):
                 findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
             result.findings += findings
@@ -146,6 +144,7 @@ def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:
     return {k: v for k, v in before.items() if k != "history"} == {k: v for k, v in after.items() if k != "history"}
 
 
+@lru_cache(maxsize=256)
 def _policy_data(text: str | None, policy_path: str) -> dict | None:
     if text is None:
         return None

@@ -79,6 +79,16 @@ class PolicyRule:
     line: int = 1
 
 
+INTERNAL_DECORATORS = ("triton.jit", "triton.autotune", "triton.heuristics")
+"""`api.internal_decorators` by default: what they decorate is no public API (Triton kernels, launched by wrappers)."""
+
+DOCUMENTATION_DECORATORS = tuple(f"transformers.utils{where}.{name}" for where in ("", ".doc") for name in (
+    "add_start_docstrings", "add_start_docstrings_to_model_forward", "add_end_docstrings",
+    "replace_return_docstrings", "add_code_sample_docstrings"))
+"""`api.transparent_decorators` by default: decorators from outside a repository that set `__doc__` and return
+the function they decorate."""
+
+
 @dataclass
 class Policy:
     rules: list[PolicyRule] = field(default_factory=list)
@@ -86,6 +96,9 @@ class Policy:
     api_packages: list[str] = field(default_factory=list)
     switches: list[str] = field(default_factory=list)  # "package.module:NAME"
     api_package_roots: list[str] = field(default_factory=lambda: [".", "src"])  # where api packages are looked for
+    api_internal_decorators: list[str] = field(default_factory=lambda: list(INTERNAL_DECORATORS))
+    api_transparent_decorators: list[str] = field(default_factory=lambda: list(DOCUMENTATION_DECORATORS))
+    api_import_fallback: bool = True  # read an unreadable module by importing it in a subprocess
     path: str = POLICY_PATH
     sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
 
@@ -135,6 +148,12 @@ class Policy:
         for switch in self.switches:
             if switch not in newer.switches:
                 found.append(f"switch {switch} no longer checked")
+        if newer.api_import_fallback and not self.api_import_fallback:
+            found.append("api import_fallback turned on")
+        for key in ("internal_decorators", "transparent_decorators"):
+            added = sorted(set(getattr(newer, f"api_{key}")) - set(getattr(self, f"api_{key}")))
+            if added:
+                found.append(f"api {key} added {', '.join(added)}")
         return found
 
 
@@ -168,6 +187,9 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         api_packages=list(data.get("api", {}).get("packages", [])),
         switches=list(data.get("api", {}).get("switches", [])),
         api_package_roots=list(data.get("api", {}).get("package_roots", [".", "src"])),
+        api_internal_decorators=list(data.get("api", {}).get("internal_decorators", INTERNAL_DECORATORS)),
+        api_transparent_decorators=list(data.get("api", {}).get("transparent_decorators", DOCUMENTATION_DECORATORS)),
+        api_import_fallback=data.get("api", {}).get("import_fallback", True),
         path=path,
         sections=data,
     )

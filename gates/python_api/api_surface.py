@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
+from gates.model.policy import DOCUMENTATION_DECORATORS, INTERNAL_DECORATORS  # noqa: F401 (G5's defaults)
+from gates.python_api.decorators import callee
 from gates.python_api.default_values import fill, read_chain, read_default
 from gates.python_api.module_scope import (
     KEYWORD_ONLY,
@@ -41,6 +43,7 @@ from gates.python_api.module_scope import (
     ModuleScope,
     Parameter,
     ReadModule,
+    ScopeStore,
     module_scope,
 )
 
@@ -72,16 +75,21 @@ class ApiChange:
     head_readable: bool = False  # unreadable-base only: whether the head surface could be read
 
 
+_CONSTRUCTORS = ("__init__", "__new__")
+
+
 def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
     if name.startswith("_"):
         return False
-    if entry.origin is not None or entry.kind == STAR_IMPORT:
-        return True  # a star import re-exports on purpose
+    if entry.origin is not None or entry.kind == STAR_IMPORT or entry.exported:
+        return True  # a star import re-exports on purpose, a module `__getattr__` or lazy module hands out
     return entry.kind != "module-import" and (entry.kind != "import" or is_package)
 
 
 def module_surface(source: str, path: str, switch_names=(), read_module: ReadModule | None = None,
-                   module: str | None = None) -> ModuleSurface:
+                   module: str | None = None, internal_decorators=INTERNAL_DECORATORS,
+                   transparent_decorators=DOCUMENTATION_DECORATORS, store: ScopeStore | None = None
+                   ) -> ModuleSurface:
     """Read the public surface of one module's source text.
 
     `switch_names` are module-level constants to include with their values (the
@@ -89,9 +97,12 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
     modules that star imports and imports name (see `gates.python_api.module_scope.module_reader`);
     without it every star import stays an unfollowed `*:module` entry and imports keep
     no parameters. `module` is the dotted name when `path` lies under a package root
-    such as `src/`.
+    such as `src/`. A public function or class decorated with one of `internal_decorators`
+    (`triton.jit` kernels) is no part of the surface; `transparent_decorators` are decorators from
+    outside the repository known to keep the signature. `store` finds the scopes of modules read before.
     """
-    scope = module_scope(source, path, read_module, module)
+    scope = module_scope(source, path, read_module, module, store)
+    scope.transparent = frozenset(transparent_decorators)
     surface = ModuleSurface(scope.module, path, exports=scope.exports, error=scope.error,
                             star_paths=scope.star_paths, star_modules=scope.star_modules)
     is_package = path.endswith("__init__.py")
@@ -100,15 +111,22 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         public = list(dict.fromkeys(scope.exports)) + unfollowed
     else:
         public = [name for name, entry in scope.names.items() if _is_public(name, entry, is_package)]
+    internal = frozenset(internal_decorators)
     for name in public:
         entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))
+        if _is_internal(entry, internal) and (scope.exports is None or name not in scope.exports):
+            continue
         surface.entries[name] = _with_decorators(scope, entry)
+        for index, alternative in enumerate(scope.alternatives.get(name, []), 1):
+            fallback, _ = _bound(scope, surface, alternative)
+            surface.entries[f"{name} (ImportError fallback {index})"] = _with_decorators(scope, fallback)
         if name in scope.rebound:
             _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
         if entry.kind == "class":
             members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
             members = scope.class_members(name, entry, members)
-            surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()})
+            surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()
+                                    if not _is_internal(v, internal)})
     for name, entry in scope.names.items():
         if name not in surface.entries and entry.kind == "import" and not name.startswith("_"):
             resolved, _, _ = scope.definition(entry)  # unreadable: compared as an import the checker cannot read
@@ -133,6 +151,11 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         surface.entries.update(_switch_reads(scope, surface, name))
     surface.import_paths = [p for p in scope.import_paths if p != path]
     return surface
+
+
+def _is_internal(entry: Entry, internal: frozenset) -> bool:
+    """Decorated with a decorator whose results are no public API (`@triton.jit`, `@triton.autotune(...)`)."""
+    return any(callee(d).replace(":", ".") in internal for d in entry.decorators)
 
 
 def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Parameter) -> Parameter:
@@ -297,14 +320,19 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
                 )
             continue
         if after is None:
-            changes.append(_removed(old.module, name, before))
+            if "(ImportError fallback" not in name:
+                changes.append(_removed(old.module, name, before))
             continue
         if after.kind == UNBOUND and before.kind != UNBOUND:
             changes.append(ApiChange(name, 1, f"'{old.module}.{name}' is listed in __all__ but no longer bound"))
             continue
         changes.extend(_decorator_changes(old.module, name, before, after))
+        if after.is_async and not before.is_async and before.kind == after.kind == "function":
+            changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now `async def`: callers get a "
+                                     "coroutine instead of its result", origin=after.origin))
         if before.params is not None and after.params is not None:
-            found = _diff_params(f"{old.module}.{name}", after.line, before.params, after.params)
+            found = _diff_params(f"{old.module}.{name}", after.line, _as_called(name, before.params),
+                                 _as_called(name, after.params))
             changes.extend(ApiChange(c.name, c.line, c.message, c.kind, after.origin) for c in found)
         elif before.params is not None and after.params is None:
             if after.kind in ("import", "module-import"):
@@ -317,7 +345,39 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
                 and before.source != after.source and before.source is not None:
             changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now bound to {_shown(after.source)} "
                                      f"instead of {_shown(before.source)}", origin=after.origin))
-    return changes + _switch_read_changes(old, new)
+    return changes + _constructor_changes(old, new) + _switch_read_changes(old, new)
+
+
+def _as_called(name: str, params: tuple[Parameter, ...]) -> tuple[Parameter, ...]:
+    """A protocol method (`__getitem__`, `__eq__`) as Python calls it: by position, so its parameters' names do not
+    matter; other callables as they are."""
+    method = name.rpartition(".")[2]
+    if not (method.startswith("__") and method.endswith("__")) or method in ("__init__", "__new__", "__call__"):
+        return params
+    return tuple(replace(p, name=f"#{i}", kind=POSITIONAL_ONLY) if p.kind in (POSITIONAL, POSITIONAL_ONLY) else p
+                 for i, p in enumerate(params, 1))
+
+
+def _constructor_changes(old: ModuleSurface, new: ModuleSurface) -> list[ApiChange]:
+    """A class gains `__new__` (or `__init__`) where it had only the other: `Class(...)` calls both with the same
+    arguments, so the new one must take what the old constructor took."""
+    changes = []
+    for name, entry in old.entries.items():
+        if entry.kind != "class" or name not in new.entries:
+            continue
+        for added in _CONSTRUCTORS:
+            after = new.entries.get(f"{name}.{added}")
+            if after is None or f"{name}.{added}" in old.entries or after.params is None or \
+                    {VAR_POSITIONAL, VAR_KEYWORD} <= {p.kind for p in after.params}:
+                continue
+            other = next((old.entries[f"{name}.{c}"] for c in _CONSTRUCTORS
+                          if f"{name}.{c}" in old.entries and old.entries[f"{name}.{c}"].params is not None), None)
+            if other is None:
+                continue
+            found = _diff_params(f"{old.module}.{name}", after.line, other.params[1:], after.params[1:])
+            changes += [ApiChange(c.name, c.line, f"{c.message} (the new `{added}` must accept what "
+                                  f"`{name}(...)` accepted)", c.kind, after.origin) for c in found]
+    return changes
 
 
 def _switch_read_changes(old: ModuleSurface, new: ModuleSurface) -> list[ApiChange]:

@@ -72,6 +72,60 @@ def is_passthrough(node: ast.FunctionDef | ast.AsyncFunctionDef, qualify) -> boo
     return decorated_by_wraps and len(forwarding) == 1 and len(uses) == 2  # the arguments go to the call untouched
 
 
+_NOT_SETTABLE = frozenset({"__defaults__", "__kwdefaults__", "__code__", "__signature__", "__wrapped__",
+                           "__text_signature__", "__class__", "__dict__", "__call__"})
+
+
+def returns_argument(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`node` hands back what it decorates: `def d(fn)` that sets only non-signature attributes of `fn`
+    (`fn.__doc__ = ...`) and local names, then `return fn`; or a factory whose body defines such a
+    decorator and returns it (`def add_docs(*text): def d(fn): ...; return d`)."""
+    if isinstance(node, ast.AsyncFunctionDef) or node.decorator_list:
+        return False
+    body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
+    if len(body) == 2 and isinstance(body[0], ast.FunctionDef) and isinstance(body[1], ast.Return) and \
+            isinstance(body[1].value, ast.Name) and body[1].value.id == body[0].name:
+        return _returns_its_argument(body[0])
+    return _returns_its_argument(node)
+
+
+def _returns_its_argument(node: ast.FunctionDef) -> bool:
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or len(args.posonlyargs) + len(args.args) != 1 or \
+            node.decorator_list:
+        return False
+    wrapped = (args.posonlyargs + args.args)[0].arg
+    body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
+    if not body or not (isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name)
+                        and body[-1].value.id == wrapped):
+        return False
+    return all(_only_documents(stmt, wrapped) for stmt in body[:-1])
+
+
+def _only_documents(stmt: ast.stmt, wrapped: str) -> bool:
+    """A statement that reads the decorated function's attributes and sets only its non-signature ones."""
+    if isinstance(stmt, ast.If):
+        return all(_only_documents(s, wrapped) for s in stmt.body + stmt.orelse) and _reads_only(stmt.test, wrapped)
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
+                    target.value.id == wrapped and target.attr not in _NOT_SETTABLE:
+                continue
+            if isinstance(target, ast.Name) and target.id != wrapped:
+                continue
+            return False
+        return _reads_only(stmt.value, wrapped)
+    return False
+
+
+def _reads_only(expr: ast.expr, wrapped: str) -> bool:
+    """`expr` names the decorated function only to read one of its attributes (`fn.__doc__`, `fn.__qualname__`)."""
+    attribute_values = {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)
+                        and n.attr not in _NOT_SETTABLE}
+    return all(id(n) in attribute_values for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id == wrapped)
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 

@@ -1,6 +1,7 @@
 """How a module's top-level statements change `__all__`, applied the way Python would.
 
-`__all__ = [...]`, `__all__ += [...]`, `__all__ = __all__ + [...]`, `.append`,
+`__all__ = [...]`, `__all__ += [...]`, `__all__ = __all__ + [...]`, `list(_LAZY)` (and
+`sorted`, `tuple`, `[*_LAZY]`, `list(_LAZY.keys())`) of a module-level literal, `.append`,
 `.extend`, `.insert`, `.remove`, `.pop`, `.clear`, `.sort()`, `.reverse()`, slice
 assignment and `del __all__[i]` with literal arguments are modelled; anything else that
 touches `__all__` (a computed value, an alias, a use in an expression) makes the
@@ -50,6 +51,10 @@ class AllChanges:
         if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
             left, right = self.all_value(value.left), self.all_value(value.right)
             return left + right if left is not None and right is not None else None
+        return self.names_of_literal(value)
+
+    def names_of_literal(self, value: ast.expr) -> list[str] | None:
+        """The names a module literal lists (`list(_LAZY)`); None here, the statement runner knows its literals."""
         return None
 
     def index(self, node: ast.expr):

@@ -24,10 +24,16 @@ and a cycle is cut where it closes. A star import that cannot be followed (no
 callback, or a module the repository does not hold, such as `from torch import *`)
 stays in the surface as the entry `*:torch`, so dropping it is a break.
 
+Names a module hands out through the import machinery are read by evaluating it
+(`gates.python_api.lazy_exports`): a module `def __getattr__(name)` over a literal map, a
+package replacing itself by an `_import_structure` lazy module, `import_module(...)` of a
+computable name. A `try` whose handlers catch only `ImportError` binds what its body
+binds, with the handlers' bindings kept as fallbacks (`alternatives`).
+
 Fail closed: a module that cannot be read or parsed, or whose surface its own code
 can change at run time (`gates.python_api.static_guard`: `globals()`, `exec`, `sys.modules`,
 `setattr` on a module-level definition, `f.__kwdefaults__ = ...`, a module
-`__getattr__` ...), a computed `__all__`, or a public name bound only on some paths
+`__getattr__` the evaluator cannot run ...), a computed `__all__`, or a public name bound only on some paths
 gets an `error`: "the checker cannot read this module's surface statically:
 <construct> at path:line".
 """
@@ -78,6 +84,8 @@ class ModuleScope:
     star_modules: list[str] = field(default_factory=list)  # dotted names of the repository modules star imports read
     import_paths: list[str] = field(default_factory=list)  # files read to follow imports (`definition`)
     conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
+    alternatives: dict[str, list[Entry]] = field(default_factory=dict)  # `except ImportError:` fallbacks of a name
+    transparent: frozenset = field(default_factory=frozenset)  # decorators from outside that keep the signature
     rebound: dict[str, int] = field(default_factory=dict)  # `global NAME` in a function -> line
     reads: list[NameRead] = field(default_factory=list)  # `os.environ.get(NAME, default)` anywhere in the module
     resolver: "_Resolver | None" = field(default=None, repr=False, compare=False)
@@ -217,7 +225,7 @@ class ModuleScope:
         plain = decorator.replace(":", ".")
         if plain in BINDING:
             return plain
-        if is_known_transparent(plain):
+        if is_known_transparent(plain) or callee(plain) in self.transparent:
             return None
         target = callee(decorator)
         found, _ = self.lookup(target)
@@ -225,6 +233,8 @@ class ModuleScope:
             return decorator  # outside the repository (or unreadable): opaque, compared by its text
         if found.passthrough and target == decorator:
             return None
+        if found.returns_argument:
+            return None  # hands back what it decorates (`fn.__doc__ = ...; return fn`), or a factory of that
         return f"{decorator} [{found.fingerprint or found.kind}]"
 
 
@@ -238,21 +248,56 @@ def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -
     return (own[0], *ordered)
 
 
+class ScopeStore:
+    """Where scopes read before can be found again (a history run reads the same modules commit after commit).
+
+    `recall(dotted)` gives back a scope read from the same files, or None; `begin()` starts noting the files a
+    reading looks at, `keep(dotted, scope)` ends it and keeps the scope, `drop()` ends it keeping nothing. This
+    default keeps nothing.
+    """
+
+    def recall(self, dotted: str) -> "ModuleScope | None":
+        return None
+
+    def begin(self) -> None:
+        pass
+
+    def keep(self, dotted: str, scope: "ModuleScope | None") -> None:
+        pass
+
+    def drop(self) -> None:
+        pass
+
+
 class _Resolver:
     """Reads and caches the scopes of the repository's modules for star imports and `definition`."""
 
-    def __init__(self, read_module: ReadModule | None, cache: dict):
+    def __init__(self, read_module: ReadModule | None, cache: dict, store: ScopeStore | None = None):
         self.read_module = read_module
         self.cache = cache
+        self.store = store or ScopeStore()
 
     def find(self, dotted: str) -> tuple[str, str] | None:
         return self.read_module(dotted) if self.read_module is not None else None
 
     def scope_of(self, dotted: str, visiting=frozenset()) -> ModuleScope | None:
         if dotted not in self.cache:
-            found = self.find(dotted)
-            self.cache[dotted] = None if found is None else \
-                _read_scope(found[0], found[1], self, visiting | {dotted}, dotted)
+            recalled = self.store.recall(dotted)
+            if recalled is not None:
+                self.cache[dotted] = recalled
+                return recalled
+            self.store.begin()
+            try:
+                found = self.find(dotted)
+                scope = None if found is None else _read_scope(found[0], found[1], self, visiting | {dotted}, dotted)
+            except BaseException:
+                self.store.drop()
+                raise
+            self.cache[dotted] = scope
+            if scope is not None and (scope.star_modules or any(n.startswith("*:") for n in scope.names)):
+                self.store.drop()  # what a star import brought in depends on where the reading started (cycles)
+            else:
+                self.store.keep(dotted, scope)
         return self.cache[dotted]
 
 
@@ -263,6 +308,18 @@ def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: s
     except (SyntaxError, ValueError) as exc:
         scope.error = f"does not parse: {exc}"
         return scope
+    except (RecursionError, MemoryError):
+        scope.error = "does not parse: nested too deeply for the checker to read"
+        return scope
+    try:
+        return _bind_scope(scope, tree, resolver, visiting)
+    except RecursionError:
+        scope.error = scope.error or f"{UNREADABLE}: nested too deeply to follow at {path}"
+        return scope
+
+
+def _bind_scope(scope: ModuleScope, tree: ast.Module, resolver: _Resolver, visiting) -> ModuleScope:
+    """What `tree` binds, over `scope`, refusing what the checker cannot follow."""
     constructs, scope.rebound = dynamic_constructs(tree, scope.module)
     scope.reads = name_reads(tree)
     for construct, line in constructs[:1]:
@@ -274,16 +331,20 @@ def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: s
             scope.refuse(f"`global {name}` in a function (it can rebind or delete the module-level name)", line)
     for name, (header, line, value_only) in scope.conditional.items():
         public = name in scope.exports if scope.exports is not None else not name.startswith("_")
+        entry = scope.names.get(name)
+        if entry is not None and entry.kind == "module-import" and scope.exports is None:
+            continue  # `try: import_module(".cuda", __name__) / except ImportError: pass`: a submodule, no API name
         if public and not value_only:
             scope.refuse(f"public name '{name}' is unbound or bound differently on some paths through {header}", line)
     return scope
 
 
 def module_scope(source: str, path: str, read_module: ReadModule | None = None,
-                 module: str | None = None) -> ModuleScope:
+                 module: str | None = None, store: ScopeStore | None = None) -> ModuleScope:
     """Every name one module's source binds at its top level, star imports followed through `read_module`.
 
     `module` is the dotted name (default: from `path`, which must then be relative to its package root).
+    `store` finds the scopes of other modules read before (`ScopeStore`).
     """
     module = module or module_name(path)
-    return _read_scope(source, path, _Resolver(read_module, {}), frozenset({module}), module)
+    return _read_scope(source, path, _Resolver(read_module, {}, store), frozenset({module}), module)

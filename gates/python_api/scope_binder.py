@@ -17,12 +17,34 @@ import ast
 from dataclasses import replace
 
 from gates.model.errors import InputError
-from gates.python_api.decorators import callee, is_passthrough
+from gates.python_api.decorators import callee, is_passthrough, returns_argument
 from gates.python_api.default_values import bounded, fill, has_imports, read_chain, read_default
 from gates.python_api.dunder_all import ALL, AllChanges, literal_names
+from gates.python_api.lazy_exports import (
+    AttributeOf,
+    is_lazy_replacement,
+    is_read_only_use,
+    ModuleValue,
+    Unmodelled,
+    getattr_exports,
+    import_target,
+    lazy_module_exports,
+    literal_value,
+)
 from gates.python_api.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
 
 _PUBLIC_DUNDERS = ("__init__", "__call__")
+_NOT_PROTOCOL = frozenset({"__repr__", "__str__", "__del__", "__post_init__", "__init_subclass__", "__set_name__",
+                           "__sizeof__", "__format__", "__getattr__", "__getattribute__", "__dir__"})
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def is_surface_method(name: str) -> bool:
+    """A method callers reach: a public one, the constructor (`__init__`, `__new__`), `__call__`, and the protocol
+    methods Python calls for operators and built-ins (`__getitem__`, `__len__`, `__enter__` ...)."""
+    if not name.startswith("_") or name in _PUBLIC_DUNDERS:
+        return True
+    return name.startswith("__") and name.endswith("__") and len(name) > 4 and name not in _NOT_PROTOCOL
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
@@ -104,6 +126,11 @@ class _Binder(AllChanges):
         self.resolver = resolver
         self.visiting = visiting
         self.is_package = scope.path.endswith("__init__.py")
+        self.literal_nodes: dict[str, ast.expr] = {}  # module-level names and the expression last bound to each
+        self.loop_values: dict[str, str] = {}  # loop variables of a loop unrolled over a literal list
+        self.hook: ast.FunctionDef | None = None  # a module-level `def __getattr__`
+        self.replacement: ast.Assign | None = None  # `sys.modules[__name__] = _LazyModule(...)`
+        self.mutated: set[str] = set()  # names some statement changes in place (`_MAP[k] = v`, `_MAP.update(...)`)
 
     def line_of(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1)
@@ -118,6 +145,7 @@ class _Binder(AllChanges):
         self.scope.members.update(members or {})
 
     def unbind(self, name: str) -> None:
+        self.literal_nodes.pop(name, None)
         self.scope.names.pop(name, None)
         self.scope.conditional.pop(name, None)
         for key in [k for k in self.scope.members if k.startswith(name + ".")]:
@@ -184,23 +212,28 @@ class _Binder(AllChanges):
         read_default = lambda expr: self.read_default(expr, local)  # noqa: E731
         return Entry(name or node.name, "function", node.lineno, parameters(node.args, read_default),
                      decorators=self.decorators(node), passthrough=is_passthrough(node, self.qualify),
-                     fingerprint=fingerprint(node))
+                     fingerprint=fingerprint(node), returns_argument=returns_argument(node),
+                     is_async=isinstance(node, ast.AsyncFunctionDef))
 
     def class_entries(self, node: ast.ClassDef) -> tuple[Entry, dict[str, Entry]]:
         members: dict[str, Entry] = {}
         local: dict[str, Entry] = {}  # the class body's own constants, which its methods' defaults see first
         init = None
         methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        defined: dict[str, Entry] = {}  # every method so far, private ones too: a public alias can name them
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 key = f"{node.name}.{stmt.name}"
-                if not stmt.name.startswith("_") or stmt.name in _PUBLIC_DUNDERS:
-                    members[key] = self.function_entry(stmt, key, local)
+                defined[stmt.name] = self.function_entry(stmt, key, local)
+                if is_surface_method(stmt.name):
+                    members[key] = defined[stmt.name]
                 if stmt.name == "__init__":
                     init = stmt
             else:
                 self.check_class_statement(node, stmt, methods)
+                aliases = self.method_aliases(node, stmt, defined)
                 members.update(self.class_attributes(node, stmt))
+                members.update(aliases)
                 local.update(self.class_constants(stmt, local))
         decorators = self.decorators(node)
         dataclass_options = [d for d in node.decorator_list
@@ -217,6 +250,14 @@ class _Binder(AllChanges):
         kept = tuple(d for d in decorators if callee(d).replace(":", ".") != "dataclasses.dataclass")
         kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
         return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases), members
+
+    def method_aliases(self, node: ast.ClassDef, stmt: ast.stmt, defined: dict[str, Entry]) -> dict[str, Entry]:
+        """`__call__ = _forward` in a class body: the alias is the method it names, private or not."""
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id in defined):
+            return {}
+        aliased = defined[stmt.value.id]
+        return {f"{node.name}.{t.id}": replace(aliased, name=f"{node.name}.{t.id}", line=stmt.lineno)
+                for t in stmt.targets if isinstance(t, ast.Name) and is_surface_method(t.id)}
 
     def class_attributes(self, node: ast.ClassDef, stmt: ast.stmt) -> dict[str, Entry]:
         """Public class attributes (`BLOCK = 64`, enum members): removing one is a break. Annotated fields
@@ -255,6 +296,8 @@ class _Binder(AllChanges):
 
     def statement(self, stmt: ast.stmt) -> None:
         line = self.line_of(stmt)
+        if self.dynamic_import(stmt) or isinstance(stmt, ast.For) and self.unrolled(stmt):
+            return
         if isinstance(stmt, ast.If):
             truth = _constant_truth(stmt.test)
             self.check_all_mention(stmt.test, line)
@@ -266,7 +309,8 @@ class _Binder(AllChanges):
                 self.branches([stmt.body, stmt.orelse], self.where(f"if {ast.unparse(stmt.test)}:", stmt))
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             handlers = [h.body for h in stmt.handlers if not _ends_in_raise(h.body)]
-            self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt))
+            fallbacks = bool(stmt.handlers) and all(_catches_import_errors(h) for h in stmt.handlers)
+            self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks)
             self.block(stmt.finalbody)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             header = f"with {', '.join(ast.unparse(i) for i in stmt.items)}:"
@@ -288,6 +332,8 @@ class _Binder(AllChanges):
             self.branches([case.body for case in stmt.cases] + [[]], where)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.bind(stmt.name, self.function_entry(stmt))
+            if stmt.name == "__getattr__":
+                self.hook = stmt
         elif isinstance(stmt, ast.ClassDef):
             entry, members = self.class_entries(stmt)
             self.bind(stmt.name, entry, members)
@@ -312,6 +358,206 @@ class _Binder(AllChanges):
             self.check_all_mention(stmt, line)
             self.walrus(stmt)
 
+    # imports by name, lazy names --------------------------------------------------------------------------
+    def importers(self) -> set[str]:
+        """How this module can name `importlib.import_module`."""
+        found = {"importlib.import_module"} if "importlib" not in self.scope.names else set()
+        for name, entry in self.scope.names.items():
+            if entry.kind == "module-import" and entry.source == "importlib":
+                found.add(f"{name}.import_module")
+            elif entry.kind == "import" and entry.source == "importlib:import_module":
+                found.add(name)
+        return found
+
+    def literals(self) -> dict:
+        """The module's names bound to literals no statement changes in place, with `__name__` and `__package__`."""
+        package = self.scope.module if self.is_package else self.scope.module.rpartition(".")[0]
+        env = {"__name__": self.scope.module, "__package__": package}
+        for name, node in self.literal_nodes.items():
+            if name in self.mutated:
+                continue
+            try:
+                env[name] = literal_value(node)
+            except Unmodelled:
+                continue
+        env.update(self.loop_values)
+        return env
+
+    def importer_calls(self, node: ast.AST) -> list[ast.Call]:
+        """Calls of anything named `import_module` (the static guard leaves those at module level to this reader)."""
+        def named(func: ast.expr) -> str | None:
+            return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+        importers = self.importers()
+        return [n for n in ast.walk(node) if isinstance(n, ast.Call)
+                and (named(n.func) == "import_module" or ast.unparse(n.func) in importers)]
+
+    def names_of_literal(self, value: ast.expr) -> list[str] | None:
+        """`list(_LAZY)`, `sorted(_LAZY)`, `tuple(_LAZY)`, `[*_LAZY]`, `list(_LAZY.keys())` over a module-level literal
+        that no statement changes: the names it holds, as Python computes them."""
+        inner, ordered = None, False
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                value.func.id in ("list", "sorted", "tuple") and len(value.args) == 1 and not value.keywords:
+            inner, ordered = value.args[0], value.func.id == "sorted"
+        elif isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) == 1 and isinstance(value.elts[0], ast.Starred):
+            inner = value.elts[0].value
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "keys" and \
+                not inner.args and not inner.keywords:
+            inner = inner.func.value
+        if not isinstance(inner, ast.Name) or inner.id in ("list", "sorted", "tuple") or \
+                inner.id not in self.literal_nodes or inner.id in self.mutated:
+            return None
+        found = self.literals().get(inner.id)
+        names = list(found) if isinstance(found, (dict, list, tuple)) else None
+        if names is None or not all(isinstance(name, str) for name in names):
+            return None
+        return sorted(names) if ordered else names
+
+    def dynamic_import(self, stmt: ast.stmt) -> bool:
+        """`import_module(...)` at module level, as Python runs it; True when `stmt` was such an import.
+
+        `x = import_module("a.b")` binds `x` to the module; a bare `import_module(".cuda", __name__)` in a
+        package binds the submodule `cuda` in the package's namespace, as the import system does. A call
+        elsewhere in a statement, or one whose module cannot be computed, makes the module unreadable."""
+        header = {ast.If: "test", ast.While: "test", ast.For: "iter", ast.AsyncFor: "iter"}.get(type(stmt))
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return False
+        scanned = [getattr(stmt, header)] if header else [] if isinstance(stmt, (ast.Try, ast.With, ast.AsyncWith)) \
+            or isinstance(stmt, getattr(ast, "Match", ())) else [stmt]
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            scanned = [item.context_expr for item in stmt.items]
+        calls = [call for node in scanned for call in self.importer_calls(node)]
+        if not calls:
+            return False
+        line = self.line_of(stmt)
+        call = calls[0]
+        direct = len(calls) == 1 and (isinstance(stmt, ast.Expr) and stmt.value is call or isinstance(stmt, ast.Assign)
+                                      and stmt.value is call and len(stmt.targets) == 1
+                                      and isinstance(stmt.targets[0], ast.Name))
+        if not direct:
+            self.scope.refuse(f"`{ast.unparse(call)}` inside an expression (the checker reads `x = import_module(...)` "
+                              "and `import_module(...)` statements)", line)
+            return True
+        try:
+            target = import_target(call, self.literals(), self.importers())
+        except Unmodelled as exc:
+            self.scope.refuse(f"`{ast.unparse(call)}`, whose module the checker cannot compute ({exc})", line)
+            return True
+        if target is None:
+            self.scope.refuse(f"`{ast.unparse(call)}` (not `importlib.import_module` as this module binds it)", line)
+        elif target == self.scope.module:
+            self.scope.refuse(f"`{ast.unparse(call)}`", line)  # the module itself: what it does with it is not read
+        elif isinstance(stmt, ast.Assign):
+            name = stmt.targets[0].id
+            self.bind(name, Entry(name, "module-import", line, source=target))
+        elif self.is_package and target.startswith(self.scope.module + "."):
+            name = target[len(self.scope.module) + 1:].split(".")[0]
+            if name not in self.scope.names:
+                self.bind(name, Entry(name, "module-import", line, source=f"{self.scope.module}.{name}"))
+        return True
+
+    def unrolled(self, stmt) -> bool:
+        """A `for` over a literal list whose body imports by name runs once per item, as Python runs it."""
+        if isinstance(stmt, ast.AsyncFor) or stmt.orelse or not isinstance(stmt.target, ast.Name) or \
+                not any(self.importer_calls(s) for s in stmt.body):
+            return False
+        try:
+            items = self.literals().get(stmt.iter.id) if isinstance(stmt.iter, ast.Name) else literal_value(stmt.iter)
+        except Unmodelled:
+            return False
+        if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items) or len(items) > 64 or \
+                any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(stmt)):
+            return False
+        name = stmt.target.id
+        for item in items:
+            self.bind(name, Entry(name, "constant", stmt.lineno, value=repr(item)))
+            self.loop_values[name] = item
+            self.block(stmt.body)
+        self.loop_values.pop(name, None)
+        return True
+
+    def lazy_names(self, tree: ast.Module) -> None:
+        """After the last statement: what a `sys.modules[__name__] = _LazyModule(...)` replacement or a
+        `def __getattr__` hook hands out (`gates.python_api.lazy_exports`)."""
+        if self.replacement is not None:
+            try:
+                found = lazy_module_exports(self.import_structure(tree), self.scope.module)
+            except Unmodelled as exc:
+                self.scope.refuse(f"a lazy module replacing the package in `sys.modules` that the checker cannot "
+                                  f"read ({exc})", self.replacement.lineno)
+                return
+            kept = self.extra_objects()
+            self.scope.names = {n: e for n, e in self.scope.names.items() if n in kept}
+            self.scope.members = {k: e for k, e in self.scope.members.items() if k.split(".", 1)[0] in kept}
+            self.scope.conditional = {n: c for n, c in self.scope.conditional.items() if n in kept}
+            self.scope.exports = None
+            self.bind_lazy(found, self.replacement.lineno)
+        elif self.hook is not None and self.scope.names.get("__getattr__", Entry("", "", 0)).line == self.hook.lineno:
+            try:
+                found = getattr_exports(self.hook, self.literals(), self.importers())
+            except Unmodelled as exc:
+                self.scope.refuse(f"a module-level `def __getattr__` hook the checker cannot evaluate ({exc})",
+                                  self.hook.lineno)
+                return
+            self.bind_lazy({n: v for n, v in found.items() if n not in self.scope.names}, self.hook.lineno)
+
+    def bind_lazy(self, found: dict, line: int) -> None:
+        for name, value in found.items():
+            if isinstance(value, ModuleValue):
+                self.scope.names[name] = Entry(name, "module-import", line, source=value.dotted, exported=True)
+            elif isinstance(value, AttributeOf):
+                self.scope.names[name] = Entry(name, "import", line, source=f"{value.dotted}:{value.attribute}",
+                                               exported=True)
+
+    def extra_objects(self) -> set[str]:
+        call = self.replacement.value
+        extra = next((k.value for k in call.keywords if k.arg == "extra_objects"), None)
+        if extra is None:
+            return set()
+        if isinstance(extra, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                               and isinstance(v, ast.Name) and v.id == k.value
+                                               for k, v in zip(extra.keys, extra.values)):
+            return {k.value for k in extra.keys}
+        raise Unmodelled(f"`extra_objects={ast.unparse(extra)}`")
+
+    def import_structure(self, tree: ast.Module) -> dict:
+        """The lazy module's map as the module's statements leave it: its literal value with every literal change
+        applied (`M[k] = [...]`, `M[k].extend([...])`, `.append`, `M[k] += [...]`, `M.update({...})`)."""
+        call = self.replacement.value
+        node = call.args[2] if len(call.args) > 2 else next((k.value for k in call.keywords
+                                                              if k.arg == "import_structure"), None)
+        if isinstance(node, ast.Dict):
+            return literal_value(node)
+        if not isinstance(node, ast.Name) or node.id not in self.literal_nodes:
+            raise Unmodelled("the map is not a name bound to a literal")
+        name = node.id
+        structure = literal_value(self.literal_nodes[name])
+        if not isinstance(structure, dict):
+            raise Unmodelled(f"`{name}` is not a dict")
+        modelled: set[int] = set()
+        for stmt in _module_level(tree.body):
+            target = _changed_map(stmt, name)
+            if target is None:
+                continue
+            name_node, key_node, how, argument = target
+            modelled.add(id(name_node))
+            key = literal_value(key_node) if key_node is not None else None
+            value = literal_value(argument)
+            if how == "update" and isinstance(value, dict):
+                structure.update(value)
+            elif how == "set":
+                structure[key] = list(value)
+            elif how in ("extend", "append") and isinstance(structure.get(key), list):
+                structure[key] += list(value) if how != "append" else [value]
+            else:
+                raise Unmodelled(f"`{ast.unparse(stmt)[:80]}`")
+        parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+        for use in ast.walk(tree):
+            if isinstance(use, ast.Name) and use.id == name and id(use) not in modelled and \
+                    isinstance(use.ctx, ast.Load) and not is_read_only_use(use, name, parents):
+                raise Unmodelled(f"`{name}` changed at line {use.lineno} in a way the checker does not model")
+        return structure
+
     def walrus(self, node: ast.AST) -> None:
         for inner in ast.walk(node):
             if isinstance(inner, ast.NamedExpr) and isinstance(inner.target, ast.Name):
@@ -320,6 +566,9 @@ class _Binder(AllChanges):
     def assignment(self, stmt) -> None:
         line = stmt.lineno
         value = stmt.value
+        if isinstance(stmt, ast.Assign) and is_lazy_replacement(stmt):
+            self.replacement = stmt
+            return
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if value is None:
             return  # an annotation alone binds nothing
@@ -362,6 +611,7 @@ class _Binder(AllChanges):
                     self.bind(target.id, replace(aliased, name=target.id, line=line), members)
                 else:
                     self.bind(target.id, Entry(target.id, "constant", line, value=self.constant_text(value)))
+                    self.literal_nodes[target.id] = value
             else:
                 self.check_all_mention(target, line)
                 self.bind_targets(target, line, ast.unparse(stmt))
@@ -428,8 +678,13 @@ class _Binder(AllChanges):
         self.scope.exports = None if exports is None else list(exports)
         self.scope.conditional = dict(conditional)
 
-    def branches(self, paths: list[list[ast.stmt]], where: tuple[str, int]) -> None:
-        """Run each path from the same state, then keep what every path agrees on; mark the rest conditional."""
+    def branches(self, paths: list[list[ast.stmt]], where: tuple[str, int], fallbacks: bool = False) -> None:
+        """Run each path from the same state, then keep what every path agrees on; mark the rest conditional.
+
+        With `fallbacks` (a `try` whose handlers catch only `ImportError`), a name that the `try` body binds and
+        every handler binds too, otherwise, is the `try` body's binding (what Python binds where the import
+        works) with the handlers' bindings kept as its fallbacks (`ModuleScope.alternatives`), each compared too.
+        """
         before = self.snapshot()
         results = []
         for body in paths:
@@ -452,6 +707,11 @@ class _Binder(AllChanges):
             if outside is not None:
                 names[name] = outside  # `if triton >= 3: from ...libdevice import rsqrt / else: from ...math import rsqrt`
                 continue
+            if fallbacks and len(present) == len(entries) and entries[0].kind in ("import", "function", "class"):
+                names[name] = entries[0]  # `try: from .cuda import op / except ImportError: from .portable import op`
+                others = [e for e in entries[1:] if not _same(e, entries[0])]
+                self.scope.alternatives[name] = list(dict.fromkeys(others))
+                continue
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
             values = list(dict.fromkeys(e.value for e in present))
@@ -469,6 +729,45 @@ class _Binder(AllChanges):
         self.scope.exports = exports[-1]
         if any(e != exports[0] for e in exports):
             self.scope.refuse(f"`__all__` that differs between the paths through {where[0]}", where[1])
+
+
+def _catches_import_errors(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return False
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return all(ast.unparse(n).split(".")[-1] in _IMPORT_ERRORS for n in names)
+
+
+def _module_level(body: list[ast.stmt]):
+    """Every statement that runs at module level (inside `if`, `try`, `with` and loops too), in order."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field_name in ("body", "orelse", "finalbody"):
+            yield from _module_level(getattr(stmt, field_name, None) or [])
+        for handler in getattr(stmt, "handlers", None) or []:
+            yield from _module_level(handler.body)
+
+
+def _changed_map(stmt: ast.stmt, name: str):
+    """(the key node, how, the argument) for a literal change of the map `name`; None for other statements."""
+    def keyed(node):
+        return node.slice if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+            node.value.id == name else None
+
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and keyed(stmt.targets[0]) is not None:
+        return stmt.targets[0].value, keyed(stmt.targets[0]), "set", stmt.value
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and keyed(stmt.target) is not None:
+        return stmt.target.value, keyed(stmt.target), "extend", stmt.value
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and len(stmt.value.args) == 1 and not stmt.value.keywords:
+        owner, method = stmt.value.func.value, stmt.value.func.attr
+        if keyed(owner) is not None and method in ("extend", "append"):
+            return owner.value, keyed(owner), method, stmt.value.args[0]
+        if isinstance(owner, ast.Name) and owner.id == name and method == "update":
+            return owner, None, "update", stmt.value.args[0]
+    return None
 
 
 def _same(a: Entry, b: Entry, value: bool = True) -> bool:
@@ -522,4 +821,9 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
 
 def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
     """Run `tree`'s top-level statements over `scope` (a `gates.python_api.module_scope.ModuleScope`)."""
-    _Binder(scope, resolver, visiting).block(tree.body)
+    binder = _Binder(scope, resolver, visiting)
+    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    binder.mutated = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                      and not is_read_only_use(n, n.id, parents)}
+    binder.block(tree.body)
+    binder.lazy_names(tree)

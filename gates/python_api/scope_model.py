@@ -8,9 +8,14 @@ module's file under the package roots (`.` and `src` by default).
 from __future__ import annotations
 
 import ast
+import codecs
 import hashlib
+import io
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from gates.model.errors import InputError
 
 POSITIONAL_ONLY = "positional-only"
 POSITIONAL = "positional"
@@ -69,6 +74,33 @@ class Entry:
     fingerprint: str | None = None  # functions: a digest of the whole definition
     bases: tuple[str, ...] = ()  # classes: qualified base classes, inherited members are read from them
     generated: bool = False  # the `__init__` a dataclass or NamedTuple generates from its fields
+    exported: bool = False  # handed out on purpose: a module `__getattr__` or lazy module lists it
+    returns_argument: bool = False  # decorators: `def d(fn): ...; return fn` (or a factory of one)
+    is_async: bool = False  # functions: `async def` (callers get a coroutine)
+
+
+def decode_source(data: bytes, path: str) -> str:
+    """A Python source file's text, decoded the way Python decodes it: a UTF-8 BOM, else the PEP 263 coding
+    cookie of its first two lines (`# coding: latin-1`), else UTF-8. Raises `InputError` naming the line."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as undecodable:
+            line = data[: undecodable.start].count(b"\n") + 1
+            raise InputError(path, line, f"not valid UTF-8 (byte offset {undecodable.start})") from None
+        raise InputError(path, getattr(exc, "lineno", None) or 1, f"unreadable Python source: {exc.msg}") from None
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        start = getattr(exc, "start", 0)
+        line = data[:start].count(b"\n") + 1
+        name = codecs.lookup(encoding).name
+        if name in ("utf-8", "utf-8-sig"):
+            raise InputError(path, line, f"not valid UTF-8 (byte offset {start})") from None
+        raise InputError(path, line, f"not valid {name}, the encoding its coding cookie names (byte offset {start})") \
+            from None
 
 
 def module_name(path: str, root: str = ".") -> str:

@@ -17,7 +17,12 @@ surface that may not be the real one:
   `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set;
 - the signature attributes of any function (`__defaults__`, `__kwdefaults__`,
   `__code__`, `__signature__`, `__wrapped__`), and the `__dict__` of a module-level definition;
-- a module-level `__getattr__` or `__dir__` (module hooks), defined or assigned; `__path__`;
+- a module-level `__getattr__` or `__dir__` (module hooks) assigned or imported, and `__path__`;
+  a module-level `def __getattr__(name)` is left to the surface reader, which evaluates it
+  (`gates.python_api.lazy_exports`), and `def __dir__` changes only what `dir()` lists;
+- `import_module(...)` at module level and in `def __getattr__` is left to the surface reader
+  too, which computes the module it imports or refuses the module; so is
+  `sys.modules[__name__] = _LazyModule(__name__, ...)`, a lazy package;
 - `__all__` used inside a function or class body (an `@export` decorator that appends to it).
 
 A `global NAME` statement in a function is returned separately (`rebinds_through_global`):
@@ -27,6 +32,8 @@ whether it matters depends on whether NAME is public, which the surface reader d
 from __future__ import annotations
 
 import ast
+
+from gates.python_api.lazy_exports import is_lazy_replacement
 
 SIGNATURE_ATTRIBUTES = frozenset(
     {"__defaults__", "__kwdefaults__", "__code__", "__signature__", "__wrapped__", "__text_signature__"})
@@ -73,6 +80,7 @@ class _Finder(ast.NodeVisitor):
         self.found: list[tuple[str, int]] = []
         self.globals: dict[str, int] = {}
         self.depth = 0  # 0: module level; >0: inside a function or class body
+        self.in_hook = False  # inside a module-level `def __getattr__`
 
     def note(self, what: str, node: ast.AST) -> None:
         self.found.append((what, node.lineno))
@@ -83,14 +91,22 @@ class _Finder(ast.NodeVisitor):
         self.depth -= 1
 
     def visit_FunctionDef(self, node) -> None:
-        if self.depth == 0 and node.name in MODULE_HOOKS:
-            self.note(f"a module-level `def {node.name}` hook", node)
+        hook = self.depth == 0 and node.name in MODULE_HOOKS
+        if hook and isinstance(node, ast.AsyncFunctionDef):
+            self.note(f"a module-level `async def {node.name}` hook", node)
         for deco in node.decorator_list:
             self.visit(deco)
         self.depth += 1
+        previous, self.in_hook = self.in_hook, hook
         for child in [node.args, *node.body]:
             self.visit(child)
+        self.in_hook = previous
         self.depth -= 1
+
+    def visit_Assign(self, node) -> None:
+        if self.depth == 0 and is_lazy_replacement(node):
+            return  # read by the surface reader (`gates.python_api.lazy_exports`)
+        self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -169,6 +185,8 @@ class _Finder(ast.NodeVisitor):
             self.note(f"`{ast.unparse(node)}`", node)
         elif isinstance(func, ast.Name) and name in ("setattr", "delattr") and self._is_module_level_object(first):
             self.note(f"`{name}({ast.unparse(first)}, ...)`", node)
+        elif name == "import_module" and (self.depth == 0 or self.in_hook):
+            pass  # the surface reader computes what it imports, or refuses the module
         elif name in _IMPORTERS and not self._imports_elsewhere(first):
             self.note(f"`{ast.unparse(node)}`", node)
         self.generic_visit(node)

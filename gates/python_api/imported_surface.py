@@ -1,0 +1,151 @@
+"""A module's public surface read by importing it in a fresh Python process: the second way to read it.
+
+Where the static reader (`gates.python_api.api_surface`) cannot read a module, G5 imports the
+module of each side (base and head, each checked out in its own folder) in a subprocess and reads
+what the import binds with `inspect`: the public names (`__all__`, else `dir()` without imports
+from outside the package), each callable's signature (defaults as their `repr`), each class's
+constructor (`inspect.signature(cls)`, which is what `Class(...)` accepts, `__new__` included) and
+its public and protocol methods defined by the package, and whether a function is a coroutine
+function. Objects made by an internal decorator (`triton.jit` kernels) are left out, as statically.
+
+Both sides are read the same way, so the two surfaces compare like for like. Importing runs the
+module's code: what it reports is as trustworthy as that code, so the history check says when a
+surface was read this way (a warning naming the module), and the policy can turn it off
+(`api.import_fallback: false`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from gates.python_api.scope_model import (
+    KEYWORD_ONLY,
+    POSITIONAL,
+    POSITIONAL_ONLY,
+    VAR_KEYWORD,
+    VAR_POSITIONAL,
+    Entry,
+    Parameter,
+)
+
+_MARK = "\x1edesign-gates-surface\x1e"
+_KINDS = {"POSITIONAL_ONLY": POSITIONAL_ONLY, "POSITIONAL_OR_KEYWORD": POSITIONAL, "VAR_POSITIONAL": VAR_POSITIONAL,
+          "KEYWORD_ONLY": KEYWORD_ONLY, "VAR_KEYWORD": VAR_KEYWORD}
+
+_SCRIPT = r'''
+import importlib, inspect, json, sys
+name, internal, mark = sys.argv[1], set(json.loads(sys.argv[2])), sys.argv[3]
+NOT_PROTOCOL = {"__repr__", "__str__", "__del__", "__post_init__", "__init_subclass__", "__set_name__", "__sizeof__",
+                "__format__", "__getattr__", "__getattribute__", "__dir__", "__init__", "__new__", "__subclasshook__",
+                "__class_getitem__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__weakref__",
+                "__dict__", "__module__", "__doc__", "__qualname__", "__annotations__", "__hash__"}
+
+def signature(obj, bound=False):
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+    found = [["self", "POSITIONAL_OR_KEYWORD", None]] if bound else []
+    for p in sig.parameters.values():
+        found.append([p.name, p.kind.name, None if p.default is p.empty else repr(p.default)[:400]])
+    return found
+
+def internal_object(obj):
+    kind = type(obj).__module__ or ""
+    return not inspect.isclass(obj) and not inspect.isfunction(obj) and \
+        any(kind.split(".")[0] == d.split(".")[0] for d in internal)
+
+module = importlib.import_module(name)
+top = name.split(".")[0]
+exports = vars(module).get("__all__")
+exports = list(exports) if isinstance(exports, (list, tuple)) else None
+is_package = "__path__" in vars(module)
+names = exports if exports is not None else [n for n in dir(module) if not n.startswith("_")]
+entries = {}
+for n in names:
+    try:
+        obj = getattr(module, n)
+    except AttributeError:
+        entries[n] = {"kind": "unbound"}
+        continue
+    own = (getattr(obj, "__module__", None) or "").split(".")[0] == top
+    if inspect.ismodule(obj):
+        if exports is not None or is_package and obj.__name__.startswith(name + "."):
+            entries[n] = {"kind": "module-import", "source": obj.__name__}
+        continue
+    if exports is None and not own and not is_package:
+        continue  # imported from outside, not re-exported
+    if internal_object(obj) and (exports is None or n not in exports):
+        continue
+    if inspect.isclass(obj):
+        entries[n] = {"kind": "class"}
+        entries[n + ".__init__"] = {"kind": "function", "params": signature(obj, bound=True)}
+        for attr in dir(obj):
+            owner = next((c for c in inspect.getmro(obj) if attr in vars(c)), None)
+            if owner is None or (owner.__module__ or "").split(".")[0] != top:
+                continue
+            public = not attr.startswith("_") or attr == "__call__" or \
+                (attr.startswith("__") and attr.endswith("__") and attr not in NOT_PROTOCOL)
+            if not public:
+                continue
+            raw = vars(owner)[attr]
+            if isinstance(raw, (staticmethod, classmethod, property)) or not callable(raw):
+                entries[f"{n}.{attr}"] = {"kind": "constant"}
+                continue
+            entries[f"{n}.{attr}"] = {"kind": "function", "params": signature(raw),
+                                      "async": inspect.iscoroutinefunction(raw)}
+    elif callable(obj):
+        entries[n] = {"kind": "function", "params": signature(obj), "async": inspect.iscoroutinefunction(obj)}
+    else:
+        entries[n] = {"kind": "constant"}
+sys.stdout.write(mark + json.dumps({"exports": exports, "entries": entries}) + "\n")
+sys.stdout.flush()
+'''
+
+
+_KEPT = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "LD_LIBRARY_PATH", "SYSTEMROOT"})
+_KEPT_PREFIXES = ("CUDA_", "TRITON_", "TORCH_", "HIP_", "ROCM_")  # what importing a kernel library may read; no tokens
+
+
+class ImportFailed(Exception):
+    """Importing the module failed; the message says how."""
+
+
+def imported_entries(folder: Path, module: str, roots, internal_decorators=(), timeout: float = 300.0
+                     ) -> tuple[dict[str, Entry], list[str] | None]:
+    """(entries by name as `ModuleSurface.entries` holds them, `__all__`) of `module` imported from the files in
+    `folder`, with `folder/<root>` for each package root on `sys.path`. Raises ImportFailed."""
+    path = [str(Path(folder) / root) if root not in (".", "") else str(folder) for root in roots]
+    env = {key: value for key, value in os.environ.items() if key in _KEPT or key.startswith(_KEPT_PREFIXES)}
+    env.update(PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
+    try:
+        done = subprocess.run([sys.executable, "-c", _SCRIPT, module, json.dumps(list(internal_decorators)), _MARK],
+                              cwd=folder, env=env, capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise ImportFailed(f"importing {module} took longer than {timeout:.0f} s") from None
+    out = done.stdout.decode("utf-8", errors="replace")
+    if done.returncode != 0 or _MARK not in out:
+        lines = [line for line in done.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
+        raise ImportFailed(f"importing {module} failed: {lines[-1] if lines else f'exit {done.returncode}'}")
+    try:
+        data = json.loads(out.rsplit(_MARK, 1)[1])
+        return _entries(data["entries"]), data["exports"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ImportFailed(f"importing {module} gave no surface the checker can read ({exc})") from None
+
+
+def _entries(raw: dict) -> dict[str, Entry]:
+    entries = {}
+    for name, item in raw.items():
+        kind = item.get("kind")
+        params = None
+        if item.get("params") is not None:
+            params = tuple(Parameter(p[0], _KINDS[p[1]], p[2]) for p in item["params"])
+        kind = {"unbound": "unbound", "class": "class", "module-import": "module-import",
+                "function": "function"}.get(kind, "constant")
+        entries[name] = Entry(name, kind, 1, params=params, source=item.get("source"), is_async=bool(item.get("async")))
+    return entries

@@ -1,0 +1,233 @@
+"""G5 reads the package idioms real kernel libraries use, and catches a removed parameter behind each.
+
+A library's package `__init__` hands names out through a module `__getattr__` over a name map
+or an `_import_structure` lazy module; a dispatch module loads vendor code with
+`importlib.import_module`; an optional vendor build falls back to a portable one under
+`try`/`except ImportError`. Each repository below holds one idiom: an honest change passes,
+and a parameter removed from the function behind the idiom is a break. Where a module stays
+unreadable statically, its surface is read by importing base and head, with a note; only
+when that fails too does the change fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gates.python_api.api_surface import diff_surfaces, module_surface
+from gates.python_api.module_scope import module_reader
+from gitrepo_builder import ADA, MAX, seeded_repo
+
+POLICY = """\
+schema_version: 1
+default_level: L1
+rules:
+  - paths: ["src/kernels/**"]
+    level: L4
+api:
+  packages: [kernels]
+"""
+
+OPS = "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n"
+ROPE = "def apply_rope(q, k, cos, sin):\n    return q, k\n"
+
+GETATTR_INIT = '''\
+import importlib
+
+_LAZY = {"rms_norm": ".ops.norm", "apply_rope": ".ops.rope"}
+__all__ = ["rms_norm", "apply_rope"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name], __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+'''
+
+IMPORT_STRUCTURE_INIT = '''\
+from typing import TYPE_CHECKING
+
+from .utils import _LazyModule
+
+_import_structure = {"ops.norm": ["rms_norm"]}
+
+try:
+    import torch  # noqa: F401
+except ImportError:
+    pass
+else:
+    _import_structure["ops.rope"] = ["apply_rope"]
+
+if TYPE_CHECKING:
+    from .ops.norm import rms_norm
+    from .ops.rope import apply_rope
+else:
+    import sys
+
+    sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure, module_spec=__spec__)
+'''
+
+DISPATCH = '''\
+import importlib
+
+_BACKENDS = ["cuda", "portable"]
+for _backend in _BACKENDS:
+    try:
+        importlib.import_module(f".{_backend}", __package__)
+    except ImportError:
+        pass
+
+_default = importlib.import_module("kernels.backends.portable")
+
+
+def rms_norm(x, weight, *, eps=1e-6):
+    return _default.rms_norm(x, weight, eps=eps)
+'''
+
+FALLBACK_INIT = '''\
+try:
+    from .cuda_norm import rms_norm
+except ImportError:
+    from .ops.norm import rms_norm
+
+__all__ = ["rms_norm"]
+'''
+
+IDIOMS = {
+    "module-getattr": {"src/kernels/__init__.py": GETATTR_INIT, "src/kernels/ops/__init__.py": "",
+                       "src/kernels/ops/norm.py": OPS, "src/kernels/ops/rope.py": ROPE},
+    "import-structure": {"src/kernels/__init__.py": IMPORT_STRUCTURE_INIT, "src/kernels/ops/__init__.py": "",
+                         "src/kernels/ops/norm.py": OPS, "src/kernels/ops/rope.py": ROPE,
+                         "src/kernels/utils.py": "class _LazyModule:\n    pass\n"},
+    "import-module-dispatch": {"src/kernels/__init__.py": "from .backends.dispatch import rms_norm\n",
+                               "src/kernels/backends/__init__.py": "",
+                               "src/kernels/backends/dispatch.py": DISPATCH,
+                               "src/kernels/backends/portable.py": OPS,
+                               "src/kernels/backends/cuda.py": OPS},
+    "import-error-fallback": {"src/kernels/__init__.py": FALLBACK_INIT, "src/kernels/ops/__init__.py": "",
+                              "src/kernels/ops/norm.py": OPS, "src/kernels/cuda_norm.py": OPS},
+}
+
+# (the file whose function loses a parameter, what the package's own surface shows)
+BREAKS = {
+    "module-getattr": ("src/kernels/ops/rope.py", "kernels.apply_rope: parameter 'sin' removed"),
+    "import-structure": ("src/kernels/ops/rope.py", "kernels.apply_rope: parameter 'sin' removed"),
+    "import-module-dispatch": ("src/kernels/backends/dispatch.py", "kernels.rms_norm: parameter 'eps' removed"),
+    "import-error-fallback": ("src/kernels/ops/norm.py", "kernels.rms_norm (ImportError fallback 1): parameter 'eps' "
+                              "removed"),
+}
+
+
+def shrink(text: str) -> str:
+    return text.replace(", *, eps=1e-6", "").replace(", sin)", ")")
+
+
+def package_surface(files: dict[str, str]):
+    return module_surface(files["src/kernels/__init__.py"], "src/kernels/__init__.py",
+                          read_module=module_reader(files.get, ["src"]), module="kernels")
+
+
+@pytest.mark.parametrize("idiom", sorted(IDIOMS))
+def test_the_package_surface_is_read_through_the_idiom(idiom):
+    surface = package_surface(IDIOMS[idiom])
+    assert surface.error is None
+    assert [p.name for p in surface.entries["rms_norm"].params] == ["x", "weight", "eps"]
+
+
+@pytest.mark.parametrize("idiom", sorted(IDIOMS))
+def test_a_parameter_removed_behind_the_idiom_shows_in_the_package_surface(idiom):
+    path, message = BREAKS[idiom]
+    files = IDIOMS[idiom]
+    changes = diff_surfaces(package_surface(files), package_surface({**files, path: shrink(files[path])}))
+    assert message in [c.message for c in changes]
+
+
+def library(tmp_path, idiom: str):
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY)
+    for path, text in IDIOMS[idiom].items():
+        repo.write(path, text)
+    repo.commit(f"The library's {idiom} package", who=MAX)
+    return repo
+
+
+def g5(findings, severity="error"):
+    return [(f.path, f.message) for f in findings if f.gate == "G5" and f.severity == severity]
+
+
+@pytest.mark.parametrize("idiom", sorted(IDIOMS))
+def test_an_honest_change_behind_the_idiom_passes(tmp_path, idiom):
+    repo = library(tmp_path, idiom)
+    repo.branch("grow")
+    path, _ = BREAKS[idiom]
+    repo.write(path, repo.read(path).replace("(x, weight, *, eps=1e-6)", "(x, weight, *, eps=1e-6, out=None)")
+               .replace("(q, k, cos, sin)", "(q, k, cos, sin, *, interleaved=False)"))
+    repo.commit("A new keyword with a default", who=ADA)
+    findings = repo.check()
+    assert g5(findings) == [] and g5(findings, "warning") == []
+
+
+@pytest.mark.parametrize("idiom", sorted(IDIOMS))
+def test_a_parameter_removed_behind_the_idiom_fails_the_change(tmp_path, idiom):
+    repo = library(tmp_path, idiom)
+    repo.branch("shrink")
+    path, _ = BREAKS[idiom]
+    repo.write(path, shrink(repo.read(path)))
+    repo.commit("Drop a parameter", who=ADA)
+    assert any("parameter" in message and "removed" in message for _, message in g5(repo.check()))
+
+
+def test_a_lazy_name_whose_target_is_gone_is_a_break(tmp_path):
+    files = IDIOMS["module-getattr"]
+    renamed = {**files, "src/kernels/ops/rope.py": ROPE.replace("apply_rope", "apply_rotary")}
+    assert package_surface(renamed).error == "'apply_rope' is not bound by src/kernels/ops/rope.py (imported as " \
+                                             "'apply_rope' at line 7)"
+
+
+def test_a_module_only_importing_can_read_passes_with_a_note_and_its_break_is_caught(tmp_path):
+    computed = OPS + "\n_NAMES = [n for n in ('rms_norm',)]\nexec('')\n"
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/ops.py": computed})
+    repo.branch("shrink")
+    repo.write("src/kernels/ops.py", computed.replace(", *, eps=1e-6", ""))
+    repo.commit("Drop a parameter", who=ADA)
+    findings = repo.check()
+    ((_, note),) = g5(findings, "warning")
+    assert note.startswith("module kernels.ops cannot be read statically (the checker cannot read this module's "
+                           "surface statically: `exec()` at src/kernels/ops.py:5), so its surface on base and head "
+                           "was read by importing each in a subprocess")
+    assert g5(findings) == [("src/kernels/ops.py", "public API break: kernels.ops.rms_norm: parameter 'eps' removed; "
+                             "the public API may only grow")]
+
+
+def test_a_module_neither_readable_nor_importable_fails_closed(tmp_path):
+    unimportable = OPS + "\nimport vendor_runtime\nexec('')\n"
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/ops.py": unimportable})
+    repo.branch("shrink")
+    repo.write("src/kernels/ops.py", unimportable.replace(", *, eps=1e-6", ""))
+    repo.commit("Drop a parameter", who=ADA)
+    ((path, message),) = g5(repo.check())
+    assert "importing it in a subprocess failed too (importing kernels.ops failed: ModuleNotFoundError: No module " \
+           "named 'vendor_runtime')" in message
+
+
+def test_all_computed_from_the_lazy_map_is_read():
+    files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": GETATTR_INIT.replace(
+        '__all__ = ["rms_norm", "apply_rope"]', "__all__ = sorted(_LAZY)")}
+    surface = package_surface(files)
+    assert surface.error is None and surface.exports == ["apply_rope", "rms_norm"]
+
+
+def test_all_computed_from_a_map_the_module_changes_stays_unreadable():
+    files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": GETATTR_INIT.replace(
+        '__all__ = ["rms_norm", "apply_rope"]', '__all__ = list(_LAZY)\n_LAZY["extra"] = ".ops.extra"')}
+    assert "a computed `__all__`" in package_surface(files).error
+
+
+def test_a_module_nested_past_what_the_checker_follows_is_unreadable_not_a_crash():
+    long_sum = " + ".join(["name"] * 3000)  # each `+` one level deeper than the last
+    hook = f"_LAZY = {{'rms_norm': '.ops.norm'}}\n\n\ndef __getattr__(name):\n    if {long_sum} in _LAZY:\n" \
+           "        return name\n    raise AttributeError(name)\n"
+    files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": hook}
+    error = package_surface(files).error
+    assert error is not None and ("cannot evaluate" in error or "does not parse" in error)
