@@ -131,7 +131,7 @@ def test_an_unknown_key_names_the_file_the_line_and_the_likely_key():
         parse_config_yaml("policy: .design-gates/policy.yaml\nrecord_dirs: [docs/design]\n")
     assert (error.value.path, error.value.line) == (CONFIG_FILE, 2)
     assert ("unknown key 'record_dirs' (did you mean 'records'?; "
-            "allowed: evidence, g7, policy, profile, profiles, records)") in error.value.message
+            "allowed: evidence, g7, policy, profile, profiles, records, require_records)") in error.value.message
 
 
 def test_an_unknown_key_in_the_pyproject_table_is_found_on_its_line():

@@ -22,6 +22,7 @@ Keys (all optional; docs/configuration.md is the reference):
         gates: {A: [G0, G1, ...]}       # per stage: the gates that apply
     g7:
       extra_terms: [...]                # end-to-end claim phrases added to G7's vocabulary
+    require_records: false              # true: a gate-check run that judges nothing exits 2
 
 The rules (policy path, profiles, scopes, gates, evidence folders, G7 terms) of a
 change are read at its base commit (`settings_at`), like the policy itself, so a
@@ -108,6 +109,7 @@ class Settings:
     profile: str = DEFAULT_PROFILE
     profiles: dict[str, Profile] = field(default_factory=lambda: {DEFAULT_PROFILE: build_profile(DEFAULT_PROFILE)})
     g7_extra_terms: tuple[str, ...] = ()
+    require_records: bool = False
     source: str | None = None
     lines: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -215,6 +217,7 @@ def settings_from_data(data: dict | None, source: str | None = None, lines: dict
         profile=profile,
         profiles=profiles,
         g7_extra_terms=tuple(data.get("g7", {}).get("extra_terms", ())),
+        require_records=data.get("require_records", False),
         source=source,
         lines=dict(lines),
     )
