@@ -20,6 +20,7 @@ from pathlib import Path
 import git
 
 from gates.model.errors import GitContextError, InputError
+from gates.model.paths import not_utf8_name
 from gates.model.record import parse_record
 from gates.history.changeset import (  # noqa: F401 - the adapter's public data types
     ChangedPath,
@@ -190,6 +191,24 @@ def _resolve_or_fail(reader: _GitReader, rev: str, role: str) -> str:
     return sha
 
 
+def _non_utf8_names(raw: bytes) -> set[str]:
+    """The paths (as `_text` shows them) of a `-z` listing whose bytes are not UTF-8."""
+    found = set()
+    for field in raw.split(b"\0"):
+        try:
+            field.decode("utf-8")
+        except UnicodeDecodeError:
+            found.add(_text(field))
+    return found
+
+
+def _snapshot(reader: _GitReader, ref: str, path: str, not_utf8: set[str]) -> RecordSnapshot:
+    """The record at `ref`; a file name that is not UTF-8 is its own error (it cannot be read back by name)."""
+    if path in not_utf8:
+        return RecordSnapshot(path, None, InputError(path, 1, not_utf8_name(path)))
+    return reader.snapshot(ref, path)
+
+
 def _parse_name_status(raw: bytes) -> list[ChangedPath]:
     fields = raw.split(b"\0")
     changed, i = [], 0
@@ -271,9 +290,9 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
         )
     merge_base = _text(merge_base_out).strip()
 
-    changed = _parse_name_status(
-        reader.run("diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", merge_base, head_sha)
-    )
+    name_status = reader.run("diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", merge_base, head_sha)
+    changed = _parse_name_status(name_status)
+    not_utf8 = _non_utf8_names(name_status)
     log_range = f"{base_sha}..{head_sha}"
     log_raw = reader.run("log", "-z", "--no-color", f"--format={'%x00'.join(_LOG_FIELDS)}", log_range)
     paths_raw = reader.run("log", "-z", "--no-color", "--name-only", "--format=%x1ecommit %H", log_range)
@@ -285,9 +304,9 @@ def load_change_set(repo_root, base: str, head: str | None = None) -> ChangeSet:
         old = entry.old_path or entry.path
         if not (is_record_path(entry.path, record_dirs) or is_record_path(old, record_dirs)):
             continue
-        base_snap = (reader.snapshot(merge_base, old)
+        base_snap = (_snapshot(reader, merge_base, old, not_utf8)
                      if entry.status != "A" and is_record_path(old, record_dirs) else None)
-        head_snap = (reader.snapshot(head_sha, entry.path)
+        head_snap = (_snapshot(reader, head_sha, entry.path, not_utf8)
                      if entry.status != "D" and is_record_path(entry.path, record_dirs) else None)
         rel = entry.path if head_snap is not None or entry.status != "D" else old
         records.append(RecordChange(rel, entry.status, base_snap, head_snap))

@@ -23,6 +23,27 @@ def path_problem(rel_path: str) -> str | None:
     return None
 
 
+def file_name_problem(path: str, shown: str | None = None) -> str | None:
+    """Why a file name cannot be read as a repository path: it is not UTF-8 (as the file
+    system gives it, undecodable bytes are surrogate escapes). None for a UTF-8 name."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return not_utf8_name(shown or printable_path(path))
+    return None
+
+
+def not_utf8_name(shown: str) -> str:
+    """The error for a file name that is not UTF-8, shown with `\\xNN` for its other bytes."""
+    return (f"the file name {shown} is not UTF-8; design-gates reads repository paths as UTF-8 "
+            "(as records name them): rename the file")
+
+
+def printable_path(path: str) -> str:
+    """`path` with each byte that is not UTF-8 written as `\\xNN`, as git's paths are shown."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 @lru_cache(maxsize=65536)
 def _real(path: str) -> str:
     return os.path.realpath(path)
