@@ -160,7 +160,8 @@ def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
     if change is None or not run.imported:
         return []
     covered = set(record_covered_files(record, ctx))
-    edited = sorted(set(run.imported) & set(change.changed_paths()) - covered)
+    edited = sorted(path for path in change.changed_paths()
+                    if (names := set(change.path_names(path))) & set(run.imported) and not names & covered)
     return [f"{path} is edited by this change and was imported by the run of {run.suite}, which judges it; code "
             "the suite runs that the record does not cover is the author's own judge: cover it with an approved "
             "record at base, or land it first"

@@ -28,6 +28,9 @@ record at the base commit covers the file. A file judges the change when
   configuration loads) and it is not a file the record covers (the code under test is what is
   judged, not what judges). With `--run-suites`, gate-check's own import list says the same
   (`suite_evidence.imported_edit_problems`).
+
+A changed file is matched under every name a symbolic link gives it (`ChangeSet.path_names`):
+the file a binding or a suite names may be edited where its bytes live.
 """
 
 from __future__ import annotations
@@ -239,7 +242,8 @@ def edited_suite_files(ctx: GateContext, suite, ran_files=()) -> list[str]:
     root = judging[0]
     folders = judging_folders(suite, ran_files)
     edited = [path for path in change.changed_paths()
-              if path in judging or (not root.endswith(".py") and lies_in(path, root))
+              if any(name in judging or (not root.endswith(".py") and lies_in(name, root))
+                     for name in change.path_names(path))
               or _edits_pytest_section(change, path, folders)]
     return [path for path in edited if not approved_at_base(change, path)]
 
@@ -265,7 +269,8 @@ def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, 
     if change is None or not isinstance(sources, dict):
         return []
     covered = set(record_covered_files(record, ctx))
-    edited = sorted(set(sources) & set(change.changed_paths()) - covered - set(reported))
+    edited = sorted(path for path in set(change.changed_paths()) - set(reported)
+                    if (names := set(change.path_names(path))) & set(sources) and not names & covered)
     return [f"{path} is edited by this change and judges it: {where} binds it, so it ran inside the measurement "
             f"of suite {suite}, and the record does not cover it; code that runs inside the judge cannot be "
             "trusted without review: cover it with an approved record at base, or land it first"
@@ -276,4 +281,4 @@ def approved_at_base(change, path: str) -> bool:
     """True when an approved record at the base commit covers `path`."""
     approved_covers = [snapshot.front_matter.get("covers") for snapshot in change.records_at_base().values()
                        if snapshot.front_matter and snapshot.front_matter.get("record_status") == "approved"]
-    return any(any_glob_matches(covers, path) for covers in approved_covers)
+    return any(any_glob_matches(covers, name) for covers in approved_covers for name in change.path_names(path))

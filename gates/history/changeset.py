@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from gates.model.config import DEFAULT_RECORDS
 from gates.model.config import is_record_path as _is_record_path
 from gates.model.errors import InputError
+from gates.model.paths import path_names, resolved_path
 
 TRAILER_KEYS = ("Co-authored-by", "Signed-off-by", "Reviewed-by", "Approved-by")
 APPROVAL_TRAILER = "Design-Approved"  # `Design-Approved: <record-id>` on a signed approval commit
@@ -179,6 +180,16 @@ class ChangeSet:
             if path in commit.paths:
                 return commit.sha
         return self.head
+
+    def path_names(self, path: str) -> tuple[str, ...]:
+        """`path` and every other path that names the same file through a symbolic link of the
+        tree where the change starts or of its head (`gates.model.paths.path_names`); `path` first."""
+        names = path_names(path, self._reader.symlinks(self.merge_base))
+        return tuple(dict.fromkeys(names + path_names(path, self._reader.symlinks(self.head))))
+
+    def resolved_at_head(self, path: str) -> str:
+        """Where the file at `path` lives at head, its symbolic links followed (`path` itself when none)."""
+        return resolved_path(path, self._reader.symlinks(self.head))
 
     def changed_paths(self) -> list[str]:
         """Every path the diff touches, old paths of renames included."""

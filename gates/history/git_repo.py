@@ -58,6 +58,7 @@ class _GitReader:
         self.repo = repo
         self._ancestry: dict[tuple[str, str], bool] = {}
         self._resolved: dict[str, str | None] = {}
+        self._symlinks: dict[str, dict[str, str]] = {}
 
     def run(self, *args: str) -> bytes:
         command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
@@ -99,6 +100,20 @@ class _GitReader:
         except ValueError:
             return None
         return data if kind in (b"blob", "blob") else None
+
+    def symlinks(self, ref: str) -> dict[str, str]:
+        """Every symbolic link in the tree of `ref`: its path -> its content (the target it names)."""
+        if ref not in self._symlinks:
+            out = self.try_run("ls-tree", "-r", "-z", "--full-tree", ref) or b""
+            links = {}
+            for entry in out.split(b"\0"):
+                meta, _, name = entry.partition(b"\t")
+                fields = meta.split()
+                if len(fields) == 3 and fields[0] == b"120000":
+                    data = self.read_bytes(ref, _text(name))
+                    links[_text(name)] = _text(data) if data is not None else ""
+            self._symlinks[ref] = links
+        return self._symlinks[ref]
 
     def list_files(self, ref: str, under: str) -> list[str]:
         out = self.try_run("ls-tree", "-r", "-z", "--name-only", ref, "--", under.rstrip("/") + "/")
