@@ -161,12 +161,20 @@ def nav_pages(config: Path) -> list[str]:
     return pages
 
 
-def test_every_record_and_gate_page_is_in_the_navigation():
+def test_every_record_and_guide_is_in_the_navigation_and_the_gate_pages_come_from_the_plugin():
     pages = set(nav_pages(REPO / "mkdocs.yml"))
     wanted = {f"design/{p.name}" for p in own_records()} | {"design/index.md", "results/index.md"}
-    wanted |= {f"gates/{p.name}" for p in (REPO / "docs" / "gates").glob("G*.md")}
     wanted |= {p.name for p in (REPO / "docs").glob("*.md")}
     assert sorted(wanted - pages) == []
+    assert not [page for page in pages if page.startswith("gates/")], "the plugin adds its own gate pages"
+
+
+def test_the_gate_pages_and_their_guides_are_served_from_the_package(repository_site):
+    from gates.site.gate_pages import shipped_page_uris
+
+    for uri in shipped_page_uris():
+        html = (repository_site / uri.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
+        assert 'class="md-nav__link' in html, uri
 
 
 def test_every_record_page_shows_the_gate_table(repository_site):

@@ -46,11 +46,11 @@ class HistoryResult:
         if not self.policy_found:
             return (f"history checks not configured: there is no policy file {self.policy_path} at HEAD, "
                     "so no merged commit was judged; write one with history.enforce_from: <commit> "
-                    "(docs/history-checks.md)")
+                    "(the history-checks guide, gates/history-checks.md in the site)")
         if self.enforce_from is None:
             return (f"history checks not configured: the policy {self.policy_path} at HEAD sets no "
                     "history.enforce_from, so no merged commit was judged; set it to the commit after which "
-                    "every merge is judged (docs/history-checks.md)")
+                    "every merge is judged (the history-checks guide, gates/history-checks.md in the site)")
         return f"history checks: {len(self.judged)} commit(s) after {self.enforce_from[:12]} judged"
 
 

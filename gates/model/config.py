@@ -10,7 +10,7 @@ validated by `gates/model/schema/config.schema.json`. Every other module receive
 parsed `Settings` (a frozen dataclass) as data. A mistake names the file, the line,
 the key path, what is allowed there and, for an unknown key, the likely intended one.
 
-Keys (all optional; docs/configuration.md is the reference):
+Keys (all optional; gates/site/pages/configuration.md is the reference):
 
     records: [docs/design]              # folders of design records
     policy: .design-gates/policy.yaml   # the policy file
