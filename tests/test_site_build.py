@@ -105,6 +105,15 @@ def test_a_gate_that_fails_is_shown_and_does_not_stop_the_build(tmp_path):
     assert "Gate results from the report <code>gate-report.json</code>" in page
 
 
+def test_with_fail_on_gate_failures_a_failing_gate_stops_the_build_naming_the_finding(tmp_path):
+    records = {"ok-record": record_text("ok-record")}
+    report = report_for(records, status="fail", findings=[{"line": 7, "col": 1, "message": "no reviewer"}])
+    config = make_site(tmp_path, records, plugin="{design-gates: {fail_on_gate_failures: true}}")
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report))
+    assert result.returncode != 0
+    assert "docs/design/ok-record.md:7:1: G3 failed: no reviewer" in result.stderr
+
+
 def test_a_report_that_misses_a_record_fails_the_build(tmp_path):
     records = {"first": record_text("first"), "second": record_text("second")}
     report = report_for({"first": records["first"]})
@@ -144,6 +153,7 @@ def nav_pages(config: Path) -> list[str]:
         pass
 
     Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    Loader.add_constructor("!ENV", lambda loader, node: None)
     nav = yaml.load(config.read_text(encoding="utf-8"), Loader=Loader)["nav"]
     pages = []
 
