@@ -8,15 +8,16 @@ run, so they say the same on a busy machine.
 from __future__ import annotations
 
 import pytest
+from markdown_it import MarkdownIt
 
 from gates.checks.claim_detection import find_claims_in_text, shown_attributes
 from gates.model import markdown_prose
 from gates.model.markdown_prose import MAX_LINK_OPENERS, markdown_parser, parser_reads, prose_blocks
 
 
-def _link_rule_calls(text: str) -> int:
+def _link_rule_calls(text: str, name: str = "link") -> int:
     md = markdown_parser()
-    rule = md.inline.ruler.__rules__[md.inline.ruler.__find__("link")]
+    rule = md.inline.ruler.__rules__[md.inline.ruler.__find__(name)]
     calls = []
     original = rule.fn
 
@@ -39,16 +40,34 @@ def test_a_run_of_closing_brackets_never_reaches_the_link_rule():
     assert _link_rule_calls("]" * 100_000) == 0
 
 
-@pytest.mark.parametrize("text, rendered", [
-    ("see [the profile](ncu.json) [[[ here", "see the profile [[[ here"),
-    ("an image ![alt text](x.png) and ! marks!!", "an image alt text and ! marks!!"),
-    ("[[nested] label] and ]]] closers", "[[nested] label] and ]]] closers"),
-    ("[a] [b]: not a link", "[a] [b]: not a link"),
-    ("**bold [** still", "bold [ still"),
-])
-def test_links_and_brackets_render_as_before(text, rendered):
-    (block,) = prose_blocks(text)
-    assert block.text == rendered
+@pytest.mark.parametrize("text, rule", [("<" * 100_000, "html_inline"), ("&" * 100_000, "entity")])
+def test_a_run_of_angle_brackets_or_ampersands_reaches_the_tag_and_entity_rules_once(text, rule):
+    assert _link_rule_calls(text, rule) == 1
+
+
+SAME_TOKENS = ["a <<<b>> c", "x &&&amp; y", "see <<https://example.org>", "a <<<!-- c --> d", "[a] [b]: x",
+               "see [the profile](ncu.json) [[[ here", "![alt](x.png) !! [[x]](y) ]]] [", "**[** [`]`] x"]
+
+
+@pytest.mark.parametrize("text", SAME_TOKENS)
+def test_the_parser_reads_tags_entities_links_and_code_as_commonmark_does(text):
+    def tokens(md):
+        return [(child.type, child.content) for token in md.parse(text) for child in token.children or []]
+
+    plain = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    merged = [(kind, content) for kind, content in tokens(markdown_parser())]
+    assert _joined(merged) == _joined(tokens(plain))
+
+
+def _joined(tokens):
+    """Adjacent text tokens as one (reading a run in one step may split text differently)."""
+    out = []
+    for kind, content in tokens:
+        if out and kind == "text" and out[-1][0] == "text":
+            out[-1] = ("text", out[-1][1] + content)
+        else:
+            out.append((kind, content))
+    return out
 
 
 def test_a_claim_after_a_run_of_unclosed_brackets_is_found_at_its_column():

@@ -85,28 +85,36 @@ _BRACKET_RUN = re.compile(r"[\[!\]]*")
 
 
 def _unclosable_brackets(state, silent: bool) -> bool:
-    """Brackets that start nothing are text: after the last `]` of the inline text no link or
-    image can start, so its `[` and `!` read as text up to the next other markup character; a
-    `]` outside a link label and a `!` before no `[` start nothing either.
+    """Markup characters that start nothing are text, read a run at a time:
 
-    The parser would try every inline rule, and a link label, at each such bracket; a line
-    of 900,000 of them took seconds per parse. A run is read here in one step. Inside a label
-    scan (`silent`) each `]` still counts, so `]` runs are left to the parser there.
+    - after the last `]` of the inline text no link or image can start, so its `[` and `!`
+      read as text up to the next other markup character;
+    - a `]` outside a link label and a `!` before no `[` start nothing either;
+    - a `<` before another `<` starts no tag or autolink, and an `&` before another `&` no
+      entity: a run of them is text but for its last one.
+
+    The parser would try every inline rule, and a link label, at each such character; a
+    line of 900,000 `[` took seconds per parse. Inside a label scan (`silent`) each `]`
+    still counts, so `]` runs are left to the parser there.
     """
     src, pos, end = state.src, state.pos, state.pos
-    if pos > _last_close(state) and src[pos] in "[!":
+    char = src[pos]
+    if char in "[!" and pos > _last_close(state):
         while end < state.posMax and src[end] in "[!]":
             end = _BRACKET_RUN.match(src, end, state.posMax).end()
             found = state.md.inline.terminator_re.search(src, end, state.posMax)
             end = found.start() if found else state.posMax
-    elif src[pos] == "]" and not silent:
+    elif char == "]" and not silent:
         while end < state.posMax and src[end] == "]":
             end += 1
-    elif src[pos] == "!":
+    elif char == "!":
         while end < state.posMax and src[end] == "!":
             end += 1
         if end < state.posMax and src[end] == "[":
             end -= 1  # the last one may start an image
+    elif char in "<&":
+        while end + 1 < state.posMax and src[end + 1] == char:
+            end += 1
     if end == pos:
         return False
     if not silent:
