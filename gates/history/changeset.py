@@ -127,6 +127,7 @@ class ChangeSet:
     record_dirs: tuple[str, ...] = DEFAULT_RECORDS  # the records folders of the configuration at base and at head
     _reader: object = field(repr=False, compare=False, default=None)  # gates.history.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)
+    _path_names: dict = field(repr=False, compare=False, default_factory=dict)
 
     def read_at(self, ref: str, path: str) -> str | None:
         """The text of `path` at `ref` (a sha or ref name); None when it does not exist there.
@@ -184,8 +185,10 @@ class ChangeSet:
     def path_names(self, path: str) -> tuple[str, ...]:
         """`path` and every other path that names the same file through a symbolic link of the
         tree where the change starts or of its head (`gates.model.paths.path_names`); `path` first."""
-        names = path_names(path, self._reader.symlinks(self.merge_base))
-        return tuple(dict.fromkeys(names + path_names(path, self._reader.symlinks(self.head))))
+        if path not in self._path_names:
+            names = path_names(path, self._reader.symlinks(self.merge_base))
+            self._path_names[path] = tuple(dict.fromkeys(names + path_names(path, self._reader.symlinks(self.head))))
+        return self._path_names[path]
 
     def resolved_at_head(self, path: str) -> str:
         """Where the file at `path` lives at head, its symbolic links followed (`path` itself when none)."""
