@@ -40,13 +40,15 @@ def test_a_run_of_closing_brackets_never_reaches_the_link_rule():
     assert _link_rule_calls("]" * 100_000) == 0
 
 
-@pytest.mark.parametrize("text, rule", [("<" * 100_000, "html_inline"), ("&" * 100_000, "entity")])
-def test_a_run_of_angle_brackets_or_ampersands_reaches_the_tag_and_entity_rules_once(text, rule):
+@pytest.mark.parametrize("text, rule", [("<" * 100_000, "html_inline"), ("&" * 100_000, "entity"),
+                                         ("1%" * 50_000, "emphasis"), (":#$@=" * 20_000, "emphasis")])
+def test_a_run_of_markup_that_starts_nothing_reaches_the_other_rules_once(text, rule):
     assert _link_rule_calls(text, rule) == 1
 
 
 SAME_TOKENS = ["a <<<b>> c", "x &&&amp; y", "see <<https://example.org>", "a <<<!-- c --> d", "[a] [b]: x",
-               "see [the profile](ncu.json) [[[ here", "![alt](x.png) !! [[x]](y) ]]] [", "**[** [`]`] x"]
+               "see [the profile](ncu.json) [[[ here", "![alt](x.png) !! [[x]](y) ]]] [", "**[** [`]`] x",
+               "50% of 1:2 #3 $4 @x =y {z} ^w +v -u", "a%*b*% `c:d` ~~e#~~ [f:g](h) <i:j> k\\:l", "x:  \ny"]
 
 
 @pytest.mark.parametrize("text", SAME_TOKENS)

@@ -74,24 +74,32 @@ class ProseBlock:
 
 
 def markdown_parser(**options) -> MarkdownIt:
-    """The CommonMark parser with GitHub's tables and strikethrough, reading a run of brackets
-    that no `]` can close in one step (`_unclosable_brackets`)."""
+    """The CommonMark parser with GitHub's tables and strikethrough, reading a run of markup
+    characters that start nothing (brackets no `]` closes ...) in one step
+    (`_markup_that_starts_nothing`)."""
     md = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
-    md.inline.ruler.before("link", "unclosable_brackets", _unclosable_brackets)
+    md.inline.ruler.before("link", "markup_that_starts_nothing", _markup_that_starts_nothing)
     return md
 
 
 _BRACKET_RUN = re.compile(r"[\[!\]]*")
+# What may start an inline construct of CommonMark with GitHub's strikethrough; the other
+# characters the parser stops its text at start nothing here.
+_STARTS_MARKUP = "\n\\`*_~[]!<&"
+_INERT_TEXT = re.compile(r"[^\n\\`*_~\[\]!<&]*")
 
 
-def _unclosable_brackets(state, silent: bool) -> bool:
+def _markup_that_starts_nothing(state, silent: bool) -> bool:
     """Markup characters that start nothing are text, read a run at a time:
 
     - after the last `]` of the inline text no link or image can start, so its `[` and `!`
       read as text up to the next other markup character;
     - a `]` outside a link label and a `!` before no `[` start nothing either;
     - a `<` before another `<` starts no tag or autolink, and an `&` before another `&` no
-      entity: a run of them is text but for its last one.
+      entity: a run of them is text but for its last one;
+    - the parser stops its text at characters that start nothing in CommonMark (`#`, `$`,
+      `%`, `:`, `=`, `@` ...: plugins' markup); they read as text up to the next character
+      that may start something.
 
     The parser would try every inline rule, and a link label, at each such character; a
     line of 900,000 `[` took seconds per parse. Inside a label scan (`silent`) each `]`
@@ -115,6 +123,8 @@ def _unclosable_brackets(state, silent: bool) -> bool:
     elif char in "<&":
         while end + 1 < state.posMax and src[end + 1] == char:
             end += 1
+    elif char not in _STARTS_MARKUP:
+        end = _INERT_TEXT.match(src, pos, state.posMax).end()
     if end == pos:
         return False
     if not silent:
@@ -354,7 +364,7 @@ def _finish(kind: str, raw: _Builder, source: _Source) -> ProseBlock | None:
 
 def parser_reads(text: str) -> bool:
     """False for a text with more than `MAX_LINK_OPENERS` `[` before its last `]` (the ones
-    after it cost nothing: `_unclosable_brackets`); such a text is read line by line."""
+    after it cost nothing: `_markup_that_starts_nothing`); such a text is read line by line."""
     return text.count("[", 0, max(text.rfind("]"), 0)) <= MAX_LINK_OPENERS
 
 
