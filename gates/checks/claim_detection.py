@@ -68,7 +68,7 @@ import re
 from bisect import bisect_left
 from typing import Iterable
 
-from gates.model.markdown_prose import ProseBlock, markdown_parser, normalise_char, parser_reads, prose_blocks
+from gates.model.markdown_prose import ProseBlock, normalise_char, parsed_tokens, parser_reads, prose_blocks
 
 _H = r"[\s\-\u2010\u2011]"  # a hyphen or space between the words of a term
 
@@ -452,7 +452,6 @@ def find_claims_in_text(text: str, first_line: int = 1, extra_terms: Iterable[st
         yield from claims_in_block(block, pattern)
 
 
-_MD = markdown_parser()
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _HTML_ATTRIBUTE = re.compile(r"""(?<![\w-])(?:title|alt|aria-label)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
@@ -465,7 +464,7 @@ def shown_attributes(text: str, first_line: int = 1) -> list[ProseBlock]:
     if not parser_reads(source):
         return []  # read line by line by `prose_blocks`, titles and attributes included
     seen, blocks = set(), []
-    for value, block_start in _attribute_values(_MD.parse(source), line_starts):
+    for value, block_start in _attribute_values(parsed_tokens(source), line_starts):
         at = source.find(value, block_start)
         key = (value, at)
         if not value.strip() or key in seen:

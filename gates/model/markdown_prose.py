@@ -154,6 +154,14 @@ def _parser() -> MarkdownIt:
 _MD = _parser()
 
 
+@lru_cache(maxsize=1)
+def parsed_tokens(text: str) -> tuple:
+    """The block tokens of Markdown `text` (line endings as `\\n`), parsed once for the prose and
+    for the attributes a reader sees (`gates.checks.claim_detection.shown_attributes`), which
+    read the same text one after the other. Read-only: callers must not change them."""
+    return tuple(_MD.parse(text))
+
+
 # Cyrillic and Greek letters drawn like Latin ones ("ТTFT" with a Cyrillic Т reads as TTFT).
 _LOOKALIKES = str.maketrans(
     "АВЕКМНОРСТХаеорсхуіјѕԁ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοτν",
@@ -395,7 +403,7 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
     source = _Source(text, first_line)
     if not parser_reads(source.text):
         return _lines_as_prose(source)
-    tokens = _MD.parse(source.text)
+    tokens = parsed_tokens(source.text)
     if _deepest(tokens) >= MAX_NESTING - 1:
         return _lines_as_prose(source)
     reader = _InlineReader(source)
