@@ -1,22 +1,48 @@
 #!/usr/bin/env bash
-# Create .venv and install design-gates with everything its checks and tests need.
-# torch is pinned first to the CPU build so that nothing pulls a multi-GB CUDA build.
-# A stamp of what was installed (pyproject.toml and this script) skips the installs
-# when nothing changed since the last run.
+# Create .venv and install design-gates into it.
+#
+#   bash scripts/setup.sh        what gate-check needs: the package and its dependencies, no torch (seconds)
+#   bash scripts/setup.sh test   also what the tests and the site need: torch's CPU build, then the [test] extra
+#
+# torch 2.13.0 comes from the CPU wheel index (https://download.pytorch.org/whl/cpu) when that index
+# is reachable, so that nothing pulls the multi-GB CUDA build; otherwise from the default index. The
+# run says which. Each mode keeps a stamp of what it installed (pyproject.toml and this script) and
+# skips its installs when nothing changed since its last run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+MODE=${1:-checker}
+case "$MODE" in
+  checker|test) ;;
+  *) echo "usage: bash scripts/setup.sh [test]" >&2; exit 2 ;;
+esac
 PYTHON=${PYTHON:-python3}
+TORCH="torch==2.13.0"
+CPU_INDEX=https://download.pytorch.org/whl/cpu
+
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 . .venv/bin/activate
-stamp=.venv/.design-gates-installed
+stamp=.venv/.design-gates-installed-$MODE
 wanted=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && python -c "import importlib.metadata as m; m.version('design-gates'); m.version('torch')" 2>/dev/null; then
+installed="import importlib.metadata as m; m.version('design-gates')"
+[ "$MODE" = test ] && installed="$installed; m.version('torch'); m.version('pytest')"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && python -c "$installed" 2>/dev/null; then
   exit 0
 fi
-python -m pip install --quiet --upgrade pip
-python -m pip install --quiet "torch==2.13.0"
-PYTHONWARNINGS=ignore python -m pip install --quiet -e ".[test]"
+
+if [ "$MODE" = test ]; then
+  reachable="import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=5)"
+  if python -c "$reachable" "$CPU_INDEX" 2>/dev/null \
+      && python -m pip install --quiet --index-url "$CPU_INDEX" "$TORCH"; then
+    echo "setup: $TORCH, the CPU build, from the CPU wheel index $CPU_INDEX"
+  else
+    python -m pip install --quiet "$TORCH"
+    echo "setup: $TORCH from the default index (the CPU wheel index $CPU_INDEX is not reachable)"
+  fi
+  PYTHONWARNINGS=ignore python -m pip install --quiet -e ".[test]"
+else
+  PYTHONWARNINGS=ignore python -m pip install --quiet -e .
+fi
 echo "$wanted" > "$stamp"

@@ -13,9 +13,16 @@ if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi wen
   fi
 fi
 
-bash scripts/setup.sh
+bash scripts/setup.sh test
 . .venv/bin/activate
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   export TRITON_INTERPRET=1
 fi
-exec python -m pytest -q -rxX "$@"
+# -q unless the caller chose a verbosity (-q, -v, -qq, -vv ...): theirs is kept as given.
+verbosity=(-q)
+for arg in "$@"; do
+  if [[ "$arg" =~ ^(--quiet|--verbose|--verbosity=.*|-[A-Za-z]*[qv][A-Za-z]*)$ ]]; then
+    verbosity=()
+  fi
+done
+exec python -m pytest ${verbosity[@]+"${verbosity[@]}"} -rxX "$@"

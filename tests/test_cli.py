@@ -246,6 +246,7 @@ def test_base_merges_history_findings_into_the_records(capsys, monkeypatch):
         """A change whose base holds no policy file."""
 
         base = "b" * 40
+        base_ref = "origin/main"
 
         def read_at(self, sha, path):
             return None

@@ -131,7 +131,7 @@ def test_an_unknown_key_names_the_file_the_line_and_the_likely_key():
         parse_config_yaml("policy: .design-gates/policy.yaml\nrecord_dirs: [docs/design]\n")
     assert (error.value.path, error.value.line) == (CONFIG_FILE, 2)
     assert ("unknown key 'record_dirs' (did you mean 'records'?; "
-            "allowed: evidence, g7, policy, profile, profiles, records, refresh)") in error.value.message
+            "allowed: evidence, g7, policy, profile, profiles, records, refresh, require_records)") in error.value.message
 
 
 def test_an_unknown_key_in_the_pyproject_table_is_found_on_its_line():
@@ -220,7 +220,7 @@ def test_every_gate_applies_by_default(tmp_path):
 def test_the_documented_examples_are_valid_and_say_the_same():
     import re
 
-    text = (REPO / "docs/configuration.md").read_text(encoding="utf-8")
+    text = (REPO / "gates/site/pages/configuration.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```(toml|yaml)\n(.*?)```", text, re.S)
     tables = [parse_pyproject(block) for kind, block in blocks if kind == "toml"]
     assert all(table is not None for table in tables)

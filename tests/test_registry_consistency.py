@@ -16,7 +16,7 @@ HEADINGS = ["What it checks", "Why it matters", "Passing example", "Failing exam
 def test_registry_schema_and_pages_name_the_same_gates():
     registry = set(GATES)
     schema = load_schema("record")["properties"]["self_check"]
-    pages = {path.stem for path in (ROOT / "docs" / "gates").glob("G*.md")}
+    pages = {path.stem for path in (ROOT / "gates" / "site" / "pages").glob("G*.md")}
     assert registry == set(schema["properties"]) == set(schema["required"]) == pages == set(TITLES)
     assert list(GATES) == [f"G{i}" for i in range(9)]
 
@@ -31,7 +31,7 @@ def test_each_gate_module_is_named_after_its_gate():
 
 def test_each_gate_page_has_the_fixed_headings_in_order():
     for gate, title in TITLES.items():
-        text = (ROOT / "docs" / "gates" / f"{gate}.md").read_text(encoding="utf-8")
+        text = (ROOT / "gates" / "site" / "pages" / f"{gate}.md").read_text(encoding="utf-8")
         assert text.startswith(f"# {gate} {title}\n"), f"{gate}.md must start with '# {gate} {title}'"
         found = [line[3:] for _, line in prose_lines(text, 1) if line.startswith("## ")]
         assert found == HEADINGS, f"{gate}.md headings are {found}"

@@ -105,6 +105,15 @@ def test_a_gate_that_fails_is_shown_and_does_not_stop_the_build(tmp_path):
     assert "Gate results from the report <code>gate-report.json</code>" in page
 
 
+def test_with_fail_on_gate_failures_a_failing_gate_stops_the_build_naming_the_finding(tmp_path):
+    records = {"ok-record": record_text("ok-record")}
+    report = report_for(records, status="fail", findings=[{"line": 7, "col": 1, "message": "no reviewer"}])
+    config = make_site(tmp_path, records, plugin="{design-gates: {fail_on_gate_failures: true}}")
+    result = build(config, tmp_path / "site", report=_write(tmp_path, report))
+    assert result.returncode != 0
+    assert "docs/design/ok-record.md:7:1: G3 failed: no reviewer" in result.stderr
+
+
 def test_a_report_that_misses_a_record_fails_the_build(tmp_path):
     records = {"first": record_text("first"), "second": record_text("second")}
     report = report_for({"first": records["first"]})
@@ -144,6 +153,7 @@ def nav_pages(config: Path) -> list[str]:
         pass
 
     Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    Loader.add_constructor("!ENV", lambda loader, node: None)
     nav = yaml.load(config.read_text(encoding="utf-8"), Loader=Loader)["nav"]
     pages = []
 
@@ -161,12 +171,20 @@ def nav_pages(config: Path) -> list[str]:
     return pages
 
 
-def test_every_record_and_gate_page_is_in_the_navigation():
+def test_every_record_and_guide_is_in_the_navigation_and_the_gate_pages_come_from_the_plugin():
     pages = set(nav_pages(REPO / "mkdocs.yml"))
     wanted = {f"design/{p.name}" for p in own_records()} | {"design/index.md", "results/index.md"}
-    wanted |= {f"gates/{p.name}" for p in (REPO / "docs" / "gates").glob("G*.md")}
     wanted |= {p.name for p in (REPO / "docs").glob("*.md")}
     assert sorted(wanted - pages) == []
+    assert not [page for page in pages if page.startswith("gates/")], "the plugin adds its own gate pages"
+
+
+def test_the_gate_pages_and_their_guides_are_served_from_the_package(repository_site):
+    from gates.site.gate_pages import shipped_page_uris
+
+    for uri in shipped_page_uris():
+        html = (repository_site / uri.removesuffix(".md") / "index.html").read_text(encoding="utf-8")
+        assert 'class="md-nav__link' in html, uri
 
 
 def test_every_record_page_shows_the_gate_table(repository_site):

@@ -90,10 +90,6 @@ def test_a_wheel_carries_the_entry_point_the_stylesheet_and_the_shipped_pages_as
     for folder in ("gates", "kernels", "validation"):
         shutil.copytree(REPO / folder, source / folder, symlinks=True,
                         ignore=shutil.ignore_patterns("__pycache__"))
-    (source / "docs").mkdir()
-    shutil.copytree(REPO / "docs" / "gates", source / "docs" / "gates")
-    for name in gate_pages.COMPANION_PAGES:
-        shutil.copy(REPO / "docs" / name, source / "docs" / name)
     result = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                              "-w", str(tmp_path / "dist"), str(source)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -168,20 +164,25 @@ def test_an_existing_records_directory_without_records_is_a_site_with_no_records
 # Shipped gate pages
 
 
-def test_the_shipped_pages_are_the_projects_own_gate_pages():
-    for uri in gate_pages.shipped_page_uris():
-        name = uri.split("/", 1)[1]
-        own = REPO / "docs" / ("gates/" + name if name.startswith("G") else name)
-        assert (gate_pages.PAGES_DIR / name).read_bytes() == own.read_bytes(), name
-    shipped_gates = sorted(p.stem for p in gate_pages.PAGES_DIR.glob("G*.md"))
-    assert shipped_gates == sorted(GATE_IDS) == sorted(p.stem for p in (REPO / "docs" / "gates").glob("G*.md"))
+def test_the_shipped_pages_live_once_as_package_data():
+    shipped = sorted(p.name for p in gate_pages.PAGES_DIR.glob("*.md"))
+    assert shipped == sorted(uri.split("/", 1)[1] for uri in gate_pages.shipped_page_uris())
+    assert sorted(p.stem for p in gate_pages.PAGES_DIR.glob("G*.md")) == sorted(GATE_IDS)
+    assert not any(path.is_symlink() for path in gate_pages.PAGES_DIR.iterdir())
+    docs = REPO / "docs"
+    assert not (docs / "gates").exists()
+    assert [name for name in shipped if (docs / name).exists()] == [], "a shipped page has a copy under docs/"
 
 
-def test_links_between_shipped_pages_are_rewritten_for_the_gates_folder():
+def test_shipped_pages_are_served_as_written_and_link_each_other_within_the_gates_folder():
     g0 = gate_pages.shipped_page("gates/G0.md")
+    assert g0 == (gate_pages.PAGES_DIR / "G0.md").read_text(encoding="utf-8")
     assert "](history-checks.md)" in g0 and "](../history-checks.md" not in g0
     g1 = gate_pages.shipped_page("gates/G1.md")
     assert "](../evidence/ncu-single-pass.json)" in g1, "the example record's link must stay as written"
+    for uri in gate_pages.shipped_page_uris():
+        for target in re.findall(r"\]\(([^)#:]+\.md)", gate_pages.shipped_page(uri)):
+            assert (gate_pages.PAGES_DIR / target).is_file(), f"{uri} links {target}"
 
 
 def test_a_site_without_gate_pages_gets_all_shipped_pages():

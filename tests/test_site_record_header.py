@@ -147,3 +147,25 @@ def test_header_names_the_report_when_results_come_from_one():
     html = render_record_header(_view(), _link, report_name="gate-report.json")
     assert "<code>gate-report.json</code>" in html
     assert "static gates" not in html
+
+
+def test_before_the_table_the_page_says_which_gates_ran_and_that_history_checks_run_in_ci_only():
+    view = _view()
+    view.gates = _gates(G5={"status": "not-applicable", "findings": []}, G6={"status": "not-applicable", "findings": []})
+    html = render_record_header(view, _link)
+    said = re.search(r'<p class="dg-ran">(.*?)</p>', html, re.S).group(1)
+    assert html.index('class="dg-ran"') < html.index('<table class="dg-gates">')
+    assert "This table ran G0, G1, G2, G3, G4, G7, G8 on the record as committed" in said
+    assert "not applicable at its stage: G5, G6" in said
+    assert "They run in CI only, with <code>gate-check --base</code>, and can fail where this table passes" in said
+
+
+def test_with_a_report_the_page_says_history_checks_appear_only_if_it_was_made_with_base():
+    said = re.search(r'<p class="dg-ran">(.*?)</p>', render_record_header(_view(), _link, report_name="r.json")).group(1)
+    assert "This table shows the gate-check report <code>r.json</code>: G0, G1" in said
+    assert "only if that report was made with <code>gate-check --base</code>" in said
+
+
+def test_a_chinese_record_says_it_in_chinese():
+    html = render_record_header(_view(lang="zh"), _link)
+    assert "它们只在 CI 中运行" in html

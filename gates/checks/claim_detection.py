@@ -68,9 +68,7 @@ import re
 from bisect import bisect_left
 from typing import Iterable
 
-from markdown_it import MarkdownIt
-
-from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
+from gates.model.markdown_prose import ProseBlock, normalise_char, parsed_tokens, parser_reads, prose_blocks
 
 _H = r"[\s\-\u2010\u2011]"  # a hyphen or space between the words of a term
 
@@ -454,7 +452,6 @@ def find_claims_in_text(text: str, first_line: int = 1, extra_terms: Iterable[st
         yield from claims_in_block(block, pattern)
 
 
-_MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _HTML_ATTRIBUTE = re.compile(r"""(?<![\w-])(?:title|alt|aria-label)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
@@ -464,8 +461,10 @@ def shown_attributes(text: str, first_line: int = 1) -> list[ProseBlock]:
     reference definition) and the title, alt and aria-label attributes of raw HTML; each one block."""
     source = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
     line_starts = tuple([0] + [match.end() for match in re.finditer("\n", source)])
+    if not parser_reads(source):
+        return []  # read line by line by `prose_blocks`, titles and attributes included
     seen, blocks = set(), []
-    for value, block_start in _attribute_values(_MD.parse(source), line_starts):
+    for value, block_start in _attribute_values(parsed_tokens(source), line_starts):
         at = source.find(value, block_start)
         key = (value, at)
         if not value.strip() or key in seen:

@@ -170,7 +170,8 @@ def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
     if change is None or not run.imported:
         return []
     covered = set(record_covered_files(record, ctx))
-    edited = sorted(set(run.imported) & set(change.changed_paths()) - covered)
+    edited = sorted(path for path in change.changed_paths()
+                    if (names := set(change.path_names(path))) & set(run.imported) and not names & covered)
     if edited and reviewed_in_change(record, ctx):
         return []
     ran = [suite_path(run.suite)]

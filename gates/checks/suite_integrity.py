@@ -37,6 +37,9 @@ record at the base commit covers the file. A file judges the change when
 
 A library module the run merely imported (outside the test folders, not a plugin) is a dependency,
 not a judge: an edit to it makes the evidence stale (re-run the suite), and nothing more.
+
+A changed file is matched under every name a symbolic link gives it (`ChangeSet.path_names`):
+the file a binding or a suite names may be edited where its bytes live.
 """
 
 from __future__ import annotations
@@ -250,7 +253,8 @@ def edited_suite_files(ctx: GateContext, suite, ran_files=(), record: Record | N
     root = judging[0]
     folders = judging_folders(suite, ran_files)
     edited = [path for path in change.changed_paths()
-              if path in judging or (not root.endswith(".py") and lies_in(path, root))
+              if any(name in judging or (not root.endswith(".py") and lies_in(name, root))
+                     for name in change.path_names(path))
               or _edits_pytest_section(change, path, folders)]
     if edited and record is not None and reviewed_in_change(record, ctx):
         return []
@@ -301,7 +305,8 @@ def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, 
     if change is None or not isinstance(sources, dict):
         return []
     covered = set(record_covered_files(record, ctx))
-    edited = sorted(set(sources) & set(change.changed_paths()) - covered - set(reported))
+    edited = sorted(path for path in set(change.changed_paths()) - set(reported)
+                    if (names := set(change.path_names(path))) & set(sources) and not names & covered)
     if edited and reviewed_in_change(record, ctx):
         return []
     return [f"{path} is edited by this change and judges it: {where} binds it, so it ran inside the measurement "
@@ -343,4 +348,4 @@ def approved_at_base(change, path: str) -> bool:
     """True when an approved record at the base commit covers `path`."""
     approved_covers = [snapshot.front_matter.get("covers") for snapshot in change.records_at_base().values()
                        if snapshot.front_matter and snapshot.front_matter.get("record_status") == "approved"]
-    return any(any_glob_matches(covers, path) for covers in approved_covers)
+    return any(any_glob_matches(covers, name) for covers in approved_covers for name in change.path_names(path))

@@ -10,7 +10,7 @@ when the session starts and off before the artifact is written, so pytest's own 
 reads and the writer's reads of the records are not part of the run.
 
 A file read by compiled code without Python's `open` (C `fopen`, a memory map made in C) is not
-seen; `docs/trust-model.md` says what defends against that.
+seen; the trust model (`gates/site/pages/trust-model.md`) says what defends against that.
 """
 
 from __future__ import annotations

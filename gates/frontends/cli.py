@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gates import __version__
+from gates.model.config import load_settings
 from gates.model.errors import DesignGatesError, GitContextError, InputError, InternalError, UsageError
 
 SUBCOMMANDS = {
@@ -92,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also judge each first-parent commit after the policy's history.enforce_from "
                         "as its own change (the main branch's ratchet)")
     parser.add_argument("--max-record-bytes", type=int, metavar="N", help="size limit per record (default 1 MiB)")
+    parser.add_argument("--require-records", action="store_true",
+                        help="exit 2 when the run judges nothing: no record found, no policy for --base/--history, "
+                        "no history.enforce_from for --history (default: say so and exit 0; "
+                        "or set require_records: true in the configuration)")
     parser.add_argument("--version", action="version", version=f"design-gates {__version__}")
     _common_options(parser)
     return parser
@@ -119,12 +124,12 @@ def _run_checks(args, repo_root: Path) -> int:
             from gates.history.forge_reviews import load_reviews
 
             change.forge_reviews = load_reviews(args.reviews, repo_root)
-    history_findings = None
+    history = history_findings = None
     if args.history:
         from gates.history.ratchet import check_history
 
         history = check_history(repo_root, reviews=args.reviews)
-        if not args.quiet:
+        if not args.quiet and history.configured:
             print(f"gate-check: {history.note}", file=sys.stderr)
         history_findings = history.findings
     with _records_root(repo_root, args.head) as root:
@@ -132,6 +137,14 @@ def _run_checks(args, repo_root: Path) -> int:
                                stage=args.stage, run_suites=args.run_suites, change=change,
                                suite_timeout_s=args.suite_timeout, max_record_bytes=args.max_record_bytes,
                                history_findings=history_findings)
+    unjudged = _nothing_judged(args, repo_root, report, change, history)
+    if unjudged and (args.require_records or load_settings(repo_root).require_records):
+        for line in unjudged:
+            print(f"gate-check: error: {line}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not args.quiet:
+        for line in unjudged:
+            print(f"gate-check: {line}", file=sys.stderr)
     text = render(report, args.format, quiet=args.quiet)
     if args.output:
         try:
@@ -146,6 +159,15 @@ def _run_checks(args, repo_root: Path) -> int:
     if report.input_errors:
         return EXIT_BAD_INPUT
     return EXIT_OK if report.ok else EXIT_GATE_FAILED
+
+
+def _nothing_judged(args, repo_root: Path, report, change, history) -> list[str]:
+    from gates.checks.runner import judging_policy
+    from gates.frontends.nothing_judged import nothing_judged
+
+    policy = judging_policy(repo_root, change) if change is not None else None
+    return nothing_judged(report, repo_root, args.paths, load_settings(repo_root), change=change,
+                          change_policy=policy, history=history)
 
 
 @contextmanager

@@ -10,7 +10,7 @@ found on its line is reported and left alone. `--check` changes nothing and exit
 when a pin is out of date (for a pre-commit hook or CI).
 
 A pin says which bytes a record cites; it says nothing about who made them. Evidence
-the gates must trust also carries a runner's attestation (docs/trust-model.md).
+the gates must trust also carries a runner's attestation (gates/site/pages/trust-model.md).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def run(args, repo_root: Path) -> int:
     if not producers:
         source = settings.source or "pyproject.toml [tool.design-gates]"
         raise UsageError(f"no evidence producers are configured: add refresh.producers to {source} "
-                         "(docs/configuration.md, 'Evidence producers')")
+                         "(the configuration guide, 'Evidence producers')")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     for name in args.ids:

@@ -8,8 +8,13 @@ when there is no GPU) and its results are set beside the committed artifact's:
 
 - numeric: for every declared tolerance, the committed value and this run's value of
   the metric for the dtype; outside when either breaks the declared bound;
-- bitwise: every anchor must hold in this run, and every fingerprint both runs
-  report (same key, so the same backend) must be the same bytes.
+- bitwise: every anchor must hold in this run; fingerprints are compared per backend
+  only (a CPU run's bytes are not a GPU run's): with the committed artifact when it
+  comes from this run's backend, and with this backend's entry of the record's
+  fingerprint file (`bitwise.fingerprints.path`) when it has one. A backend with
+  nothing to compare against prints a note, not an error.
+
+`--run-suites` is accepted, as in `gate-check`, and changes nothing: verify always runs them.
 
 Each comparison prints as `path:line:col: G3 ok|error: ...`. Exit codes: 0 every
 comparison holds, 1 one does not (or a suite fails or cannot be run), 2 a record or
@@ -21,6 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gates.checks.evidence_refs import checked_artifact
+from gates.checks.fingerprint_changes import FP_KEYS, Acceptance, Unreadable, compare, read_working_tree, short
 from gates.checks.suite_evidence import select_evidence
 from gates.evidence.suite_run import cached_run
 from gates.model.errors import InputError
@@ -33,16 +39,22 @@ def add_arguments(parser) -> None:
     parser.add_argument("paths", nargs="*", help="record files or folders (default: the configured records folders)")
     parser.add_argument("--suite-timeout", type=float, default=600.0, metavar="SECONDS",
                         help="time limit per suite run (default 600)")
+    parser.add_argument("--run-suites", action="store_true",
+                        help="accepted as in gate-check; verify always runs the declared suites")
 
 
 class _Printer:
-    def __init__(self):
+    def __init__(self, repo_root: Path):
         self.exit_code = 0
+        self.repo_root = repo_root
 
     def line(self, record, keys, gate: str, ok: bool, message: str) -> None:
         print(f"{record.rel_path}:{record.line_of(*keys)}:1: {gate} {'ok' if ok else 'error'}: {message}")
         if not ok:
             self.exit_code = max(self.exit_code, 1)
+
+    def note(self, record, keys, message: str) -> None:
+        print(f"{record.rel_path}:{record.line_of(*keys)}:1: G4 note: {message}")
 
 
 def _number(value) -> str:
@@ -79,14 +91,58 @@ def compare_bitwise(record, committed: dict, fresh: dict, where: str, out: _Prin
                  f"anchor {name}: committed passed = {old} ({where}), this run passed = {passed}")
     if not ours.get("anchors"):
         out.line(record, ("bitwise", "anchors"), "G4", False, "this run reports no anchor")
-    old_prints, new_prints = theirs.get("fingerprints") or {}, ours.get("fingerprints") or {}
+    new_prints = ours.get("fingerprints") or {}
+    here = backend_of(fresh)
+    if backend_of(committed) == here:
+        _compare_prints(record, theirs.get("fingerprints") or {}, new_prints, where, out)
+    else:
+        out.note(record, ("bitwise",), f"fingerprints not compared with {where}: it comes from backend "
+                 f"{backend_of(committed)!r}, this run from {here!r} (fingerprints are compared per backend)")
+    path = record.get(*FP_KEYS)
+    if isinstance(path, str):
+        try:
+            committed_file = read_working_tree(out.repo_root, path).get(here)
+        except Unreadable as exc:
+            out.line(record, FP_KEYS, "G4", False, str(exc))
+            return
+        if isinstance(committed_file, dict):
+            _compare_with_file(record, path, here, committed_file, new_prints, out)
+        else:
+            out.note(record, FP_KEYS, f"{path} has no entry for this run's backend {here!r}: "
+                     "this run's fingerprints are not compared with it")
+
+
+def backend_of(artifact: dict) -> str | None:
+    """The backend an artifact's fingerprints belong to (as G4 reads it): `results.backend`, else the environment's."""
+    return (artifact.get("results") or {}).get("backend") or (artifact.get("environment") or {}).get("backend")
+
+
+def _compare_with_file(record, path: str, backend: str, held: dict, new_prints: dict, out: _Printer) -> None:
+    """This run's fingerprints against the file's entry for its backend, as G4 judges them: a
+    difference holds only through an accepted change the record lists."""
+    def describe(backend, key, old, new):
+        if new is None:
+            return None  # a key this run's tier does not cover
+        return f"fingerprint {key}: {path} [{backend}] holds {short(old)}, this run {short(new)}"
+
+    produced = {key: value for key, value in new_prints.items()}
+    problems = compare({backend: held}, {backend: produced}, [backend], Acceptance(record), describe)
+    for keys, message in problems:
+        out.line(record, keys, "G4", False, message)
+    if not problems:
+        matched = len(set(held) & set(produced))
+        out.line(record, FP_KEYS, "G4", True, f"{matched} fingerprint(s) of this run hold in {path} [{backend}] "
+                 "(with the record's accepted changes)")
+
+
+def _compare_prints(record, old_prints: dict, new_prints: dict, where: str, out: _Printer) -> None:
     for key in sorted(set(old_prints) & set(new_prints)):
         out.line(record, ("bitwise",), "G4", old_prints[key] == new_prints[key],
                  f"fingerprint {key}: committed {str(old_prints[key])[:16]} ({where}), this run {str(new_prints[key])[:16]}")
     skipped = sorted(set(old_prints) ^ set(new_prints))
     if skipped:
-        print(f"{record.rel_path}:{record.line_of('bitwise')}:1: G4 note: {len(skipped)} fingerprint(s) only one side "
-              f"reports (another backend), not compared")
+        out.note(record, ("bitwise",), f"{len(skipped)} fingerprint(s) that only one of {where} and this run "
+                 "reports, not compared")
 
 
 def verify_record(record, ctx, out: _Printer) -> None:
@@ -119,7 +175,7 @@ def verify_record(record, ctx, out: _Printer) -> None:
 def run(args, repo_root: Path) -> int:
     from gates.checks.runner import make_context, record_files
 
-    out = _Printer()
+    out = _Printer(repo_root)
     records = []
     for path in record_files(args.paths, repo_root):
         try:

@@ -16,6 +16,7 @@ from gates.model.config import DEFAULT_RECORDS
 from gates.model.config import is_record_path as _is_record_path
 from gates.model.config import settings_from_reader
 from gates.model.errors import InputError
+from gates.model.paths import path_names, resolved_path
 
 TRAILER_KEYS = ("Co-authored-by", "Signed-off-by", "Reviewed-by", "Approved-by")
 APPROVAL_TRAILER = "Design-Approved"  # `Design-Approved: <record-id>` on a signed approval commit
@@ -130,6 +131,7 @@ class ChangeSet:
     _reader: object = field(repr=False, compare=False, default=None)  # gates.history.git_repo._GitReader
     _base_records: dict | None = field(repr=False, compare=False, default=None)
     _owns_reader: bool = field(repr=False, compare=False, default=True)  # False: shared by a history run
+    _path_names: dict = field(repr=False, compare=False, default_factory=dict)
 
     def read_at(self, ref: str, path: str) -> str | None:
         """The text of `path` at `ref` (a sha or ref name); None when it does not exist there.
@@ -208,6 +210,18 @@ class ChangeSet:
             if path in commit.paths:
                 return commit.sha
         return self.head
+
+    def path_names(self, path: str) -> tuple[str, ...]:
+        """`path` and every other path that names the same file through a symbolic link of the
+        tree where the change starts or of its head (`gates.model.paths.path_names`); `path` first."""
+        if path not in self._path_names:
+            names = path_names(path, self._reader.symlinks(self.merge_base))
+            self._path_names[path] = tuple(dict.fromkeys(names + path_names(path, self._reader.symlinks(self.head))))
+        return self._path_names[path]
+
+    def resolved_at_head(self, path: str) -> str:
+        """Where the file at `path` lives at head, its symbolic links followed (`path` itself when none)."""
+        return resolved_path(path, self._reader.symlinks(self.head))
 
     def changed_paths(self) -> list[str]:
         """Every path the diff touches, old paths of renames included."""

@@ -21,6 +21,7 @@ from pathlib import Path
 import git
 
 from gates.model.errors import GitContextError, InputError
+from gates.model.paths import not_utf8_name
 from gates.model.record import parse_record
 from gates.history.changeset import (  # noqa: F401 - the adapter's public data types
     ChangedPath,
@@ -63,6 +64,7 @@ class _GitReader:
         self._listed: dict[str, list[str]] = {}  # tree sha -> every file below it, relative
         self._snapshots: dict[tuple[str, str], RecordSnapshot] = {}  # (blob sha, path) -> the parsed record
         self._settings: dict[tuple, object] = {}  # blob shas of the configuration files -> Settings
+        self._symlinks: dict[str, dict[str, str]] = {}
 
     def run(self, *args: str) -> bytes:
         command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
@@ -164,6 +166,19 @@ class _GitReader:
     def tree_id(self, ref: str, folder: str) -> str | None:
         found = self.entry_at(ref, folder)
         return found[1] if found is not None and found[0] == "40000" else None
+    def symlinks(self, ref: str) -> dict[str, str]:
+        """Every symbolic link in the tree of `ref`: its path -> its content (the target it names)."""
+        if ref not in self._symlinks:
+            out = self.try_run("ls-tree", "-r", "-z", "--full-tree", ref) or b""
+            links = {}
+            for entry in out.split(b"\0"):
+                meta, _, name = entry.partition(b"\t")
+                fields = meta.split()
+                if len(fields) == 3 and fields[0] == b"120000":
+                    data = self.read_bytes(ref, _text(name))
+                    links[_text(name)] = _text(data) if data is not None else ""
+            self._symlinks[ref] = links
+        return self._symlinks[ref]
 
     def list_files(self, ref: str, under: str) -> list[str]:
         """Every file below the folder `under` at `ref`, in `git ls-tree -r` order (trees read once by sha)."""
@@ -323,6 +338,24 @@ def _resolve_or_fail(reader: _GitReader, rev: str, role: str) -> str:
     return sha
 
 
+def _non_utf8_names(raw: bytes) -> set[str]:
+    """The paths (as `_text` shows them) of a `-z` listing whose bytes are not UTF-8."""
+    found = set()
+    for field in raw.split(b"\0"):
+        try:
+            field.decode("utf-8")
+        except UnicodeDecodeError:
+            found.add(_text(field))
+    return found
+
+
+def _snapshot(reader: _GitReader, ref: str, path: str, not_utf8: set[str]) -> RecordSnapshot:
+    """The record at `ref`; a file name that is not UTF-8 is its own error (it cannot be read back by name)."""
+    if path in not_utf8:
+        return RecordSnapshot(path, None, InputError(path, 1, not_utf8_name(path)))
+    return reader.snapshot(ref, path)
+
+
 def _parse_name_status(raw: bytes) -> list[ChangedPath]:
     fields = raw.split(b"\0")
     changed, i = [], 0
@@ -419,14 +452,17 @@ def _change_set(repo_root: Path, reader: _GitReader, base_ref: str, head_ref: st
                 changed: list[ChangedPath], commits: list[Commit], owns_reader: bool = True) -> ChangeSet:
     base_sha, head_sha, merge_base = shas
     record_dirs = _record_dirs(reader, base_sha, head_sha)
+    not_utf8 = set()
+    if any("\\" in entry.path or "\\" in (entry.old_path or "") for entry in changed):  # `_text` escaped a byte
+        not_utf8 = _non_utf8_names(reader.run("diff", "--name-only", "-z", "--no-ext-diff", merge_base, head_sha))
     records = []
     for entry in changed:
         old = entry.old_path or entry.path
         if not (is_record_path(entry.path, record_dirs) or is_record_path(old, record_dirs)):
             continue
-        base_snap = (reader.snapshot(merge_base, old)
+        base_snap = (_snapshot(reader, merge_base, old, not_utf8)
                      if entry.status != "A" and is_record_path(old, record_dirs) else None)
-        head_snap = (reader.snapshot(head_sha, entry.path)
+        head_snap = (_snapshot(reader, head_sha, entry.path, not_utf8)
                      if entry.status != "D" and is_record_path(entry.path, record_dirs) else None)
         rel = entry.path if head_snap is not None or entry.status != "D" else old
         records.append(RecordChange(rel, entry.status, base_snap, head_snap))

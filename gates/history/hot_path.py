@@ -21,7 +21,7 @@ from gates.history.approvals import describe
 from gates.history.context import SeriesContext, field_of
 from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
 from gates.model.errors import InputError
-from gates.model.policy import any_glob_matches, parse_policy
+from gates.model.policy import LEVELS, any_glob_matches, parse_policy
 
 CLOSING = ("withdrawn", "rejected", "superseded")
 
@@ -89,13 +89,27 @@ def _configuration_changed(ctx: SeriesContext, path: str) -> bool:
 
 
 def _level(ctx: SeriesContext, path: str):
-    """The level of `path` and why, with the configuration counted as L4 once the base has a policy."""
-    level, rule = ctx.policy.level_of(path)
+    """The level of `path` and why, with the configuration counted as L4 once the base has a policy.
+
+    A file has the highest level of all the paths that name it through symbolic links
+    (`ChangeSet.path_names`): a kernel edited under another name is still the kernel."""
+    names = ctx.change.path_names(path)
+    level, rule, name = max(((*ctx.policy.level_of(name), name) for name in names),
+                            key=lambda found: LEVELS.index(found[0]))
     if (level != "L4" and path in (CONFIG_FILE, PYPROJECT)
             and ctx.change.read_bytes_at(ctx.change.base, ctx.policy_path) is not None
             and _configuration_changed(ctx, path)):
         return "L4", "the design-gates configuration: profiles, scopes, gates and the policy path"
-    return level, rule.reason if rule else ""
+    reason = rule.reason if rule else ""
+    if name != path:
+        reason = f"through a symbolic link it is {name}" + (f": {reason}" if reason else "")
+    return level, reason
+
+
+def _covers(ctx: SeriesContext, front_matter, path: str) -> bool:
+    """Whether a record's `covers` globs match `path` under any of its names (`_level`)."""
+    covers = field_of(front_matter, "covers", default=[])
+    return any(any_glob_matches(covers, name) for name in ctx.change.path_names(path))
 
 
 def _covering_at_head(ctx: SeriesContext, path: str) -> list:
@@ -106,7 +120,7 @@ def _covering_at_head(ctx: SeriesContext, path: str) -> list:
         profile = ctx.profile_of(head_fm)
         if (rc.head is None or profile is None or profile.name != "single-pr"
                 or field_of(head_fm, "record_status") != "approved"
-                or not any_glob_matches(field_of(head_fm, "covers", default=[]), path)):
+                or not _covers(ctx, head_fm, path)):
             continue
         rid = field_of(head_fm, "id")
         found.append((rid if isinstance(rid, str) else rc.rel_path, rc))
@@ -150,7 +164,7 @@ def check(ctx: SeriesContext) -> None:
             continue
         covering = [
             (rid, snap) for rid, snap in sorted(ctx.base_records.items())
-            if snap.front_matter and any_glob_matches(field_of(snap.front_matter, "covers", default=[]), path)
+            if snap.front_matter and _covers(ctx, snap.front_matter, path)
         ]
         approved = [(rid, snap) for rid, snap in covering if field_of(snap.front_matter, "record_status") == "approved"]
         if single and not approved:

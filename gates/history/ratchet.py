@@ -41,12 +41,23 @@ class HistoryResult:
     findings: list[Finding] = field(default_factory=list)
     judged: list[str] = field(default_factory=list)  # the commits judged, oldest first
     enforce_from: str | None = None
+    policy_path: str = ""
+    policy_found: bool = True  # whether HEAD has a policy file at all
+
+    @property
+    def configured(self) -> bool:
+        return self.enforce_from is not None
 
     @property
     def note(self) -> str:
+        if not self.policy_found:
+            return (f"history checks not configured: there is no policy file {self.policy_path} at HEAD, "
+                    "so no merged commit was judged; write one with history.enforce_from: <commit> "
+                    "(the history-checks guide, gates/history-checks.md in the site)")
         if self.enforce_from is None:
-            return ("history checks not configured: the policy at HEAD sets no history.enforce_from, "
-                    "so no merged commit was judged")
+            return (f"history checks not configured: the policy {self.policy_path} at HEAD sets no "
+                    "history.enforce_from, so no merged commit was judged; set it to the commit after which "
+                    "every merge is judged (the history-checks guide, gates/history-checks.md in the site)")
         return f"history checks: {len(self.judged)} commit(s) after {self.enforce_from[:12]} judged"
 
 
@@ -102,8 +113,10 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
         if head_sha is None:
             raise InputError(head, 1, "not a commit in this repository")
         policy_path = settings_from_reader(lambda path: history.read_at(head_sha, path)).policy
-        result = HistoryResult(findings=_ratchet_moves(history, head_sha, policy_path))
-        enforce_from, line = _enforce_from(history.read_at(head_sha, policy_path), policy_path)
+        result = HistoryResult(findings=_ratchet_moves(history, head_sha, policy_path), policy_path=policy_path)
+        policy_text = history.read_at(head_sha, policy_path)
+        result.policy_found = policy_text is not None
+        enforce_from, line = _enforce_from(policy_text, policy_path)
         if enforce_from is None:
             return result
         start = history.resolve(enforce_from)

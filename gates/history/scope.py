@@ -20,6 +20,9 @@ A record's `series.scopes.<stage>` only narrows: a path must match the policy's
 scope and the record's list, as the record is on base and as it is at head. A record
 that lists `**` opens nothing the policy does not already allow. A record may always
 be edited in its own stage's pull request.
+
+A path is judged where its file lives: a symbolic link (or a path below a linked folder)
+is in scope only when the file it leads to at head is in scope too.
 """
 
 from __future__ import annotations
@@ -103,9 +106,14 @@ def check(ctx: SeriesContext) -> None:
         rc.base.rel_path for rc in ctx.change.records if rc.base is not None
     }
     for path in ctx.change.changed_paths():
-        if path in own_records or any(scope.admits(path) for scope in scopes):
+        if path in own_records:
             continue
-        ctx.report("G0", path, 1, f"{path} is outside the scope of the stage this change claims ({_describe(scopes)})")
+        where = ctx.change.resolved_at_head(path)
+        if any(scope.admits(path) and (where == path or scope.admits(where)) for scope in scopes):
+            continue
+        through = f" (a symbolic link to {where})" if where != path else ""
+        ctx.report("G0", path, 1, f"{path}{through} is outside the scope of the stage this change claims "
+                   f"({_describe(scopes)})")
 
 
 def _describe(scopes: list[StageScope]) -> str:

@@ -10,7 +10,7 @@ validated by `gates/model/schema/config.schema.json`. Every other module receive
 parsed `Settings` (a frozen dataclass) as data. A mistake names the file, the line,
 the key path, what is allowed there and, for an unknown key, the likely intended one.
 
-Keys (all optional; docs/configuration.md is the reference):
+Keys (all optional; gates/site/pages/configuration.md is the reference):
 
     records: [docs/design]              # folders of design records
     policy: .design-gates/policy.yaml   # the policy file
@@ -26,6 +26,7 @@ Keys (all optional; docs/configuration.md is the reference):
       prepare: [{command: ..., runner: gpu}]
       producers:
         <artifact id>: {command: "... --out {out}", path: ..., runner: gpu, exclusive: true, after: [...]}
+    require_records: false              # true: a gate-check run that judges nothing exits 2
 
 The rules (policy path, profiles, scopes, gates, evidence folders, G7 terms) of a
 change are read at its base commit (`settings_at`), like the policy itself, so a
@@ -145,6 +146,7 @@ class Settings:
     profiles: dict[str, Profile] = field(default_factory=lambda: {DEFAULT_PROFILE: build_profile(DEFAULT_PROFILE)})
     g7_extra_terms: tuple[str, ...] = ()
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
+    require_records: bool = False
     source: str | None = None
     lines: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -253,6 +255,7 @@ def settings_from_data(data: dict | None, source: str | None = None, lines: dict
         profiles=profiles,
         g7_extra_terms=tuple(data.get("g7", {}).get("extra_terms", ())),
         refresh=_refresh_settings(data.get("refresh", {}), evidence),
+        require_records=data.get("require_records", False),
         source=source,
         lines=dict(lines),
     )

@@ -9,8 +9,9 @@ with GitHub's tables and strikethrough) what is prose and what is code:
 - Prose: paragraphs, headings, list items, block quotes, table rows (cells joined by
   " | "), image alt text, and the text of raw HTML blocks outside tags and comments
   (text after `-->` on a comment's closing line renders, so it is prose).
-- A text nested deeper than the parser reads (`MAX_NESTING` levels) is read line by line,
-  every line prose, so that nothing past the limit goes unread.
+- A text nested deeper than the parser reads (`MAX_NESTING` levels), or with more `[` before
+  a `]` than it reads in linear time (`MAX_LINK_OPENERS`), is read line by line, every line
+  prose, so that nothing past the limit goes unread and a hostile line costs linear time.
 - Not prose: code spans, fenced and indented code blocks, HTML comments and tags,
   link destinations and titles, autolinked URLs.
 - Emphasis and links are flattened; soft line breaks read as one space, except after a
@@ -39,6 +40,9 @@ from functools import lru_cache
 from markdown_it import MarkdownIt
 
 MAX_NESTING = 20  # markdown-it's CommonMark default; parsing costs grow with it
+# Link labels a text may open before a `]` for the parser to read it: each such `[` costs the
+# parser a label scan (up to MAX_NESTING deep). A design record holds a few hundred.
+MAX_LINK_OPENERS = 10_000
 _INLINE_TAGS = frozenset("a abbr b bdi bdo cite code data dfn em i kbd mark q s samp small span strong sub sup "
                          "time u var del ins".split())
 _HTML_PIECE = re.compile(r"<!--.*?(?:-->|\Z)|<[A-Za-z/!?][^>]*>?"
@@ -69,13 +73,93 @@ class ProseBlock:
         return self.first_line + line, offset - self.line_starts[line] + 1
 
 
+def markdown_parser(**options) -> MarkdownIt:
+    """The CommonMark parser with GitHub's tables and strikethrough, reading a run of markup
+    characters that start nothing (brackets no `]` closes ...) in one step
+    (`_markup_that_starts_nothing`)."""
+    md = MarkdownIt("commonmark", options).enable(["table", "strikethrough"])
+    md.inline.ruler.before("link", "markup_that_starts_nothing", _markup_that_starts_nothing)
+    return md
+
+
+_BRACKET_RUN = re.compile(r"[\[!\]]*")
+# What may start an inline construct of CommonMark with GitHub's strikethrough; the other
+# characters the parser stops its text at start nothing here.
+_STARTS_MARKUP = "\n\\`*_~[]!<&"
+_INERT_TEXT = re.compile(r"[^\n\\`*_~\[\]!<&]*")
+
+
+def _markup_that_starts_nothing(state, silent: bool) -> bool:
+    """Markup characters that start nothing are text, read a run at a time:
+
+    - after the last `]` of the inline text no link or image can start, so its `[` and `!`
+      read as text up to the next other markup character;
+    - a `]` outside a link label and a `!` before no `[` start nothing either;
+    - a `<` before another `<` starts no tag or autolink, and an `&` before another `&` no
+      entity: a run of them is text but for its last one;
+    - the parser stops its text at characters that start nothing in CommonMark (`#`, `$`,
+      `%`, `:`, `=`, `@` ...: plugins' markup); they read as text up to the next character
+      that may start something.
+
+    The parser would try every inline rule, and a link label, at each such character; a
+    line of 900,000 `[` took seconds per parse. Inside a label scan (`silent`) each `]`
+    still counts, so `]` runs are left to the parser there.
+    """
+    src, pos, end = state.src, state.pos, state.pos
+    char = src[pos]
+    if char in "[!" and pos > _last_close(state):
+        while end < state.posMax and src[end] in "[!]":
+            end = _BRACKET_RUN.match(src, end, state.posMax).end()
+            found = state.md.inline.terminator_re.search(src, end, state.posMax)
+            end = found.start() if found else state.posMax
+    elif char == "]" and not silent:
+        while end < state.posMax and src[end] == "]":
+            end += 1
+    elif char == "!":
+        while end < state.posMax and src[end] == "!":
+            end += 1
+        if end < state.posMax and src[end] == "[":
+            end -= 1  # the last one may start an image
+    elif char in "<&":
+        while end + 1 < state.posMax and src[end + 1] == char:
+            end += 1
+    elif char not in _STARTS_MARKUP:
+        end = _INERT_TEXT.match(src, pos, state.posMax).end()
+    if end == pos:
+        return False
+    if not silent:
+        append = getattr(state, "append_pending", None)
+        if append is not None:
+            append(src[pos:end])
+        else:  # markdown-it-py 3
+            state.pending += src[pos:end]
+    state.pos = end
+    return True
+
+
+def _last_close(state) -> int:
+    """The offset of the last `]` before the inline text's end (-1 when none); remembered per end."""
+    known = state.__dict__.setdefault("_last_close_by_end", {})
+    if state.posMax not in known:
+        known[state.posMax] = state.src.rfind("]", 0, state.posMax)
+    return known[state.posMax]
+
+
 def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable(["table", "strikethrough"])
+    md = markdown_parser(maxNesting=MAX_NESTING)
     md.disable("text_join")
     return md
 
 
 _MD = _parser()
+
+
+@lru_cache(maxsize=1)
+def parsed_tokens(text: str) -> tuple:
+    """The block tokens of Markdown `text` (line endings as `\\n`), parsed once for the prose and
+    for the attributes a reader sees (`gates.checks.claim_detection.shown_attributes`), which
+    read the same text one after the other. Read-only: callers must not change them."""
+    return tuple(_MD.parse(text))
 
 
 # Cyrillic and Greek letters drawn like Latin ones ("ТTFT" with a Cyrillic Т reads as TTFT).
@@ -286,6 +370,12 @@ def _finish(kind: str, raw: _Builder, source: _Source) -> ProseBlock | None:
     return ProseBlock(kind, text, tuple(offsets), source.line_starts, source.first_line)
 
 
+def parser_reads(text: str) -> bool:
+    """False for a text with more than `MAX_LINK_OPENERS` `[` before its last `]` (the ones
+    after it cost nothing: `_markup_that_starts_nothing`); such a text is read line by line."""
+    return text.count("[", 0, max(text.rfind("]"), 0)) <= MAX_LINK_OPENERS
+
+
 def _deepest(tokens) -> int:
     return max((max([token.level] + [child.level for child in token.children or []]) for token in tokens), default=0)
 
@@ -306,12 +396,14 @@ def _lines_as_prose(source: _Source) -> list[ProseBlock]:
 def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
     """The rendered prose of Markdown `text` (whose first line is `first_line`), block by block.
 
-    A text nested `MAX_NESTING` levels deep (block quotes, lists, images in links) is more
-    than the parser reads; rather than lose what lies deeper, every line of such a text is
+    A text nested `MAX_NESTING` levels deep (block quotes, lists, images in links), or one
+    with more than `MAX_LINK_OPENERS` link labels opened, is more than the parser reads; rather than lose what lies deeper, every line of such a text is
     read as prose, Markdown and all.
     """
     source = _Source(text, first_line)
-    tokens = _MD.parse(source.text)
+    if not parser_reads(source.text):
+        return _lines_as_prose(source)
+    tokens = parsed_tokens(source.text)
     if _deepest(tokens) >= MAX_NESTING - 1:
         return _lines_as_prose(source)
     reader = _InlineReader(source)

@@ -23,6 +23,27 @@ def path_problem(rel_path: str) -> str | None:
     return None
 
 
+def file_name_problem(path: str, shown: str | None = None) -> str | None:
+    """Why a file name cannot be read as a repository path: it is not UTF-8 (as the file
+    system gives it, undecodable bytes are surrogate escapes). None for a UTF-8 name."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return not_utf8_name(shown or printable_path(path))
+    return None
+
+
+def not_utf8_name(shown: str) -> str:
+    """The error for a file name that is not UTF-8, shown with `\\xNN` for its other bytes."""
+    return (f"the file name {shown} is not UTF-8; design-gates reads repository paths as UTF-8 "
+            "(as records name them): rename the file")
+
+
+def printable_path(path: str) -> str:
+    """`path` with each byte that is not UTF-8 written as `\\xNN`, as git's paths are shown."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 @lru_cache(maxsize=65536)
 def _real(path: str) -> str:
     return os.path.realpath(path)
@@ -59,3 +80,69 @@ def to_rel(repo_root: Path, path: Path) -> str:
     if target.startswith(root.rstrip(os.sep) + os.sep):
         return Path(os.path.relpath(target, root)).as_posix()
     return Path(path).as_posix()
+
+
+MAX_LINK_HOPS = 40  # as the operating system's own limit on following symbolic links
+
+
+def link_target_path(link: str, target: str) -> str | None:
+    """The repository path a symbolic link at `link` with content `target` points to; None
+    when it points outside the repository (absolute, or climbing above the root)."""
+    if not target or target.startswith("/") or "\x00" in target:
+        return None
+    parts: list[str] = []
+    for part in PurePosixPath(link).parent.parts + PurePosixPath(target).parts:
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or None
+
+
+def path_names(path: str, links: dict[str, str]) -> tuple[str, ...]:
+    """Every repository path that names the same file as `path`, through the symbolic links
+    `links` (link path -> link content, as the tree holds them): `path` itself, what it
+    resolves to when it or a folder above it is a link, and each path through a link that
+    points at it or at a folder above it. The first is `path`."""
+    targets = {link: link_target_path(link, target) for link, target in links.items()}
+    names = [path]
+    index = 0
+    while index < len(names) and len(names) <= MAX_LINK_HOPS:
+        name = names[index]
+        index += 1
+        for link, target in targets.items():
+            if target is None:
+                continue
+            for found in (_through(name, link, target), _through(name, target, link)):
+                if found is not None and found not in names:
+                    names.append(found)
+    return tuple(names)
+
+
+def _through(name: str, prefix: str, replacement: str) -> str | None:
+    """`name` with the leading folder (or whole path) `prefix` replaced by `replacement`."""
+    if name == prefix:
+        return replacement
+    if name.startswith(prefix + "/"):
+        return replacement + name[len(prefix):]
+    return None
+
+
+def resolved_path(path: str, links: dict[str, str]) -> str:
+    """Where the file at `path` lives: `path` with every symbolic link among it and its
+    folders followed (`links` as in `path_names`); a link out of the repository, or a loop,
+    stops the resolution where it is."""
+    targets = {link: link_target_path(link, target) for link, target in links.items()}
+    for _ in range(MAX_LINK_HOPS):
+        for link, target in targets.items():
+            found = _through(path, link, target) if target is not None else None
+            if found is not None:
+                path = found
+                break
+        else:
+            return path
+    return path

@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from gates.model.errors import InputError
 from gates.model.markdown_body import Link, Section, iter_links, prose_lines, split_sections
-from gates.model.paths import path_problem, resolve_inside, to_rel
+from gates.model.paths import file_name_problem, path_problem, printable_path, resolve_inside, to_rel
 from gates.model.safe_yaml import load_yaml
 
 DEFAULT_MAX_RECORD_BYTES = 1024 * 1024
@@ -147,6 +147,9 @@ def load_record(path, repo_root, *, max_bytes: int | None = None) -> Record:
     if not path.is_absolute():
         path = Path.cwd() / path
     shown = to_rel(repo_root, path)
+    name_problem = file_name_problem(shown)
+    if name_problem:
+        raise InputError(printable_path(shown), 1, name_problem)
     resolved = resolve_inside(repo_root, str(path))
     if resolved is None:
         raise InputError(shown, 1, "record lies outside the repository (after following symlinks)")

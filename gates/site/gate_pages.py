@@ -1,14 +1,15 @@
 """The G0-G8 pages the package ships, with the companion pages they link to.
 
-The shipped pages are the project's own ``docs/gates/G*.md``, ``docs/history-checks.md``,
-``docs/trust-model.md``, ``docs/configuration.md`` and ``docs/evidence-from-tests.md``
-(package data under ``gates/site/pages/``).  In a site they all live under ``gates/``, so that the record header's gate links (``gates/G3.md``)
-resolve; links between them are rewritten for that one folder.
+The pages live once, as package data under ``gates/site/pages/``: the gate pages
+``G0.md`` ... ``G8.md`` and the guides ``history-checks.md``, ``trust-model.md``,
+``configuration.md`` and ``evidence-from-tests.md``.  In a site they all live under
+``gates/``, as they do in the package folder, so that the record header's gate links
+(``gates/G3.md``) and the links between them resolve as written.  This repository's
+own site serves them from there too.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -31,17 +32,12 @@ def shipped_page_uris() -> list[str]:
 
 
 def shipped_page(uri: str) -> str:
-    """The Markdown of the shipped page at site path ``uri``, its links rewritten for the ``gates/`` folder."""
-    name = uri.split("/", 1)[1]
-    source = PAGES_DIR / name
+    """The Markdown of the shipped page at site path ``uri``."""
+    source = PAGES_DIR / uri.split("/", 1)[1]
     try:
-        markdown = source.read_text(encoding="utf-8")
+        return source.read_text(encoding="utf-8")
     except OSError as exc:
         raise PluginError(f"design-gates: the shipped page {source} cannot be read: {exc}") from exc
-    if name in COMPANION_PAGES:
-        return re.sub(rf"\]\({SITE_DIR}/", "](", markdown)
-    companions = "|".join(re.escape(c) for c in COMPANION_PAGES)
-    return re.sub(rf"\]\(\.\./({companions})", r"](\1", markdown)
 
 
 def pages_to_add(site_uris: set[str]) -> list[str]:

@@ -2,8 +2,9 @@
 
 Fails closed: an unreadable or schema-invalid record, a gate that errors, and a
 report that cannot be read or has no entry for a record all stop the build
-(``PluginError``), with messages naming the file and line.  A gate that fails is
-not an error here: the page shows it failing.
+(``PluginError``), with messages naming the file and line.  A gate that fails stops
+the build only with ``fail_on_gate_failures`` (so that the site and CI agree);
+otherwise the page shows it failing.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from gates.site.evidence_check import check_evidence
 from gates.site.record_header import RecordView
 
 
-def load_record_views(record_paths: list[str], repo_root: Path, report_path: Path | None) -> dict[str, RecordView]:
+def load_record_views(record_paths: list[str], repo_root: Path, report_path: Path | None,
+                      fail_on_gate_failures: bool = False) -> dict[str, RecordView]:
     """Repository-relative record path -> ``RecordView``, with gate results from ``report_path`` if given."""
     metas = {path: load_front_matter(repo_root / path, repo_root) for path in record_paths}
     if report_path is not None:
@@ -30,16 +32,20 @@ def load_record_views(record_paths: list[str], repo_root: Path, report_path: Pat
     if invalid:
         raise PluginError("invalid design record:\n" + "\n".join(invalid))
     by_path = {entry.get("path"): entry for entry in report.get("records", []) if isinstance(entry, dict)}
-    views, errored = {}, []
+    views, errored, failed = {}, [], []
     for path, meta in metas.items():
         entry = by_path.get(path)
         if entry is None:
             raise PluginError(f"{report_path}: the gate report has no entry for the record {path}")
         gates = entry.get("gates") or {}
         for gate, result in sorted(gates.items()):
-            if isinstance(result, dict) and result.get("status") == "error":
-                messages = "; ".join(str(f.get("message", "")) for f in result.get("findings", []))
-                errored.append(f"{path}: {gate} errored: {messages}")
+            if isinstance(result, dict) and result.get("status") in ("error", "fail"):
+                erred = result["status"] == "error"
+                what = f"{gate} {'errored' if erred else 'failed'}"
+                findings = [f for f in result.get("findings", []) if f.get("severity", "error") == "error"]
+                lines = [f'{path}:{f.get("line", 1)}:{f.get("col", 1)}: {what}: {f.get("message", "")}'
+                         for f in findings] or [f"{path}: {what}"]
+                (errored if erred else failed).extend(lines)
         meta.pop("status", None)  # Material's page status never comes from a record
         views[path] = RecordView(
             id=str(meta.get("id", Path(path).stem)), path=path, meta=meta, gates=gates,
@@ -47,6 +53,8 @@ def load_record_views(record_paths: list[str], repo_root: Path, report_path: Pat
         )
     if errored:
         raise PluginError("a gate errored on a design record:\n" + "\n".join(errored))
+    if failed and fail_on_gate_failures:
+        raise PluginError("a gate failed on a design record (fail_on_gate_failures is set):\n" + "\n".join(failed))
     return views
 
 

@@ -24,6 +24,9 @@ class DesignGatesConfig(base.Config):
     report = c.Optional(c.Type(str))
     """A ``gate-check --format json`` report to render; ``DESIGN_GATES_REPORT`` overrides it."""
 
+    fail_on_gate_failures = c.Type(bool, default=False)
+    """Stop the build when a gate fails on a record, as ``gate-check`` exits 1 (default: show it failing)."""
+
     gate_pages = c.Type(bool, default=True)
     """Add the G0-G8 pages shipped with the package when the site has none of its own."""
 

@@ -18,7 +18,9 @@ Gate results come from a ``gate-check --format json`` report when ``DESIGN_GATES
 or the ``report`` option names one; otherwise the static gates are computed at build
 time, without executing any suite.  The build fails (``PluginError``) on an invalid
 record, a gate that errors, a report that cannot be read or misses a record, and a
-``records`` entry that matches nothing.  A gate that fails is shown failing.
+``records`` entry that matches nothing; with ``fail_on_gate_failures``, also on a gate
+that fails.  Otherwise a gate that fails is shown failing.  Each record page says which
+gates its table ran and that the history checks of a change run in CI only.
 
 Every front-matter value is HTML-escaped.  The record's own status is its
 ``record_status`` key; Material's page ``status`` key never comes from a record.
@@ -106,7 +108,8 @@ class DesignGatesPlugin(BasePlugin[DesignGatesConfig]):
             if page is None or not page.is_documentation_page() or page.inclusion.is_excluded():
                 raise PluginError(f"design-gates: the record {source.repo_path} is not a page of the site "
                                   "(excluded by `exclude_docs`?); narrow the plugin's `records` option instead")
-        views = load_record_views([s.repo_path for s in sources], build.repo_root, build.report_path)
+        views = load_record_views([s.repo_path for s in sources], build.repo_root, build.report_path,
+                                  fail_on_gate_failures=self.config.fail_on_gate_failures)
         for source in sources:
             view = views[source.repo_path]
             build.records[source.src_uri] = view

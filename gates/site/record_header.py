@@ -24,6 +24,15 @@ LABELS = {
         "evidence": "Evidence", "kind": "Kind", "file": "File", "sha256": "SHA-256",
         "check": "File check", "pending": "pending", "report": "Gate results from the report",
         "static": "Gate results computed when the site was built (static gates, no suite executed).",
+        "ran": "This table ran {ran} on the record as committed, reading its evidence (no suite executed)",
+        "not_applicable": "; not applicable at its stage: {gates}",
+        "ci_only": ("Not run here: the history checks of a change (stage scope, prerequisites, API diff, "
+                    "approvals, hot path). They run in CI only, with <code>gate-check --base</code>, "
+                    "and can fail where this table passes."),
+        "report_ran": "This table shows the gate-check report <code>{report}</code>: {ran}",
+        "report_ci": ("History checks appear here only if that report was made with "
+                      "<code>gate-check --base</code>, as CI runs it."),
+        "nothing": "no gate", "stop": ". ",
     },
     "zh": {
         "record": "记录", "stage": "阶段", "record_status": "记录状态", "risk": "风险等级",
@@ -35,6 +44,13 @@ LABELS = {
         "evidence": "证据", "kind": "类型", "file": "文件", "sha256": "SHA-256",
         "check": "文件校验", "pending": "待定", "report": "门禁结果来自报告",
         "static": "门禁结果在构建站点时计算（静态门禁，未执行测试套件）。",
+        "ran": "本表对已提交的记录运行了 {ran}，读取其证据（未执行测试套件）",
+        "not_applicable": "；在其阶段不适用：{gates}",
+        "ci_only": ("此处未运行：变更的历史检查（阶段范围、前置条件、API 差异、批准、热路径）。"
+                    "它们只在 CI 中运行（<code>gate-check --base</code>），本表通过时它们仍可能失败。"),
+        "report_ran": "本表显示 gate-check 报告 <code>{report}</code>：{ran}",
+        "report_ci": "只有当该报告由 <code>gate-check --base</code> 生成（如 CI 所做）时，才包含历史检查。",
+        "nothing": "无门禁", "stop": "。",
     },
 }
 
@@ -66,6 +82,7 @@ def render_record_header(view: RecordView, link: Linker, report_name: str | None
         f'<div class="dg-record" id="dg-record" data-record="{text(view.id)}">',
         _facts(view, labels, link),
         f'<h2 id="dg-gates">{labels["gates"]}</h2>',
+        _what_ran(view, labels, report_name),
         _gate_table(view.gates, labels, link),
         f'<p class="dg-source">{note}</p>',
         _questions(meta.get("questions") or [], labels),
@@ -74,6 +91,23 @@ def render_record_header(view: RecordView, link: Linker, report_name: str | None
         "</div>",
     ]
     return "\n".join(p for p in parts if p)
+
+
+def _what_ran(view: RecordView, labels: dict, report_name: str | None) -> str:
+    """Which gates the table ran, and that the history checks run in CI only, said before the table."""
+    statuses = {gate: view.gate_status(gate) for gate in GATE_IDS}
+    ran = [gate for gate, status in statuses.items() if status not in ("not-applicable", "missing")]
+    skipped = [gate for gate, status in statuses.items() if status == "not-applicable"]
+    ran_text = ", ".join(ran) or labels["nothing"]
+    if report_name:
+        first = labels["report_ran"].format(report=text(report_name), ran=ran_text)
+        second = labels["report_ci"]
+    else:
+        first = labels["ran"].format(ran=ran_text)
+        second = labels["ci_only"]
+    if skipped:
+        first += labels["not_applicable"].format(gates=", ".join(skipped))
+    return f'<p class="dg-ran">{first}{labels["stop"]}{second}</p>'
 
 
 def _facts(view: RecordView, labels: dict, link: Linker) -> str:
