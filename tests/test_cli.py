@@ -145,6 +145,7 @@ def test_subcommands_are_a_literal_table():
         "key": "gates.frontends.key_cli",
         "attest": "gates.frontends.attest_cli",
         "pin": "gates.frontends.pin_cli",
+        "refresh": "gates.frontends.refresh_cli",
     }
 
 

@@ -108,5 +108,5 @@ def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
     sources = written["sources"]
     assert "tables/cases.json" in sources and "tests/test_halving.py" in sources
     assert "README.md" not in sources and "build/local.json" not in sources  # not read; ignored by git
-    assert written["source_tokens"]["scheme"] == "python-tokens/1"
+    assert written["source_tokens"]["scheme"] == "python-tokens/2"
     assert list(written["source_tokens"]["sha256"]) == ["tests/test_halving.py"]

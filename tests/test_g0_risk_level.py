@@ -32,7 +32,7 @@ rules:
 def repo(tmp_path):
     root = tmp_path / "repo"
     shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / ".design-gates").mkdir()
+    (root / ".design-gates").mkdir(exist_ok=True)
     (root / ".design-gates" / "policy.yaml").write_text(POLICY, encoding="utf-8")
     return root
 

@@ -8,6 +8,7 @@ the `name <op> value` forms the diagnosis check did not read.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -24,9 +25,10 @@ PAGED = "docs/design/paged-decode-attention.md"
 
 @pytest.fixture
 def own_repo(tmp_path):
-    """A copy of this repository's records and evidence; `edit(record, old, new)` changes one record."""
-    for folder in ("docs/design", "docs/evidence", "docs/results"):
-        shutil.copytree(REPO / folder, tmp_path / folder)
+    """A copy of this repository's records, evidence and the code the end-to-end evidence binds;
+    `edit(record, old, new)` changes one record."""
+    for folder in ("docs/design", "docs/evidence", "docs/results", ".design-gates", "kernels", "examples"):
+        shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
 
     def edit(record: str, old: str, new: str) -> Path:
         path = tmp_path / record
@@ -37,6 +39,19 @@ def own_repo(tmp_path):
 
     edit.root = tmp_path
     return edit
+
+
+def measured(artifact: str, *keys) -> float:
+    """A value of one of this repository's artifacts (the records quote it as measured)."""
+    value = json.loads((REPO / "docs" / "evidence" / f"{artifact}.json").read_text(encoding="utf-8"))["results"]
+    for key in keys:
+        value = value[key]
+    return value
+
+
+OURS_32K = f"{measured('bench-splitkv-h200', 'summary', 'llama8b-b1-32k', 'ours_us'):.2f}"
+SINGLE_32K = f"{measured('bench-splitkv-h200', 'summary', 'llama8b-b1-32k', 'single_pass_us'):.2f}"
+DRAM_BYTES = measured("ncu-single-pass-h200", "metrics", "dram__bytes_read.sum")
 
 
 def findings(path: Path, root: Path, gate: str) -> list[str]:
@@ -54,13 +69,13 @@ def test_the_own_split_kv_record_traces_every_results_number(own_repo):
 
 def test_a_table_number_changed_to_a_raw_sample_of_the_artifact_fails(own_repo):
     # 35.02 is a timing sample somewhere in the benchmark artifact; it is not this row's split route.
-    path = own_repo(SPLITKV, "| 32 | 36.55 | 442.70 |", "| 32 | 35.02 | 442.70 |")
+    path = own_repo(SPLITKV, f"| 32 | {OURS_32K} | {SINGLE_32K} |", f"| 32 | 35.02 | {SINGLE_32K} |")
     (message,) = findings(path, own_repo.root, "G7")
     assert message.startswith("35.02 is not the value it names, bench-splitkv-h200:summary.llama8b-b1-32k.ours_us")
 
 
 def test_a_prose_number_with_a_reference_must_be_the_referenced_value(own_repo):
-    path = own_repo(SPLITKV, "takes 36.55 us (`bench-splitkv-h200:", "takes 35.02 us (`bench-splitkv-h200:")
+    path = own_repo(SPLITKV, f"takes {OURS_32K} us (`bench-splitkv-h200:", "takes 35.02 us (`bench-splitkv-h200:")
     (message,) = findings(path, own_repo.root, "G7")
     assert "35.02 us is not the value it names" in message
 
@@ -117,7 +132,7 @@ def test_every_name_operator_value_form_is_checked(own_repo, sentence):
     assert "quotes launch__grid_size = 200, but the cited evidence measured ncu-single-pass-h200:" in message
 
 
-@pytest.mark.parametrize("quoted", ["1 064 704", "1\u2009064\u2009704", "1\u202f064\u202f704", "1,064,704"],
+@pytest.mark.parametrize("quoted", [f"{DRAM_BYTES:,}".replace(",", separator) for separator in (" ", "\u2009", "\u202f", ",")],
                          ids=["space", "thin-space", "narrow-nbsp", "comma"])
 def test_grouped_thousands_are_read_as_one_number(own_repo, quoted):
     path = own_repo(PAGED, "two\nprograms for 132 SMs.", f"two\nprograms for 132 SMs (dram__bytes_read.sum = {quoted}).")
@@ -125,9 +140,10 @@ def test_grouped_thousands_are_read_as_one_number(own_repo, quoted):
 
 
 def test_a_grouped_misquote_is_caught(own_repo):
-    path = own_repo(PAGED, "two\nprograms for 132 SMs.", "two\nprograms for 132 SMs (dram__bytes_read.sum = 1 064 705).")
+    misquote = f"{DRAM_BYTES + 1:,}".replace(",", " ")
+    path = own_repo(PAGED, "two\nprograms for 132 SMs.", f"two\nprograms for 132 SMs (dram__bytes_read.sum = {misquote}).")
     (message,) = findings(path, own_repo.root, "G1")
-    assert "1 064 705" in message
+    assert misquote in message
 
 
 def test_a_value_in_a_later_cell_is_checked(own_repo):

@@ -2,7 +2,7 @@
 
 `sources` binds each file by the SHA-256 of its bytes, as every artifact ever written does. A
 current writer also binds the Python files among them by their token stream without comments and
-blank lines (`source_tokens`, scheme python-tokens/1); the gates accept either binding.
+blank lines (`source_tokens`, scheme python-tokens/2); the gates accept either binding.
 """
 
 from __future__ import annotations
@@ -78,3 +78,15 @@ def test_token_digests_under_an_unknown_scheme_are_not_trusted(tmp_path):
     artifact.data["source_tokens"]["scheme"] = "python-tokens/99"
     (tmp_path / "kernel.py").write_bytes(KERNEL.replace(b"    return", b"    # why\n    return"))
     assert stale_sources(artifact, tmp_path) == ["kernel.py"]
+
+
+def test_the_token_digest_is_the_same_on_every_python_version():
+    """An f-string is one token before Python 3.12 and several from 3.12 on, and token type numbers
+    differ between versions: the digest reads the type's name and the f-string whole, so a GPU
+    runner on one Python and CI on another agree (digests computed on 3.10, 3.11, 3.12 and 3.13)."""
+    from gates.evidence.source_binding import python_token_digest
+
+    assert python_token_digest(b'x = f"a{b!r:>{w}}c"  # note\n') == \
+        "87870e90a9d9bccdef4120e42a8f09deb7a02186e17f97728e9ccd74ea67cb1f"
+    assert python_token_digest(b"def f():\n    return f\"{x}\" + f'{y:{z}}'\n") == \
+        "849c5f4367e0c6ef36ff1983890fd7236f4cae2321926dd1873dcfa41a0dc9c8"

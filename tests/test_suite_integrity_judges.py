@@ -193,5 +193,5 @@ def test_a_library_module_edited_after_the_measurement_makes_the_evidence_stale_
     with_a_library_module(repo)
     write(repo, "mathlib/rounding.py", "def round_half_even(x):\n    return round(x + 0.5)\n")
     text = messages(judge_change(repo))
-    assert "evidence 'numeric-cpu' is stale: mathlib/rounding.py changed since it was measured" in text
+    assert "evidence 'numeric-cpu' is stale: 1 bound file changed since it was measured: mathlib/rounding.py;" in text
     assert "judges it" not in text

@@ -192,7 +192,7 @@ def load_artifact(rel_path: str, repo_root) -> EvidenceArtifact:
 def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None, token_hasher=None) -> list[str]:
     """Source files whose working tree differs from what the artifact measured (or that are gone): the
     SHA-256 of their bytes differs, and, for a Python file the artifact also binds by its token stream
-    (`source_tokens`, scheme python-tokens/1), so does that (a comment-only edit keeps it fresh)."""
+    (`source_tokens`, scheme python-tokens/2), so does that (a comment-only edit keeps it fresh)."""
     hasher = hasher or _hash_in_repo
     token_hasher = token_hasher or _token_hash_in_repo
     tokens = recorded_token_digests(artifact.data)

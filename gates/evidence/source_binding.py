@@ -17,7 +17,7 @@ one that lacks a covered file, measured something else. Staleness (a bound file 
 no longer hashes the same) is `gates.evidence.artifacts.stale_sources`.
 
 `sources` is the SHA-256 of each file's bytes, and stays so: every artifact ever written is
-read that way. A writer may add `source_tokens` (`{"scheme": "python-tokens/1", "sha256":
+read that way. A writer may add `source_tokens` (`{"scheme": "python-tokens/2", "sha256":
 {path: digest}}`), a second binding of the Python files by their token stream without
 comments and blank lines (`python_token_digest`): a comment-only edit changes no token,
 so it leaves such evidence fresh, while any edit to code, a docstring or the file's
@@ -159,24 +159,53 @@ def bound_sources(repo_root, covers=(), modules=None) -> dict[str, str]:
     return hashes
 
 
-TOKEN_SCHEME = "python-tokens/1"
+TOKEN_SCHEME = "python-tokens/2"
 _DROPPED_TOKENS = (tokenize.COMMENT, tokenize.NL)
+# Python 3.12 splits an f-string into FSTRING_START / _MIDDLE / _END and the expressions between;
+# earlier versions give one STRING token. The digest takes the whole f-string as one STRING, so that
+# every Python version computes the same digest for the same file.
+_FSTRING_START = getattr(tokenize, "FSTRING_START", None)
+_FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
 
 def python_token_digest(data: bytes) -> str | None:
-    """SHA-256 of a Python file's token stream without comments and blank lines (scheme `python-tokens/1`):
-    each token's type and text, positions left out, after decoding by the file's own encoding (so its
-    coding cookie counts). None when the bytes do not tokenize as Python."""
+    """SHA-256 of a Python file's token stream without comments and blank lines (scheme `python-tokens/2`):
+    each token's type name and text, positions left out, an f-string as one string token, after
+    decoding by the file's own encoding (so its coding cookie counts). The same on every Python
+    version. None when the bytes do not tokenize as Python."""
     parts = []
     try:
+        lines: list[str] = []
+        fstring_start, depth = None, 0
         for token in tokenize.tokenize(io.BytesIO(data).readline):
+            if token.type == tokenize.ENCODING:
+                lines = data.decode(token.string).splitlines(keepends=True)
             if token.type in _DROPPED_TOKENS:
                 continue
+            if _FSTRING_START is not None and token.type == _FSTRING_START:
+                depth += 1
+                fstring_start = fstring_start or token.start
+                continue
+            if depth:
+                if token.type == _FSTRING_END:
+                    depth -= 1
+                    if not depth:
+                        parts.append(f"STRING\x1f{_text_between(lines, fstring_start, token.end)}")
+                        fstring_start = None
+                continue
             text = "\n" if token.type == tokenize.NEWLINE else token.string
-            parts.append(f"{token.type}\x1f{text}")
+            parts.append(f"{tokenize.tok_name[token.type]}\x1f{text}")
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
         return None
     return hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _text_between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    """The source text from (row, col) `start` to `end` (rows 1-based, columns in characters)."""
+    (row_a, col_a), (row_b, col_b) = start, end
+    if row_a == row_b:
+        return lines[row_a - 1][col_a:col_b]
+    return lines[row_a - 1][col_a:] + "".join(lines[row_a:row_b - 1]) + lines[row_b - 1][:col_b]
 
 
 def source_tokens(repo_root, sources: dict) -> dict:
