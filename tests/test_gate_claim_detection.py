@@ -160,9 +160,9 @@ def test_extra_terms_extend_the_vocabulary():
     assert list(detect("We do not claim any prompt processing rate gain.", extra_terms=extra)) == []
 
 
-def test_rendered_prose_excludes_code_and_comments_and_joins_soft_breaks():
+def test_rendered_prose_reads_code_spans_and_excludes_code_blocks_and_comments():
     text = "A `code` span, <!-- hidden --> seen,\nnext line &amp; T**T**FT.\n\n```\nfenced\n```\n"
-    assert [block.text for block in prose_blocks(text)] == ["A   span,  seen, next line & TTFT."]
+    assert [block.text for block in prose_blocks(text)] == ["A  code  span,  seen, next line & TTFT."]
 
 
 def test_a_text_nested_deeper_than_the_parser_reads_is_still_read():

@@ -11,11 +11,12 @@ with GitHub's tables and strikethrough) what is prose and what is code:
   (text after `-->` on a comment's closing line renders, so it is prose).
 - A text nested deeper than the parser reads (`MAX_NESTING` levels) is read line by line,
   every line prose, so that nothing past the limit goes unread.
-- Not prose: code spans, fenced and indented code blocks, HTML comments and tags,
-  link destinations and titles, autolinked URLs.
+- Inline code spans are prose: a reader reads "`TTFT -35%`" in a sentence as words, set
+  apart by a space on either side.
+- Not prose: fenced and indented code blocks, HTML comments and tags, link destinations and
+  titles, autolinked URLs.
 - Emphasis and links are flattened; soft line breaks read as one space, except after a
-  word that ends in a hyphen (`end-to-` + newline + `end` reads `end-to-end`); a code
-  span reads as one space.
+  word that ends in a hyphen (`end-to-` + newline + `end` reads `end-to-end`).
 - HTML entities and backslash escapes are decoded; then each character is NFKC-normalised
   (fullwidth letters become ASCII), and format characters (Unicode category Cf: zero-width
   spaces and joiners, soft hyphens) and combining marks (Mn) are dropped, Cyrillic or
@@ -176,9 +177,18 @@ class _InlineReader:
                 out.line_break(self.cursor)
             elif kind == "code_inline":
                 opening = self.find(child.markup)
-                if opening is not None:
-                    closing = self.source.text.find(child.markup, opening + len(child.markup), self.limit)
-                    self.cursor = opening + len(child.markup) if closing < 0 else closing + len(child.markup)
+                if opening is None:
+                    out.add(f" {child.content} ", self.cursor, spread=False)
+                    continue
+                closing = self.source.text.find(child.markup, opening + len(child.markup), self.limit)
+                inside = self.source.text.find(child.content, opening + len(child.markup),
+                                               self.limit if closing < 0 else closing)
+                out.add(" ", opening)
+                if child.content and inside >= 0:
+                    out.add(child.content, inside)
+                else:
+                    out.add(child.content, opening, spread=False)
+                self.cursor = opening + len(child.markup) if closing < 0 else closing + len(child.markup)
                 out.add(" ", self.cursor)
             elif kind == "html_inline":
                 index = self.find(child.content)
