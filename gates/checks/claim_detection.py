@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from gates.checks.claim_excuses import (
@@ -147,6 +147,9 @@ class _Block:
     """One prose block with everything the clause judgements need, found once."""
 
     def __init__(self, block: ProseBlock, words: Vocabulary):
+        self.row_start = 0
+        if block.kind == "table row" and block.header:
+            block, self.row_start = _under_its_header(block)
         self.block, self.words, text = block, words, block.text
         self.text = text
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
@@ -198,7 +201,8 @@ class _Block:
                 if judged.claim:
                     return judged
                 first_excuse = first_excuse or judged
-        concepts = [c for c in concepts if not any(t.start() < c.end() and c.start() < t.end() for t in terms)]
+        # a measure right after a term is part of its phrase ("e2e latency", "端到端吞吐"): the term judges it
+        concepts = [c for c in concepts if not any(t.start() < c.end() and c.start() <= t.end() + 1 for t in terms)]
         if concepts:
             judged = self._judge_shape(concepts, clause, start, end, results, ends_with)
             if judged is not None and (judged.claim or first_excuse is None):
@@ -237,6 +241,10 @@ class _Block:
         value = VALUE_AFTER.match(self.text, term.end())
         if value:
             return value.group(0).strip()
+        if self.row_start and term.start() < self.row_start:
+            cell = _NUMBER_CELL.search(self.text, self.row_start)
+            if cell:
+                return cell.group(1)
         return None
 
     @staticmethod
@@ -258,11 +266,26 @@ class _Block:
         if mood is not None:
             return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0), mood.explain())
         masked, marks = _masked(self.text, start, end, concepts, blanks=[change.span() for change in changes])
-        follows = any(change.start() >= first.end() for change in changes)
-        if is_excused(masked, marks[0], follows, self.under_lead_in):
+        sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
+        if is_excused(masked, marks[0], quantity_follows(self.text, first.end(), sentence_end), self.under_lead_in):
             return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0),
                                  "negated or out of scope (a negation, a scope marker or a follow-up lead-in governs it)")
         return self._verdict(first.start(), first.group(0), True, clause, changes[0].group(0))
+
+
+_NUMBER_CELL = re.compile(r"(?:^|\|)\s*([+\-~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs)?)\s*(?=\||$)")
+
+
+def _under_its_header(row: ProseBlock) -> tuple[ProseBlock, int]:
+    """A table row read after its header row ("Mean TTFT (ms) | … | 182.4 | 121.7"), and where the row starts.
+
+    A value in a body cell is the value of its column's header: a table of TTFT numbers claims
+    what a sentence of them would. The header's characters point at the row's first character.
+    """
+    joined = f"{row.header} | "
+    text = joined + row.text
+    offsets = (row.offsets[0],) * len(joined) + row.offsets
+    return replace(row, text=text, offsets=offsets), len(joined)
 
 
 def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) -> list[Verdict]:

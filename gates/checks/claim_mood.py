@@ -63,8 +63,8 @@ _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
     r"|must\s+(?:stay|be|remain|not\s+exceed)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
     r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
-_CHANGE_BEFORE = re.compile(r"\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress|ris|rose|fell|fall|jump|climb"
-                            r"|lower|rais|shorten|faster|slower|better|worse|higher)\w*", _I)
+_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress|rise|rises|rose|fell"
+                            r"|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*", _I)
 _ACHIEVED = re.compile(r"\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
                        r"|exceeded|within)\b|达到了|已达到|满足了|达成|超过了", _I)
 
@@ -135,7 +135,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         if found:
             return Mood("a request", found.group(0)[:40])
     target = _TARGET.search(stripped)
-    if target and not _ACHIEVED.search(stripped) and not _CHANGE_BEFORE.search(stripped, 0, target.start()):
+    if target and not _ACHIEVED.search(stripped) and not _FINITE_CHANGE.search(stripped):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):
         negations = [(m.start() + offset, m.end() + offset, m.group(0)) for m in _NEGATED_RESULT.finditer(stripped)]

@@ -28,11 +28,13 @@ from gates.checks.claim_vocabulary import MODEL_NAMES, _H
 _I = re.IGNORECASE
 _KERNEL_SCOPE_WORD = (
     rf"(?:{KERNEL_WORD}|route|pass|programs?|tiles?|warps?|CTAs?|grids?|attention|read|loop|layer|call|caches?|bytes"
-    r"|KV|bandwidth|peak|ceiling|floor|occupancy|单遍|切分|路由|程序|层|峰值)")
+    r"|KV|bandwidth|peak|ceiling|floor|occupancy|GEMMs?|matmuls?|ops?|operators?|all-?reduce|NCCL|collectives?"
+    r"|单遍|切分|路由|程序|层|峰值)")
 _KERNEL_SCOPE = re.compile(rf"{_KERNEL_SCOPE_WORD}[^.;!?。！？；|]{{0,24}}$", _I)
 _KERNEL_AFTER = re.compile(
     rf"^(?:{_H}*(?:bound|hiding|stalls?)\b|\s*(?:受限|隐藏)"
-    rf"|\s+(?:of|in|on|for|at)\s+(?:[\w-]+\s+){{0,3}}?{_KERNEL_SCOPE_WORD})", _I)
+    rf"|\s+(?:of|in|on|for|at)\s+(?:[\w-]+\s+){{0,3}}?{_KERNEL_SCOPE_WORD}"
+    r"|\s*[:=(]?\s*[\d.,]+\s*(?:[TGP]FLOPS|[TG]B/s|TiB/s|GiB/s)|\s*\((?:us|µs|μs|ns|TFLOPS|GB/s|TB/s)\))", _I)
 
 # What a kernel-level sentence is about: a kernel, an op, a pass
 STRICT_KERNEL = (r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|matmuls?|microbench(?:mark)?s?|fwd|bwd"

@@ -103,7 +103,8 @@ SERVING_SUBJECTS = (
     rf"{_NOT_LEVEL}{_NOT_SETTING}"
     rf"|{_BEGIN}responses?{_END}(?!{_H}+to{_END}){_NOT_LEVEL}"
     rf"|{_BEGIN}per{_H}+(?:user|reply|response|conversation){_END}"
-    rf"|{_BEGIN}(?:tokens?|texts?|words?|outputs?|repl(?:y|ies)|responses?){_H}+generation{_END}"
+    rf"|{_BEGIN}(?:(?:tokens?|texts?|words?|outputs?|repl(?:y|ies)|responses?){_H}+)?generation{_END}"
+    rf"(?!{_H}+(?:config|configs|parameters?|params|args|arguments|options?|kwargs|utils?|code|tests?|tasks?|mode)){_END}"
     rf"|{_BEGIN}generat(?:ion|ed|ing|es?){_H}+(?:rate|speed|time|words?|tokens?|text|repl(?:y|ies)|responses?"
     rf"|outputs?){_END}"
     rf"|{_BEGIN}words?{_H}+(?:per|a){_H}+(?:second|sec|minute){_END}"
@@ -139,11 +140,12 @@ SERVING_MEASURES = (
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.])[+\-−~≈]?\d[\d.,]*\s*(?:%|％|‰|[x×]{_END}|倍|fold{_END}|-fold{_END}|times{_END}"
+    rf"(?<![{_LATIN}\d.])[+\-−~≈]?\d[\d.,]*\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
-    rf"|(?:tok(?:en)?s?|requests?|samples?|quer(?:y|ies)){_H}+(?:per|a){_H}+sec(?:ond)?\b"
+    rf"|(?:(?:output|generated|input|total|prompt){_H}+)?(?:tok(?:en)?s?|requests?|samples?|quer(?:y|ies)){_H}+(?:per|a)"
+    rf"{_H}+sec(?:ond)?\b"
     r"|秒|毫秒|ミリ秒|分钟|(?:token|tok|请求|样本)s?\s*/\s*秒)"
     rf"|[一两二三四五六七八九十半几数]\s*倍|{_BEGIN}{_NUMBER_WORDS}{_H}?fold{_END}"
     rf"|{_BEGIN}(?:by\s+)?(?:a|one|two)\s+(?:third|quarter|fifth|tenth)s?{_END}"
@@ -175,9 +177,11 @@ _ZH_CHANGES = (
 _FROM_TO = r"\d[\d.,]*\s*(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
 # "TPOT is high today", "serving is still slow": a level stated as a state of the system
 _STATE = rf"{_BEGIN}(?:is|are|was|were|stays?|remains?)\s+(?:too\s+|very\s+|still\s+|now\s+)?(?:high|low|slow|fast|poor){_END}"
-RESULTS = f"{QUANTITIES}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_STATE}|{_ZH_CHANGES}"
+# "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
+_COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|对比|相比)\s*[\d.,]*\d"
+RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_STATE}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
-VALUE_AFTER = re.compile(r"^\s*(?:\([^)]{0,12}\)\s*)?(?:[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
+VALUE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
                          re.IGNORECASE)
 
 

@@ -53,7 +53,8 @@ class ProseBlock:
 
     `text` is the normalised rendered text; `offsets[i]` is the offset in the source of the
     character that produced `text[i]`, and `position(i)` its 1-based (line, column).
-    `heading` is the rendered text of the nearest heading above the block.
+    `heading` is the rendered text of the nearest heading above the block; `header` is, for a
+    row of a table's body, the rendered text of the table's header row.
     """
 
     kind: str
@@ -62,6 +63,7 @@ class ProseBlock:
     line_starts: tuple[int, ...] = field(repr=False)
     first_line: int = 1
     heading: str = ""
+    header: str = ""
 
     def position(self, index: int) -> tuple[int, int]:
         """(line, column) in the source of `text[index]`."""
@@ -327,7 +329,7 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
     reader = _InlineReader(source)
     blocks: list[ProseBlock] = []
     row: _Builder | None = None
-    kind = "paragraph"
+    kind, in_head, header = "paragraph", False, ""
     for token in tokens:
         if token.map is not None and token.type != "inline":
             reader.enter_block(source.offset_of_line(token.map[0]), source.offset_of_line(token.map[1]))
@@ -337,8 +339,16 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
             kind = "paragraph"
         elif token.type == "tr_open":
             row = _Builder()
+        elif token.type == "thead_open":
+            in_head, header = True, ""
+        elif token.type == "thead_close":
+            in_head = False
         elif token.type == "tr_close" and row is not None:
             block = _finish("table row", row, source)
+            if block and in_head:
+                header = block.text
+            elif block and header:
+                block = replace(block, header=header)
             if block:
                 blocks.append(block)
             row = None
