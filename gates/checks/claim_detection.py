@@ -86,6 +86,11 @@ def vocabulary(extra_terms: Iterable[str] = (), kernel_terms: Iterable[str] = ()
 _VOCABULARIES: dict[tuple, Vocabulary] = {}
 
 
+def vocabulary_of(settings) -> Vocabulary:
+    """The vocabulary a configuration asks for (`g7.extra_terms`, `g7.kernel_terms`)."""
+    return vocabulary(settings.g7_extra_terms, getattr(settings, "g7_kernel_terms", ()))
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One judged clause: `claim` with the words that made it one, else the `reason` it was excused."""
@@ -237,7 +242,7 @@ class _Block:
         """The words of the clause that state a result (the term's own, as in "throughput gain", count), or a
         value given for the term; None when there are none."""
         if results:
-            return results[0].group(0)
+            return self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
         value = VALUE_AFTER.match(self.text, term.end())
         if value:
             return value.group(0).strip()

@@ -29,9 +29,9 @@ decided in `gates.checks.e2e_evidence` (shared with `gate-check lint-pr`).
 
 from __future__ import annotations
 
-from gates.checks.claim_detection import find_claims, find_claims_in_text
+from gates.checks.claim_detection import Vocabulary, find_claims, find_claims_in_text, record_verdicts, vocabulary_of
 from gates.checks.context import GateContext
-from gates.checks.e2e_evidence import Candidate, claim_message, claim_paragraphs, claim_problems, pin_problem
+from gates.checks.e2e_evidence import Candidate, claim_findings, claim_paragraphs, pin_problem
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.checks.number_trace import (
     CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, restates_a_bar,
@@ -61,7 +61,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         findings.extend(problems)
         if artifact is not None:
             loaded[entry.id] = (entry, artifact)
-    _check_claims(record, loaded, add, ctx.settings.g7_extra_terms)
+    _check_claims(record, loaded, add, vocabulary_of(ctx.settings))
     findings.extend(check_linked_pages(record, ctx, e2e_candidates(loaded), cited_values(record, loaded)))
     results = record.section(7)
     if results is not None:
@@ -76,21 +76,15 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     return result_from_findings(GATE, findings)
 
 
-def _check_claims(record: Record, loaded: dict, add, extra_terms=()) -> None:
-    """Each end-to-end claim of the body is backed by a cited e2e artifact and quotes it faithfully."""
-    claims = list(find_claims(record, extra_terms))
-    if not claims:
+def _check_claims(record: Record, loaded: dict, add, words: Vocabulary) -> None:
+    """Each end-to-end claim of the title and body is backed by a cited e2e artifact and quotes it faithfully."""
+    verdicts = [verdict for verdict in record_verdicts(record, words) if verdict.claim]
+    if not verdicts:
         return
-    candidates = e2e_candidates(loaded)
-    named = cited_values(record, loaded)
-    paragraphs, judged = claim_paragraphs(record.body, record.body_start_line), {}
-    for line, col, term in claims:
-        paragraph = paragraphs.get(line, "")
-        if paragraph not in judged:
-            judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)
-        problems = judged[paragraph]
-        if problems:
-            add(line, claim_message(term, problems), col)
+    paragraphs = claim_paragraphs(record.body, record.body_start_line)
+    for line, col, message in claim_findings(verdicts, paragraphs, record.get("claim_level"), e2e_candidates(loaded),
+                                             cited_values(record, loaded)):
+        add(line, message, col)
 
 
 def cited_values(record: Record, loaded: dict) -> CitedValues:

@@ -43,8 +43,8 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from gates.checks.claim_detection import find_claims_in_text
-from gates.checks.e2e_evidence import claim_message, claim_paragraphs, claim_problems
+from gates.checks.claim_detection import judge_text, vocabulary_of
+from gates.checks.e2e_evidence import claim_findings, claim_paragraphs
 from gates.checks.evidence_refs import declared_evidence
 from gates.checks.number_trace import CitedValues, TraceError, _walk, split_row
 from gates.evidence.artifacts import read_regular_file, verify_sha256
@@ -120,7 +120,7 @@ def check_page(page: Page, record, ctx, candidates, named=None) -> list[Finding]
     first = next(((n, line) for n, line in enumerate(page.lines, 1) if line.strip()), (1, ""))
     declared = _PAGE.match(first[1].strip())
     text = "\n".join(page.lines)
-    _check_claims(page, text, record, candidates, named, add, ctx.settings.g7_extra_terms)
+    _check_claims(text, record, candidates, named, add, vocabulary_of(ctx.settings))
     if _NOTES.match(first[1].strip()):
         return findings
     if not declared:
@@ -169,15 +169,11 @@ def _artifact_values(header: dict, record, ctx, add) -> CitedValues | None:
     return CitedValues({artifact_id: artifact.results})
 
 
-def _check_claims(page: Page, text: str, record, candidates, named, add, extra_terms=()) -> None:
-    paragraphs, judged = claim_paragraphs(text), {}
-    for line, col, term in find_claims_in_text(text, 1, extra_terms):
-        paragraph = paragraphs.get(line, "")
-        if paragraph not in judged:
-            judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)
-        problems = judged[paragraph]
-        if problems:
-            add(line, claim_message(term, problems) + f" (the page is linked from {record.rel_path})", col)
+def _check_claims(text: str, record, candidates, named, add, words) -> None:
+    """The page's end-to-end claims, judged as the record's would be (`e2e_evidence.claim_findings`)."""
+    for line, col, message in claim_findings(judge_text(text, 1, words), claim_paragraphs(text),
+                                             record.get("claim_level"), candidates, named):
+        add(line, message + f" (the page is linked from {record.rel_path})", col)
 
 
 def _check_tables(page: Page, values: CitedValues, artifact_id: str, add) -> None:

@@ -22,6 +22,9 @@ Keys (all optional; docs/configuration.md is the reference):
         gates: {A: [G0, G1, ...]}       # per stage: the gates that apply
     g7:
       extra_terms: [...]                # end-to-end claim phrases added to G7's vocabulary
+      kernel_terms: [...]               # the team's kernel and op names: what they name is kernel-level
+    lint_pr:
+      sections: generated               # section checks of `lint-pr`: generated (bodies `pr-body` wrote) | always | never
 
 The rules (policy path, profiles, scopes, gates, evidence folders, G7 terms) of a
 change are read at its base commit (`settings_at`), like the policy itself, so a
@@ -108,6 +111,8 @@ class Settings:
     profile: str = DEFAULT_PROFILE
     profiles: dict[str, Profile] = field(default_factory=lambda: {DEFAULT_PROFILE: build_profile(DEFAULT_PROFILE)})
     g7_extra_terms: tuple[str, ...] = ()
+    g7_kernel_terms: tuple[str, ...] = ()
+    lint_pr_sections: str = "generated"
     source: str | None = None
     lines: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -215,6 +220,8 @@ def settings_from_data(data: dict | None, source: str | None = None, lines: dict
         profile=profile,
         profiles=profiles,
         g7_extra_terms=tuple(data.get("g7", {}).get("extra_terms", ())),
+        g7_kernel_terms=tuple(data.get("g7", {}).get("kernel_terms", ())),
+        lint_pr_sections=data.get("lint_pr", {}).get("sections", "generated"),
         source=source,
         lines=dict(lines),
     )
