@@ -169,3 +169,26 @@ def test_a_text_nested_deeper_than_the_parser_reads_is_still_read():
     assert [term for _, _, term in find_claims_in_text(">" * 40 + " TTFT drops by half.")] == ["TTFT"]
     nested_lists = "".join("  " * depth + "- x\n" for depth in range(40)) + "TTFT drops."
     assert [term for _, _, term in find_claims_in_text(nested_lists)] == ["TTFT"]
+
+
+@pytest.mark.parametrize("text, line", [
+    ('!!! note "Serving"\n    TTFT drops 30% on the replayed trace.\n', 2),
+    ("??? tip\n    Completions arrive 30% sooner for long outputs.\n", 2),
+    ('???+ info "Measured"\n    Serving handles 12.5 req/s now, up from 10.\n', 2),
+    ('=== "Results"\n\n    Decode reaches 45 t/s, up from 38.\n', 3),
+    ('=== "A"\n    !!! warning\n        吞吐提升 1.4 倍。\n', 3),
+    ("<details><summary>Numbers</summary>\n\nTTFT drops 30% on the trace.\n\n</details>\n", 3),
+    ('<input placeholder="TTFT drops 30% with this flag">\n', 1),
+    ('<button value="2x faster generation">Try</button>\n', 1),
+], ids=["admonition", "details", "open-details", "tab", "nested", "html-details", "placeholder", "button-value"])
+def test_prose_the_site_renders_is_read(text, line):
+    assert [found_line for found_line, _, _ in find_claims_in_text(text)] == [line]
+
+
+@pytest.mark.parametrize("text", [
+    '!!! note "Scope"\n    TTFT and TPOT will be measured in stage D.\n',
+    '=== "Kernel"\n\n        TTFT drops 30%  (indented code inside a tab)\n',
+    "!!! note\n    The kernel is 1.8x faster than the reference.\n",
+], ids=["admonition-plan", "code-in-tab", "admonition-kernel"])
+def test_what_the_site_renders_as_no_claim_stays_no_claim(text):
+    assert list(find_claims_in_text(text)) == []

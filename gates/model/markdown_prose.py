@@ -7,8 +7,12 @@ followed by prose, not a fence. This module asks the CommonMark parser (markdown
 with GitHub's tables and strikethrough) what is prose and what is code:
 
 - Prose: paragraphs, headings, list items, block quotes, table rows (cells joined by
-  " | "), image alt text, and the text of raw HTML blocks outside tags and comments
-  (text after `-->` on a comment's closing line renders, so it is prose).
+  " | "; a body row remembers its table's header row), image alt text, and the text of raw
+  HTML blocks outside tags and comments (text after `-->` on a comment's closing line
+  renders, so it is prose).
+- The indented bodies of admonitions (`!!! note "Title"`), collapsible details (`??? tip`)
+  and content tabs (`=== "Tab"`) are prose as the site renders them, not indented code; their
+  titles are prose too (`unwrap_containers`).
 - A text nested deeper than the parser reads (`MAX_NESTING` levels) is read line by line,
   every line prose, so that nothing past the limit goes unread.
 - Inline code spans are prose: a reader reads "`TTFT -35%`" in a sentence as words, set
@@ -105,16 +109,67 @@ def normalise_char(char: str) -> str:
 
 
 class _Source:
-    """The source text with offset <-> (line, column) conversion."""
+    """The source text as the parser reads it (containers unwrapped), with offsets back to the original.
+
+    `text` is what the parser reads; `original_offset(i)` is the offset in the source the author
+    wrote of `text[i]`, and `original_line_starts` the line starts of that source.
+    """
 
     def __init__(self, text: str, first_line: int):
-        self.text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+        original = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
         self.first_line = first_line
+        self.original_line_starts = tuple([0] + [m.end() for m in re.finditer("\n", original)])
+        self.text, self._kept = unwrap_containers(original)
         self.line_starts = tuple([0] + [m.end() for m in re.finditer("\n", self.text)])
 
     def offset_of_line(self, line_index: int) -> int:
         """Offset of the first character of a 0-based line; the end of the text past the last line."""
         return self.line_starts[line_index] if line_index < len(self.line_starts) else len(self.text)
+
+    def original_offset(self, offset: int) -> int:
+        return self._kept[min(offset, len(self._kept) - 1)] if self._kept else 0
+
+
+# Blocks whose indented body the site renders as prose: admonitions (`!!! note "Title"`), collapsible
+# details (`??? tip`, `???+ info`) and content tabs (`=== "Tab"`), as Python-Markdown's admonition,
+# pymdownx.details and pymdownx.tabbed (mkdocs-material) write them.
+_CONTAINER = re.compile(r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===\+?)[ \t]*(?P<kind>[\w-]*)[ \t]*'
+                        r'(?:"(?P<title>[^"\n]*)")?[ \t]*$')
+
+
+def unwrap_containers(text: str) -> tuple[str, list[int]]:
+    """`text` with each container's marker line replaced by its title (a block of its own) and its body
+    dedented by four spaces (nested containers too), and the original offset of every character kept."""
+    if "!!!" not in text and "???" not in text and "===" not in text:
+        return text, list(range(len(text) + 1))
+    out: list[str] = []
+    kept: list[int] = []
+    bodies: list[int] = []  # the indentation of each open container's body
+    at = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(" \t")
+        indent = len(line) - len(stripped)
+        if stripped:
+            while bodies and indent < bodies[-1]:
+                bodies.pop()
+        cut = min(indent, bodies[-1]) if bodies else 0
+        marker = _CONTAINER.match(line[cut:])
+        if marker:
+            title = marker.group("title")
+            start = line.find(title, cut) if title else len(line)
+            piece = title or ""
+            out.append(piece + "\n")  # the title is a block of its own
+            kept.extend(range(at + start, at + start + len(piece)))
+            kept.append(at + len(line))
+            bodies.append(cut + len(marker.group("indent")) + 4)
+        else:
+            out.append(line[cut:])
+            kept.extend(range(at + cut, at + len(line)))
+        out.append("\n")
+        kept.append(at + len(line))
+        at += len(line) + 1
+    kept.append(at)
+    return "".join(out)[:-1], kept[:-1] if kept else [0]
 
 
 class _Builder:
@@ -295,7 +350,8 @@ def _finish(kind: str, raw: _Builder, source: _Source) -> ProseBlock | None:
     text = "".join(chars)
     if not text.strip():
         return None
-    return ProseBlock(kind, text, tuple(offsets), source.line_starts, source.first_line)
+    return ProseBlock(kind, text, tuple(source.original_offset(offset) for offset in offsets),
+                      source.original_line_starts, source.first_line)
 
 
 def _deepest(tokens) -> int:
