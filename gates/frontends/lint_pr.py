@@ -49,7 +49,7 @@ from gates.frontends.pr_body import MARKER_PATTERN
 from gates.model.config import load_settings
 from gates.model.errors import InputError, UsageError
 from gates.model.findings import Finding, result_from_findings
-from gates.model.markdown_body import iter_links
+from gates.model.markdown_body import iter_links, link_targets
 from gates.model.paths import path_problem, to_rel
 from gates.model.record import decode_record_bytes, load_record, prose_lines
 
@@ -302,26 +302,11 @@ def _is_evidence(path: str, store) -> bool:
     return True
 
 
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?")
-_HTML_LINK = re.compile(r"""(?:href|src)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
-
-
-def _link_targets(raw: str):
-    """(col, target) of every link on a line: inline links, reference definitions and HTML href/src."""
-    for start, _, _, target in iter_links(raw):
-        yield start + 1, target
-    definition = _LINK_DEFINITION.match(raw)
-    if definition:
-        yield definition.start(1) + 1, definition.group(1)
-    for match in _HTML_LINK.finditer(raw):
-        yield match.start(1) + 1, match.group(1)
-
-
 def _check_links(text: str, record, store, add) -> None:
     """Every evidence artifact the description links is one the record declares, with a verifying pin."""
     declared = {entry.path: entry for entry in declared_evidence(record)} if record is not None else {}
     for line_no, raw in prose_lines(text, 1):
-        for col, target in _link_targets(raw):
+        for col, target in link_targets(raw):
             path, external = link_path(target)
             is_json = target.split("#", 1)[0].split("?", 1)[0].endswith(".json")
             if external or (path is None and is_json):
