@@ -36,7 +36,7 @@ from gates.checks.evidence_refs import checked_artifact, cited_evidence, declare
 from gates.checks.number_trace import (
     CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, restates_a_bar,
 )
-from gates.checks.quoted_numbers import matches
+from gates.checks.quoted_numbers import as_written_numbers, matches
 from gates.checks.results_pages import check_linked_pages
 from gates.model.findings import Finding, GateResult, result_from_findings
 from gates.model.record import Record, prose_lines
@@ -120,7 +120,7 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
     values = CitedValues({artifact.id: artifact.results for artifact in artifacts},
                          declared=[entry.id for entry in declared_evidence(record)], key_names=True)
     tracer = SectionTracer(values, links_to_artifacts(record, cited_evidence(record)))
-    lines = [(line_no, raw) for line_no, raw in prose_lines(section.text, section.start_line)
+    lines = [(line_no, as_written_numbers(raw)) for line_no, raw in prose_lines(section.text, section.start_line)
              if line_no != section.start_line]
     trace = tracer.trace(lines, measured_numbers(units_only, prose_decimals=True))
     declared = declared_numbers(record)

@@ -42,7 +42,7 @@ from gates.checks.e2e_evidence import Candidate, claim_findings, claim_paragraph
 from gates.checks.evidence_refs import cited_evidence, declared_evidence
 from gates.checks.g7_claims import declared_numbers
 from gates.checks.number_trace import CitedValues, SectionTracer, measured_numbers
-from gates.checks.quoted_numbers import matches
+from gates.checks.quoted_numbers import as_written_numbers, matches
 from gates.checks.runner import RecordResult, Report
 from gates.evidence.artifacts import EvidenceStore, verify_sha256
 from gates.frontends.pr_body import MARKER_PATTERN
@@ -364,7 +364,8 @@ def _check_numbers(text: str, validation, pinned: dict, record, add) -> int:
                 if (path := link_path(target)[0]) in by_path}
 
     start, end = validation or (0, -1)
-    lines = [(line_no, raw) for line_no, raw in prose_lines(text, 1) if not raw.lstrip().startswith("#")]
+    lines = [(line_no, as_written_numbers(raw)) for line_no, raw in prose_lines(text, 1)
+             if not raw.lstrip().startswith("#")]
     # A nested list item belongs to the item above it: the summary under an evidence line
     # (`  - ncu kernel: name = value`) speaks of the artifact that line links. A paragraph
     # speaks of what it links itself.
