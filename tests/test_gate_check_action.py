@@ -91,3 +91,23 @@ def test_the_history_step_refuses_a_shallow_clone_and_accepts_a_full_one(action,
     assert full.returncode == 0, full.stdout
     missing = run_history_step(action, tmp_path / "full", "0" * 40, head)
     assert missing.returncode == 2 and re.search(r"0{40} is not a commit in this clone", missing.stdout)
+
+
+def test_lint_pr_runs_on_the_pull_requests_description_by_default(action):
+    assert action["inputs"]["lint-pr"]["default"] == "true"
+    lint = step(action, "gate-check lint-pr")
+    assert "github.event_name == 'pull_request'" in lint["if"] and "inputs.lint-pr == 'true'" in lint["if"]
+    assert lint["env"]["PR_BODY"] == "${{ github.event.pull_request.body }}"
+    assert '"$GATE_CHECK" lint-pr --body-file "$body" --format "$format"' in lint["run"]
+
+
+def test_the_lint_pr_step_writes_the_description_and_keeps_a_format_lint_pr_knows(action, tmp_path):
+    script = step(action, "gate-check lint-pr")["run"]
+    fake = tmp_path / "gate-check"
+    fake.write_text('#!/bin/sh\necho "$@"\ncat "$3"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, env=dict(
+        os.environ, RUNNER_TEMP=str(tmp_path), GATE_CHECK=str(fake), FORMAT="junit", PR_BODY="It cuts `TTFT` by 30%."))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"lint-pr --body-file {tmp_path}/pull-request-description.md --format github",
+                                        "It cuts `TTFT` by 30%."]
