@@ -192,3 +192,9 @@ def test_prose_the_site_renders_is_read(text, line):
 ], ids=["admonition-plan", "code-in-tab", "admonition-kernel"])
 def test_what_the_site_renders_as_no_claim_stays_no_claim(text):
     assert list(find_claims_in_text(text)) == []
+
+
+def test_kernel_terms_make_a_clause_about_the_teams_kernel_kernel_level():
+    sentence = "End to end, fused_moe is 1.8x faster on H100."
+    assert [term for _, _, term in detect(sentence)] == ["End to end"]
+    assert list(detect(sentence, kernel_terms=["fused_moe"])) == []
