@@ -34,12 +34,13 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from gates.checks.claim_excuses import (
-    TERM_MARK, is_excused, is_kernel_metric, is_lead_in_heading, quantity_follows,
+    TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import mood_of
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
-    METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, VALUE_AFTER, extra_pattern,
+    METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS, VALUE_AFTER,
+    extra_pattern,
 )
 from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
 from gates.model.shown_text import shown_attributes
@@ -55,6 +56,7 @@ _CLAUSE_END = re.compile(
 _RESULT = re.compile(RESULTS, _I)
 _SUBJECT = re.compile(SERVING_SUBJECTS, _I)
 _MEASURE = re.compile(SERVING_MEASURES, _I)
+_SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
 _MODEL_LEVEL = re.compile(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
@@ -158,14 +160,18 @@ class _Block:
         self.block, self.words, text = block, words, block.text
         self.text = text
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
-                   if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])]
+                   if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
+                   and not (is_generic_measure(m.group(0))
+                            and words.subjects.measure_is_kernel_level(text, m.start(), m.end()))]
         scopes = [(m, "scope") for m in words.scopes.finditer(text)]
         ordered = sorted(metrics + scopes, key=lambda pair: (pair[0].start(), -pair[0].end()))
         self.terms = _InTextOrder(m for index, (m, _) in enumerate(ordered)
                                   if not index or m.start() >= ordered[index - 1][0].end())
         self.kinds = {m.start(): kind for m, kind in metrics + scopes}
         self.concepts = _InTextOrder(self._serving_concepts())
-        self.results = _InTextOrder(_RESULT.finditer(text))
+        settings = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
+        self.results = _InTextOrder(m for m in _RESULT.finditer(text)
+                                    if not any(start <= m.start() < end for start, end in settings))
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
         self.under_lead_in = is_lead_in_heading(block.heading)
 

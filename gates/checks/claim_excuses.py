@@ -130,6 +130,11 @@ def is_kernel_metric(term: str, before: str, after: str) -> bool:
     return "".join(term.split()) in _KERNEL_METRIC_TERMS and bool(_KERNEL_METRIC.search(before) or _BOUND.match(after))
 
 
+def is_generic_measure(term: str) -> bool:
+    """吞吐 and 时延 name a measure of anything (a kernel's too); their scope decides their level."""
+    return "".join(term.split()) in _KERNEL_METRIC_TERMS
+
+
 def quantity_follows(text: str, start: int, end: int) -> bool:
     """A quantity stands in text[start:end] (after a term, up to its sentence's end)."""
     return _QUANTITY.search(text, start, min(end, start + _WINDOW)) is not None

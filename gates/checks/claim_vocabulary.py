@@ -93,7 +93,7 @@ _NOT_SETTING = (rf"(?!{_H}+(?:shapes?|batch(?:es)?|batch{_H}+sizes?|sizes?|regim
                 rf"|settings?|scenarios?|contexts?|lengths?|benchmarks?|harness|scripts?){_END})")
 MODEL_NAMES = (rf"(?<![\w\-])(?:llama|qwen|mistral|mixtral|deepseek|gemma|falcon|baichuan|chatglm|internlm"
                rf"|olmo|command{_H}?r|vicuna|(?:phi|gpt|yi|opt|glm|bloom)(?=[\-\s]?\d))"
-               rf"(?:[\-\s]?\d+(?:\.\d+)?[bBmMkK]?)?(?:[\-.](?:\d+(?:\.\d+)?[bBmM]?|v\d+(?:\.\d+)?|instruct|chat|base|it"
+               rf"(?:[\-\s]?\d+(?:\.\d+)?[bBmMkK]?)?(?:[\-.](?:\d+x\d+[bB]?|\d+(?:\.\d+)?[bBmM]?|v\d+(?:\.\d+)?|instruct|chat|base|it"
                rf"|moe|coder|fp8|awq))*(?![\w\-])")
 
 SERVING_SUBJECTS = (
@@ -111,6 +111,8 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full|overall){_H}+(?:model|pipeline|system|server|stack){_END}"
     rf"|{_BEGIN}models?(?:['’]s)?{_H}+(?:answers?|responds?|repl(?:y|ies)|generates?|outputs?|responses?|speed"
     rf"|runs?|decodes?){_END}"
+    rf"|{_BEGIN}(?:the{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
+    rf"|is{_H}+(?:returned|streamed|shown)){_END}"
     rf"|{_BEGIN}in{_H}+production{_END}|{_BEGIN}(?:serving|inference){_H}+(?:backend|engine|stack){_END}"
     rf"|{_BEGIN}(?:than|over|vs\.?|versus){_H}+(?:the{_H}+)?(?:previous|old|current|baseline|default)"
     rf"{_H}+(?:backend|engine|server|release|version){_END}"
@@ -152,7 +154,7 @@ QUANTITIES = (
 )
 _COMPARATIVES = (
     rf"{_BEGIN}(?:twice|thrice|half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
-    rf"|sooner|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
+    rf"|sooner|earlier|later|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
     rf"(?!{_H}+(?:bounds?|limits?|than{_H}+(?:or|the{_H}+(?:target|slo|budget)))\b)"
     rf"|{_BEGIN}(?:doppelt|halb(?:iert)?|verdoppelt|schneller|weniger|niedriger|h[öo]her|k[üu]rzer|sinkt|steigt"
     rf"|doble|mitad|r[áa]pid[oa]s?|menos|m[áa]s|baja|sube|reduce|disminuye|aumenta"
@@ -197,3 +199,8 @@ def extra_pattern(phrases: Iterable[str], normalise) -> str:
         end = _B if phrase[-1].isascii() and phrase[-1].isalnum() else ""
         extra.append(start + rf"{_H}+".join(words) + end)
     return "|".join(extra)
+
+# "prompts longer than 8k", "batches larger than 64": a comparative that picks the setting, not a result
+SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outputs?|batch(?:es)?|requests?|messages?"
+                       rf"|shapes?|models?|lengths?){_H}+(?:longer|shorter|larger|smaller|bigger|greater|more|fewer|less"
+                       rf"|over|under|above|below){_H}+than{_END}")
