@@ -177,11 +177,9 @@ _ZH_CHANGES = (
 )
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
 _FROM_TO = r"\d[\d.,]*\s*(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
-# "TPOT is high today", "serving is still slow": a level stated as a state of the system
-_STATE = rf"{_BEGIN}(?:is|are|was|were|stays?|remains?)\s+(?:too\s+|very\s+|still\s+|now\s+)?(?:high|low|slow|fast|poor){_END}"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|对比|相比)\s*[\d.,]*\d"
-RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_STATE}|{_ZH_CHANGES}"
+RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
 VALUE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
                          re.IGNORECASE)
