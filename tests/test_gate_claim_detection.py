@@ -198,3 +198,13 @@ def test_kernel_terms_make_a_clause_about_the_teams_kernel_kernel_level():
     sentence = "End to end, fused_moe is 1.8x faster on H100."
     assert [term for _, _, term in detect(sentence)] == ["End to end"]
     assert list(detect(sentence, kernel_terms=["fused_moe"])) == []
+
+
+@pytest.mark.parametrize("text", ["1," * 20000, "9.*" * 15000, "| x | 12 |\n" * 2000, "吞吐提升" * 10000],
+                         ids=["digit-run", "emphasis-run", "long-table", "cjk-run"])
+def test_hostile_text_is_read_in_linear_time(text):
+    import time
+
+    started = time.perf_counter()
+    list(find_claims_in_text("| a | TTFT (ms) |\n|---|---|\n" + text))
+    assert time.perf_counter() - started < 2.0

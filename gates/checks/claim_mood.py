@@ -111,7 +111,7 @@ _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 _RELATIVE = re.compile(
     r"\d\s*(?:%|％|[x×](?![A-Za-z])|倍|-?fold|\s*times\b|\s*percent)|\b(?:twice|half|halv|doubl|tripl)\w*"
-    r"|一半|翻倍|减半|[一两二三四五六七八九十半几]\s*倍|\d[\d.,]*\s*\S{0,6}\s+(?:lower|higher|faster|slower|less|more"
+    r"|一半|翻倍|减半|[一两二三四五六七八九十半几]\s*倍|(?<![\d.,])\d[\d.,]*\s*\S{0,6}\s+(?:lower|higher|faster|slower|less|more"
     r"|shorter|longer|better|worse|sooner)\b|\d\s*(?:->|→|=>)\s*\d|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d", _I)
 
 

@@ -142,7 +142,7 @@ SERVING_MEASURES = (
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.])[+\-−~≈]?\d[\d.,]*\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}"
+    rf"(?<![{_LATIN}\d.,])[+\-−~≈]?\d[\d.,]*\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
@@ -176,7 +176,7 @@ _ZH_CHANGES = (
     r"|半分|短縮|削減|向上|速く|高速化|低下|増加|改善"
 )
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
-_FROM_TO = r"\d[\d.,]*\s*(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
+_FROM_TO = r"(?<![\d.,])\d[\d.,]*\s*(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
