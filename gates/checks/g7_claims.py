@@ -34,7 +34,7 @@ from gates.checks.context import GateContext
 from gates.checks.e2e_evidence import Candidate, claim_findings, claim_paragraphs, pin_problem
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.checks.number_trace import (
-    CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, restates_a_bar,
+    CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, no_measured_numbers, restates_a_bar,
 )
 from gates.checks.quoted_numbers import as_written_numbers, matches
 from gates.checks.results_pages import check_linked_pages
@@ -73,7 +73,31 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         else:
             _check_numbers(record, results, [artifact for _, artifact in loaded.values()], add,
                            "every number in the results section traces to a cited evidence artifact", units_only=False)
+    _check_named_numbers(record, loaded, add)
     return result_from_findings(GATE, findings)
+
+
+def _check_named_numbers(record: Record, loaded: dict, add) -> None:
+    """A number that names a value of a cited artifact is that value in every section, not only in §7
+    (§1 is G1's): "2.3x (`bench-h200:rows[0].speedup`)" in §3 must be the speedup measured. A name
+    that several artifacts share is left to the sections that must trace every number."""
+    if not loaded:
+        return
+    values = CitedValues({artifact.id: artifact.results for _, artifact in loaded.values()},
+                         declared=[entry.id for entry in declared_evidence(record)])
+    tracer = SectionTracer(values, links_to_artifacts(record, cited_evidence(record)))
+    for section in record.sections:
+        if section.number in (1, 7):
+            continue
+        lines = [(line_no, as_written_numbers(raw)) for line_no, raw in prose_lines(section.text, section.start_line)
+                 if line_no != section.start_line]
+        for tie in tracer.trace(lines, no_measured_numbers).ties:
+            if tie.problem and ":" in tie.name:
+                add(tie.line, f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}",
+                    tie.quoted.col)
+            elif not tie.problem and tie.mismatch():
+                add(tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.expected()}: a number that "
+                    f"names a value is that value wherever it stands (§{section.number})", tie.quoted.col)
 
 
 def _check_claims(record: Record, loaded: dict, add, words: Vocabulary) -> None:
