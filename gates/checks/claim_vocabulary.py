@@ -90,7 +90,7 @@ SCOPE_TERMS = _ascii_words(
 _NOT_LEVEL = rf"(?!{_H}*level{_END})"  # "serving-level result", "user-level claims": talk about claims
 # "serving shapes", "serving batch sizes": the setting a kernel is measured in, not what serving gets
 _NOT_SETTING = (rf"(?!{_H}+(?:shapes?|batch(?:es)?|batch{_H}+sizes?|sizes?|regimes?|configs?|configurations?"
-                rf"|settings?|scenarios?|contexts?|lengths?|benchmarks?|harness|scripts?){_END})")
+                rf"|settings?|scenarios?|contexts?|lengths?){_END})")
 MODEL_NAMES = (rf"(?<![\w\-])(?:llama|qwen|mistral|mixtral|deepseek|gemma|falcon|baichuan|chatglm|internlm"
                rf"|olmo|command{_H}?r|vicuna|(?:phi|gpt|yi|opt|glm|bloom)(?=[\-\s]?\d))"
                rf"(?:[\-\s]?\d+(?:\.\d+)?[bBmMkK]?)?(?:[\-.](?:\d+x\d+[bB]?|\d+(?:\.\d+)?[bBmM]?|v\d+(?:\.\d+)?|instruct|chat|base|it"
@@ -142,7 +142,7 @@ SERVING_MEASURES = (
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.,])[+\-−~≈]?\d[\d.,]*\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}"
+    rf"(?<![{_LATIN}\d.,])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
@@ -176,7 +176,7 @@ _ZH_CHANGES = (
     r"|半分|短縮|削減|向上|速く|高速化|低下|増加|改善"
 )
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
-_FROM_TO = r"(?<![\d.,])\d[\d.,]*\s*(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
+_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
