@@ -29,7 +29,7 @@ the result); an excused clause says why (`gate-check lint-pr --explain`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from typing import Iterable
 
@@ -159,10 +159,21 @@ class _Block:
             block, self.row_start = _under_its_header(block)
         self.block, self.words, text = block, words, block.text
         self.text = text
+        spans = list(clauses(text))
+        span_starts = [start for start, _ in spans]
+        kernel_clauses: dict[int, bool] = {}
+
+        def in_kernel_clause(index: int) -> bool:
+            start, end = spans[bisect_right(span_starts, index) - 1]
+            if start not in kernel_clauses:
+                kernel_clauses[start] = words.subjects.clause_is_kernel_level(text[start:end]) is not None
+            return kernel_clauses[start]
+
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
                    if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
                    and not (is_generic_measure(m.group(0))
-                            and words.subjects.measure_is_kernel_level(text, m.start(), m.end()))]
+                            and (words.subjects.measure_is_kernel_level(text, m.start(), m.end())
+                                 or in_kernel_clause(m.start())))]
         scopes = [(m, "scope") for m in words.scopes.finditer(text)]
         ordered = sorted(metrics + scopes, key=lambda pair: (pair[0].start(), -pair[0].end()))
         self.terms = _InTextOrder(m for index, (m, _) in enumerate(ordered)
@@ -273,6 +284,10 @@ class _Block:
         first = concepts[0]
         if not changes:
             return None
+        if _MEASURE.fullmatch(first.group(0)) and not _SUBJECT.search(clause):
+            level = subjects.clause_is_kernel_level(clause)
+            if level:
+                return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0), level)
         mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in changes])
         if mood is not None:
             return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0), mood.explain())

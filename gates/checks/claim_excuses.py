@@ -55,7 +55,8 @@ _QUALIFIER = (
 )
 _FUNCTION_WORD = (
     r"(?:a|an|the|any|such|as|to|of|for|about|in|on|into|either|neither|its|their|our|this|that|these|those"
-    r"|here|be|been|being|is|are|was|were|yet|other|similar|kind|kinds|sort|type|types|wall-clock|model|pr|record)"
+    r"|here|be|been|being|is|are|was|were|yet|other|similar|kind|kinds|sort|type|types|wall-clock|model|pr|record"
+    r"|directly|necessarily|automatically|simply|linearly|proportionally)"
 )
 # A filler is a run of items that may stand between a negation (or a lead-in) and the term it governs:
 # function words, measurement words, another term followed by a conjunction, brackets and slashes.
@@ -130,9 +131,12 @@ def is_kernel_metric(term: str, before: str, after: str) -> bool:
     return "".join(term.split()) in _KERNEL_METRIC_TERMS and bool(_KERNEL_METRIC.search(before) or _BOUND.match(after))
 
 
+_GENERIC_MEASURE = re.compile(r"吞\s*吐|时\s*延|(?:p\s*\d+(?:\.\d+)?|tail)[\s\-]+(?:[a-z]+[\s\-]+)?latenc(?:y|ies)", re.IGNORECASE)
+
+
 def is_generic_measure(term: str) -> bool:
-    """吞吐 and 时延 name a measure of anything (a kernel's too); their scope decides their level."""
-    return "".join(term.split()) in _KERNEL_METRIC_TERMS
+    """吞吐, 时延 and a percentile or tail latency measure anything (a kernel's too); their scope decides their level."""
+    return _GENERIC_MEASURE.fullmatch(term.strip()) is not None
 
 
 def quantity_follows(text: str, start: int, end: int) -> bool:

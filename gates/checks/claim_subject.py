@@ -48,6 +48,13 @@ _SCOPE_SPANS_KERNEL = re.compile(
     r"|^[^.;|]{0,40}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing)\b", _I)
+# Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
+_KERNEL_WORLD = re.compile(
+    r"(?<![A-Za-z])(?:kernels?|GEMMs?|matmuls?|ops?|operators?|L1|L2|SMs?|smem|shared\s+memory|registers?|occupancy"
+    r"|warps?|tiles?|CTAs?|[TG]FLOPs?(?:/s)?|HBM|DRAM|bank\s+conflicts?|(?:one|a|per|single)\s+layer|autotun\w*"
+    r"|microbench\w*)(?![A-Za-z])|算子|内核|单层|寄存器|共享内存|占用率", re.IGNORECASE)
+_KERNEL_TIMES = re.compile(r"\d\s*(?:us|µs|μs|ns|微秒|纳秒)(?![A-Za-z])")
+_MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d\s*(?:tok|t/s|req|TPS|RPS|QPS)")
 _SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at)\s+(?:the\s+)?|上|下|在)$", _I)
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
 
@@ -63,6 +70,16 @@ class Subjects:
         """The measure at text[start:end] is scoped to a kernel, a memory, a route or a pass."""
         return bool(_KERNEL_SCOPE.search(text, max(0, start - 40), start)
                     or _KERNEL_AFTER.match(text[end:end + 40]))
+
+    def clause_is_kernel_level(self, clause: str) -> str | None:
+        """Why a clause about a generic measure (latency, throughput, 吞吐) is kernel-level, or None: it is set
+        in a kernel's world (a kernel, a GEMM, L2, occupancy, one layer) or timed in microseconds only."""
+        world = _KERNEL_WORLD.search(clause) or self.kernel.search(clause)
+        if world:
+            return f"kernel-level: the clause is about a kernel ({world.group(0)!r})"
+        if _KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause):
+            return "kernel-level: timed in microseconds"
+        return None
 
     def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
         """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""
