@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also judge each first-parent commit after the policy's history.enforce_from "
                         "as its own change (the main branch's ratchet)")
     parser.add_argument("--max-record-bytes", type=int, metavar="N", help="size limit per record (default 1 MiB)")
+    parser.add_argument("--explain", action="store_true",
+                        help="G7: also say how each sentence with an end-to-end word was read (a claim, or why not)")
     parser.add_argument("--version", action="version", version=f"design-gates {__version__}")
     _common_options(parser)
     return parser
@@ -129,7 +131,14 @@ def _run_checks(args, repo_root: Path) -> int:
                                stage=args.stage, run_suites=args.run_suites, change=change,
                                suite_timeout_s=args.suite_timeout, max_record_bytes=args.max_record_bytes,
                                history_findings=history_findings)
+        explained = ""
+        if args.explain:
+            from gates.frontends.claims_explain import explain_records
+
+            explained = explain_records([record.path for record in report.records], root)
     text = render(report, args.format, quiet=args.quiet)
+    if explained:
+        sys.stderr.write(explained) if args.format in ("json", "junit", "sarif") else sys.stdout.write(explained)
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
