@@ -39,8 +39,8 @@ from gates.checks.claim_excuses import (
 from gates.checks.claim_mood import mood_of
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
-    METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS, VALUE_AFTER,
-    extra_pattern,
+    METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS, SETUP_LEAD,
+    VALUE_AFTER, extra_pattern, is_setting,
 )
 from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
 from gates.model.shown_text import shown_attributes
@@ -182,7 +182,8 @@ class _Block:
         self.concepts = _InTextOrder(self._serving_concepts())
         settings = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
         self.results = _InTextOrder(m for m in _RESULT.finditer(text)
-                                    if not any(start <= m.start() < end for start, end in settings))
+                                    if not any(start <= m.start() < end for start, end in settings)
+                                    and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
         self.under_lead_in = is_lead_in_heading(block.heading)
 
@@ -213,6 +214,8 @@ class _Block:
         sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
         ends_with = text[sentence_end] if sentence_end < len(text) else ""
         results = [m for m in self.results.within(start, end)]
+        if SETUP_LEAD.match(clause):  # "Setup: 1xH100, input 1024 tokens, 10 req/s": every number is a setting
+            results = [m for m in results if not m.group(0)[:1].isdigit()]
         if not results:
             results = self._results_after(end, sentence_end)
         first_excuse = None

@@ -202,3 +202,27 @@ def extra_pattern(phrases: Iterable[str], normalise) -> str:
 SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outputs?|batch(?:es)?|requests?|messages?"
                        rf"|shapes?|models?|lengths?){_H}+(?:longer|shorter|larger|smaller|bigger|greater|more|fewer|less"
                        rf"|over|under|above|below){_H}+than{_END}")
+
+# The load a benchmark was run at, and how long, are its settings, not its results: "at 8 req/s",
+# "with a request rate of 20 req/s", "--request-rate 16", "在 10 QPS 的负载下", "for 10 minutes".
+_LOAD_UNIT = re.compile(r"[\d.,]*\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec\w*|concurrent"
+                        r"|users?|并发|路)", re.IGNORECASE)
+_LOAD_BEFORE = re.compile(
+    r"(?:\b(?:at|with|under|using|of|over|for)\s+(?:a\s+|an\s+|the\s+)?(?:fixed\s+|constant\s+|target\s+|steady\s+"
+    r"|offered\s+|peak\s+)?(?:(?:request|arrival|query)\s+)?(?:rate\s+|load\s+|concurrency\s+)?(?:of\s+)?"
+    r"|--[\w-]+[ =]?|[在以用]\s*|(?:rate|concurrency)\s*[=:]?\s*)$", re.IGNORECASE)
+_DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|hours?|秒|分钟|小时)(?![A-Za-z])",
+                            re.IGNORECASE)
+_DURATION_BEFORE = re.compile(r"\b(?:for|over|during|lasting)\s+(?:about\s+|~)?$", re.IGNORECASE)
+SETUP_LEAD = re.compile(r"^\W*(?:setup|set-up|config(?:uration)?|settings?|environment|env|workload|hardware"
+                        r"|benchmark\s+(?:setup|config(?:uration)?|settings?)|test\s+setup|压测参数|测试环境|压测配置|配置|环境)"
+                        r"\s*[:：]", re.IGNORECASE)
+
+
+def is_setting(text: str, start: int, end: int) -> bool:
+    """The quantity text[start:end] is a setting of the run: a load after "at"/"with"/"在", or a duration
+    after "for"."""
+    before = text[max(0, start - 60):start]
+    quantity = text[start:min(len(text), end + 24)]
+    return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before))
+                or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before)))
