@@ -96,6 +96,10 @@ MODEL_NAMES = (rf"(?<![\w\-])(?:llama|qwen|mistral|mixtral|deepseek|gemma|falcon
                rf"(?:[\-\s]?\d+(?:\.\d+)?[bBmMkK]?)?(?:[\-.](?:\d+x\d+[bB]?|\d+(?:\.\d+)?[bBmM]?|v\d+(?:\.\d+)?|instruct|chat|base|it"
                rf"|moe|coder|fp8|awq))*(?![\w\-])")
 
+# Serving engines: what they do is serve a model, so a result of theirs is end to end
+ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensorrt-llm|trt-llm|llama\.cpp|ollama|lmdeploy"
+                r"|mlc-llm|exllama(?:v2)?|deepspeed-mii|lightllm|aphrodite)(?![\w\-])")
+
 SERVING_SUBJECTS = (
     rf"{_BEGIN}(?:end{_H}*)?users?(?:{_H}*(?:facing|visible|perceived|side))?{_END}"
     rf"(?!{_H}*(?:space|code|guides?|names?|ids?){_END}){_NOT_LEVEL}"
@@ -118,7 +122,7 @@ SERVING_SUBJECTS = (
     rf"{_H}+(?:backend|engine|server|release|version){_END}"
     rf"|{_BEGIN}(?:inference|hosting|deployment|operating|cloud|gpu|serving){_H}+costs?{_END}"
     rf"|{_BEGIN}costs?{_H}+per{_H}+(?:token|request|query|user|reply|response|million){_END}"
-    rf"|{MODEL_NAMES}"
+    rf"|{MODEL_NAMES}|{ENGINE_NAMES}"
     # German, Spanish, French
     rf"|{_BEGIN}(?:antwortzeit(?:en)?|reaktionszeit(?:en)?|wartezeit(?:en)?|(?:be)?nutzer(?:innen|n|s)?|anwender(?:n|s)?"
     rf"|antworten|inferenz|kosten){_END}"
