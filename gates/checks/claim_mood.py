@@ -50,7 +50,8 @@ _QUESTION_START = re.compile(
 _QUESTION_INSIDE = re.compile(r"\b(?:whether|wonder(?:ing)?\s+(?:if|how))\b", _I)
 _ZH_QUESTION = re.compile(r"(?:吗|呢|么)\s*$|如何|怎么|怎样|为什么|为何|是否|能否|能不能|可不可以|有没有|多少|何时|哪些|ですか|でしょうか")
 
-_WISH = (r"(?:please|pls|plz|kindly|let['’]s|we\s+(?:need|want|would\s+like|must|should)|i['’]d\s+like|i\s+want"
+_WISH = (r"(?:please|pls|plz|kindly|let['’]s|we\s+(?:would\s+|will\s+|still\s+)?(?:need|want|would\s+like|must|should)"
+         r"|i['’]d\s+like|i\s+want"
          r"|(?:it\s+)?would\s+be\s+(?:nice|great|good)|can\s+(?:someone|somebody|anyone|you)|need\s+to|needs\s+to"
          r"|feature\s+request|request:|ask:|wish(?:list)?:|help\s+wanted)")
 _IMPERATIVE = (r"(?:improve|make|get|reduce|increase|bring|push|speed\s+up|optimi[sz]e|lower|raise|cut|boost"
@@ -64,6 +65,9 @@ _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
     r"|must\s+(?:stay|be|remain|not\s+exceed)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
     r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
+# "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
+_UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
+                             r"(?:[\w.]+\s+){0,3}$", _I)
 _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress|rise|rises|rose|fell"
                             r"|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*", _I)
 _ACHIEVED = re.compile(r"\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
@@ -140,7 +144,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         found = pattern.search(stripped)
         if found:
             return Mood("a request", found.group(0)[:40])
-    target = _TARGET.search(stripped)
+    target = next((found for found in _TARGET.finditer(stripped)
+                   if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
     if target and not _ACHIEVED.search(stripped) and not _FINITE_CHANGE.search(stripped):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):

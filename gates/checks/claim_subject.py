@@ -38,7 +38,7 @@ _KERNEL_AFTER = re.compile(
 
 # What a kernel-level sentence is about: a kernel, an op, a pass
 STRICT_KERNEL = (r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|matmuls?|microbench(?:mark)?s?|fwd|bwd"
-                 r"|forward(?:\s*(?:\+|and|/)\s*backward)?|backward\s+pass|CUDA\s+graphs?|launch(?:es)?)(?![A-Za-z])"
+                 r"|forward(?:\s*(?:\+|and|/)\s*backward)?|backward\s+pass)(?![A-Za-z])"
                  r"|算子|内核|核函数|前向|反向")
 # What a scope word may span and still be kernel-level, right after it: "(forward + backward)", "kernel time", "(us)"
 _SCOPE_SPANS_KERNEL = re.compile(

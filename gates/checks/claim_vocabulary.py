@@ -78,7 +78,7 @@ METRIC_TERMS = _ascii_words(
     r"|(?:请求|用户侧?|用户感知|响应|服务)\s*(?:的\s*)?(?:延迟|时延)"
     r"|p\s*(?:50|90|95|99|99\.9)\s*(?:请求)?\s*(?:延迟|时延)"
     r"|(?:迭代|单步|每步)\s*(?:时间|耗时)|(?:每|单|一)\s*(?:个)?\s*(?:step|步|迭代)\s*(?:的)?\s*(?:时间|耗时)"
-    r"|吞\s*吐|时\s*延"
+    r"|(?:解码|推理|服务|输出|请求|训练|生成|预填充|prefill|decode)\s*吞\s*吐|吞\s*吐|时\s*延"
     r"|最初の\s*トークン(?:まで)?の?\s*(?:時間|遅延|レイテンシ)|初回\s*トークン|トークン\s*/\s*秒|毎秒\s*トークン"
     r"|ファーストトークン"
 )
@@ -94,7 +94,7 @@ _NOT_SETTING = (rf"(?!{_H}+(?:shapes?|batch(?:es)?|batch{_H}+sizes?|sizes?|regim
 MODEL_NAMES = (rf"(?<![\w\-])(?:llama|qwen|mistral|mixtral|deepseek|gemma|falcon|baichuan|chatglm|internlm"
                rf"|olmo|command{_H}?r|vicuna|(?:phi|gpt|yi|opt|glm|bloom)(?=[\-\s]?\d))"
                rf"(?:[\-\s]?\d+(?:\.\d+)?[bBmMkK]?)?(?:[\-.](?:\d+x\d+[bB]?|\d+(?:\.\d+)?[bBmM]?|v\d+(?:\.\d+)?|instruct|chat|base|it"
-               rf"|moe|coder|fp8|awq))*(?![\w\-])")
+               rf"|moe|coder|fp8|awq|mini|small|medium|large|xl|tiny|nano|pro|flash|turbo|lite|vision|distill))*(?![\w\-])")
 
 # Serving engines: what they do is serve a model, so a result of theirs is end to end
 ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensorrt-llm|trt-llm|llama\.cpp|ollama|lmdeploy"
@@ -117,6 +117,10 @@ SERVING_SUBJECTS = (
     rf"|runs?|decodes?){_END}"
     rf"|{_BEGIN}(?:the{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
     rf"|is{_H}+(?:returned|streamed|shown)){_END}"
+    rf"|{_BEGIN}(?:each|every|one|a|per|the){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
+    rf"(?:iteration|step|epoch)s?{_END}"
+    rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
+    rf"|time|throughput){_END}"
     rf"|{_BEGIN}in{_H}+production{_END}|{_BEGIN}(?:serving|inference){_H}+(?:backend|engine|stack){_END}"
     rf"|{_BEGIN}(?:than|over|vs\.?|versus){_H}+(?:the{_H}+)?(?:previous|old|current|baseline|default)"
     rf"{_H}+(?:backend|engine|server|release|version){_END}"
@@ -131,7 +135,7 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:utilisat(?:eur|rice)s?|r[ée]ponses?|inf[ée]rence|temps{_H}+de{_H}+r[ée]ponse|co[uû]ts?"
     rf"|par{_H}+requ[êe]te){_END}"
     # Chinese, Japanese
-    r"|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整体|整机"
+    r"|训练任务|微调任务|每\s*(?:个)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整体|整机"
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
     r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番"
 )
