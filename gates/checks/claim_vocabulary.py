@@ -117,7 +117,7 @@ SERVING_SUBJECTS = (
     rf"|runs?|decodes?){_END}"
     rf"|{_BEGIN}(?:the{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
     rf"|is{_H}+(?:returned|streamed|shown)){_END}"
-    rf"|{_BEGIN}(?:each|every|one|a|per|the){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
+    rf"|{_BEGIN}(?:each|every|one|a|the){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
     rf"(?:iteration|step|epoch)s?{_END}"
     rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
     rf"|time|throughput){_END}"
