@@ -23,7 +23,7 @@ import re
 from typing import Iterable
 
 from gates.checks.claim_excuses import KERNEL_WORD
-from gates.checks.claim_vocabulary import ENGINE_NAMES, MODEL_NAMES, _H
+from gates.checks.claim_vocabulary import ENGINE_NAMES, MODEL_NAMES, TRAINING_STEPS, _H
 
 _I = re.IGNORECASE
 _KERNEL_SCOPE_WORD = (
@@ -58,6 +58,7 @@ _MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d
 _SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at)\s+(?:the\s+)?|上|下|在)$", _I)
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
 _ENGINE_NAME = re.compile(ENGINE_NAMES, _I)
+_TRAINING_STEP = re.compile(TRAINING_STEPS, _I)
 
 
 class Subjects:
@@ -98,9 +99,9 @@ class Subjects:
         return None
 
     def model_is_setting(self, clause: str, start: int, end: int) -> bool:
-        """A model or engine named as the setting of a kernel measurement: "on Llama-3-8B shapes", "for Qwen2
-        the kernel …", "the Triton kernel in vLLM"."""
-        if _ENGINE_NAME.fullmatch(clause[start:end]):
+        """A model, an engine or a step named as the setting of a kernel measurement: "on Llama-3-8B shapes",
+        "for Qwen2 the kernel …", "the Triton kernel in vLLM", "each iteration of the kernel's loop"."""
+        if _ENGINE_NAME.fullmatch(clause[start:end]) or _TRAINING_STEP.fullmatch(clause[start:end]):
             return bool(_KERNEL_WORLD.search(clause) or self.kernel.search(clause))
         if not _MODEL_NAME.fullmatch(clause[start:end]):
             return False

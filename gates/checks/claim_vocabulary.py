@@ -100,6 +100,11 @@ MODEL_NAMES = (rf"(?<![\w\-])(?:llama|qwen|mistral|mixtral|deepseek|gemma|falcon
 ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensorrt-llm|trt-llm|llama\.cpp|ollama|lmdeploy"
                 r"|mlc-llm|exllama(?:v2)?|deepspeed-mii|lightllm|aphrodite)(?![\w\-])")
 
+# A step of a training run: "each training step", "an epoch", "every iteration" (a loop's iterations in a
+# kernel's world are not one: `gates.checks.claim_subject`)
+TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
+                  rf"(?:iteration|step|epoch)|the{_H}+training{_H}+(?:iterations?|steps?|epochs?)){_END}")
+
 SERVING_SUBJECTS = (
     rf"{_BEGIN}(?:end{_H}*)?users?(?:{_H}*(?:facing|visible|perceived|side))?{_END}"
     rf"(?!{_H}*(?:space|code|guides?|names?|ids?){_END}){_NOT_LEVEL}"
@@ -117,8 +122,7 @@ SERVING_SUBJECTS = (
     rf"|runs?|decodes?){_END}"
     rf"|{_BEGIN}(?:the{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
     rf"|is{_H}+(?:returned|streamed|shown)){_END}"
-    rf"|{_BEGIN}(?:each|every|one|a|the){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
-    rf"(?:iteration|step|epoch)s?{_END}"
+    rf"|{TRAINING_STEPS}"
     rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
     rf"|time|throughput){_END}"
     rf"|{_BEGIN}in{_H}+production{_END}|{_BEGIN}(?:serving|inference){_H}+(?:backend|engine|stack){_END}"
