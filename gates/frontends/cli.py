@@ -1,10 +1,10 @@
 """`gate-check`: check design records against the gates G0-G8.
 
     gate-check [PATHS...] [--gate G7 ...] [--stage B] [--format text|json|junit|github|sarif] [--quiet]
-               [--run-suites] [--base REF [--head REF] [--reviews FILE] | --history] [--output FILE]
+               [--run-suites] [--base REF [--head REF] [--reviews FILE] | --history] [--output FILE] [--explain]
     gate-check new ID --title TITLE [--lang en|zh] [--author "Name <email>"]
     gate-check pr-body ...
-    gate-check lint-pr ...
+    gate-check lint-pr --body-file FILE [--format text|json|github|sarif] [--explain]
     gate-check pin RECORD... [--check]
 
 With no PATHS, every record in the configured records folders (`records` in
