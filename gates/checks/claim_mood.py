@@ -93,7 +93,8 @@ _POINTER = re.compile(
     r"^\W*(?:see|refer\s+to|check\s+out|look\s+at|use\s+the|run\s+the|to\s+see|to\s+reproduce|to\s+measure"
     r"|to\s+compare|for\s+(?:the\s+)?(?:numbers|results|details))\b"
     r"|\b(?:(?:closes|fixes|resolves|addresses|part\s+of|related\s+to|refs?)\s+#\d+"
-    r"|see\s+(?:the|docs?|below|above|our|\[|https?:|§)|refer\s+to|(?:is|are)\s+(?:in|on)\s+(?:the|our|this|docs/)|lives?\s+in|can\s+be\s+found|found\s+in"
+    r"|(?:^|[,;(]\s*|\b(?:please|and)\s+)see\s+(?:the|docs?|below|above|our|\[|https?:|§)|see\s+(?:below|above|docs?/|\[|https?:|§|#\d)"
+    r"|refer\s+to|(?:is|are)\s+(?:in|on)\s+(?:the|our|this|docs/)|lives?\s+in|can\s+be\s+found|found\s+in"
     r"|available\s+(?:in|at|on)|reported\s+(?:in|by)|dashboards?|tracked\s+in)\b|详见|参见|参考|请看|见下|見る|参照", _I)
 
 _CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|provided|in\s+case|whether"

@@ -225,7 +225,8 @@ _LOAD_BEFORE = re.compile(
     r"|--[\w-]+[ =]?|[在以用]\s*|(?:rate|concurrency)\s*[=:]?\s*)$", re.IGNORECASE)
 _DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|hours?|秒|分钟|小时)(?![A-Za-z])",
                             re.IGNORECASE)
-_DURATION_BEFORE = re.compile(r"\b(?:for|over|during|lasting)\s+(?:about\s+|~)?$", re.IGNORECASE)
+_DURATION_BEFORE = re.compile(r"(?:\b(?:for|over|during|lasting)\s+(?:about\s+|~)?|(?:持续|连续|跑了|运行了|压测了|测了)\s*(?:了)?\s*"
+                              r"(?:约|大约)?\s*)$", re.IGNORECASE)
 SETUP_LEAD = re.compile(r"^\W*(?:setup|set-up|config(?:uration)?|settings?|environment|env|workload|hardware"
                         r"|benchmark\s+(?:setup|config(?:uration)?|settings?)|test\s+setup|压测参数|测试环境|压测配置|配置|环境)"
                         r"\s*[:：]", re.IGNORECASE)
