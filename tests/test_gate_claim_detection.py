@@ -208,3 +208,22 @@ def test_hostile_text_is_read_in_linear_time(text):
     started = time.perf_counter()
     list(find_claims_in_text("| a | TTFT (ms) |\n|---|---|\n" + text))
     assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize("text, line", [
+    ("We benchmarked TTFT on 8xH100. It dropped by about 30%.", 1),
+    ("TTFT (p50)\n\n- main: 410 ms\n- this PR: 290 ms\n", 3),
+    ("首字延迟：\n\n- 优化前 420 ms\n- 优化后 300 ms\n", 3),
+], ids=["pronoun", "label-then-items", "zh-label-then-items"])
+def test_a_result_given_to_a_metric_named_just_before_is_a_claim(text, line):
+    assert [(found_line, term) for found_line, _, term in find_claims_in_text(text)][:1] == [
+        (line, "TTFT" if "TTFT" in text else "首字延迟")]
+
+
+@pytest.mark.parametrize("text", [
+    "We benchmarked TTFT on 8xH100. The kernel itself is 2x faster.",
+    "## TTFT\n\nThe decode kernel takes 12 us, down from 17 us.\n",
+    "We looked at TTFT too. It is dominated by prefill for long prompts.",
+], ids=["another-subject", "kernel-under-a-label", "pronoun-without-result"])
+def test_a_later_sentence_about_something_else_gives_no_result(text):
+    assert list(find_claims_in_text(text)) == []

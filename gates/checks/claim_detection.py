@@ -57,6 +57,9 @@ _RESULT = re.compile(RESULTS, _I)
 _SUBJECT = re.compile(SERVING_SUBJECTS, _I)
 _MEASURE = re.compile(SERVING_MEASURES, _I)
 _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
+MENTION = "a mention: the clause states no result"
+_PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|它们?|其|该指标|这一指标)(?![A-Za-z])", _I)
+_QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
 _MODEL_LEVEL = re.compile(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
@@ -193,11 +196,35 @@ class _Block:
         found = sorted(list(_SUBJECT.finditer(text)) + measures, key=lambda match: match.start())
         return [match for index, match in enumerate(found) if not index or match.start() >= found[index - 1].end()]
 
-    def verdicts(self):
+    def verdicts(self, label: Verdict | None = None):
+        """The verdict of each clause that names a claim word, and of each clause that gives a result to a
+        metric named just before it without one: "We benchmarked TTFT. It dropped by 30%." (a pronoun), or
+        the items under a label ("TTFT (p50)" above "- main: 410 ms", "- this PR: 290 ms"), `label`."""
+        previous = label
         for start, end in clauses(self.text):
             verdict = self._judge(start, end)
+            if verdict is None and previous is not None and previous.reason == MENTION:
+                if previous is label or _PRONOUN.match(self.text, start):
+                    verdict = self._continued(previous, start, end)
             if verdict is not None:
                 yield verdict
+                previous = verdict
+
+    def _continued(self, mention: Verdict, start: int, end: int) -> Verdict | None:
+        """The clause [start, end) read as the result of the metric `mention` named, or None when it states none."""
+        clause = self.text[start:end]
+        results = [m for m in self.results.within(start, end) if _QUANTITY_RESULT.match(m.group(0))
+                   or not m.group(0)[:1].isdigit()]
+        if not results or self.words.subjects.clause_is_kernel_level(clause):
+            return None
+        sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
+        ends_with = self.text[sentence_end] if sentence_end < len(self.text) else ""
+        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        result = self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
+        at = results[0].start()
+        if mood is not None:
+            return self._verdict(at, mention.words, False, clause, result, mood.explain())
+        return self._verdict(at, mention.words, True, clause, result)
 
     def _verdict(self, at: int, words: str, claim: bool, clause: str, result: str = "", reason: str = "") -> Verdict:
         line, col = self.block.position(at)
@@ -248,7 +275,7 @@ class _Block:
                 return self._verdict(at, words, False, clause, reason=level)
         result = self._result_of(term, results)
         if result is None:
-            return self._verdict(at, words, False, clause, reason="a mention: the clause states no result")
+            return self._verdict(at, words, False, clause, reason=MENTION)
         mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
         if mood is not None:
             return self._verdict(at, words, False, clause, result, reason=mood.explain())
@@ -323,10 +350,22 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     The rendered prose and the attributes a reader sees (`gates.model.shown_text`) are read.
     """
     words = words or vocabulary()
-    verdicts = []
+    verdicts: list[Verdict] = []
+    label = None  # a metric named by a short block with no result ("TTFT (p50)", "吞吐："), whose values may follow
     for block in prose_blocks(text, first_line) + shown_attributes(text, first_line):
-        verdicts.extend(_Block(block, words).verdicts())
+        judged = list(_Block(block, words).verdicts(label))
+        verdicts.extend(judged)
+        if judged:
+            label = judged[-1] if judged[-1].reason == MENTION and _is_label(block.text) else None
+        elif block.kind == "heading":
+            label = None
     return verdicts
+
+
+def _is_label(text: str) -> bool:
+    """A short block that names what follows: "TTFT (p50)", "Serving throughput:", "首字延迟："."""
+    stripped = text.strip()
+    return len(stripped.split()) <= 6 and len(stripped) <= 60 and not _SENTENCE_END.search(stripped.rstrip(":：."))
 
 
 def find_claims_in_text(text: str, first_line: int = 1, extra_terms: Iterable[str] = (),
