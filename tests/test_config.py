@@ -131,7 +131,7 @@ def test_an_unknown_key_names_the_file_the_line_and_the_likely_key():
         parse_config_yaml("policy: .design-gates/policy.yaml\nrecord_dirs: [docs/design]\n")
     assert (error.value.path, error.value.line) == (CONFIG_FILE, 2)
     assert ("unknown key 'record_dirs' (did you mean 'records'?; "
-            "allowed: evidence, g7, policy, profile, profiles, records, refresh, require_records)") in error.value.message
+            "allowed: evidence, g7, lint_pr, policy, profile, profiles, records, refresh, require_records)") in error.value.message
 
 
 def test_an_unknown_key_in_the_pyproject_table_is_found_on_its_line():
@@ -229,7 +229,8 @@ def test_the_documented_examples_are_valid_and_say_the_same():
     assert producers.refresh.producers["bench-h100"].exclusive and not producers.refresh.producers["numeric-h100"].exclusive
     assert this_repository == load_settings(REPO)
     as_yaml = parse_config_yaml([block for kind, block in blocks if kind == "yaml"][-1])
-    fields = ("records", "policy", "evidence", "profile", "profiles", "g7_extra_terms")
+    fields = ("records", "policy", "evidence", "profile", "profiles", "g7_extra_terms", "g7_kernel_terms",
+              "lint_pr_sections")
     assert [getattr(library, f) for f in fields] == [getattr(as_yaml, f) for f in fields]
 
 
@@ -241,3 +242,12 @@ def test_new_records_go_to_the_first_configured_records_folder(tmp_path, capsys)
                  "--repo-root", str(tmp_path)]) == 0
     assert (tmp_path / "rfcs" / "fused-merge.md").is_file()
     assert "created rfcs/fused-merge.md" in capsys.readouterr().out
+
+
+def test_the_claims_settings_are_read_and_checked():
+    settings = parse_config_yaml("g7:\n  kernel_terms: [fused_moe]\nlint_pr:\n  sections: always\n")
+    assert (settings.g7_kernel_terms, settings.lint_pr_sections) == (("fused_moe",), "always")
+    assert parse_config_yaml("records: [docs/design]\n").lint_pr_sections == "generated"
+    with pytest.raises(InputError) as error:
+        parse_config_yaml("lint_pr:\n  sections: sometimes\n")
+    assert error.value.line == 2 and "sometimes" in error.value.message

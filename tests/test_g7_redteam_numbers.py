@@ -107,3 +107,43 @@ def test_a_reference_to_another_metric_is_an_error_naming_both(section7):
     assert "the sentence says rel_l2, but `numeric-cpu:per_dtype.fp16.cases` is cases" in message
     assert section7("fp16 cases = 2 (`numeric-cpu:per_dtype.fp16.cases`).") == []
     assert section7("fp16 rel_l2 = 0.0002 (`numeric-cpu:per_dtype.fp16.rel_l2`).") == []
+
+
+@pytest.mark.parametrize("misquote, honest, shown", [
+    ("The split route takes 9.**9** µs.", "The split route takes 9.**8** µs (`bench-h200:rows[visible_tokens=2048].splitkv_s8_us`).",
+     "9.9 µs"),
+    ("The split route takes 9,9 µs.", "The split route takes 9,8 µs (`bench-h200:rows[visible_tokens=2048].splitkv_s8_us`).",
+     "9.9 µs"),
+    ("The split route is a five-fold speedup.",
+     "The split route is a four-fold speedup (`bench-h200:rows[visible_tokens=2048].speedup`).", "5-fold"),
+    ("核函数加速四倍。", "核函数加速4.20倍（`bench-h200:rows[visible_tokens=2048].speedup`）。", "4倍"),
+], ids=["emphasis-inside", "decimal-comma", "word-fold", "zh-numeral-times"])
+def test_a_number_in_any_written_form_is_traced(section7, misquote, honest, shown):
+    (message,) = section7(misquote)
+    assert message.startswith(shown) and ("is not tied to an artifact value" in message
+                                          or "is not the value it names" in message)
+    assert section7(honest) == []
+
+
+@pytest.fixture()
+def design(examples_repo):
+    """`design(text)`: the G7 findings (self-check aside) with `text` added at the start of §3."""
+    record_path = examples_repo / RECORD
+    original = record_path.read_text(encoding="utf-8")
+    heading = next(line for line in original.splitlines() if line.startswith("## §3"))
+
+    def check(text: str) -> list[str]:
+        record_path.write_text(original.replace(heading, f"{heading}\n\n{text}\n", 1), encoding="utf-8")
+        report = check_records([record_path], examples_repo, gates=["G7"])
+        assert not report.input_errors, report.input_errors
+        (record,) = report.records
+        return [f.message for f in record.gates["G7"].findings if not f.message.startswith("self-check")]
+
+    return check
+
+
+def test_a_number_that_names_a_value_is_that_value_outside_the_results_too(design):
+    (message,) = design("The split route is 2.3x faster (`bench-h200:rows[visible_tokens=2048].speedup`).")
+    assert message.startswith("2.3x is not the value it names") and "(§3)" in message
+    assert design("The split route is 4.2x faster (`bench-h200:rows[visible_tokens=2048].speedup`).") == []
+    assert design("The split route is 2.3x faster in our sketch of the idea.") == []

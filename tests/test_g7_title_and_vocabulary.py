@@ -44,3 +44,17 @@ def test_a_configured_phrase_is_a_claim_too(repo, capsys):
     (repo / "pyproject.toml").write_text('[tool.design-gates.g7]\nextra_terms = ["first paint"]\n', encoding="utf-8")
     code, out = g7(repo, capsys)
     assert code == 1 and "first paint" in out
+
+
+def test_explain_says_how_each_sentence_of_a_record_was_read(tmp_path, capsys):
+    from gates.frontends.cli import main
+
+    (tmp_path / ".git").mkdir()
+    record = tmp_path / "docs" / "design" / "x.md"
+    record.parent.mkdir(parents=True)
+    record.write_text("---\nschema_version: 1\nid: x\ntitle: X\n---\n## §3 Design\n\n"
+                      "TTFT and TPOT will be measured in stage D.\n\nTTFT drops 30% on the trace.\n", encoding="utf-8")
+    main([str(record), "--gate", "G7", "--explain", "--repo-root", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "docs/design/x.md:8:1: note: not a claim: 'TTFT' is a mention: the clause states no result" in out
+    assert "docs/design/x.md:10:1: note: claim: 'TTFT' with the result 'drops 30%'" in out

@@ -93,27 +93,21 @@ def test_the_history_step_refuses_a_shallow_clone_and_accepts_a_full_one(action,
     assert missing.returncode == 2 and re.search(r"0{40} is not a commit in this clone", missing.stdout)
 
 
-def run_lint_step(action: dict, tmp_path: Path, body: str) -> subprocess.CompletedProcess:
-    """The lint-pr step's script with a stand-in gate-check that records how it was called."""
-    fake = tmp_path / "gate-check"
-    fake.write_text('#!/bin/sh\necho "called: $*"\n', encoding="utf-8")
-    fake.chmod(0o755)
-    script = step(action, "lint-pr")["run"]
-    env = dict(os.environ, BODY=body, GATE_CHECK=str(fake), RUNNER_TEMP=str(tmp_path))
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, check=False)
-
-
-def test_the_description_is_linted_when_it_starts_from_pr_body(action, tmp_path):
+def test_lint_pr_runs_on_the_pull_requests_description_by_default(action):
     assert action["inputs"]["lint-pr"]["default"] == "true"
-    marked = "<!-- design-gates pr-body: record=docs/design/x.md stage=B -->\n\n# X — stage B\n"
-    done = run_lint_step(action, tmp_path, marked)
-    assert done.returncode == 0
-    assert f"called: lint-pr --body-file {tmp_path}/design-gates-pr-body.md" in done.stdout
-    assert (tmp_path / "design-gates-pr-body.md").read_text(encoding="utf-8") == marked + "\n"
+    lint = step(action, "gate-check lint-pr")
+    assert "github.event_name == 'pull_request'" in lint["if"] and "inputs.lint-pr == 'true'" in lint["if"]
+    assert lint["env"]["PR_BODY"] == "${{ github.event.pull_request.body }}"
+    assert '"$GATE_CHECK" lint-pr --body-file "$body" --format "$format"' in lint["run"]
 
 
-def test_a_description_without_the_marker_is_left_alone_with_a_notice(action, tmp_path):
-    done = run_lint_step(action, tmp_path, "Fix a typo in the README; $(touch pwned)")
-    assert done.returncode == 0 and "called" not in done.stdout
-    assert "::notice::the description carries no gate-check pr-body marker" in done.stdout
-    assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
+def test_the_lint_pr_step_writes_the_description_and_keeps_a_format_lint_pr_knows(action, tmp_path):
+    script = step(action, "gate-check lint-pr")["run"]
+    fake = tmp_path / "gate-check"
+    fake.write_text('#!/bin/sh\necho "$@"\ncat "$3"\n', encoding="utf-8")
+    fake.chmod(0o755)
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, env=dict(
+        os.environ, RUNNER_TEMP=str(tmp_path), GATE_CHECK=str(fake), FORMAT="junit", PR_BODY="It cuts `TTFT` by 30%."))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"lint-pr --body-file {tmp_path}/pull-request-description.md --format github",
+                                        "It cuts `TTFT` by 30%."]

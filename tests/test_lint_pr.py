@@ -15,7 +15,7 @@ from gates.frontends.cli import main
 from test_pr_body import repo, write_record  # noqa: F401 - the fixture and the record writer are shared
 
 
-PASSED = "gate-check lint-pr: pr.md passes (sections, evidence links, end-to-end claims, traced numbers)"
+PASSED = "gate-check lint-pr: pr.md passes"
 
 
 @pytest.fixture
@@ -30,7 +30,8 @@ def lint(repo, capsys, text: str, *extra: str) -> tuple[int, list[str]]:
     path = repo / "pr.md"
     path.write_text(text, encoding="utf-8")
     code = main(["lint-pr", "--body-file", str(path), "--repo-root", str(repo), *extra])
-    return code, [line for line in capsys.readouterr().out.splitlines() if line]
+    return code, [PASSED if line.startswith(PASSED + ":") else line
+                  for line in capsys.readouterr().out.splitlines() if line]
 
 
 def test_a_generated_description_is_clean(repo, capsys, body):
@@ -225,13 +226,42 @@ def test_validation_must_say_what_was_not_run(repo, capsys, body):
     assert any("does not say what was not run" in line for line in lines), lines
 
 
-def test_a_description_that_names_no_record_is_a_finding(repo, capsys):
+def test_a_description_that_names_no_record_is_a_finding_where_sections_are_checked(repo, capsys):
+    (repo / ".design-gates").mkdir()
+    (repo / ".design-gates" / "config.yaml").write_text("lint_pr:\n  sections: always\n", encoding="utf-8")
     text = "## Why\n\nx\n\n## Design\n\n## Decisions\n\n## Validation\n\n### What was run\n\n### What was not run\n\n" \
            "## Limitations\n\n## Follow-ups\n\n## Gates\n"
     code, lines = lint(repo, capsys, text)
     assert code == 1
     assert lines == ["pr.md:1:1: G0 error: the description names no design record (docs/design/<id>.md); "
                      "pass --record to choose one"]
+
+
+def test_a_teams_own_template_that_makes_no_claim_passes(repo, capsys):
+    text = ("## Summary\n\nMove the scheduler's queue to a heap.\n\n## Details\n\nTTFT and TPOT will be measured "
+            "in stage D, not in this PR.\n\n## Testing Done\n\nUnit tests; no serving benchmark was run.\n")
+    assert lint(repo, capsys, text) == (0, [PASSED])
+
+
+def test_a_teams_own_template_that_makes_a_claim_is_a_g7_finding(repo, capsys):
+    text = "## Summary\n\nMove the scheduler's queue to a heap.\n\n## Testing Done\n\nTTFT drops 30% on our trace.\n"
+    code, lines = lint(repo, capsys, text)
+    assert code == 1
+    assert lines == [line for line in lines if line.startswith("pr.md:7:1: G7 error: end-to-end claim ('TTFT')")]
+    assert "the description names no design record" in lines[0] and "'drops 30%'" in lines[0]
+
+
+def test_the_record_is_found_in_the_configured_records_folder(repo, capsys):
+    record = write_record(repo, "splitkv", "B")
+    (repo / "rfcs").mkdir()
+    moved = repo / "rfcs" / "splitkv.md"
+    moved.write_text(record.read_text(encoding="utf-8"), encoding="utf-8")
+    (repo / ".design-gates").mkdir()
+    (repo / ".design-gates" / "config.yaml").write_text("records: [rfcs]\n", encoding="utf-8")
+    text = "## Summary\n\nImplements rfcs/splitkv.md. TTFT drops 30% on our trace.\n"
+    code, lines = lint(repo, capsys, text)
+    assert code == 1 and lines and "the description names no design record" not in lines[0], lines
+    assert "claim_level is" in lines[0] or "no e2e artifact is cited" in lines[0], lines
 
 
 def test_a_chinese_description_is_checked_the_same_way(repo, capsys):
@@ -257,7 +287,7 @@ def test_several_body_files_are_checked_one_by_one(repo, capsys, body):
     code = main(["lint-pr", "--body-file", str(good), str(bad), "--repo-root", str(repo)])
     lines = [line for line in capsys.readouterr().out.splitlines() if line]
     assert code == 1
-    assert lines[0] == PASSED.replace("pr.md", "good.md")
+    assert lines[0].startswith(PASSED.replace("pr.md", "good.md") + ":")
     assert lines[1:] and all(line.startswith("bad.md:") for line in lines[1:])
 
 
@@ -287,3 +317,47 @@ def test_pre_commit_hooks_run_real_gate_check_commands(capsys):
         args = command[1:] + (["x.md"] if hook["pass_filenames"] else [])
         assert main([*args[:1], "--help"] if args else ["--help"]) == 0, hook["id"]
         capsys.readouterr()
+
+
+def run_lint(repo, capsys, text: str, *extra: str) -> tuple[int, str, str]:
+    path = repo / "pr.md"
+    path.write_text(text, encoding="utf-8")
+    code = main(["lint-pr", "--body-file", str(path), "--repo-root", str(repo), *extra])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+CLAIMING = "## Summary\n\nFaster scheduling.\n\n## Testing Done\n\nTTFT drops 30% on our trace.\n"
+
+
+def test_json_format_lists_findings_and_verdicts(repo, capsys):
+    code, out, _ = run_lint(repo, capsys, CLAIMING, "--format", "json")
+    document = json.loads(out)
+    assert code == 1 and document["ok"] is False
+    [description] = document["descriptions"]
+    assert description["findings"][0]["gate"] == "G7" and description["findings"][0]["line"] == 7
+    assert {"line": 7, "col": 1, "claim": True, "words": "TTFT", "result": "drops 30%", "reason": ""} \
+        in description["verdicts"]
+
+
+def test_github_format_writes_workflow_commands(repo, capsys):
+    code, out, _ = run_lint(repo, capsys, CLAIMING, "--format", "github")
+    assert code == 1 and out.startswith("::error file=pr.md,line=7,col=1,title=G7")
+
+
+def test_sarif_format_is_one_run_with_a_result_per_finding(repo, capsys):
+    code, out, _ = run_lint(repo, capsys, CLAIMING, "--format", "sarif")
+    document = json.loads(out)
+    [result] = document["runs"][0]["results"]
+    assert code == 1 and result["ruleId"] == "G7"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 7, "startColumn": 1}
+
+
+def test_explain_says_why_a_sentence_is_not_a_claim(repo, capsys):
+    text = ("## Summary\n\nhow do we get to 250 tok/s on 8 GPUs?\n\n"
+            "The kernel is end-to-end (forward + backward) 1.8x faster than the reference.\n")
+    code, out, _ = run_lint(repo, capsys, text, "--explain")
+    assert code == 0
+    assert "pr.md:3:22: note: not a claim: 'tok/s' is a question ('?')" in out
+    assert "pr.md:5:15: note: not a claim: 'end-to-end' is kernel-level: end to end of a kernel or pass" in out
+    assert "passes: 0 end-to-end claim(s), each backed by evidence; 2 sentence(s)" in out

@@ -157,3 +157,18 @@ def test_the_committed_report_traces_to_its_artifact():
 def test_an_edited_report_is_a_finding(edit, expected):
     findings = check_committed_report(edit)
     assert any(expected in finding for finding in findings), findings
+
+
+@pytest.mark.parametrize("link", [
+    "Every row is on the [results page][bench].\n\n[bench]: ../results/bench.md",
+    'Every row is on the <a href="../results/bench.md">results page</a>.',
+    "Every row is on the [results page](../results/index.md), which links the [table](bench.md).",
+], ids=["reference-style", "html-anchor", "page-linked-from-a-page"])
+def test_a_results_page_linked_any_way_a_reader_can_follow_is_checked(repo, g7, link):  # noqa: F811
+    evidence = "From the [benchmark](../evidence/benchmark-h200.json). "
+    g7.record.write_text(g7.record.read_text(encoding="utf-8").replace(LINKED, evidence + link), encoding="utf-8")
+    (repo / "docs" / "results" / "index.md").write_text(
+        "<!-- results-notes: an index -->\n\n# Results\n\nSee the [table](bench.md).\n", encoding="utf-8")
+    findings = g7(page_text(repo, extra=" It cuts TPOT by 30%."))
+    assert len(findings) == 1 and findings[0].startswith("docs/results/bench.md:5:"), findings
+    assert "end-to-end claim ('TPOT')" in findings[0]

@@ -360,11 +360,31 @@ def claim_problems(paragraph: str, claim_level, candidates: list[Candidate], nam
     return problems
 
 
-def claim_message(term: str, problems: list[str]) -> str:
-    """The finding for an end-to-end claim that `claim_problems` rejected."""
+def claim_message(term: str, problems: list[str], result: str = "") -> str:
+    """The finding for an end-to-end claim that `claim_problems` rejected; `result` is the words that state
+    its result, named with the term as what made the sentence a claim."""
     shown = problems[:MAX_PROBLEMS_SHOWN] + ([f"and {len(problems) - MAX_PROBLEMS_SHOWN} more"]
                                                if len(problems) > MAX_PROBLEMS_SHOWN else [])
+    why = f" (a claim by {term!r} with the result {result!r})" if result else ""
     return (f"end-to-end claim ({term!r}) is not backed by e2e evidence: {'; '.join(shown)}. Link an e2e "
             f"artifact with fixture identities and >= {MIN_SAMPLES} fresh-process samples per arm (`python -m gates.ab`) "
             "and quote its values (an arm's median, or the ratio of two arms' medians), or state kernel-level "
-            "results only")
+            f"results only{why}")
+
+
+def claim_findings(verdicts, paragraphs: dict[int, str], claim_level, candidates, named, first_problems=()):
+    """(line, col, message) of each claim among `verdicts` that the evidence does not back.
+
+    The one rule for records, pull-request descriptions and results pages: each claim's
+    paragraph (`claim_paragraphs`) is judged by `claim_problems`; `first_problems` come
+    before those (a description that names no record).
+    """
+    judged: dict[str, list[str]] = {}
+    for verdict in verdicts:
+        if not verdict.claim:
+            continue
+        paragraph = paragraphs.get(verdict.line, "")
+        if paragraph not in judged:
+            judged[paragraph] = list(first_problems) + claim_problems(paragraph, claim_level, candidates, named)
+        if judged[paragraph]:
+            yield verdict.line, verdict.col, claim_message(verdict.words, judged[paragraph], verdict.result)

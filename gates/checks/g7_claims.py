@@ -29,17 +29,15 @@ decided in `gates.checks.e2e_evidence` (shared with `gate-check lint-pr`).
 
 from __future__ import annotations
 
-from gates.checks.requote import number_fix
-from gates.checks.claim_detection import find_claims, find_claims_in_text
+from gates.checks.claim_detection import Vocabulary, find_claims, find_claims_in_text, record_verdicts, vocabulary_of
 from gates.checks.context import GateContext
-from gates.checks.e2e_evidence import (
-    Candidate, backing_problems, claim_message, claim_paragraphs, claim_problems, pin_problem,
-)
+from gates.checks.e2e_evidence import Candidate, backing_problems, claim_findings, claim_paragraphs, pin_problem
+from gates.checks.requote import number_fix
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.checks.number_trace import (
-    CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, restates_a_bar,
+    CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, no_measured_numbers, restates_a_bar,
 )
-from gates.checks.quoted_numbers import matches
+from gates.checks.quoted_numbers import as_written_numbers, matches
 from gates.checks.results_pages import check_linked_pages
 from gates.model.findings import Finding, GateResult, result_from_findings
 from gates.model.record import Record, prose_lines
@@ -65,7 +63,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         if artifact is not None:
             loaded[entry.id] = (entry, artifact)
     candidates = e2e_candidates(record, ctx, loaded)
-    _check_claims(record, loaded, candidates, add, ctx.settings.g7_extra_terms)
+    _check_claims(record, loaded, candidates, add, vocabulary_of(ctx.settings))
     findings.extend(check_linked_pages(record, ctx, candidates, cited_values(record, loaded)))
     results = record.section(7)
     if results is not None:
@@ -77,23 +75,43 @@ def check(record: Record, ctx: GateContext) -> GateResult:
         else:
             _check_numbers(record, results, [artifact for _, artifact in loaded.values()], add,
                            "every number in the results section traces to a cited evidence artifact", units_only=False)
+    _check_named_numbers(record, loaded, add)
     return result_from_findings(GATE, findings)
 
 
-def _check_claims(record: Record, loaded: dict, candidates: list[Candidate], add, extra_terms=()) -> None:
-    """Each end-to-end claim of the body is backed by a cited e2e artifact and quotes it faithfully."""
-    claims = list(find_claims(record, extra_terms))
-    if not claims:
+def _check_named_numbers(record: Record, loaded: dict, add) -> None:
+    """A number that names a value of a cited artifact is that value in every section, not only in §7
+    (§1 is G1's): "2.3x (`bench-h200:rows[0].speedup`)" in §3 must be the speedup measured. A name
+    that several artifacts share is left to the sections that must trace every number."""
+    if not loaded:
         return
-    named = cited_values(record, loaded)
-    paragraphs, judged = claim_paragraphs(record.body, record.body_start_line), {}
-    for line, col, term in claims:
-        paragraph = paragraphs.get(line, "")
-        if paragraph not in judged:
-            judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)
-        problems = judged[paragraph]
-        if problems:
-            add(line, claim_message(term, problems), col)
+    values = CitedValues({artifact.id: artifact.results for _, artifact in loaded.values()},
+                         declared=[entry.id for entry in declared_evidence(record)])
+    tracer = SectionTracer(values, links_to_artifacts(record, cited_evidence(record)))
+    for section in record.sections:
+        if section.number in (1, 7):
+            continue
+        lines = [(line_no, as_written_numbers(raw)) for line_no, raw in prose_lines(section.text, section.start_line)
+                 if line_no != section.start_line]
+        for tie in tracer.trace(lines, no_measured_numbers).ties:
+            if tie.problem and ":" in tie.name:
+                add(tie.line, f"{tie.quoted.shown()} names no value of the cited evidence: {tie.problem}",
+                    tie.quoted.col)
+            elif not tie.problem and tie.mismatch():
+                add(tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.expected()}: a number that "
+                    f"names a value is that value wherever it stands (§{section.number})", tie.quoted.col,
+                    number_fix(tie))
+
+
+def _check_claims(record: Record, loaded: dict, candidates: list[Candidate], add, words: Vocabulary) -> None:
+    """Each end-to-end claim of the title and body is backed by a cited e2e artifact and quotes it faithfully."""
+    verdicts = [verdict for verdict in record_verdicts(record, words) if verdict.claim]
+    if not verdicts:
+        return
+    paragraphs = claim_paragraphs(record.body, record.body_start_line)
+    for line, col, message in claim_findings(verdicts, paragraphs, record.get("claim_level"), candidates,
+                                             cited_values(record, loaded)):
+        add(line, message, col)
 
 
 def cited_values(record: Record, loaded: dict) -> CitedValues:
@@ -130,7 +148,7 @@ def _check_numbers(record: Record, section, artifacts, add, rule: str, units_onl
     values = CitedValues({artifact.id: artifact.results for artifact in artifacts},
                          declared=[entry.id for entry in declared_evidence(record)], key_names=True)
     tracer = SectionTracer(values, links_to_artifacts(record, cited_evidence(record)))
-    lines = [(line_no, raw) for line_no, raw in prose_lines(section.text, section.start_line)
+    lines = [(line_no, as_written_numbers(raw)) for line_no, raw in prose_lines(section.text, section.start_line)
              if line_no != section.start_line]
     trace = tracer.trace(lines, measured_numbers(units_only, prose_decimals=True))
     declared = declared_numbers(record)

@@ -10,7 +10,8 @@ each table maps the table's columns to keys of the artifact's `results`:
     <!-- columns {"row": "shape", "columns": {"ours us": "summary.{row}.ours_us", "best peer": null, ...}} -->
     | shape | ... | ours us | best peer | ...
 
-When a record links such a page, G7 checks that:
+When a record links such a page (an inline, reference-style or HTML link), or a page it
+links links another one under docs/results/, G7 checks that:
 
 - the page's artifact is evidence the record declares, at the same path, and both the
   record's pin and the page's `sha256` verify against the file;
@@ -42,15 +43,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import unquote
 
-from gates.checks.claim_detection import find_claims_in_text
-from gates.checks.e2e_evidence import claim_message, claim_paragraphs, claim_problems
+from gates.checks.claim_detection import judge_text, vocabulary_of
+from gates.checks.e2e_evidence import claim_findings, claim_paragraphs
 from gates.checks.evidence_refs import declared_evidence
 from gates.checks.number_trace import CitedValues, TraceError, _walk, split_row
 from gates.evidence.artifacts import read_regular_file, verify_sha256
 from gates.model.errors import InputError
 from gates.model.findings import Finding
-from gates.model.paths import resolve_inside
+from gates.model.markdown_body import link_targets
+from gates.model.paths import resolve_inside, to_rel
+from gates.model.record import prose_lines
 from gates.checks.quoted_numbers import (
     NUMBER, NUMBER_START, UNIT_END, UNITS, Quoted, decimals, matches_value, numbers_with_units, parse_quoted,
     strip_code_spans,
@@ -59,6 +64,7 @@ from gates.checks.quoted_numbers import (
 GATE = "G7"
 RESULTS_DIR = "docs/results/"
 MAX_PAGE_BYTES = 2 * 1024 * 1024
+MAX_PAGES = 200  # results pages followed from one record, links of links included
 _PAGE = re.compile(r"^<!--\s*results-page\s+(\{.*\})\s*-->\s*$")
 _NOTES = re.compile(r"^<!--\s*results-notes:\s*(.+?)\s*-->\s*$")
 _COLUMNS = re.compile(r"^<!--\s*columns\s+(\{.*\})\s*-->\s*$")
@@ -76,13 +82,35 @@ class Page:
 
 
 def linked_pages(record) -> dict[str, int]:
-    """Repository paths of the Markdown pages under docs/results/ that the record links, with the first link's line."""
+    """Repository paths of the Markdown pages under docs/results/ that the record links, in any link form
+    (inline, reference-style, HTML), with the first link's line."""
     pages: dict[str, int] = {}
-    for link in record.links:
-        rel = record.link_target_rel(link.target)
-        if rel and rel.startswith(RESULTS_DIR) and rel.endswith(".md"):
-            pages.setdefault(rel, link.line)
+    for line_no, line in prose_lines(record.body, record.body_start_line):
+        for _, target in link_targets(line):
+            rel = record.link_target_rel(target)
+            if rel and _is_results_page(rel):
+                pages.setdefault(rel, line_no)
     return pages
+
+
+def _is_results_page(rel: str) -> bool:
+    return rel.startswith(RESULTS_DIR) and rel.endswith(".md")
+
+
+def pages_linked_from(page: Page, repo_root) -> list[str]:
+    """The results pages a results page links (a reader follows those too)."""
+    found = []
+    base = (Path(repo_root) / page.rel_path).parent
+    for _, line in prose_lines("\n".join(page.lines), 1):
+        for _, target in link_targets(line):
+            if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith(("#", "/")):
+                continue
+            bare = unquote(target.split("#", 1)[0].split("?", 1)[0])
+            resolved = resolve_inside(repo_root, bare, base=base) if bare else None
+            rel = to_rel(repo_root, resolved) if resolved is not None else None
+            if rel and _is_results_page(rel) and rel not in found:
+                found.append(rel)
+    return found
 
 
 def check_linked_pages(record, ctx, candidates, named=None) -> list[Finding]:
@@ -92,15 +120,23 @@ def check_linked_pages(record, ctx, candidates, named=None) -> list[Finding]:
     artifacts (for the references in a claim's paragraph).
     """
     findings: list[Finding] = []
-    for rel_path, link_line in sorted(linked_pages(record).items()):
+    queue = [(rel_path, record.rel_path, link_line) for rel_path, link_line in sorted(linked_pages(record).items())]
+    seen = {rel_path for rel_path, _, _ in queue}
+    while queue:
+        rel_path, linked_from, link_line = queue.pop(0)
         try:
             raw = _read(ctx.repo_root, rel_path)
         except InputError as exc:
-            findings.append(Finding(GATE, record.rel_path, link_line, 1,
+            findings.append(Finding(GATE, linked_from, link_line, 1,
                                     f"links results page {rel_path}, which cannot be read: {exc.message}"))
             continue
         text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
-        findings.extend(check_page(Page(rel_path, text.split("\n")), record, ctx, candidates, named))
+        page = Page(rel_path, text.split("\n"))
+        findings.extend(check_page(page, record, ctx, candidates, named))
+        for linked in pages_linked_from(page, ctx.repo_root):
+            if linked not in seen and len(seen) < MAX_PAGES:
+                seen.add(linked)
+                queue.append((linked, rel_path, 1))
     return findings
 
 
@@ -120,7 +156,7 @@ def check_page(page: Page, record, ctx, candidates, named=None) -> list[Finding]
     first = next(((n, line) for n, line in enumerate(page.lines, 1) if line.strip()), (1, ""))
     declared = _PAGE.match(first[1].strip())
     text = "\n".join(page.lines)
-    _check_claims(page, text, record, candidates, named, add, ctx.settings.g7_extra_terms)
+    _check_claims(text, record, candidates, named, add, vocabulary_of(ctx.settings))
     if _NOTES.match(first[1].strip()):
         return findings
     if not declared:
@@ -172,15 +208,11 @@ def _artifact_values(header: dict, record, ctx, add) -> CitedValues | None:
     return CitedValues({artifact_id: artifact.results})
 
 
-def _check_claims(page: Page, text: str, record, candidates, named, add, extra_terms=()) -> None:
-    paragraphs, judged = claim_paragraphs(text), {}
-    for line, col, term in find_claims_in_text(text, 1, extra_terms):
-        paragraph = paragraphs.get(line, "")
-        if paragraph not in judged:
-            judged[paragraph] = claim_problems(paragraph, record.get("claim_level"), candidates, named)
-        problems = judged[paragraph]
-        if problems:
-            add(line, claim_message(term, problems) + f" (the page is linked from {record.rel_path})", col)
+def _check_claims(text: str, record, candidates, named, add, words) -> None:
+    """The page's end-to-end claims, judged as the record's would be (`e2e_evidence.claim_findings`)."""
+    for line, col, message in claim_findings(judge_text(text, 1, words), claim_paragraphs(text),
+                                             record.get("claim_level"), candidates, named):
+        add(line, message + f" (the page is linked from {record.rel_path})", col)
 
 
 def _check_tables(page: Page, values: CitedValues, artifact_id: str, add) -> None:

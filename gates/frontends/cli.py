@@ -1,10 +1,10 @@
 """`gate-check`: check design records against the gates G0-G8.
 
     gate-check [PATHS...] [--gate G7 ...] [--stage B] [--format text|json|junit|github|sarif] [--quiet]
-               [--run-suites] [--base REF [--head REF] [--reviews FILE] | --history] [--output FILE]
+               [--run-suites] [--base REF [--head REF] [--reviews FILE] | --history] [--output FILE] [--explain]
     gate-check new ID --title TITLE [--lang en|zh] [--author "Name <email>"]
     gate-check pr-body ...
-    gate-check lint-pr ...
+    gate-check lint-pr --body-file FILE [--format text|json|github|sarif] [--explain]
     gate-check pin RECORD... [--check]
     gate-check refresh [ID...] [--list|--check] [--runner NAME] [--fix]
 
@@ -97,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 2 when the run judges nothing: no record found, no policy for --base/--history, "
                         "no history.enforce_from for --history (default: say so and exit 0; "
                         "or set require_records: true in the configuration)")
+    parser.add_argument("--explain", action="store_true",
+                        help="G7: also say how each sentence with an end-to-end word was read (a claim, or why not)")
     parser.add_argument("--version", action="version", version=f"design-gates {__version__}")
     _common_options(parser)
     return parser
@@ -137,6 +139,11 @@ def _run_checks(args, repo_root: Path) -> int:
                                stage=args.stage, run_suites=args.run_suites, change=change,
                                suite_timeout_s=args.suite_timeout, max_record_bytes=args.max_record_bytes,
                                history_findings=history_findings)
+        explained = ""
+        if args.explain:
+            from gates.frontends.claims_explain import explain_records
+
+            explained = explain_records([record.path for record in report.records], root)
     unjudged = _nothing_judged(args, repo_root, report, change, history)
     if unjudged and (args.require_records or load_settings(repo_root).require_records):
         for line in unjudged:
@@ -146,6 +153,8 @@ def _run_checks(args, repo_root: Path) -> int:
         for line in unjudged:
             print(f"gate-check: {line}", file=sys.stderr)
     text = render(report, args.format, quiet=args.quiet)
+    if explained:
+        sys.stderr.write(explained) if args.format in ("json", "junit", "sarif") else sys.stdout.write(explained)
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")

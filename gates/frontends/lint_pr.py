@@ -1,55 +1,61 @@
-"""Check a pull-request description, as edited by hand, against G7 and the required sections.
+"""Check a pull-request description against G7's claims discipline, and a generated one against its sections.
 
     gate-check lint-pr --body-file pr.md [more.md ...] [--record docs/design/<id>.md]
+                       [--format text|json|github|sarif] [--explain]
 
-The description must name its design record (the marker `gate-check pr-body`
-writes, a `docs/design/<id>.md` path, or `--record`) and carry the sections
-Why, Design, Decisions, Validation (with what was run and what was not),
-Limitations, Follow-ups and Gates, in English or Chinese. Then G7 holds for it as
-for the record:
+Any description, whatever its template ("Summary / Details / Testing Done" included), is
+read by the claims engine behind G7 and results pages (`gates.checks.claim_detection`), so
+a sentence gets the verdict it gets in a record:
 
-- every evidence artifact the description links is one the record declares, at
-  the same path, and the record's SHA-256 pin verifies (a `sha256` the line
-  shows must be that pin);
-- an end-to-end claim obeys the rule it obeys in the record (same detector, same
-  `gates.checks.e2e_evidence.claim_problems`): the record at `claim_level: e2e`, a cited
-  e2e artifact whose pin verifies, measured properly, and the numbers the
-  sentence quotes are that artifact's values;
-- every measured number in the Validation section (its results part included)
-  names one value of a pinned artifact of the record, as in §7
-  (`gates.checks.number_trace`); a number that merely occurs somewhere in the artifacts
-  does not count.
+- an end-to-end claim obeys the rule it obeys in the record (`gates.checks.e2e_evidence.
+  claim_findings`): the record at `claim_level: e2e`, a cited e2e artifact whose pin verifies,
+  measured properly, and the numbers the sentence quotes are that artifact's values; a claim
+  in a description that names no record is a finding;
+- every evidence artifact the description links is one the record declares, at the same
+  path, and the record's SHA-256 pin verifies (a `sha256` the line shows must be that pin);
+- every number that names a value (`ARTIFACT-ID:KEY.PATH`, `metric = value`) is that value,
+  wherever it stands; in the Validation section every measured number must name one.
 
-Findings print as `path:line:col: G7 error: message`. Exit codes: 0 clean,
-1 findings, 2 the file or the record cannot be read.
+The section checks (the record named, Why, Design, Decisions, Validation with what was
+run and what was not, Limitations, Follow-ups, Gates) apply to descriptions that
+`gate-check pr-body` generated (its marker on the first line), or to every description
+with `lint_pr.sections: always` in the configuration (`never` turns them off).
+
+The record is the one the marker names, else the first path below a configured records
+folder (`records`, default `docs/design`) that the text names, else `--record`.
+`--explain` also lists every sentence that names an end-to-end word but is not a claim, and
+why (a question, a plan, a target, kernel-level ...). Findings print as
+`path:line:col: G7 error: message`. Exit codes: 0 clean, 1 findings, 2 the file or the
+record cannot be read.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from gates.checks.claim_detection import Verdict, judge_text, vocabulary_of
 from gates.checks.context import GateContext
-from gates.checks.e2e_evidence import (
-    Candidate, backing_problems, claim_message, claim_paragraphs, claim_problems, pin_problem,
-)
-from gates.checks.runner import judging_policy
+from gates.checks.e2e_evidence import Candidate, backing_problems, claim_findings, claim_paragraphs, pin_problem
 from gates.checks.evidence_refs import cited_evidence, declared_evidence
-from gates.checks.g7_claims import declared_numbers, find_claims_in_text
+from gates.checks.g7_claims import declared_numbers
 from gates.checks.number_trace import CitedValues, SectionTracer, measured_numbers
-from gates.checks.quoted_numbers import matches
+from gates.checks.quoted_numbers import as_written_numbers, matches
+from gates.checks.runner import RecordResult, Report, judging_policy
 from gates.evidence.artifacts import EvidenceStore, verify_sha256
 from gates.frontends.pr_body import MARKER_PATTERN
 from gates.model.config import load_settings
 from gates.model.errors import InputError, UsageError
-from gates.model.findings import Finding
-from gates.model.markdown_body import iter_links
+from gates.model.findings import Finding, result_from_findings
+from gates.model.markdown_body import iter_links, link_targets
 from gates.model.paths import path_problem, to_rel
 from gates.model.record import decode_record_bytes, load_record, prose_lines
 
 MAX_BODY_BYTES = 256 * 1024
-RECORD_PATH = re.compile(r"docs/design/[A-Za-z0-9._-]+\.md")
+FORMATS = ("text", "json", "github", "sarif")
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 REQUIRED = {
     "Why": ("why", "diagnos", "为什么", "诊断"),
@@ -68,26 +74,97 @@ def add_arguments(parser) -> None:
     parser.add_argument("--body-file", type=Path, nargs="+", required=True, metavar="FILE",
                         help="the pull-request description (Markdown); several files are checked one by one")
     parser.add_argument("--record", type=Path, help="the design record it describes (default: the one the body names)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument("--explain", action="store_true",
+                        help="also say, for each sentence with an end-to-end word that is not a claim, why not")
+
+
+@dataclass
+class Review:
+    """What `lint-pr` found in one description."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    sections_checked: bool = False
+    numbers_traced: int = 0
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [finding for finding in self.findings if finding.severity == "error"]
+
+    def summary(self) -> str:
+        claims = sum(verdict.claim for verdict in self.verdicts)
+        excused = len(self.verdicts) - claims
+        sections = "sections checked" if self.sections_checked else "sections not checked (not a generated description)"
+        if self.errors:
+            return f"gate-check lint-pr: {len(self.errors)} problem(s) in {self.path}"
+        return (f"gate-check lint-pr: {self.path} passes: {claims} end-to-end claim(s), each backed by evidence; "
+                f"{excused} sentence(s) with end-to-end words that claim nothing (--explain says why); "
+                f"{self.numbers_traced} number(s) traced to artifact values; evidence links checked; {sections}")
+
+    def explanations(self) -> list[str]:
+        return [f"{self.path}:{verdict.line}:{verdict.col}: note: {verdict.explain()}" for verdict in self.verdicts]
 
 
 def run(args, repo_root: Path) -> int:
-    failed = False
-    for body_file in args.body_file:
-        findings = lint(body_file, repo_root, record_path=args.record)
-        for finding in findings:
-            print(finding.format_text())
-        errors = [f for f in findings if f.severity == "error"]
-        if errors:
-            failed = True
-            print(f"gate-check lint-pr: {len(errors)} problem(s) in {to_rel(repo_root, body_file)}", file=sys.stderr)
+    reviews = [review(body_file, repo_root, record_path=args.record) for body_file in args.body_file]
+    print(render(reviews, args.format, explain=args.explain), end="")
+    for item in reviews:
+        if args.format in ("json", "sarif") or item.errors:
+            print(item.summary(), file=sys.stderr)
+    return 1 if any(item.errors for item in reviews) else 0
+
+
+def render(reviews: list[Review], fmt: str, *, explain: bool = False) -> str:
+    """The reviews in `fmt`; in text and github a description that passes ends with its summary line
+    (one with problems has it on standard error)."""
+    from gates.frontends.report_formats import to_github, to_sarif
+
+    if fmt == "json":
+        return json.dumps({"ok": not any(item.errors for item in reviews), "descriptions": [{
+            "path": item.path, "ok": not item.errors, "sections_checked": item.sections_checked,
+            "numbers_traced": item.numbers_traced,
+            "findings": [dict(finding.to_json(), gate=finding.gate) for finding in item.findings],
+            "verdicts": [{"line": v.line, "col": v.col, "claim": v.claim, "words": v.words, "result": v.result,
+                          "reason": v.reason} for v in item.verdicts],
+        } for item in reviews]}, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "sarif":
+        return to_sarif(_as_report(reviews))
+    lines = []
+    for item in reviews:
+        if fmt == "github":
+            lines.extend(to_github(_as_report([item])).rstrip("\n").split("\n")[:-1])
+            if explain:
+                lines.extend(f"::notice file={item.path},line={v.line},col={v.col}::{v.explain()}"
+                             for v in item.verdicts if not v.claim)
         else:
-            print(f"gate-check lint-pr: {to_rel(repo_root, body_file)} passes (sections, evidence links, "
-                  "end-to-end claims, traced numbers)")
-    return 1 if failed else 0
+            lines.extend(finding.format_text() for finding in item.findings)
+            if explain:
+                lines.extend(item.explanations())
+        if not item.errors:
+            lines.append(item.summary())
+    return "\n".join(lines) + "\n"
+
+
+def _as_report(reviews: list[Review]) -> Report:
+    """The reviews as a `Report` (one entry per description, its findings by gate) for the shared formats."""
+    records = []
+    for item in reviews:
+        gates = {}
+        for gate in sorted({finding.gate for finding in item.findings} | {"G7"}):
+            gates[gate] = result_from_findings(gate, [f for f in item.findings if f.gate == gate])
+        records.append(RecordResult(item.path, item.path, None, None, gates))
+    return Report(records)
 
 
 def lint(body_file: Path, repo_root: Path, *, record_path: Path | None = None) -> list[Finding]:
     """Every finding for the description in `body_file`."""
+    return review(body_file, repo_root, record_path=record_path).findings
+
+
+def review(body_file: Path, repo_root: Path, *, record_path: Path | None = None) -> Review:
+    """Read the description in `body_file` and check it (see the module's docstring)."""
     shown = to_rel(Path(repo_root), Path(body_file))
     try:
         raw = Path(body_file).read_bytes()
@@ -96,16 +173,37 @@ def lint(body_file: Path, repo_root: Path, *, record_path: Path | None = None) -
     if len(raw) > MAX_BODY_BYTES:
         raise InputError(shown, 1, f"the description is over the {MAX_BODY_BYTES}-byte limit")
     text = decode_record_bytes(raw, shown).replace("\r\n", "\n")
-    findings: list[Finding] = []
+    settings = load_settings(repo_root)
+    result = Review(shown)
 
     def add(gate: str, line: int, message: str, col: int = 1) -> None:
-        findings.append(Finding(gate, shown, line, col, message))
+        result.findings.append(Finding(gate, shown, line, col, message))
 
+    generated = MARKER_PATTERN.search(text) is not None
+    result.sections_checked = settings.lint_pr_sections == "always" or (
+        settings.lint_pr_sections == "generated" and generated)
     sections = _sections(text)
+    validation = next(((s, e) for t, s, e in sections if any(w in t.lower() for w in REQUIRED["Validation"])), None)
+    if result.sections_checked:
+        _check_sections(text, sections, validation, add)
+    record = _record(text, repo_root, record_path, shown, settings, add if result.sections_checked else None)
+    store = EvidenceStore(repo_root)
+    pinned = _pinned_artifacts(record, store) if record is not None else {}
+    _check_links(text, record, store, add)
+    result.verdicts = judge_text(text, 1, vocabulary_of(settings))
+    ctx = GateContext(Path(repo_root), evidence=store, settings=settings)
+    ctx.policy = judging_policy(ctx.repo_root, None, settings)
+    _check_claims(text, result.verdicts, record, pinned, ctx, add)
+    result.numbers_traced = _check_numbers(text, validation, pinned, record, add)
+    result.findings.sort(key=lambda f: (f.line, f.col, f.gate, f.message))
+    return result
+
+
+def _check_sections(text: str, sections, validation, add) -> None:
+    """A generated description keeps its sections, and its Validation says what was run and what was not."""
     for name, words in REQUIRED.items():
         if not any(any(w in title.lower() for w in words) for title, _, _ in sections):
             add("G0", 1, f"the description has no {name} section (a heading with {' / '.join(words)})")
-    validation = next(((s, e) for t, s, e in sections if any(w in t.lower() for w in REQUIRED["Validation"])), None)
     if validation:
         titles = [t.lower() for t, s, _ in sections if validation[0] <= s <= validation[1]]
         block = text.split("\n")[validation[0] - 1:validation[1]]
@@ -114,17 +212,6 @@ def lint(body_file: Path, repo_root: Path, *, record_path: Path | None = None) -
             add("G0", validation[0], "the Validation section does not say what was not run")
         if not any(w in said for w in RUN):
             add("G0", validation[0], "the Validation section does not say what was run")
-    record = _record(text, repo_root, record_path, shown, add)
-    store = EvidenceStore(repo_root)
-    pinned = _pinned_artifacts(record, store) if record is not None else {}
-    _check_links(text, record, store, add)
-    settings = load_settings(repo_root)
-    ctx = GateContext(Path(repo_root), evidence=store, settings=settings)
-    ctx.policy = judging_policy(ctx.repo_root, None, settings)
-    _check_claims(text, record, pinned, ctx, add, settings.g7_extra_terms)
-    if validation:
-        _check_numbers(text, validation, pinned, record, add)
-    return sorted(findings, key=lambda f: (f.line, f.col, f.gate, f.message))
 
 
 def _sections(text: str) -> list[tuple[str, int, int]]:
@@ -143,12 +230,20 @@ def _sections(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
-def _record(text, repo_root, record_path, shown, add):
+def _record(text, repo_root, record_path, shown, settings, add):
+    """The design record the description names (its marker, a path below a records folder) or `--record`.
+
+    `add` reports a description that names none (when its sections are checked); else None is returned.
+    """
     if record_path is None:
         marker = MARKER_PATTERN.search(text)
-        named = marker.group(1) if marker else (RECORD_PATH.search(text) or [None])[0]
+        folders = "|".join(re.escape(folder) for folder in settings.records)
+        path = re.search(rf"(?<![\w./-])(?:{folders})/[A-Za-z0-9._/-]+\.md", text)
+        named = marker.group(1) if marker else path.group(0) if path else None
         if named is None:
-            add("G0", 1, "the description names no design record (docs/design/<id>.md); pass --record to choose one")
+            if add is not None:
+                add("G0", 1, f"the description names no design record ({settings.records_text()}/<id>.md); pass "
+                    "--record to choose one")
             return None
         record_path = Path(repo_root) / named
     if not Path(record_path).is_absolute():
@@ -210,26 +305,11 @@ def _is_evidence(path: str, store) -> bool:
     return True
 
 
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?")
-_HTML_LINK = re.compile(r"""(?:href|src)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
-
-
-def _link_targets(raw: str):
-    """(col, target) of every link on a line: inline links, reference definitions and HTML href/src."""
-    for start, _, _, target in iter_links(raw):
-        yield start + 1, target
-    definition = _LINK_DEFINITION.match(raw)
-    if definition:
-        yield definition.start(1) + 1, definition.group(1)
-    for match in _HTML_LINK.finditer(raw):
-        yield match.start(1) + 1, match.group(1)
-
-
 def _check_links(text: str, record, store, add) -> None:
     """Every evidence artifact the description links is one the record declares, with a verifying pin."""
     declared = {entry.path: entry for entry in declared_evidence(record)} if record is not None else {}
     for line_no, raw in prose_lines(text, 1):
-        for col, target in _link_targets(raw):
+        for col, target in link_targets(raw):
             path, external = link_path(target)
             is_json = target.split("#", 1)[0].split("?", 1)[0].endswith(".json")
             if external or (path is None and is_json):
@@ -258,9 +338,9 @@ def _check_links(text: str, record, store, add) -> None:
                         match.start() + 1)
 
 
-def _check_claims(text: str, record, pinned: dict, ctx: GateContext, add, extra_terms=()) -> None:
-    claims = list(find_claims_in_text(text, 1, extra_terms))
-    if not claims:
+def _check_claims(text: str, verdicts: list[Verdict], record, pinned: dict, ctx: GateContext, add) -> None:
+    """Each claim is backed as the record's would be (`e2e_evidence.claim_findings`)."""
+    if not any(verdict.claim for verdict in verdicts):
         return
     cited = {entry.id for entry in cited_evidence(record)} if record is not None else set()
     candidates = [Candidate(entry.id, artifact, problem or pin_problem(entry, artifact),
@@ -270,20 +350,14 @@ def _check_claims(text: str, record, pinned: dict, ctx: GateContext, add, extra_
     claim_level = record.get("claim_level") if record is not None else None
     named = CitedValues({artifact.id: artifact.results for _, artifact, problem in pinned.values()
                          if artifact is not None and problem is None}, declared=list(pinned))
-    paragraphs, judged = claim_paragraphs(text), {}
-    for line, col, term in claims:
-        paragraph = paragraphs.get(line, "")
-        if paragraph not in judged:
-            judged[paragraph] = claim_problems(paragraph, claim_level, candidates, named)
-        problems = list(judged[paragraph])
-        if record is None:
-            problems.insert(0, "the description names no design record")
-        if problems:
-            add("G7", line, claim_message(term, problems), col)
+    first = ["the description names no design record"] if record is None else []
+    for line, col, message in claim_findings(verdicts, claim_paragraphs(text), claim_level, candidates, named, first):
+        add("G7", line, message, col)
 
 
-def _check_numbers(text: str, validation, pinned: dict, record, add) -> None:
-    """Each measured number of the Validation section names one value of a pinned artifact and is it."""
+def _check_numbers(text: str, validation, pinned: dict, record, add) -> int:
+    """Every number that names a value of a pinned artifact is that value, wherever it stands; in the
+    Validation section every measured number names one. Returns how many numbers were traced."""
     usable = {artifact.id: artifact.results for _, artifact, problem in pinned.values()
               if artifact is not None and problem is None}
     values = CitedValues(usable, declared=list(pinned))
@@ -293,11 +367,12 @@ def _check_numbers(text: str, validation, pinned: dict, record, add) -> None:
         return {by_path[path] for _, _, _, target in iter_links(line)
                 if (path := link_path(target)[0]) in by_path}
 
-    start, end = validation
-    lines = [(line_no, raw) for line_no, raw in prose_lines(text, 1)
-             if start < line_no <= end and not raw.lstrip().startswith("#")]
+    start, end = validation or (0, -1)
+    lines = [(line_no, as_written_numbers(raw)) for line_no, raw in prose_lines(text, 1)
+             if not raw.lstrip().startswith("#")]
     # A nested list item belongs to the item above it: the summary under an evidence line
-    # (`  - ncu kernel: name = value`) speaks of the artifact that line links.
+    # (`  - ncu kernel: name = value`) speaks of the artifact that line links. A paragraph
+    # speaks of what it links itself.
     links_by_text: dict[str, set[str]] = {}
     item_links: set[str] = set()
     for _, raw in lines:
@@ -307,18 +382,27 @@ def _check_numbers(text: str, validation, pinned: dict, record, add) -> None:
         else:
             links = own_links(raw) | item_links
         links_by_text.setdefault(raw, set()).update(links)
-    trace = SectionTracer(values, lambda line: links_by_text.get(line, set())).trace(lines, measured_numbers(False))
-    rule = "every measured number in Validation names a value of an artifact the record pins"
+    trace = SectionTracer(values, lambda text: links_by_text.get(text, set()) | own_links(text)).trace(lines, measured_numbers(False))
+    rule = "every number that names a value names one of an artifact the record pins"
+    traced = 0
     for tie in trace.ties:
-        if tie.problem:
+        if tie.problem and (pinned or start < tie.line <= end):
             add("G7", tie.line, f"{tie.quoted.shown()} names no value of the record's evidence: {tie.problem}",
                 tie.quoted.col)
+        elif tie.problem:
+            continue
         elif tie.mismatch():
             add("G7", tie.line, f"{tie.quoted.shown()} is not the value it names, {tie.target.shown()}: {rule}",
                 tie.quoted.col)
+        else:
+            traced += 1
     tolerances = declared_numbers(record) if record is not None else []
     for line_no, number in trace.untied:
+        if not start < line_no <= end:
+            continue
         if number.unit in ("", "%") and any(matches(number, value) for value in tolerances):
             continue
-        add("G7", line_no, f"{number.shown()} is not tied to an artifact value ({rule}): write `ARTIFACT-ID:KEY.PATH` "
-            "after it, or `metric = value`, or map its table column in the header", number.col)
+        add("G7", line_no, f"{number.shown()} is not tied to an artifact value (every measured number in Validation "
+            "names a value of an artifact the record pins): write `ARTIFACT-ID:KEY.PATH` after it, or `metric = "
+            "value`, or map its table column in the header", number.col)
+    return traced

@@ -22,6 +22,9 @@ Keys (all optional; gates/site/pages/configuration.md is the reference):
         gates: {A: [G0, G1, ...]}       # per stage: the gates that apply
     g7:
       extra_terms: [...]                # end-to-end claim phrases added to G7's vocabulary
+      kernel_terms: [...]               # the team's kernel and op names: what they name is kernel-level
+    lint_pr:
+      sections: generated               # section checks of `lint-pr`: generated (bodies `pr-body` wrote) | always | never
     refresh:                            # how evidence is produced (gate-check refresh)
       prepare: [{command: ..., runner: gpu}]
       producers:
@@ -147,6 +150,8 @@ class Settings:
     g7_extra_terms: tuple[str, ...] = ()
     refresh: RefreshSettings = field(default_factory=RefreshSettings)
     require_records: bool = False
+    g7_kernel_terms: tuple[str, ...] = ()
+    lint_pr_sections: str = "generated"
     source: str | None = None
     lines: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -256,6 +261,8 @@ def settings_from_data(data: dict | None, source: str | None = None, lines: dict
         g7_extra_terms=tuple(data.get("g7", {}).get("extra_terms", ())),
         refresh=_refresh_settings(data.get("refresh", {}), evidence),
         require_records=data.get("require_records", False),
+        g7_kernel_terms=tuple(data.get("g7", {}).get("kernel_terms", ())),
+        lint_pr_sections=data.get("lint_pr", {}).get("sections", "generated"),
         source=source,
         lines=dict(lines),
     )

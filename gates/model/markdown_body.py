@@ -36,6 +36,23 @@ def iter_links(line: str):
             pos = max(index + 2, _TARGET_RUN.match(line, index + 2).end())
 
 
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]{1,999}\]:[ \t]*<?([^\s>]+)>?")
+_HTML_LINK = re.compile(r"""(?:href|src)[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+
+
+def link_targets(line: str):
+    """(col, target) of every link on a line, in every form a reader can follow: inline links,
+    reference definitions (`[label]: target`, which reference-style links use) and HTML `href`/`src`."""
+    for start, _, _, target in iter_links(line):
+        yield start + 1, target
+    definition = _LINK_DEFINITION.match(line)
+    if definition:
+        yield definition.start(1) + 1, definition.group(1)
+    for match in _HTML_LINK.finditer(line):
+        group = 1 if match.group(1) is not None else 2
+        yield match.start(group) + 1, match.group(group)
+
+
 @dataclass(frozen=True)
 class Section:
     """A top-level `§n` section of the body; `text` includes its sub-sections."""

@@ -7,16 +7,21 @@ followed by prose, not a fence. This module asks the CommonMark parser (markdown
 with GitHub's tables and strikethrough) what is prose and what is code:
 
 - Prose: paragraphs, headings, list items, block quotes, table rows (cells joined by
-  " | "), image alt text, and the text of raw HTML blocks outside tags and comments
-  (text after `-->` on a comment's closing line renders, so it is prose).
+  " | "; a body row remembers its table's header row), image alt text, and the text of raw
+  HTML blocks outside tags and comments (text after `-->` on a comment's closing line
+  renders, so it is prose).
+- The indented bodies of admonitions (`!!! note "Title"`), collapsible details (`??? tip`)
+  and content tabs (`=== "Tab"`) are prose as the site renders them, not indented code; their
+  titles are prose too (`unwrap_containers`).
 - A text nested deeper than the parser reads (`MAX_NESTING` levels), or with more `[` before
   a `]` than it reads in linear time (`MAX_LINK_OPENERS`), is read line by line, every line
   prose, so that nothing past the limit goes unread and a hostile line costs linear time.
-- Not prose: code spans, fenced and indented code blocks, HTML comments and tags,
-  link destinations and titles, autolinked URLs.
+- Inline code spans are prose: a reader reads "`TTFT -35%`" in a sentence as words, set
+  apart by a space on either side.
+- Not prose: fenced and indented code blocks, HTML comments and tags, link destinations and
+  titles, autolinked URLs.
 - Emphasis and links are flattened; soft line breaks read as one space, except after a
-  word that ends in a hyphen (`end-to-` + newline + `end` reads `end-to-end`); a code
-  span reads as one space.
+  word that ends in a hyphen (`end-to-` + newline + `end` reads `end-to-end`).
 - HTML entities and backslash escapes are decoded; then each character is NFKC-normalised
   (fullwidth letters become ASCII), and format characters (Unicode category Cf: zero-width
   spaces and joiners, soft hyphens) and combining marks (Mn) are dropped, Cyrillic or
@@ -56,7 +61,8 @@ class ProseBlock:
 
     `text` is the normalised rendered text; `offsets[i]` is the offset in the source of the
     character that produced `text[i]`, and `position(i)` its 1-based (line, column).
-    `heading` is the rendered text of the nearest heading above the block.
+    `heading` is the rendered text of the nearest heading above the block; `header` is, for a
+    row of a table's body, the rendered text of the table's header row.
     """
 
     kind: str
@@ -65,6 +71,7 @@ class ProseBlock:
     line_starts: tuple[int, ...] = field(repr=False)
     first_line: int = 1
     heading: str = ""
+    header: str = ""
 
     def position(self, index: int) -> tuple[int, int]:
         """(line, column) in the source of `text[index]`."""
@@ -157,7 +164,7 @@ _MD = _parser()
 @lru_cache(maxsize=1)
 def parsed_tokens(text: str) -> tuple:
     """The block tokens of Markdown `text` (line endings as `\\n`), parsed once for the prose and
-    for the attributes a reader sees (`gates.checks.claim_detection.shown_attributes`), which
+    for the attributes a reader sees (`gates.model.shown_text.shown_attributes`), which
     read the same text one after the other. Read-only: callers must not change them."""
     return tuple(_MD.parse(text))
 
@@ -186,16 +193,67 @@ def normalise_char(char: str) -> str:
 
 
 class _Source:
-    """The source text with offset <-> (line, column) conversion."""
+    """The source text as the parser reads it (containers unwrapped), with offsets back to the original.
+
+    `text` is what the parser reads; `original_offset(i)` is the offset in the source the author
+    wrote of `text[i]`, and `original_line_starts` the line starts of that source.
+    """
 
     def __init__(self, text: str, first_line: int):
-        self.text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+        original = text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
         self.first_line = first_line
+        self.original_line_starts = tuple([0] + [m.end() for m in re.finditer("\n", original)])
+        self.text, self._kept = unwrap_containers(original)
         self.line_starts = tuple([0] + [m.end() for m in re.finditer("\n", self.text)])
 
     def offset_of_line(self, line_index: int) -> int:
         """Offset of the first character of a 0-based line; the end of the text past the last line."""
         return self.line_starts[line_index] if line_index < len(self.line_starts) else len(self.text)
+
+    def original_offset(self, offset: int) -> int:
+        return self._kept[min(offset, len(self._kept) - 1)] if self._kept else 0
+
+
+# Blocks whose indented body the site renders as prose: admonitions (`!!! note "Title"`), collapsible
+# details (`??? tip`, `???+ info`) and content tabs (`=== "Tab"`), as Python-Markdown's admonition,
+# pymdownx.details and pymdownx.tabbed (mkdocs-material) write them.
+_CONTAINER = re.compile(r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===\+?)[ \t]*(?P<kind>[\w-]*)[ \t]*'
+                        r'(?:"(?P<title>[^"\n]*)")?[ \t]*$')
+
+
+def unwrap_containers(text: str) -> tuple[str, list[int]]:
+    """`text` with each container's marker line replaced by its title (a block of its own) and its body
+    dedented by four spaces (nested containers too), and the original offset of every character kept."""
+    if "!!!" not in text and "???" not in text and "===" not in text:
+        return text, list(range(len(text) + 1))
+    out: list[str] = []
+    kept: list[int] = []
+    bodies: list[int] = []  # the indentation of each open container's body
+    at = 0
+    for line in text.split("\n"):
+        stripped = line.lstrip(" \t")
+        indent = len(line) - len(stripped)
+        if stripped:
+            while bodies and indent < bodies[-1]:
+                bodies.pop()
+        cut = min(indent, bodies[-1]) if bodies else 0
+        marker = _CONTAINER.match(line[cut:])
+        if marker:
+            title = marker.group("title")
+            start = line.find(title, cut) if title else len(line)
+            piece = title or ""
+            out.append(piece + "\n")  # the title is a block of its own
+            kept.extend(range(at + start, at + start + len(piece)))
+            kept.append(at + len(line))
+            bodies.append(cut + len(marker.group("indent")) + 4)
+        else:
+            out.append(line[cut:])
+            kept.extend(range(at + cut, at + len(line)))
+        out.append("\n")
+        kept.append(at + len(line))
+        at += len(line) + 1
+    kept.append(at)
+    return "".join(out)[:-1], kept[:-1] if kept else [0]
 
 
 class _Builder:
@@ -260,9 +318,18 @@ class _InlineReader:
                 out.line_break(self.cursor)
             elif kind == "code_inline":
                 opening = self.find(child.markup)
-                if opening is not None:
-                    closing = self.source.text.find(child.markup, opening + len(child.markup), self.limit)
-                    self.cursor = opening + len(child.markup) if closing < 0 else closing + len(child.markup)
+                if opening is None:
+                    out.add(f" {child.content} ", self.cursor, spread=False)
+                    continue
+                closing = self.source.text.find(child.markup, opening + len(child.markup), self.limit)
+                inside = self.source.text.find(child.content, opening + len(child.markup),
+                                               self.limit if closing < 0 else closing)
+                out.add(" ", opening)
+                if child.content and inside >= 0:
+                    out.add(child.content, inside)
+                else:
+                    out.add(child.content, opening, spread=False)
+                self.cursor = opening + len(child.markup) if closing < 0 else closing + len(child.markup)
                 out.add(" ", self.cursor)
             elif kind == "html_inline":
                 index = self.find(child.content)
@@ -367,7 +434,8 @@ def _finish(kind: str, raw: _Builder, source: _Source) -> ProseBlock | None:
     text = "".join(chars)
     if not text.strip():
         return None
-    return ProseBlock(kind, text, tuple(offsets), source.line_starts, source.first_line)
+    return ProseBlock(kind, text, tuple(source.original_offset(offset) for offset in offsets),
+                      source.original_line_starts, source.first_line)
 
 
 def parser_reads(text: str) -> bool:
@@ -409,7 +477,7 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
     reader = _InlineReader(source)
     blocks: list[ProseBlock] = []
     row: _Builder | None = None
-    kind = "paragraph"
+    kind, in_head, header = "paragraph", False, ""
     for token in tokens:
         if token.map is not None and token.type != "inline":
             reader.enter_block(source.offset_of_line(token.map[0]), source.offset_of_line(token.map[1]))
@@ -419,8 +487,16 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
             kind = "paragraph"
         elif token.type == "tr_open":
             row = _Builder()
+        elif token.type == "thead_open":
+            in_head, header = True, ""
+        elif token.type == "thead_close":
+            in_head = False
         elif token.type == "tr_close" and row is not None:
             block = _finish("table row", row, source)
+            if block and in_head:
+                header = block.text
+            elif block and header:
+                block = replace(block, header=header)
             if block:
                 blocks.append(block)
             row = None

@@ -1,0 +1,169 @@
+"""The mood of a clause: whether it asserts a result, or asks, plans, aims, requests, defines or points.
+
+A claim is an assertion. A clause that names a metric and a number can still assert nothing
+about this change:
+
+| mood | English | Chinese |
+|---|---|---|
+| question | "how do we get to 250 tok/s on 8 GPUs?", "Does TTFT drop?" | "吞吐能提升多少？", "是否降低了首字延迟" |
+| request | "improve this to 200+ tokens/s", "please get TTFT under 1 s", "we need 2x throughput" | "请把吞吐提升到…", "希望首字延迟降到…" |
+| target | "targets: TTFT under 1 s", "TTFT SLO of 200 ms", "must stay below 50 ms" | "目标：首字延迟低于 1 秒" |
+| plan | "TTFT will be measured in stage D", "we plan to benchmark the throughput gain" | "后续测量吞吐收益", "计划在 D 阶段测量" |
+| definition | "TPOT is defined as …", "ITL means the gap between tokens" | "首字延迟指 …", "定义为" |
+| pointer | "to see the TTFT effect, use the serving benchmark", "TTFT numbers are in the dashboard" | "详见", "参见" |
+| conditional | "if TTFT drops by 30%, we ship it", "this could lower TTFT" | "如果吞吐提升 2 倍" |
+| purpose | "separate workers to reduce interference on TPOT" | "为了降低首字延迟" |
+| negated result | "this does not improve TTFT", "no TTFT regression" | "吞吐没有提升", "未见明显变化" |
+
+Each mood is recognised by the words that set it (an interrogative, an imperative or a wish
+before a level to reach, a target noun, a future or planning verb, a defining verb, a pointer
+verb, a condition), not by the metric it talks about. A target is not excused when the
+clause says it was met ("now meets the 500 ms SLO"); a plan, a pointer, a definition or a
+condition is not excused when the clause also states a relative result (2x, 30 %): "See the
+results page for the 2x TTFT gain" claims the gain.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mood:
+    """Why a clause asserts no result: the mood's name and the words that set it."""
+
+    name: str
+    words: str
+
+    def explain(self) -> str:
+        return f"{self.name} ({self.words.strip()!r})"
+
+
+_I = re.IGNORECASE
+_QUESTION_MARK = "?？"
+_QUESTION_START = re.compile(
+    r"^\W*(?:how|what|why|where|which|who|whether|any\s+(?:idea|ideas|plan|plans|update|numbers)"
+    r"|(?:can|could|should|shall|would|do|does|did|is|are|was|were|has|have)\s+(?:we|you|i|anyone|someone|this|it|there"
+    r"|the)\b|wonder(?:ing)?\s+(?:if|whether|how)|is\s+there|are\s+there)\b",
+    _I)
+_QUESTION_INSIDE = re.compile(r"\b(?:whether|wonder(?:ing)?\s+(?:if|how))\b", _I)
+_ZH_QUESTION = re.compile(r"(?:吗|呢|么)\s*$|如何|怎么|怎样|为什么|为何|是否|能否|能不能|可不可以|有没有|多少|何时|哪些|ですか|でしょうか")
+
+_WISH = (r"(?:please|pls|plz|kindly|let['’]s|we\s+(?:would\s+|will\s+|still\s+)?(?:need|want|would\s+like|must|should)"
+         r"|i['’]d\s+like|i\s+want"
+         r"|(?:it\s+)?would\s+be\s+(?:nice|great|good)|can\s+(?:someone|somebody|anyone|you)|need\s+to|needs\s+to"
+         r"|feature\s+request|request:|ask:|wish(?:list)?:|help\s+wanted)")
+_IMPERATIVE = (r"(?:improve|make|get|reduce|increase|bring|push|speed\s+up|optimi[sz]e|lower|raise|cut|boost"
+               r"|support|enable|reach|hit|achieve|target)")
+_LEVEL_TO_REACH = (r"(?:\bto\s+(?:at\s+least\s+|over\s+|above\s+|below\s+|under\s+|around\s+|~)?[\d.,]+\s*\+?"
+                   r"|\bunder\s+[\d.,]+|\bbelow\s+[\d.,]+|\bbeyond\s+[\d.,]+|\b[\d.,]+\s*\+)")
+_REQUEST = re.compile(rf"^\W*(?:{_WISH}\b.*|{_IMPERATIVE}\b.*{_LEVEL_TO_REACH})", _I)
+_ZH_REQUEST = re.compile(r"^\W*(?:请|麻烦|希望|需要|建议|争取|力争|要求|求)")
+
+_TARGET = re.compile(
+    r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
+    r"|must\s+(?:stay|be|remain|not\s+exceed)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
+    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
+# "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
+_UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
+                             r"(?:[\w.]+\s+){0,3}$", _I)
+_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress|rise|rises|rose|fell"
+                            r"|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*", _I)
+_ACHIEVED = re.compile(r"\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
+                       r"|exceeded|within)\b|达到了|已达到|满足了|达成|超过了", _I)
+
+_FUTURE = (r"(?:\bwill\b|\bshall\b|['’]ll\b|\bgoing\s+to\b|\bplan(?:s|ned)?\s+to\b|\bto\s+be\b|\btodo\b|\bto\s*do\b"
+           r"|\bnext\s+(?:step|pr|change|stage)\b|\bfollow[\s\-]?ups?\b|\blater\b|\bfuture\b|\bin\s+stage\s+[A-D]\b"
+           r"|\bpending\b|\bnot\s+yet\b|\bupcoming\b|\bseparate\s+(?:pr|change)\b|\bwe\s+(?:should|need\s+to|want\s+to)\b"
+           r"|后续|下一步|计划|将在|将会|稍后|之后再|待|以后|下个|随后|今後|予定)")
+_PLAN_VERB = (r"(?:\b(?:measur|benchmark|evaluat|quantif|test|collect|add|profil|compar|check|report|investigat"
+              r"|stud|track|record|validat|verif|confirm|establish|captur|assess|explor|publish"
+              r"|revisit|attach)[a-z]*\b"
+              r"|测量|测试|评估|运行|跑|对比|收集|补充|验证|补测|统计|记录|确认|分析|计測|測定|評価)")
+_FUTURE_RE = re.compile(_FUTURE, _I)
+_PLAN_VERB_RE = re.compile(_PLAN_VERB, _I)
+
+_DEFINITION = re.compile(
+    r"\b(?:is|are)\s+(?:defined|measured|computed|calculated|reported)\s+as\b|\bmeans\b|\brefers?\s+to\b"
+    r"|\bdenotes?\b|\bstands?\s+for\b|\bdefinition\b|\b(?:is|are)\s+the\s+(?:time|number|rate|latency|duration"
+    r"|interval|gap|delay|count|average|mean|ratio)\b|定义为|是指|指的是|即为|表示的是|とは", _I)
+
+_POINTER = re.compile(
+    r"^\W*(?:see|refer\s+to|check\s+out|look\s+at|use\s+the|run\s+the|to\s+see|to\s+reproduce|to\s+measure"
+    r"|to\s+compare|for\s+(?:the\s+)?(?:numbers|results|details))\b"
+    r"|\b(?:(?:closes|fixes|resolves|addresses|part\s+of|related\s+to|refs?)\s+#\d+"
+    r"|(?:^|[,;(]\s*|\b(?:please|and)\s+)see\s+(?:the|docs?|below|above|our|\[|https?:|§)|see\s+(?:below|above|docs?/|\[|https?:|§|#\d)"
+    r"|refer\s+to|(?:is|are)\s+(?:in|on)\s+(?:the|our|this|docs/)|lives?\s+in|can\s+be\s+found|found\s+in"
+    r"|available\s+(?:in|at|on)|reported\s+(?:in|by)|dashboards?|tracked\s+in)\b|详见|参见|参考|请看|见下|見る|参照", _I)
+
+_CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|provided|in\s+case|whether"
+                                r"|如果|假如|若|假设|倘若|一旦|要是|もし)", _I)
+_HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
+                           r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten)\w*"
+                           r"|(?:可能|或许|也许|理论上|有望)\s*(?:会|能)?\s*(?:提升|降低|改善|加快|减少)", _I)
+
+_NEGATED_RESULT = re.compile(
+    r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+\w+){0,3}?\s+(?:improv|increas|speed|boost|gain|chang|affect"
+    r"|impact|mov|differ|benefit|help|faster|better|measurable|significant|noticeable|visible|effect)\w*"
+    r"|(?:没有|未|无|不)\s*(?:明显|显著|任何)?\s*(?:的)?\s*(?:提升|变化|改善|影响|收益|加速|差异)", _I)
+_PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended\s+to|designed\s+to|meant\s+to"
+                      r"|helps?\s+(?:to\s+)?)\s+(?:further\s+)?(?:improve|reduce|lower|increase|boost|speed\s+up|cut"
+                      r"|minimi[sz]e|maximi[sz]e|keep|avoid|hide)\b|以\s*(?:便)?\s*(?:降低|提升|提高|减少)|为了\s*(?:降低|提升|提高|减少)",
+                      _I)
+_NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
+
+
+_RELATIVE = re.compile(
+    r"\d\s*(?:%|％|[x×](?![A-Za-z])|倍|-?fold|\s*times\b|\s*percent)|\b(?:twice|half|halv|doubl|tripl)\w*"
+    r"|一半|翻倍|减半|[一两二三四五六七八九十半几]\s*倍|(?<![\d.,])\d[\d.,]*\s*\S{0,6}\s+(?:lower|higher|faster|slower|less|more"
+    r"|shorter|longer|better|worse|sooner)\b|\d\s*(?:->|→|=>)\s*\d|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d", _I)
+
+
+def states_relative_result(clause: str) -> bool:
+    """The clause states a relative result (2x, 30 %, 1.4 倍, 12 ms lower, 812 -> 540)."""
+    return _RELATIVE.search(clause) is not None
+
+
+def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ()) -> Mood | None:
+    """The mood that makes `clause` assert no result, or None for an assertion.
+
+    `ends_with`: the character that ends the clause's sentence ("?" for a question).
+    `results`: the spans of the clause's result words; a result stated only under a negation
+    ("does not improve TTFT") is a negated result. A clause that states a relative result
+    (`states_relative_result`) is not excused as a plan, a possibility, a definition or a pointer.
+    """
+    stripped = clause.strip()
+    offset = len(clause) - len(clause.lstrip())
+    if ends_with and ends_with in _QUESTION_MARK:
+        return Mood("a question", ends_with)
+    for pattern in (_QUESTION_START, _QUESTION_INSIDE, _ZH_QUESTION):
+        found = pattern.search(stripped)
+        if found:
+            return Mood("a question", found.group(0))
+    for pattern in (_REQUEST, _ZH_REQUEST):
+        found = pattern.search(stripped)
+        if found:
+            return Mood("a request", found.group(0)[:40])
+    target = next((found for found in _TARGET.finditer(stripped)
+                   if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
+    if target and not _ACHIEVED.search(stripped) and not _FINITE_CHANGE.search(stripped):
+        return Mood("a target", target.group(0))
+    if results and not _NOT_ONLY.search(stripped):
+        negations = [(m.start() + offset, m.end() + offset, m.group(0)) for m in _NEGATED_RESULT.finditer(stripped)]
+        if negations and all(any(s <= start < e for s, e, _ in negations) for start, _ in results):
+            return Mood("a negated result", negations[0][2])
+    condition = _CONDITIONAL_START.search(stripped)
+    if condition:
+        return Mood("a condition", condition.group(0))
+    if states_relative_result(stripped):
+        return None
+    future, verb = _FUTURE_RE.search(stripped), _PLAN_VERB_RE.search(stripped)
+    if future and verb:
+        return Mood("a plan", f"{future.group(0)} … {verb.group(0)}")
+    for pattern, name in ((_HYPOTHETICAL, "a possibility"), (_PURPOSE, "a purpose"), (_DEFINITION, "a definition"),
+                          (_POINTER, "a pointer")):
+        found = pattern.search(stripped)
+        if found:
+            return Mood(name, found.group(0))
+    return None

@@ -1,0 +1,110 @@
+"""The subject of a candidate claim: a model, a server, a user or a training run, or a kernel.
+
+End-to-end metrics (TTFT, tok/s, req/s ...) are end-to-end whatever the sentence's grammar;
+they never need a subject. Two kinds of word take their level from what they are about:
+
+- a **measure** (latency, throughput, 吞吐, 耗时) is kernel-level when its scope is a kernel, a
+  memory, a route, a pass, a layer or the cache: "DRAM throughput 0.44%", "内核耗时 12 ms",
+  "latency of the partial kernel", "latency-bound";
+- a **scope word** (end-to-end, e2e, 端到端) is kernel-level when it spans a kernel or a pass
+  ("end-to-end (forward + backward)", "e2e kernel time", "e2e latency (us)": microseconds are
+  kernel times), when its clause is about a kernel ("the fused MoE kernel is 1.8x faster end to
+  end") and names no model-level subject or metric, or when it speaks of tests ("e2e tests").
+
+A model named as the setting of a kernel measurement ("on Llama-3-8B shapes", "for Qwen2-7B
+the kernel …") is not a model-level subject.
+
+A configuration adds kernel words with `g7.kernel_terms` (the team's own kernel and op names).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from gates.checks.claim_excuses import KERNEL_WORD
+from gates.checks.claim_vocabulary import ENGINE_NAMES, MODEL_NAMES, TRAINING_STEPS, _H
+
+_I = re.IGNORECASE
+_KERNEL_SCOPE_WORD = (
+    rf"(?:{KERNEL_WORD}|route|pass|programs?|tiles?|warps?|CTAs?|grids?|attention|read|loop|layer|call|caches?|bytes"
+    r"|KV|bandwidth|peak|ceiling|floor|occupancy|GEMMs?|matmuls?|ops?|operators?|all-?reduce|NCCL|collectives?"
+    r"|单遍|切分|路由|程序|层|峰值)")
+_KERNEL_SCOPE = re.compile(rf"{_KERNEL_SCOPE_WORD}[^.;!?。！？；|]{{0,24}}$", _I)
+_KERNEL_AFTER = re.compile(
+    rf"^(?:{_H}*(?:bound|hiding|stalls?)\b|\s*(?:受限|隐藏)"
+    rf"|\s+(?:of|in|on|for|at)\s+(?:[\w-]+\s+){{0,3}}?{_KERNEL_SCOPE_WORD}"
+    r"|\s*[:=(]?\s*[\d.,]+\s*(?:[TGP]FLOPS|[TG]B/s|TiB/s|GiB/s)|\s*\((?:us|µs|μs|ns|TFLOPS|GB/s|TB/s)\))", _I)
+
+# What a kernel-level sentence is about: a kernel, an op, a pass
+STRICT_KERNEL = (r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|matmuls?|microbench(?:mark)?s?|fwd|bwd"
+                 r"|forward(?:\s*(?:\+|and|/)\s*backward)?|backward\s+pass)(?![A-Za-z])"
+                 r"|算子|内核|核函数|前向|反向")
+# What a scope word may span and still be kernel-level, right after it: "(forward + backward)", "kernel time", "(us)"
+_SCOPE_SPANS_KERNEL = re.compile(
+    r"^[\s(,:\-]*(?:(?:latency|time|timing|runtime|duration)\s*)?[\s(,:]*"
+    r"(?:fwd|bwd|forward|backward|kernel|op\b|ops\b|operator|gemm|matmul|layer|microbench|launch|including\s+(?:the\s+)?"
+    r"(?:launch|kernel|copy|copies)|us\b|µs|μs|ns\b|cycles)"
+    r"|^[^.;|]{0,40}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])", _I)
+_SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
+                               r"|correctness|encryption|type\s+safety|tracing)\b", _I)
+# Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
+_KERNEL_WORLD = re.compile(
+    r"(?<![A-Za-z])(?:kernels?|GEMMs?|matmuls?|ops?|operators?|L1|L2|SMs?|smem|shared\s+memory|registers?|occupancy"
+    r"|warps?|tiles?|CTAs?|[TG]FLOPs?(?:/s)?|HBM|DRAM|bank\s+conflicts?|(?:one|a|per|single)\s+layer|autotun\w*"
+    r"|microbench\w*)(?![A-Za-z])|算子|内核|单层|寄存器|共享内存|占用率", re.IGNORECASE)
+_KERNEL_TIMES = re.compile(r"\d\s*(?:us|µs|μs|ns|微秒|纳秒)(?![A-Za-z])")
+_MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d\s*(?:tok|t/s|req|TPS|RPS|QPS)")
+_SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at)\s+(?:the\s+)?|上|下|在)$", _I)
+_MODEL_NAME = re.compile(MODEL_NAMES, _I)
+_ENGINE_NAME = re.compile(ENGINE_NAMES, _I)
+_TRAINING_STEP = re.compile(TRAINING_STEPS, _I)
+
+
+class Subjects:
+    """Kernel-level scopes, with the configuration's own kernel words (`g7.kernel_terms`)."""
+
+    def __init__(self, kernel_terms: Iterable[str] = ()):
+        extra = "|".join(re.escape(term) for term in kernel_terms if term.strip())
+        self.kernel = re.compile(STRICT_KERNEL + (f"|(?<![A-Za-z0-9_])(?:{extra})(?![A-Za-z0-9_])" if extra else ""), _I)
+
+    def measure_is_kernel_level(self, text: str, start: int, end: int) -> bool:
+        """The measure at text[start:end] is scoped to a kernel, a memory, a route or a pass."""
+        return bool(_KERNEL_SCOPE.search(text, max(0, start - 40), start)
+                    or _KERNEL_AFTER.match(text[end:end + 40]))
+
+    def clause_is_kernel_level(self, clause: str) -> str | None:
+        """Why a clause about a generic measure (latency, throughput, 吞吐) is kernel-level, or None: it is set
+        in a kernel's world (a kernel, a GEMM, L2, occupancy, one layer) or timed in microseconds only."""
+        world = _KERNEL_WORLD.search(clause) or self.kernel.search(clause)
+        if world:
+            return f"kernel-level: the clause is about a kernel ({world.group(0)!r})"
+        if _KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause):
+            return "kernel-level: timed in microseconds"
+        return None
+
+    def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
+        """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""
+        after = clause[end:end + 60]
+        spans = _SCOPE_SPANS_KERNEL.match(after)
+        if spans:
+            return f"kernel-level: end to end of a kernel or pass ({spans.group(0).strip(' (,:')!r})"
+        testing = _SCOPE_IS_TESTING.match(after)
+        if testing:
+            return f"about tests, not a level of results ({testing.group(0).strip()!r})"
+        if not model_level_in_clause:
+            kernel = self.kernel.search(clause)
+            if kernel:
+                return f"kernel-level: the clause is about a kernel ({kernel.group(0)!r})"
+        return None
+
+    def model_is_setting(self, clause: str, start: int, end: int) -> bool:
+        """A model, an engine or a step named as the setting of a kernel measurement: "on Llama-3-8B shapes",
+        "for Qwen2 the kernel …", "the Triton kernel in vLLM", "each iteration of the kernel's loop"."""
+        if _ENGINE_NAME.fullmatch(clause[start:end]) or _TRAINING_STEP.fullmatch(clause[start:end]):
+            return bool(_KERNEL_WORLD.search(clause) or self.kernel.search(clause))
+        if not _MODEL_NAME.fullmatch(clause[start:end]):
+            return False
+        return bool(_SETTING_PREPOSITION.search(clause[:start]) or
+                    re.match(r"^[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?"
+                             r"|attention|sizes?)\b", clause[end:end + 20], _I)) and bool(self.kernel.search(clause))

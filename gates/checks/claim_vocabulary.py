@@ -1,0 +1,241 @@
+"""The words of end-to-end claims: the metrics and units serving and training benchmarks print.
+
+Three kinds of word make a sentence a candidate claim (`gates.checks.claim_detection` then
+asks whether it asserts a result, in which mood, about what):
+
+- **Metrics** (`METRIC_TERMS`) are end-to-end by definition: what vLLM's and SGLang's serving
+  benchmarks print (TTFT, TPOT, ITL, E2EL, request / output token / total token throughput,
+  req/s, tok/s), what TensorRT-LLM and llama.cpp print (tokens/s/gpu, `t/s`, `pp512`,
+  `tg128`), MLPerf Inference (samples/s, queries/s), training runs (iteration time, step time,
+  samples/s, MFU), and the same in Chinese (首字延迟, 每秒请求数, 出字速度, 迭代时间 ...) and
+  Japanese (最初のトークンまでの時間 ...).
+- **Scope words** (`SCOPE_TERMS`: end-to-end, e2e, 端到端 ...) say "end to end" of something;
+  what that something is decides the level: "end-to-end (forward + backward)" of a kernel is
+  kernel-level.
+- **Serving subjects and measures** (`SERVING_SUBJECTS`, `SERVING_MEASURES`): users, replies,
+  the model, a model by name, production; latency, throughput. A measure scoped to a kernel,
+  memory, route or pass is kernel-level.
+
+Every ASCII word is delimited against ASCII letters and digits only, so a term written right
+after CJK text ("改动后TTFT下降", "压测下RPS提升") is still a word.
+
+`RESULTS` are the words that state a result of a change: a quantity (30%, 2x, 12 ms, 1.4 倍,
+four-fold), a comparative (faster, lower, 更快), a change (improves, drops, 提升, 降低, 短縮),
+or a gain noun (speedup, improvement, regression, 收益).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+_A = "A-Za-z0-9_"
+_B = rf"(?:(?<![{_A}])(?=[{_A}])|(?<=[{_A}])(?![{_A}]))"  # a word boundary between ASCII words only
+_H = r"[\s\-\u2010\u2011]"  # a hyphen or space between the words of a term
+_LATIN = r"A-Za-z\u00c0-\u024f"
+_BEGIN = rf"(?<![{_LATIN}])"  # a Latin word starts here (CJK, digits or punctuation may stand before)
+_END = rf"(?![{_LATIN}])"  # a Latin word ends here (CJK may follow directly: "2x更快")
+
+
+def _ascii_words(pattern: str) -> str:
+    r"""`\b` read as a boundary between ASCII word characters only (CJK may touch a term)."""
+    return pattern.replace(r"\b", _B)
+
+
+_PER_SECOND = r"\s*/\s*s(?:ec(?:ond)?s?)?\b"
+METRIC_TERMS = _ascii_words(
+    r"\bTTFTs?\b|\bTPOTs?\b|\bITLs?\b|\bE2ELs?\b|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
+    rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\bfirst{_H}*tok(?:en)?{_H}+(?:time|latency)\b"
+    rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
+    rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b|\btime{_H}+between{_H}+tokens\b"
+    rf"|\b(?:(?:inter|between|per|first|next|output){_H}*)?tok(?:en)?s?{_H}+latenc(?:y|ies)\b"
+    rf"|\btok(?:en)?s?{_PER_SECOND}(?:\s*/\s*(?:user|u|gpu|req(?:uest)?)\b)?"
+    rf"|\bt/s(?:/u)?\b|\btok(?:en)?s?{_H}+(?:per|a){_H}+sec(?:ond)?s?\b"
+    rf"|\b(?:ms|s|sec)\s*/\s*tok(?:en)?\b|\bms{_H}+per{_H}+tok(?:en)?\b"
+    rf"|\breq(?:uest)?s?{_PER_SECOND}|\brequests?{_H}+per{_H}+sec(?:ond)?\b"
+    rf"|\b(?:samples?|quer(?:y|ies)|sequences?|seqs?|it){_PER_SECOND}"
+    rf"|\b(?:samples?|quer(?:y|ies)|sequences?){_H}+per{_H}+sec(?:ond)?\b"
+    rf"|\b(?:pp|tg)\s?\d{{2,5}}\b|\bprompt{_H}+(?:processing|eval(?:uation)?{_H}+(?:time|rate))\b|\beval{_H}+rate\b"
+    rf"|\b(?:request|serving|response|user{_H}*(?:facing|perceived|visible|side)|end{_H}*user|generation|inference"
+    rf"|tail|queu(?:e|ing|eing)){_H}+latenc(?:y|ies)\b"
+    rf"|\bp(?:50|90|95|99|99\.9|999)\b(?:{_H}+[a-z]+){{0,2}}?{_H}+latenc(?:y|ies)\b"
+    rf"|\bp(?:50|90|95|99|99\.9|999)\s+(?:of|for|across)\s+(?:all\s+|the\s+)?requests\b"
+    rf"|\b(?:serving|inference|generation|request|token|system|decode|decoding|prefill|output|model|training"
+    rf"|offline|server){_H}+throughput\b"
+    rf"|\b(?:iteration|step|training{_H}+step){_H}+times?\b|\btime{_H}+per{_H}+(?:iteration|step)\b"
+    rf"|\b(?:latency|throughput){_H}+(?:speed{_H}?ups?|gains?|improvements?|wins?|reductions?|boosts?)\b"
+    rf"|\bspeed{_H}?ups?\s+(?:in|of|on)\s+(?:latency|throughput)\b"
+    rf"|\bmodel{_H}*level\s+(?:[a-z]+\s+)?(?:speed{_H}?ups?|gains?|improvements?|throughput|latency)\b"
+    rf"|\b(?:inference|generation|serving|decoding){_H}+speed(?:{_H}?ups?)?\b"
+    r"|\bfaster\s+(?:inference|serving|generation|responses?|decoding|completions?)\b"
+) + (
+    r"|首\s*(?:个\s*)?(?:字|词|token|tok|包)\s*(?:的\s*)?(?:延迟|时延|时间|耗时|响应时间|latency)"
+    r"|(?:每|单)\s*(?:个\s*)?(?:输出\s*)?(?:字|词|token|tok)\s*(?:的\s*)?(?:延迟|时延|时间|耗时)"
+    r"|(?:token|tok|词|字)\s*间\s*(?:的\s*)?(?:延迟|时延|间隔)"
+    r"|每秒\s*(?:生成|输出|产出|处理|解码)?\s*(?:的\s*)?(?:token|tok|词|字|请求|查询|样本)"
+    r"|(?:token|tok|请求|样本)s?\s*(?:数)?\s*/\s*秒"
+    r"|(?:推理|生成|解码|服务|出字|训练)\s*(?:速度|加速|提速|性能|延迟|时延)"
+    r"|(?:请求|用户侧?|用户感知|响应|服务)\s*(?:的\s*)?(?:延迟|时延)"
+    r"|p\s*(?:50|90|95|99|99\.9)\s*(?:请求)?\s*(?:延迟|时延)"
+    r"|(?:迭代|单步|每步)\s*(?:时间|耗时)|(?:每|单|一)\s*(?:个)?\s*(?:step|步|迭代)\s*(?:的)?\s*(?:时间|耗时)"
+    r"|(?:解码|推理|服务|输出|请求|训练|生成|预填充|prefill|decode)\s*吞\s*吐|吞\s*吐|时\s*延"
+    r"|最初の\s*トークン(?:まで)?の?\s*(?:時間|遅延|レイテンシ)|初回\s*トークン|トークン\s*/\s*秒|毎秒\s*トークン"
+    r"|ファーストトークン"
+)
+SCOPE_TERMS = _ascii_words(
+    rf"\bE2E\b|\bend{_H}*to{_H}*end\b"
+    rf"|\bende{_H}*zu{_H}*ende\b|\bde{_H}+extremo{_H}+a{_H}+extremo\b|\bde{_H}+bout{_H}+en{_H}+bout\b"
+) + r"|エンドツーエンド|端\s*到\s*端"
+
+_NOT_LEVEL = rf"(?!{_H}*level{_END})"  # "serving-level result", "user-level claims": talk about claims
+# "serving shapes", "serving batch sizes": the setting a kernel is measured in, not what serving gets
+_NOT_SETTING = (rf"(?!{_H}+(?:shapes?|batch(?:es)?|batch{_H}+sizes?|sizes?|regimes?|configs?|configurations?"
+                rf"|settings?|scenarios?|contexts?|lengths?){_END})")
+MODEL_NAMES = (rf"(?<![\w\-])(?:llama|qwen|mistral|mixtral|deepseek|gemma|falcon|baichuan|chatglm|internlm"
+               rf"|olmo|command{_H}?r|vicuna|(?:phi|gpt|yi|opt|glm|bloom)(?=[\-\s]?\d))"
+               rf"(?:[\-\s]?\d+(?:\.\d+)?[bBmMkK]?)?(?:[\-.](?:\d+x\d+[bB]?|\d+(?:\.\d+)?[bBmM]?|v\d+(?:\.\d+)?|instruct|chat|base|it"
+               rf"|moe|coder|fp8|awq|mini|small|medium|large|xl|tiny|nano|pro|flash|turbo|lite|vision|distill))*(?![\w\-])")
+
+# Serving engines: what they do is serve a model, so a result of theirs is end to end
+ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensorrt-llm|trt-llm|llama\.cpp|ollama|lmdeploy"
+                r"|mlc-llm|exllama(?:v2)?|deepspeed-mii|lightllm|aphrodite)(?![\w\-])")
+
+# A step of a training run: "each training step", "an epoch", "every iteration" (a loop's iterations in a
+# kernel's world are not one: `gates.checks.claim_subject`)
+TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
+                  rf"(?:iteration|step|epoch)|the{_H}+training{_H}+(?:iterations?|steps?|epochs?)){_END}")
+
+SERVING_SUBJECTS = (
+    rf"{_BEGIN}(?:end{_H}*)?users?(?:{_H}*(?:facing|visible|perceived|side))?{_END}"
+    rf"(?!{_H}*(?:space|code|guides?|names?|ids?){_END}){_NOT_LEVEL}"
+    rf"|{_BEGIN}(?:customers?|chat(?:s|bots?)?|repl(?:y|ies)|inference|wall{_H}*clock|completions?){_END}"
+    rf"{_NOT_LEVEL}{_NOT_SETTING}"
+    rf"|{_BEGIN}responses?{_END}(?!{_H}+to{_END}){_NOT_LEVEL}"
+    rf"|{_BEGIN}per{_H}+(?:user|reply|response|conversation){_END}"
+    rf"|{_BEGIN}(?:(?:tokens?|texts?|words?|outputs?|repl(?:y|ies)|responses?){_H}+)?generation{_END}"
+    rf"(?!{_H}+(?:config|configs|parameters?|params|args|arguments|options?|kwargs|utils?|code|tests?|tasks?|mode)){_END}"
+    rf"|{_BEGIN}generat(?:ion|ed|ing|es?){_H}+(?:rate|speed|time|words?|tokens?|text|repl(?:y|ies)|responses?"
+    rf"|outputs?){_END}"
+    rf"|{_BEGIN}words?{_H}+(?:per|a){_H}+(?:second|sec|minute){_END}"
+    rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full|overall){_H}+(?:model|pipeline|system|server|stack){_END}"
+    rf"|{_BEGIN}models?(?:['’]s)?{_H}+(?:answers?|responds?|repl(?:y|ies)|generates?|outputs?|responses?|speed"
+    rf"|runs?|decodes?){_END}"
+    rf"|{_BEGIN}(?:the{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
+    rf"|is{_H}+(?:returned|streamed|shown)){_END}"
+    rf"|{TRAINING_STEPS}"
+    rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
+    rf"|time|throughput){_END}"
+    rf"|{_BEGIN}in{_H}+production{_END}|{_BEGIN}(?:serving|inference){_H}+(?:backend|engine|stack){_END}"
+    rf"|{_BEGIN}(?:than|over|vs\.?|versus){_H}+(?:the{_H}+)?(?:previous|old|current|baseline|default)"
+    rf"{_H}+(?:backend|engine|server|release|version){_END}"
+    rf"|{_BEGIN}(?:inference|hosting|deployment|operating|cloud|gpu|serving){_H}+costs?{_END}"
+    rf"|{_BEGIN}costs?{_H}+per{_H}+(?:token|request|query|user|reply|response|million){_END}"
+    rf"|{MODEL_NAMES}|{ENGINE_NAMES}"
+    # German, Spanish, French
+    rf"|{_BEGIN}(?:antwortzeit(?:en)?|reaktionszeit(?:en)?|wartezeit(?:en)?|(?:be)?nutzer(?:innen|n|s)?|anwender(?:n|s)?"
+    rf"|antworten|inferenz|kosten){_END}"
+    rf"|{_BEGIN}(?:usuari[oa]s?|respuestas?|inferencia|tiempos?{_H}+de{_H}+(?:respuesta|espera)|cost[oe]s?"
+    rf"|por{_H}+(?:solicitud|petici[oó]n|consulta)){_END}"
+    rf"|{_BEGIN}(?:utilisat(?:eur|rice)s?|r[ée]ponses?|inf[ée]rence|temps{_H}+de{_H}+r[ée]ponse|co[uû]ts?"
+    rf"|par{_H}+requ[êe]te){_END}"
+    # Chinese, Japanese
+    r"|训练任务|微调任务|每\s*(?:个)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整体|整机"
+    r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
+    r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番"
+)
+SERVING_MEASURES = (
+    rf"{_BEGIN}serv(?:e|es|ed|ing){_END}{_NOT_LEVEL}{_NOT_SETTING}|{_BEGIN}per{_H}+(?:request|query|prompt){_END}"
+    rf"|{_BEGIN}(?:latenc(?:y|ies)|throughput|response{_H}+times?|wait(?:ing)?{_H}+times?"
+    rf"|time{_H}+to{_H}+(?:answer|respond|reply)){_END}"
+    rf"|{_BEGIN}(?:latenz(?:en)?|durchsatz|latencias?|latences?|d[ée]bit){_END}"
+    r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間"
+)
+
+_NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)"
+# A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
+QUANTITIES = (
+    rf"(?<![{_LATIN}\d.,])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}"
+    rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
+    rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
+    rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
+    rf"|(?:(?:output|generated|input|total|prompt){_H}+)?(?:tok(?:en)?s?|requests?|samples?|quer(?:y|ies)){_H}+(?:per|a)"
+    rf"{_H}+sec(?:ond)?\b"
+    r"|秒|毫秒|ミリ秒|分钟|(?:token|tok|请求|样本)s?\s*/\s*秒)"
+    rf"|[一两二三四五六七八九十半几数]\s*倍|{_BEGIN}{_NUMBER_WORDS}{_H}?fold{_END}"
+    rf"|{_BEGIN}(?:by\s+)?(?:a|one|two)\s+(?:third|quarter|fifth|tenth)s?{_END}"
+)
+_COMPARATIVES = (
+    rf"{_BEGIN}(?:twice|thrice|half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
+    rf"|sooner|earlier|later|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
+    rf"(?!{_H}+(?:bounds?|limits?|than{_H}+(?:or|the{_H}+(?:target|slo|budget)))\b)"
+    rf"|{_BEGIN}(?:doppelt|halb(?:iert)?|verdoppelt|schneller|weniger|niedriger|h[öo]her|k[üu]rzer|sinkt|steigt"
+    rf"|doble|mitad|r[áa]pid[oa]s?|menos|m[áa]s|baja|sube|reduce|disminuye|aumenta"
+    rf"|deux{_H}+fois|moiti[ée]|rapide|moins|baisse|r[ée]duit){_END}"
+)
+_CHANGE_VERBS = (
+    rf"{_BEGIN}(?:improv(?:e|es|ed|ing)|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)"
+    rf"|drop(?:s|ped|ping)?|cut(?:s|ting)?|boost(?:s|ed|ing)?|regress(?:es|ed|ing)?|degrad(?:e|es|ed|ing)"
+    rf"|rose|rises?|rising|fell|falls?|falling|jump(?:s|ed)?|climb(?:s|ed)?|slash(?:es|ed)?|shrink(?:s)?|shrank"
+    rf"|goes{_H}+(?:up|down)|went{_H}+(?:up|down)|speeds?{_H}+up|sped{_H}+up|go(?:es)?{_H}+from|went{_H}+from"
+    rf"|up{_H}+from|down{_H}+from|beats?|lower(?:s|ed|ing)|rais(?:e|es|ed|ing)|shorten(?:s|ed|ing)?|trim(?:s|med)?|outperform(?:s|ed)?|saves?|saved|shaves?|shaved|accelerat(?:e|es|ed))"
+    rf"{_END}"
+    rf"|{_BEGIN}(?:speed{_H}?ups?|improvements?|gains?|regressions?|reductions?|boosts?|uplift|slow{_H}?downs?"
+    rf"|wins?|savings?){_END}"
+)
+_ZH_CHANGES = (
+    r"一半|翻倍|减半|更快|更低|更少|更高|更短|快了|慢了|变快|变慢|降低|减少|缩短|提升|提高|加快|下降|增加|上升|改善|优化了"
+    r"|退化|回退|收益|加速比|明显|显著|大幅"
+    r"|半分|短縮|削減|向上|速く|高速化|低下|増加|改善"
+)
+# "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
+_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
+# "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
+_COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|对比|相比)\s*[\d.,]*\d"
+RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
+# A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
+VALUE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
+                         re.IGNORECASE)
+
+
+def extra_pattern(phrases: Iterable[str], normalise) -> str:
+    """Literal phrases whose spaces and hyphens match any run of either, as one alternation ('' for none)."""
+    extra = []
+    for phrase in phrases:
+        phrase = normalise(phrase).strip()
+        words = [re.escape(word) for word in re.split(r"[\s\-]+", phrase) if word]
+        if not words:
+            continue
+        start = _B if phrase[0].isascii() and phrase[0].isalnum() else ""
+        end = _B if phrase[-1].isascii() and phrase[-1].isalnum() else ""
+        extra.append(start + rf"{_H}+".join(words) + end)
+    return "|".join(extra)
+
+# "prompts longer than 8k", "batches larger than 64": a comparative that picks the setting, not a result
+SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outputs?|batch(?:es)?|requests?|messages?"
+                       rf"|shapes?|models?|lengths?){_H}+(?:longer|shorter|larger|smaller|bigger|greater|more|fewer|less"
+                       rf"|over|under|above|below){_H}+than{_END}")
+
+# The load a benchmark was run at, and how long, are its settings, not its results: "at 8 req/s",
+# "with a request rate of 20 req/s", "--request-rate 16", "在 10 QPS 的负载下", "for 10 minutes".
+_LOAD_UNIT = re.compile(r"[\d.,]*\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec\w*|concurrent"
+                        r"|users?|并发|路)", re.IGNORECASE)
+_LOAD_BEFORE = re.compile(
+    r"(?:\b(?:at|with|under|using|of|over|for)\s+(?:a\s+|an\s+|the\s+)?(?:fixed\s+|constant\s+|target\s+|steady\s+"
+    r"|offered\s+|peak\s+)?(?:(?:request|arrival|query)\s+)?(?:rate\s+|load\s+|concurrency\s+)?(?:of\s+)?"
+    r"|--[\w-]+[ =]?|[在以用]\s*|(?:rate|concurrency)\s*[=:]?\s*)$", re.IGNORECASE)
+_DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|hours?|秒|分钟|小时)(?![A-Za-z])",
+                            re.IGNORECASE)
+_DURATION_BEFORE = re.compile(r"(?:\b(?:for|over|during|lasting)\s+(?:about\s+|~)?|(?:持续|连续|跑了|运行了|压测了|测了)\s*(?:了)?\s*"
+                              r"(?:约|大约)?\s*)$", re.IGNORECASE)
+SETUP_LEAD = re.compile(r"^\W*(?:setup|set-up|config(?:uration)?|settings?|environment|env|workload|hardware"
+                        r"|benchmark\s+(?:setup|config(?:uration)?|settings?)|test\s+setup|压测参数|测试环境|压测配置|配置|环境)"
+                        r"\s*[:：]", re.IGNORECASE)
+
+
+def is_setting(text: str, start: int, end: int) -> bool:
+    """The quantity text[start:end] is a setting of the run: a load after "at"/"with"/"在", or a duration
+    after "for"."""
+    before = text[max(0, start - 60):start]
+    quantity = text[start:min(len(text), end + 24)]
+    return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before))
+                or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before)))
