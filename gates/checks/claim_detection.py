@@ -153,6 +153,9 @@ def _masked(text: str, start: int, end: int, terms: list[re.Match], blanks=()) -
     return "".join(pieces), marks
 
 
+_ANY_WORD = re.compile(r"[^\W_]")
+
+
 class _Block:
     """One prose block with everything the clause judgements need, found once."""
 
@@ -162,6 +165,11 @@ class _Block:
             block, self.row_start = _under_its_header(block)
         self.block, self.words, text = block, words, block.text
         self.text = text
+        self.under_lead_in = is_lead_in_heading(block.heading)
+        if not _ANY_WORD.search(text):  # no letter, digit or CJK character: no term and no result to find
+            self.terms = self.concepts = self.results = _InTextOrder([])
+            self.kinds, self.sentence_ends = {}, [len(text)]
+            return
         spans = list(clauses(text))
         span_starts = [start for start, _ in spans]
         kernel_clauses: dict[int, bool] = {}
@@ -188,7 +196,6 @@ class _Block:
                                     if not any(start <= m.start() < end for start, end in settings)
                                     and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
-        self.under_lead_in = is_lead_in_heading(block.heading)
 
     def _serving_concepts(self) -> list[re.Match]:
         text, subjects = self.text, self.words.subjects
