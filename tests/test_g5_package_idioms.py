@@ -93,6 +93,10 @@ except ImportError:
 __all__ = ["rms_norm"]
 '''
 
+# A dependency that may be missing or too old: `torch.distributed.tensor` raises ImportError on one
+# version and AttributeError on another, so libraries catch both.
+VERSION_FALLBACK_INIT = FALLBACK_INIT.replace("except ImportError:", "except (ImportError, AttributeError):")
+
 IDIOMS = {
     "module-getattr": {"src/kernels/__init__.py": GETATTR_INIT, "src/kernels/ops/__init__.py": "",
                        "src/kernels/ops/norm.py": OPS, "src/kernels/ops/rope.py": ROPE},
@@ -106,6 +110,9 @@ IDIOMS = {
                                "src/kernels/backends/cuda.py": OPS},
     "import-error-fallback": {"src/kernels/__init__.py": FALLBACK_INIT, "src/kernels/ops/__init__.py": "",
                               "src/kernels/ops/norm.py": OPS, "src/kernels/cuda_norm.py": OPS},
+    "import-or-attribute-error-fallback": {"src/kernels/__init__.py": VERSION_FALLBACK_INIT,
+                                           "src/kernels/ops/__init__.py": "", "src/kernels/ops/norm.py": OPS,
+                                           "src/kernels/cuda_norm.py": OPS},
 }
 
 # (the file whose function loses a parameter, what the package's own surface shows)
@@ -115,6 +122,8 @@ BREAKS = {
     "import-module-dispatch": ("src/kernels/backends/dispatch.py", "kernels.rms_norm: parameter 'eps' removed"),
     "import-error-fallback": ("src/kernels/ops/norm.py", "kernels.rms_norm (ImportError fallback 1): parameter 'eps' "
                               "removed"),
+    "import-or-attribute-error-fallback": ("src/kernels/ops/norm.py", "kernels.rms_norm (ImportError fallback 1): "
+                                           "parameter 'eps' removed"),
 }
 
 

@@ -556,6 +556,34 @@ def test_a_real_ssh_signed_approval_verifies_against_the_allowed_signers_at_base
     assert not list((repo.root / ".git").glob("design-gates-allowed-signers-*"))
 
 
+@pytest.mark.skipif(SSH_KEYGEN is None, reason="end-to-end signature check needs ssh-keygen")
+def test_a_signed_one_line_approval_commit_counts_and_is_no_authorship(tmp_path):
+    """`git commit -S --allow-empty -m "Design-Approved: splitkv"`: git reads no trailer in a subject
+    line, yet a message of nothing but approval lines approves, and the empty commit writes nothing."""
+    rita_key, rita_pub = _key(tmp_path, "rita")
+    repo = seeded_repo(tmp_path / "repo")
+    repo.write(POLICY_PATH, SIGNED_POLICY)
+    repo.write(SIGNERS, f"{RITA.email} {rita_pub}\n")
+    repo.commit("Trust Rita's key", who=MAX)
+    repo.branch("a")
+    repo.write(REC, record(status="in-review", reviewers=((RITA, "pending"),)))
+    repo.commit("docs(design): split-KV record", who=ADA)
+    repo.git("-c", "gpg.format=ssh", "-c", f"user.signingkey={rita_key}", "commit", "-q", "-S", "--allow-empty",
+             "-m", "Design-Approved: splitkv", who=RITA)
+    repo.write(REC, record())
+    repo.commit("Record Rita's approval", who=MAX)
+    assert repo.check() == []
+
+
+def test_a_subject_that_only_mentions_an_approval_approves_nothing():
+    from gates.history.changeset import approved_records
+
+    assert approved_records("", "Design-Approved: splitkv\n") == ("splitkv",)
+    assert approved_records("", "Design-Approved: splitkv\nDesign-Approved: paged") == ("splitkv", "paged")
+    assert approved_records("", "Revert \"Design-Approved: splitkv\"\n\nIt was premature.") == ()
+    assert approved_records("", "Design-Approved: splitkv\n\nbut only after the benchmark") == ()
+
+
 def test_a_trusted_signed_commit_source_without_its_signers_file_is_reported(tmp_path, signed):
     repo = seeded_repo(tmp_path / "repo")
     repo.write(POLICY_PATH, SIGNED_POLICY)

@@ -290,6 +290,18 @@ def parse_trailers(block: str) -> tuple[Trailer, ...]:
     return tuple(trailers)
 
 
+def approved_records(trailers: str, message: str) -> tuple[str, ...]:
+    """The records a commit approves: its `Design-Approved:` trailers, or, for a message made of nothing
+    but `Design-Approved: <record-id>` lines (the one-line form, whose subject git does not read as a
+    trailer), those lines."""
+    found = parse_approved_records(trailers)
+    if found:
+        return found
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    named = parse_approved_records("\n".join(lines))
+    return named if lines and len(named) == len(lines) else ()
+
+
 def parse_approved_records(block: str) -> tuple[str, ...]:
     """The record ids of the `Design-Approved:` trailers in `git log %(trailers:only,unfold)` output."""
     found = []

@@ -34,6 +34,7 @@ from gates.history.changeset import (  # noqa: F401 - the adapter's public data 
     Trailer,
     decode_text,
     is_record_path,
+    approved_records,
     parse_approved_records,
     parse_person,
     parse_trailers,
@@ -401,7 +402,7 @@ def _parse_log(raw: bytes, raw_paths: bytes) -> list[Commit]:
                 message=body.strip("\n"),
                 trailers=parse_trailers(trailers),
                 paths=tuple(paths_by_sha.get(sha, ())),
-                approves=parse_approved_records(trailers),
+                approves=approved_records(trailers, body),
             )
         )
     return commits

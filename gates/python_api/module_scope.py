@@ -27,7 +27,8 @@ stays in the surface as the entry `*:torch`, so dropping it is a break.
 Names a module hands out through the import machinery are read by evaluating it
 (`gates.python_api.lazy_exports`): a module `def __getattr__(name)` over a literal map, a
 package replacing itself by an `_import_structure` lazy module, `import_module(...)` of a
-computable name. A `try` whose handlers catch only `ImportError` binds what its body
+computable name. A `try` whose handlers catch `ImportError` (with at most `AttributeError`, `OSError` or
+`RuntimeError` beside it) binds what its body
 binds, with the handlers' bindings kept as fallbacks (`alternatives`).
 
 Fail closed: a module that cannot be read or parsed, or whose surface its own code

@@ -37,6 +37,9 @@ _PUBLIC_DUNDERS = ("__init__", "__call__")
 _NOT_PROTOCOL = frozenset({"__repr__", "__str__", "__del__", "__post_init__", "__init_subclass__", "__set_name__",
                            "__sizeof__", "__format__", "__getattr__", "__getattribute__", "__dir__"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+# Errors an import of a dependency of another version raises beside ImportError (a name moved, a
+# backend that fails to initialise): `except (ImportError, AttributeError):` is still a fallback.
+_DEPENDENCY_ERRORS = frozenset({"AttributeError", "OSError", "RuntimeError"})
 
 
 def is_surface_method(name: str) -> bool:
@@ -734,8 +737,9 @@ class _Binder(AllChanges):
 def _catches_import_errors(handler: ast.ExceptHandler) -> bool:
     if handler.type is None:
         return False
-    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return all(ast.unparse(n).split(".")[-1] in _IMPORT_ERRORS for n in names)
+    names = [ast.unparse(n).split(".")[-1]
+             for n in (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type])]
+    return any(n in _IMPORT_ERRORS for n in names) and all(n in _IMPORT_ERRORS | _DEPENDENCY_ERRORS for n in names)
 
 
 def _module_level(body: list[ast.stmt]):
