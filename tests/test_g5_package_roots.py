@@ -136,6 +136,18 @@ def test_a_private_function_imported_under_a_public_name_is_diffed_through_the_i
                                      f"in {init}); the public API may only grow")]
 
 
+def test_names_of_a_private_module_are_not_public_api_unless_a_public_module_exports_them(src_repo):
+    src_repo.branch("private")
+    helpers = "src/kernels/decode_attention/_helpers.py"
+    src_repo.write(helpers, "def pick_tile(n, d):\n    return 64\n")
+    src_repo.commit("A private helper module", who=ADA)
+    src_repo.merge("private")
+    src_repo.branch("rework")
+    src_repo.write(helpers, "def pick_tile(n):\n    return 64\n")
+    src_repo.commit("The helper no longer needs d", who=ADA)
+    assert g5(src_repo.check()) == []
+
+
 def test_a_new_module_the_checker_cannot_read_or_import_is_an_error(src_repo):
     src_repo.branch("lazy")
     path = "src/kernels/decode_attention/lazy.py"

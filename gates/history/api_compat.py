@@ -347,9 +347,18 @@ def check(ctx: SeriesContext) -> None:
     with ExitStack() as stack:
         imports = _Imports(ctx, stack)
         for module, root in modules.items():
+            if is_private_module(module) and module not in switches:
+                continue  # `pkg._impl`: not API itself; what a public module re-exports from it is checked there
             _check_module(ctx, imports, module, root, switches, base, head, located, reported)
         _check_importers(ctx, imports, located, switches, base, head, reported)
     _check_route_declarations(ctx)
+
+
+def is_private_module(module: str) -> bool:
+    """A module with a part that starts with `_` (`pkg._impl`, `pkg._backends.cuda`), `__init__` and `__main__`
+    aside: by Python's convention its names are not public API; a public module that re-exports them is."""
+    return any(part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+               for part in module.split("."))
 
 
 def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, message: str, commit: str | None) -> None:
