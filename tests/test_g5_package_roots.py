@@ -237,3 +237,16 @@ def test_a_policy_package_found_nowhere_fails_without_base_too(tmp_path):
     assert finding.message == ("api package 'kernals' of the policy resolves to no module: looked for "
                                "kernals/__init__.py, kernals.py, src/kernals/__init__.py, src/kernals.py "
                                "(package roots ., src; set api.package_roots)")
+
+
+def test_a_comment_only_edit_to_an_unreadable_module_is_not_judged_again(src_repo):
+    """The surface a comment cannot change is not read again: an unreadable module stays as it was."""
+    src_repo.branch("lazy")
+    path = "src/kernels/decode_attention/lazy.py"
+    src_repo.write(path, "import vendor_runtime\n\n\ndef __getattr__(name):\n    return _load(name)\n")
+    src_repo.commit("Lazy attributes", who=ADA)
+    src_repo.merge("lazy")
+    src_repo.branch("comment")
+    src_repo.write(path, "# Attributes come from the vendor runtime.\n" + src_repo.read(path))
+    src_repo.commit("Say where the attributes come from", who=ADA)
+    assert g5(src_repo.check()) == []

@@ -29,6 +29,7 @@ from pathlib import Path
 from gates.history.context import SeriesContext, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
+from gates.python_api.token_digest import python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.imported_surface import ImportFailed, imported_entries
 from gates.python_api.module_scope import (
@@ -341,8 +342,9 @@ def check(ctx: SeriesContext) -> None:
             root = _package_root(path, located)
             if root is not None:
                 modules.setdefault(module_name(path, root), root)
-    if not any(path.endswith(".py") for path in change.changed_paths()):
-        _check_route_declarations(ctx)  # no module changed: every surface is what it was
+    if all(_same_tokens(ctx, entry) for entry in change.changed
+           if entry.path.endswith(".py") or (entry.old_path or "").endswith(".py")):
+        _check_route_declarations(ctx)  # no module changed but in comments or blank lines: every surface is what it was
         return
     with ExitStack() as stack:
         imports = _Imports(ctx, stack)
@@ -352,6 +354,19 @@ def check(ctx: SeriesContext) -> None:
             _check_module(ctx, imports, module, root, switches, base, head, located, reported)
         _check_importers(ctx, imports, located, switches, base, head, reported)
     _check_route_declarations(ctx)
+
+
+def _same_tokens(ctx: SeriesContext, entry) -> bool:
+    """A Python file the change edited in its comments and blank lines only: its token stream, read from its
+    bytes by its own coding cookie, is the same at the merge base and at head."""
+    if entry.status != "M":
+        return False
+    change = ctx.change
+    before, after = change.read_bytes_at(change.merge_base, entry.path), change.read_bytes_at(change.head, entry.path)
+    if before is None or after is None:
+        return False
+    digest = python_token_digest(before)
+    return digest is not None and digest == python_token_digest(after)
 
 
 def is_private_module(module: str) -> bool:

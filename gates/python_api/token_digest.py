@@ -1,0 +1,56 @@
+"""A Python file's token stream, without comments and blank lines, as one SHA-256: what a comment-only
+edit leaves unchanged (scheme `python-tokens/2`, the same on every Python version)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import tokenize
+
+TOKEN_SCHEME = "python-tokens/2"
+_DROPPED_TOKENS = (tokenize.COMMENT, tokenize.NL)
+# Python 3.12 splits an f-string into FSTRING_START / _MIDDLE / _END and the expressions between;
+# earlier versions give one STRING token. The digest takes the whole f-string as one STRING, so that
+# every Python version computes the same digest for the same file.
+_FSTRING_START = getattr(tokenize, "FSTRING_START", None)
+_FSTRING_END = getattr(tokenize, "FSTRING_END", None)
+
+
+def python_token_digest(data: bytes) -> str | None:
+    """SHA-256 of a Python file's token stream without comments and blank lines (scheme `python-tokens/2`):
+    each token's type name and text, positions left out, an f-string as one string token, after
+    decoding by the file's own encoding (so its coding cookie counts). The same on every Python
+    version. None when the bytes do not tokenize as Python."""
+    parts = []
+    try:
+        lines: list[str] = []
+        fstring_start, depth = None, 0
+        for token in tokenize.tokenize(io.BytesIO(data).readline):
+            if token.type == tokenize.ENCODING:
+                lines = data.decode(token.string).splitlines(keepends=True)
+            if token.type in _DROPPED_TOKENS:
+                continue
+            if _FSTRING_START is not None and token.type == _FSTRING_START:
+                depth += 1
+                fstring_start = fstring_start or token.start
+                continue
+            if depth:
+                if token.type == _FSTRING_END:
+                    depth -= 1
+                    if not depth:
+                        parts.append(f"STRING\x1f{_text_between(lines, fstring_start, token.end)}")
+                        fstring_start = None
+                continue
+            text = "\n" if token.type == tokenize.NEWLINE else token.string
+            parts.append(f"{tokenize.tok_name[token.type]}\x1f{text}")
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+        return None
+    return hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _text_between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    """The source text from (row, col) `start` to `end` (rows 1-based, columns in characters)."""
+    (row_a, col_a), (row_b, col_b) = start, end
+    if row_a == row_b:
+        return lines[row_a - 1][col_a:col_b]
+    return lines[row_a - 1][col_a:] + "".join(lines[row_a:row_b - 1]) + lines[row_b - 1][:col_b]
