@@ -69,6 +69,16 @@ def test_history_with_a_policy_but_no_enforce_from_names_the_key(tmp_path, capsy
     assert run(repo, capsys, "--history", "--require-records")[0] == 2
 
 
+def test_history_says_how_many_judged_commits_had_no_policy_at_their_base(bare, capsys):
+    first = bare.git("rev-list", "--max-parents=0", "HEAD").strip()
+    bare.write(".design-gates/policy.yaml", "schema_version: 1\nrules: []\nhistory:\n"
+               f"  enforce_from: {first}\n")
+    bare.commit("Adopt design-gates at the head of an old history")
+    _, _, err = run(bare, capsys, "--history")
+    assert "history checks: 2 commit(s) after" in err
+    assert "2 of them had no policy file at their base, so no path was hot" in err
+
+
 def test_an_empty_records_folder_names_the_folder(bare, capsys):
     bare.write("docs/design/index.md", "# Records\n")
     _, _, err = run(bare, capsys)

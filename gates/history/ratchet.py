@@ -43,6 +43,7 @@ class HistoryResult:
     enforce_from: str | None = None
     policy_path: str = ""
     policy_found: bool = True  # whether HEAD has a policy file at all
+    without_policy: list[str] = field(default_factory=list)  # judged commits whose parent had no policy file
 
     @property
     def configured(self) -> bool:
@@ -58,7 +59,11 @@ class HistoryResult:
             return (f"history checks not configured: the policy {self.policy_path} at HEAD sets no "
                     "history.enforce_from, so no merged commit was judged; set it to the commit after which "
                     "every merge is judged (the history-checks guide, gates/history-checks.md in the site)")
-        return f"history checks: {len(self.judged)} commit(s) after {self.enforce_from[:12]} judged"
+        note = f"history checks: {len(self.judged)} commit(s) after {self.enforce_from[:12]} judged"
+        if self.without_policy:
+            note += (f"; {len(self.without_policy)} of them had no policy file at their base, so no path was hot "
+                     "and no approval source trusted there (only the record rules judged them)")
+        return note
 
 
 def _enforce_from(text: str | None, policy_path: str) -> tuple[str | None, int]:
@@ -127,6 +132,8 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
         result.judged = history.commits(head_sha, after=start)
         for change in history.change_sets(repo_root, result.judged):
             sha = change.head
+            if change.read_bytes_at(change.base, policy_path) is None:
+                result.without_policy.append(sha)
             if folder is not None:
                 change.forge_reviews, missing = reviews_for_merge(folder, sha, repo_root)
                 change.forge_reviews_missing = missing or change.forge_reviews_missing
