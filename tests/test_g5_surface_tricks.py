@@ -312,3 +312,18 @@ def test_a_module_unreadable_on_the_base_is_reported_not_passed():
     changes = diff_surfaces(module_surface(base, PATH), module_surface(head, PATH))
     assert [c.kind for c in changes] == ["unreadable-base"]
     assert "its surface on the base could not be read" in changes[0].message
+
+
+def test_reading_a_functions_code_is_not_a_surface_trick_but_setting_it_is():
+    """`fn.__code__.co_argcount` in a helper (probing a kernel's arity) changes no signature."""
+    import ast
+
+    from gates.python_api.static_guard import dynamic_constructs
+
+    def found(source: str) -> list[str]:
+        return [what for what, _ in dynamic_constructs(ast.parse(source), "kernels.api")[0]]
+
+    reads = "def arity(fn):\n    return fn.__code__.co_argcount, fn.__wrapped__, fn.__defaults__\n"
+    assert found(reads) == []
+    assert found("def f(a):\n    pass\n\ndef g(a, b):\n    pass\n\nf.__code__ = g.__code__\n") == ["`f.__code__`"]
+    assert found("def f(*, a=1):\n    pass\n\nf.__kwdefaults__['a'] = 2\n") == ["`f.__kwdefaults__`"]

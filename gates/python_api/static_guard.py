@@ -15,8 +15,9 @@ surface that may not be the real one:
 - assignment to or deletion of an attribute of a function or class defined here, or of
   a module of the same top-level package (`api.attention_decode = ...`,
   `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set;
-- the signature attributes of any function (`__defaults__`, `__kwdefaults__`,
-  `__code__`, `__signature__`, `__wrapped__`), and the `__dict__` of a module-level definition;
+- the signature attributes of any function set or deleted (`__defaults__`, `__kwdefaults__`,
+  `__code__`, `__signature__`, `__wrapped__`), `__kwdefaults__` even read (a dict changed in
+  place), and the `__dict__` of a module-level definition; reading `fn.__code__` changes nothing;
 - a module-level `__getattr__` or `__dir__` (module hooks) assigned or imported, and `__path__`;
   a module-level `def __getattr__(name)` is left to the surface reader, which evaluates it
   (`gates.python_api.lazy_exports`), and `def __dir__` changes only what `dir()` lists;
@@ -37,6 +38,8 @@ from gates.python_api.lazy_exports import is_lazy_replacement
 
 SIGNATURE_ATTRIBUTES = frozenset(
     {"__defaults__", "__kwdefaults__", "__code__", "__signature__", "__wrapped__", "__text_signature__"})
+# Read, these change nothing (`fn.__code__.co_varnames`); `__kwdefaults__` is a dict a reader can change in place.
+_READ_ONLY_WHEN_LOADED = SIGNATURE_ATTRIBUTES - {"__kwdefaults__"}
 MODULE_HOOKS = frozenset({"__getattr__", "__dir__"})
 _IMPORTERS = frozenset({"import_module", "__import__"})
 
@@ -158,7 +161,8 @@ class _Finder(ast.NodeVisitor):
         on_sys = isinstance(node.value, ast.Name) and node.value.id in self.sys_names
         if node.attr in ("modules", "__dict__") and on_sys:
             self.note(f"`sys.{node.attr}`", node)
-        elif node.attr in SIGNATURE_ATTRIBUTES:
+        elif node.attr in SIGNATURE_ATTRIBUTES and not (isinstance(node.ctx, ast.Load)
+                                                         and node.attr in _READ_ONLY_WHEN_LOADED):
             self.note(f"`{text}`", node)
         elif isinstance(_root(node), ast.Name) and _root(node).id in self.defined:
             if isinstance(node.ctx, ast.Store) and node.attr not in _SETTABLE:
