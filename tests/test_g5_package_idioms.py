@@ -220,6 +220,33 @@ def test_a_module_neither_readable_nor_importable_fails_closed(tmp_path):
            "named 'vendor_runtime')" in message
 
 
+SWALLOWING_INIT = """\
+import importlib
+
+_EXPORTS = {"rms_norm": "ops", "apply_rope": "ops"}
+try:
+    import vendor_runtime
+    for _name, _module in _EXPORTS.items():
+        globals()[_name] = getattr(importlib.import_module("." + _module, __name__), _name)
+except ImportError:
+    pass
+"""
+
+
+def test_an_import_that_swallowed_a_missing_dependency_cannot_stand_for_the_api(tmp_path):
+    """Without its dependency the package imports, but binds none of the names its source exports:
+    both sides would read empty and every break behind them would pass."""
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": SWALLOWING_INIT, "src/kernels/ops.py": OPS})
+    repo.branch("shrink")
+    repo.write("src/kernels/__init__.py", SWALLOWING_INIT.replace('"apply_rope": "ops"', '"apply_rotary": "ops"'))
+    repo.commit("Rename an export", who=ADA)
+    ((path, message),) = g5(repo.check())
+    assert path == "src/kernels/__init__.py"
+    assert "importing it bound 0 of the 2 public names its source names (apply_rope, rms_norm): an import that " \
+           "swallowed a missing dependency cannot stand for its API" in message
+
+
 def test_all_computed_from_the_lazy_map_is_read():
     files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": GETATTR_INIT.replace(
         '__all__ = ["rms_norm", "apply_rope"]', "__all__ = sorted(_LAZY)")}

@@ -31,7 +31,7 @@ from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
-from gates.python_api.imported_surface import ImportFailed, imported_entries
+from gates.python_api.imported_surface import ImportFailed, imported_entries, outline_names, suspiciously_small
 from gates.python_api.module_scope import (
     ReadText,
     ScopeStore,
@@ -295,6 +295,16 @@ class _Imports:
                     if side is not None and side.error else side
             return also(old), also(new), None
         reason = unreadable[0].error
+        for ref, path, side in ((change.merge_base, old_path, imported[0]), (change.head, new_path, imported[1])):
+            source = change.read_at(ref, path) if side is not None and path else None
+            outline = outline_names(source) if source is not None else set()
+            if side is not None and suspiciously_small(set(side.entries), outline):
+                error = (f"importing it bound {len(set(side.entries) & outline)} of the {len(outline)} public names "
+                         f"its source names ({', '.join(sorted(outline)[:4])}{' ...' if len(outline) > 4 else ''}): an "
+                         "import that swallowed a missing dependency cannot stand for its API; install the package's "
+                         "dependencies where gate-check runs, or make the module readable statically")
+                return (replace(old, error=f"{old.error}; {error}") if old is not None and old.error else old,
+                        replace(new, error=f"{new.error}; {error}") if new is not None and new.error else new, None)
         note = (f"module {module} cannot be read statically ({reason}), so its surface on base and head was read by "
                 "importing each in a subprocess; a reviewer may want to check what the import ran")
         return imported[0], imported[1], note

@@ -149,3 +149,35 @@ def _entries(raw: dict) -> dict[str, Entry]:
                 "function": "function"}.get(kind, "constant")
         entries[name] = Entry(name, kind, 1, params=params, source=item.get("source"), is_async=bool(item.get("async")))
     return entries
+
+
+def outline_names(source: str) -> set[str]:
+    """The public names a module's source names at its top level, whatever the reader can or cannot follow:
+    definitions, assignments, imports (`from x import y`), the string literals of `__all__`, and the keys and
+    string values of dict literals (lazy export maps). What an import of the module must at least bind."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node in tree.body:
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.ImportFrom) and node in tree.body:
+            names.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+        elif isinstance(node, ast.Dict):
+            for key in node.keys:
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+                    names.add(key.value)
+    return {name for name in names if not name.startswith("_")}
+
+
+def suspiciously_small(imported: set[str], outline: set[str]) -> bool:
+    """An import that bound none, or under half, of the public names the source names: it swallowed a missing
+    dependency (or ran other code) and cannot stand for the module's API."""
+    return bool(outline) and len(imported & outline) * 2 < len(outline)
