@@ -327,3 +327,20 @@ def test_reading_a_functions_code_is_not_a_surface_trick_but_setting_it_is():
     assert found(reads) == []
     assert found("def f(a):\n    pass\n\ndef g(a, b):\n    pass\n\nf.__code__ = g.__code__\n") == ["`f.__code__`"]
     assert found("def f(*, a=1):\n    pass\n\nf.__kwdefaults__['a'] = 2\n") == ["`f.__kwdefaults__`"]
+
+
+def test_a_function_that_imports_a_module_when_called_leaves_the_module_readable():
+    """`importlib.import_module(package)` in a version-probing helper (Liger's `compare_version`)."""
+    import ast
+
+    from gates.python_api.static_guard import dynamic_constructs
+
+    def found(source: str) -> list[str]:
+        return [what for what, _ in dynamic_constructs(ast.parse(source), "kernels.api")[0]]
+
+    helper = ("import importlib\n\ndef version_of(package):\n"
+              "    return getattr(importlib.import_module(package), '__version__', None)\n")
+    assert found(helper) == []
+    assert found("import importlib\n\nmod = importlib.import_module(NAME)\n") == []  # left to the surface reader
+    assert found("def patch():\n    setattr(__import__('kernels.api'), 'f', None)\n") != []
+    assert found("def load(name):\n    globals()[name] = __import__(name)\n") != []

@@ -21,6 +21,8 @@ surface that may not be the real one:
 - a module-level `__getattr__` or `__dir__` (module hooks) assigned or imported, and `__path__`;
   a module-level `def __getattr__(name)` is left to the surface reader, which evaluates it
   (`gates.python_api.lazy_exports`), and `def __dir__` changes only what `dir()` lists;
+- `import_module(...)` / `__import__(...)` in the body of an ordinary function binds nothing of
+  the module (it runs when the function is called), so it is not refused;
 - `import_module(...)` at module level and in `def __getattr__` is left to the surface reader
   too, which computes the module it imports or refuses the module; so is
   `sys.modules[__name__] = _LazyModule(__name__, ...)`, a lazy package;
@@ -84,13 +86,16 @@ class _Finder(ast.NodeVisitor):
         self.globals: dict[str, int] = {}
         self.depth = 0  # 0: module level; >0: inside a function or class body
         self.in_hook = False  # inside a module-level `def __getattr__`
+        self.in_function = 0  # inside a function body (a lambda's too): what runs there runs when called
 
     def note(self, what: str, node: ast.AST) -> None:
         self.found.append((what, node.lineno))
 
     def _nested(self, node) -> None:
         self.depth += 1
+        self.in_function += 1
         self.generic_visit(node)
+        self.in_function -= 1
         self.depth -= 1
 
     def visit_FunctionDef(self, node) -> None:
@@ -100,10 +105,12 @@ class _Finder(ast.NodeVisitor):
         for deco in node.decorator_list:
             self.visit(deco)
         self.depth += 1
+        self.in_function += 1
         previous, self.in_hook = self.in_hook, hook
         for child in [node.args, *node.body]:
             self.visit(child)
         self.in_hook = previous
+        self.in_function -= 1
         self.depth -= 1
 
     def visit_Assign(self, node) -> None:
@@ -191,6 +198,9 @@ class _Finder(ast.NodeVisitor):
             self.note(f"`{name}({ast.unparse(first)}, ...)`", node)
         elif name == "import_module" and (self.depth == 0 or self.in_hook):
             pass  # the surface reader computes what it imports, or refuses the module
+        elif name in _IMPORTERS and self.in_function and not self.in_hook:
+            pass  # a function that imports when called binds nothing of this module (`globals()`, `setattr` on the
+            # module or `sys.modules` around it are caught by themselves)
         elif name in _IMPORTERS and not self._imports_elsewhere(first):
             self.note(f"`{ast.unparse(node)}`", node)
         self.generic_visit(node)
