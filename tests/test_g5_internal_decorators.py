@@ -114,3 +114,24 @@ def test_a_documentation_decorator_that_touches_the_signature_is_still_a_change(
     patching = OWN_DOCS.replace('fn.__doc__ = "".join(text) + (fn.__doc__ or "")', "fn.__defaults__ = (None,)") \
         .replace("def rms_norm", "@add_docs('Root-mean-square norm.')\ndef rms_norm")
     assert diff(OWN_DOCS, patching) != []
+
+
+def test_a_constexpr_that_triton_heuristics_computes_is_no_new_required_parameter():
+    """fla lists a kernel in `__all__`; `HAS_BIAS` comes from `@triton.heuristics`, never from a caller."""
+    from gates.python_api.api_surface import diff_surfaces, module_surface
+
+    head = '''import triton
+import triton.language as tl
+
+__all__ = ["kernel_fwd"]
+
+@triton.heuristics({"HAS_BIAS": lambda args: args["bias"] is not None})
+@triton.jit
+def kernel_fwd(x, bias, BLOCK: tl.constexpr, HAS_BIAS: tl.constexpr, GROUP: tl.constexpr):
+    pass
+'''
+    base = head.replace('@triton.heuristics({"HAS_BIAS": lambda args: args["bias"] is not None})\n', "").replace(
+        ", HAS_BIAS: tl.constexpr, GROUP: tl.constexpr", "")
+    changes = [c.message for c in diff_surfaces(module_surface(base, "pkg/k.py", module="pkg.k"),
+                                                  module_surface(head, "pkg/k.py", module="pkg.k"))]
+    assert changes == ["pkg.k.kernel_fwd: new parameter 'GROUP' has no default (callers break)"]

@@ -7,6 +7,8 @@ decorator only when it is known to keep the signature:
 - `functools.lru_cache` / `functools.cache`, `torch.no_grad` / `torch.inference_mode`
   / `torch.enable_grad`, `typing.final`, `functools.total_ordering` and
   `dataclasses.dataclass` on classes (modelled apart);
+- `triton.heuristics({...})`, modelled: the parameters named by its literal dict are computed by
+  the decorator, so they count as having a default (`scope_binder.SUPPLIED_BY_HEURISTICS`);
 - a decorator defined in the repository that returns a `functools.wraps(fn)` wrapper
   taking exactly `(*args, **kwargs)` whose body hands them, untouched, to
   `return fn(*args, **kwargs)` (or `result = fn(*args, **kwargs)`) (`is_passthrough`).
@@ -29,7 +31,7 @@ import ast
 TRANSPARENT = frozenset({
     "functools.lru_cache", "functools.cache", "torch.no_grad", "torch.inference_mode", "torch.enable_grad",
     "torch.autograd.no_grad", "typing.final", "typing_extensions.final", "typing.no_type_check",
-    "functools.total_ordering", "dataclasses.dataclass",
+    "functools.total_ordering", "dataclasses.dataclass", "triton.heuristics",
 })
 BINDING = frozenset({"staticmethod", "classmethod", "property", "functools.cached_property", "abc.abstractmethod",
                      "typing.overload", "typing_extensions.overload"})

@@ -37,6 +37,7 @@ _PUBLIC_DUNDERS = ("__init__", "__call__")
 _NOT_PROTOCOL = frozenset({"__repr__", "__str__", "__del__", "__post_init__", "__init_subclass__", "__set_name__",
                            "__sizeof__", "__format__", "__getattr__", "__getattribute__", "__dir__"})
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+SUPPLIED_BY_HEURISTICS = "<computed by @triton.heuristics>"
 # Errors an import of a dependency of another version raises beside ImportError (a name moved, a
 # backend that fails to initialise): `except (ImportError, AttributeError):` is still a fallback.
 _DEPENDENCY_ERRORS = frozenset({"AttributeError", "OSError", "RuntimeError"})
@@ -213,10 +214,24 @@ class _Binder(AllChanges):
 
     def function_entry(self, node, name: str | None = None, local: dict[str, Entry] | None = None) -> Entry:
         read_default = lambda expr: self.read_default(expr, local)  # noqa: E731
-        return Entry(name or node.name, "function", node.lineno, parameters(node.args, read_default),
+        params = parameters(node.args, read_default)
+        supplied = self.heuristics_keys(node)
+        if supplied:  # `@triton.heuristics({"HAS_BIAS": ...})`: the decorator passes these, callers never do
+            params = tuple(replace(p, default=SUPPLIED_BY_HEURISTICS) if p.name in supplied and p.default is None else p
+                           for p in params)
+        return Entry(name or node.name, "function", node.lineno, params,
                      decorators=self.decorators(node), passthrough=is_passthrough(node, self.qualify),
                      fingerprint=fingerprint(node), returns_argument=returns_argument(node),
                      is_async=isinstance(node, ast.AsyncFunctionDef))
+
+    def heuristics_keys(self, node) -> set[str]:
+        """The parameter names a `@triton.heuristics({...})` decorator of `node` computes (keys of its literal dict)."""
+        keys: set[str] = set()
+        for deco in node.decorator_list:
+            if isinstance(deco, ast.Call) and deco.args and isinstance(deco.args[0], ast.Dict) \
+                    and (self.qualify(deco.func) or "").endswith("triton.heuristics"):
+                keys.update(k.value for k in deco.args[0].keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+        return keys
 
     def class_entries(self, node: ast.ClassDef) -> tuple[Entry, dict[str, Entry]]:
         members: dict[str, Entry] = {}
