@@ -354,29 +354,32 @@ def test_a_forge_approval_before_a_code_change_in_the_same_change_is_stale(tmp_p
             "the change it saw, so review again") in out
 
 
-def test_a_reviewer_who_pushed_a_commit_under_the_forge_no_reply_address_is_its_author(tmp_path, capsys):
+def _test_commit_under_the_approved_review(tmp_path, capsys, who: Who) -> tuple[str, int, str]:
+    """A test commit by `who` in a change Rita (login rita-o) approved after it: (its sha, exit code, output)."""
     repo, _ = forge_setup(tmp_path)
     repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
-    sha = repo.commit("Test one more case", who=Who("R. O.", "4512345+rita-o@users.noreply.github.com"))
+    sha = repo.commit("Test one more case", who=who)
     code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    return sha, code, out
+
+
+def test_a_reviewer_who_pushed_a_commit_under_the_forge_no_reply_address_is_its_author(tmp_path, capsys):
+    sha, code, out = _test_commit_under_the_approved_review(
+        tmp_path, capsys, Who("R. O.", "4512345+rita-o@users.noreply.github.com"))
     assert code == 1, out
     assert f"(forge review by @rita-o at {sha[:12]}) is the author of commit {sha[:12]} in this change" in out
 
 
 def test_a_reviewer_who_commits_under_a_look_alike_of_her_name_is_its_author_in_forge_mode(tmp_path, capsys):
-    repo, _ = forge_setup(tmp_path)
-    repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
-    sha = repo.commit("Test one more case", who=Who("R\u0456ta Okafor", "r.okafor@home.example"))  # Cyrillic і
-    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    sha, code, out = _test_commit_under_the_approved_review(
+        tmp_path, capsys, Who("R\u0456ta Okafor", "r.okafor@home.example"))  # Cyrillic і
     assert code == 1, out
     assert f"(forge review by @rita-o at {sha[:12]}) is the author of commit {sha[:12]} in this change" in out
 
 
 def test_someone_else_s_no_reply_address_leaves_the_forge_approval_standing(tmp_path, capsys):
-    repo, _ = forge_setup(tmp_path)
-    repo.write("tests/test_api.py", repo.read("tests/test_api.py") + "\n# one more case\n")
-    sha = repo.commit("Test one more case", who=Who("Ada", "4500001+ada-l@users.noreply.github.com"))
-    code, out = run_with_reviews(repo, tmp_path, capsys, [review("rita-o", "APPROVED", sha, "2026-12-01T10:00:00Z")])
+    _, code, out = _test_commit_under_the_approved_review(
+        tmp_path, capsys, Who("Ada", "4500001+ada-l@users.noreply.github.com"))
     assert code == 0, out
 
 
