@@ -110,3 +110,20 @@ def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
     assert "README.md" not in sources and "build/local.json" not in sources  # not read; ignored by git
     assert written["source_tokens"]["scheme"] == "python-tokens/2"
     assert list(written["source_tokens"]["sha256"]) == ["tests/test_halving.py"]
+
+
+def test_a_plugin_installed_in_an_environment_inside_the_checkout_is_not_a_repository_file(tmp_path):
+    conftest = ("import pathlib\nimport sys\n\nsys.path.insert(0, str(pathlib.Path(__file__).parents[1] / '.venv' / 'lib' / "
+                "'python3' / 'site-packages'))\npytest_plugins = ['extra_plugin']\n")
+    files = {"tests/conftest.py": conftest, ".venv/lib/python3/site-packages/extra_plugin.py": ""}
+    assert collection(tmp_path, "tests", files=files)["plugins"] == ["tests/conftest.py"]
+
+
+def test_tests_a_scheduling_plugin_deselects_after_collection_are_deselected_not_unrun(tmp_path):
+    conftest = ('import pytest\n\n\n@pytest.hookimpl(tryfirst=True)\ndef pytest_runtestloop(session):\n'
+                '    first, rest = session.items[:1], session.items[1:]\n'
+                '    first[0].config.hook.pytest_runtest_protocol(item=first[0], nextitem=None)\n'
+                '    session.config.hook.pytest_deselected(items=rest)\n'
+                '    session.items[:] = first\n    return True\n')
+    record = collection(tmp_path, "tests", files={"tests/conftest.py": conftest})
+    assert (record["collected"], record["deselected"], record["not_run"], record["outcomes"]) == (4, 3, 0, {"passed": 1})

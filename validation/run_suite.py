@@ -18,6 +18,10 @@ import sys
 from pathlib import Path
 
 SUITES = {"numeric": "test_numeric.py", "bitwise": "test_bitwise.py"}
+# The order a suite's processes take its cases in (--jobs N): the two suites compile largely
+# the same kernels, so run side by side they meet in the middle, each loading from Triton's
+# cache what the other compiled first (validation/suites/case_queue.py).
+ORDER = {"numeric": "forward", "bitwise": "reverse"}
 SUITE_DIR = Path(__file__).resolve().parent / "suites"
 
 
@@ -32,8 +36,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tier", choices=("full", "ci"), default="full",
                         help="full: every case in every dtype (evidence); ci: each case in one dtype, half the work")
     parser.add_argument("--jobs", type=int, default=1,
-                        help="run the suite as this many pytest processes at once, split by case, and merge "
-                             "their results into one artifact (validation/suite_shards.py)")
+                        help="run the suite as this many pytest processes at once, sharing it case by case, and "
+                             "merge their results into one artifact (validation/suite_shards.py)")
     own, extra = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     args = parser.parse_args(own)
     if args.jobs < 1:
@@ -46,7 +50,8 @@ def main(argv=None) -> int:
     if args.jobs > 1:
         from validation.suite_shards import run_sharded
 
-        return run_sharded(SUITE_DIR / SUITES[args.suite], args.jobs, args.out, args.tier, extra)
+        return run_sharded(SUITE_DIR / SUITES[args.suite], args.jobs, args.out, args.tier, extra,
+                           ORDER[args.suite])
     import pytest
 
     return int(pytest.main([str(SUITE_DIR / SUITES[args.suite]), "-q", "-p", "no:cacheprovider",

@@ -2,19 +2,22 @@
 
 On a fresh GPU machine a suite run is mostly Triton compiling kernels and the CPU building
 fixtures and references, one case after another. `python -m validation.run_suite numeric
---jobs 8` splits the suite by case (`--shard K/N`, every test of a case in one process) and
-runs the shards side by side. Each shard collects the whole suite, runs its own cases and
-hands back what it measured (`DESIGN_GATES_EVIDENCE_PART`: the recorder's state, what pytest
-collected and ran, the node ids it ran, and the sources it imported); the merge checks that
-every shard collected the same tests and that the shards ran each of them exactly once,
+--jobs 8` runs eight processes that share the suite case by case (`--pull DIR`,
+validation/suites/case_queue.py: each takes the next case nobody has claimed, every test
+of a case in one process), so they finish together however unevenly the cases cost. Each
+process collects the whole suite, runs the cases it claimed and hands back what it
+measured (`DESIGN_GATES_EVIDENCE_PART`: the recorder's state, what pytest collected and
+ran, the node ids it ran, and the sources it imported); the merge checks that every
+process collected the same tests and that together they ran each of them exactly once,
 then writes one artifact. Its `results.collection` describes the suite as a whole: every
-test collected, none deselected, the outcomes of all shards, and `shards: N`.
+test collected, none deselected, the outcomes of all processes, and `shards: N`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,6 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 PART_ENV = "DESIGN_GATES_EVIDENCE_PART"
+CASE_LINE = re.compile(r"^\[\s*[\d.]+ s\] case (?P<case>.+): \d+ test\(s\) in (?P<seconds>[\d.]+) s$")
 
 
 class ShardMismatch(RuntimeError):
@@ -78,8 +82,9 @@ def merge_parts(parts: list[dict]):
     return recorder, collection, sources, any(p["session_failed"] for p in parts)
 
 
-def run_sharded(suite_file: Path, jobs: int, out: str, tier: str, extra: list[str]) -> int:
-    """Run `suite_file` in `jobs` shards at once and write the merged artifact to `out`; pytest's exit status."""
+def run_sharded(suite_file: Path, jobs: int, out: str, tier: str, extra: list[str], order: str = "forward") -> int:
+    """Run `suite_file` as `jobs` processes pulling cases in `order` and write the merged artifact
+    to `out`; pytest's exit status."""
     from validation.artifacts import source_hashes
     from validation.evidence import write_session_artifacts
 
@@ -91,20 +96,22 @@ def run_sharded(suite_file: Path, jobs: int, out: str, tier: str, extra: list[st
         env = dict(os.environ, **{PART_ENV: str(part)})
         env.pop("DESIGN_GATES_EVIDENCE_OUT", None)
         argv = [sys.executable, "-m", "pytest", str(suite_file), "-q", "-p", "no:cacheprovider",
-                "--suite-tier", tier, "--shard", f"{index}/{jobs}", *extra]
+                "--suite-tier", tier, "--pull", str(work / "claims"), "--pull-order", order, *extra]
         with open(log, "w", encoding="utf-8") as handle:
             processes.append((index, part, log, subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT,
                                                                   stdin=subprocess.DEVNULL, env=env)))
     codes = {}
     for index, part, log, process in processes:
         codes[index] = process.wait()
-        last = log.read_text(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
-        print(f"[{time.monotonic() - start:6.1f} s] shard {index}/{jobs}: exit {codes[index]}: {last[0]}", flush=True)
+        text = log.read_text(errors="replace")
+        last = text.strip().splitlines()[-1:] or ["(no output)"]
+        print(f"[{time.monotonic() - start:6.1f} s] process {index + 1}/{jobs}: exit {codes[index]}: {last[0]}; "
+              f"{_case_summary(text)}", flush=True)
         if codes[index] not in (0, 1, 5):
-            print(log.read_text(errors="replace")[-3000:], flush=True)
+            print(text[-3000:], flush=True)
     parts = [json.loads(part.read_text()) for _, part, _, _ in processes if part.exists()]
     if len(parts) != jobs:
-        print(f"error: {jobs - len(parts)} shard(s) wrote no part; no artifact written", file=sys.stderr)
+        print(f"error: {jobs - len(parts)} process(es) wrote no part; no artifact written", file=sys.stderr)
         return max(codes.values()) or 1
     try:
         recorder, collection, sources, failed = merge_parts(parts)
@@ -113,7 +120,18 @@ def run_sharded(suite_file: Path, jobs: int, out: str, tier: str, extra: list[st
         return 1
     sources.update(source_hashes())  # and the runner itself (this module, run_suite)
     for path in write_session_artifacts(recorder, out, session_failed=failed, collection=collection, sources=sources):
-        print(f"evidence artifact written: {path} ({collection['collected']} tests in {jobs} shards, "
+        print(f"evidence artifact written: {path} ({collection['collected']} tests in {jobs} processes, "
               f"{time.monotonic() - start:.1f} s)")
-    ran = [code for code in codes.values() if code != 5]  # 5: the shard held no case
+    ran = [code for code in codes.values() if code != 5]  # 5: the process collected nothing
     return max(ran, default=5)
+
+
+def _case_summary(log: str) -> str:
+    """'N cases, slowest: a 12.0 s, b 9.1 s' from a pulling process's log lines."""
+    timed = []
+    for line in log.splitlines():
+        match = CASE_LINE.match(line)
+        if match:
+            timed.append((float(match["seconds"]), match["case"]))
+    slowest = ", ".join(f"{case} {seconds:.1f} s" for seconds, case in sorted(timed, reverse=True)[:3])
+    return f"{len(timed)} case(s)" + (f", slowest: {slowest}" if slowest else "")

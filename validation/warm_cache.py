@@ -7,7 +7,10 @@ compiling kernels, one after another, while the benchmark holds the machine alon
 runs the same launches beforehand, split into independent processes (each benchmark shape
 with `--compile-only`, each quantized-cache shape, and a short decode loop per route of the
 end-to-end A/B), up to `--jobs` at a time, all writing into the kernel caches
-(`TRITON_CACHE_DIR`, `TORCHINDUCTOR_CACHE_DIR`) that the producers read afterwards. The
+(`TRITON_CACHE_DIR`, `TORCHINDUCTOR_CACHE_DIR`) that the producers read afterwards. Shapes
+that share head dim, group size and query rows compile largely the same kernels: the first
+of such a family runs first, and the others start once it has finished, loading what it
+compiled instead of compiling it again side by side (`schedule`). The
 suites need no warming: `python -m validation.run_suite --jobs N` compiles in parallel
 shards itself. It writes no evidence and times nothing. A job that fails is reported (the
 producer that runs the same work will fail and say so) but does not stop the others.
@@ -20,7 +23,7 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,28 +36,52 @@ class Job:
     name: str
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
+    family: str = ""  # jobs of one family compile largely the same kernels (see `schedule`)
+
+
+def _family(kind: str, shape) -> str:
+    """The kernels a shape compiles differ by head dim, group size and query rows, not by
+    batch or context (Triton specializes on those only by divisibility)."""
+    return f"{kind} D{shape.head_dim} G{shape.group} R{shape.rows}"
 
 
 def jobs(bench: bool = True, quantized: bool = True, e2e: bool = True) -> list[Job]:
-    """The warm-up jobs, the longest kinds first."""
+    """The warm-up jobs, each with its kernel family."""
     python = sys.executable
     out = []
     if quantized:
-        from validation.bench.shapes import QUANT_SHAPES
+        from validation.bench.shapes import QUANT_SHAPES, select
 
-        out += [Job(f"quantized {name}", (python, "-m", "validation.bench.quantized", "--compile-only",
-                                          "--shapes", name)) for name in QUANT_SHAPES]
+        out += [Job(f"quantized {shape.name}", (python, "-m", "validation.bench.quantized", "--compile-only",
+                                                "--shapes", shape.name), family=_family("quantized", shape))
+                for shape in select(list(QUANT_SHAPES))]
     if bench:
         from validation.bench.shapes import MATRIX
 
         out += [Job(f"bench {shape.name}", (python, "-m", "validation.bench", "--compile-only", "--sweep",
-                                            "--shapes", shape.name)) for shape in MATRIX]
+                                            "--shapes", shape.name), family=_family("bench", shape))
+                for shape in MATRIX]
     if e2e:
         model, context = E2E
         out += [Job(f"decode loop split-kv={switch}", (python, "-m", "examples.decode_loop", "--model", model,
                                                        "--context", str(context), "--steps", "2"),
-                    (("DESIGN_GATES_SPLITKV", switch),)) for switch in ("0", "1")]
+                    (("DESIGN_GATES_SPLITKV", switch),), family=f"decode loop split-kv={switch}")
+                for switch in ("0", "1")]
     return out
+
+
+def schedule(todo: list[Job]) -> tuple[list[Job], dict[str, list[Job]]]:
+    """(leaders, followers by family): the first job of each family, largest families first,
+    and the rest of each family, to start only once its leader has finished.
+
+    Run side by side, two jobs of one family would both compile the same kernels; after
+    the leader they find most of them in the kernel cache and compile only what is theirs."""
+    families: dict[str, list[Job]] = {}
+    for job in todo:
+        families.setdefault(job.family or job.name, []).append(job)
+    ordered = sorted(families.values(), key=len, reverse=True)
+    return [members[0] for members in ordered], {members[0].family or members[0].name: members[1:]
+                                                 for members in ordered}
 
 
 def run_job(job: Job) -> tuple[Job, int, float, str]:
@@ -74,16 +101,21 @@ def main(argv=None) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     todo = jobs("bench" not in args.skip, "quantized" not in args.skip, "e2e" not in args.skip)
+    leaders, followers = schedule(todo)
     start = time.monotonic()
-    print(f"warm_cache: {len(todo)} jobs, {args.jobs} at a time", flush=True)
+    print(f"warm_cache: {len(todo)} jobs in {len(leaders)} kernel families, {args.jobs} at a time", flush=True)
     failed = []
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for future in as_completed([pool.submit(run_job, job) for job in todo]):
-            job, code, seconds, tail = future.result()
-            print(f"[{time.monotonic() - start:6.1f} s] {job.name}: exit {code} in {seconds:.1f} s", flush=True)
-            if code not in (0, 5):
-                failed.append(job.name)
-                print("    " + tail.replace("\n", "\n    "), flush=True)
+        running = {pool.submit(run_job, job) for job in leaders}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                job, code, seconds, tail = future.result()
+                print(f"[{time.monotonic() - start:6.1f} s] {job.name}: exit {code} in {seconds:.1f} s", flush=True)
+                if code not in (0, 5):
+                    failed.append(job.name)
+                    print("    " + tail.replace("\n", "\n    "), flush=True)
+                running |= {pool.submit(run_job, member) for member in followers.pop(job.family or job.name, [])}
     print(f"warm_cache: {len(todo) - len(failed)} of {len(todo)} jobs passed in {time.monotonic() - start:.1f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""), flush=True)
     return 0

@@ -28,6 +28,7 @@ from pathlib import Path
 SCHEME = "pytest-collection/1"
 PLUGIN_NAME = "design_gates_collection_record"
 LISTED_DESELECTED = 20
+INSTALLED = {"site-packages", "dist-packages"}
 SET_UP = "set up"  # an item whose setup passed and whose call has not reported yet
 
 
@@ -45,7 +46,11 @@ class CollectionRecorder:
         self.collected += 1
 
     def pytest_deselected(self, items):
-        self.deselected += [getattr(item, "nodeid", str(item)) for item in items]
+        ids = [getattr(item, "nodeid", str(item)) for item in items]
+        self.deselected += ids
+        if self.selected is not None:  # deselected after collection finished (a plugin that schedules the run)
+            left = set(ids)
+            self.selected = [nodeid for nodeid in self.selected if nodeid not in left]
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -95,9 +100,12 @@ def plugin_files(config, root: Path) -> list[str]:
         if not isinstance(file, str):
             continue
         try:
-            path = Path(file).resolve().relative_to(root.resolve()).as_posix()
+            relative = Path(file).resolve().relative_to(root.resolve())
         except (ValueError, OSError):
             continue
+        if INSTALLED.intersection(relative.parts):  # an environment inside the checkout (.venv): installed, not the repository's
+            continue
+        path = relative.as_posix()
         if path not in found:
             found.append(path)
     return sorted(found)

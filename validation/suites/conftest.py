@@ -1,6 +1,8 @@
 """Session plumbing of the G3/G4 suites: CPU runs go through the Triton interpreter, with
-DESIGN_GATES_EVIDENCE_OUT set the session writes its evidence artifact at the end, and
-`--suite-tier ci` runs each case in one dtype (validation/suites/tiers.py)."""
+DESIGN_GATES_EVIDENCE_OUT set the session writes its evidence artifact at the end,
+`--suite-tier ci` runs each case in one dtype (validation/suites/tiers.py), and `--pull DIR`
+makes the process one of several that share the suite case by case
+(validation/suites/case_queue.py)."""
 
 import os
 
@@ -17,6 +19,7 @@ from validation.artifacts import REPO_ROOT, source_hashes  # noqa: E402
 from validation.evidence import EVIDENCE_KEY, EvidenceRecorder, write_session_artifacts  # noqa: E402
 from validation.shapes import CPU_CASES, GPU_CASES, MODEL_CASES  # noqa: E402
 from validation.suite_shards import PART_ENV, write_part  # noqa: E402
+from validation.suites.case_queue import ORDERS, CaseQueue  # noqa: E402
 from validation.suites.tiers import TIERS, parse_shard, selected, shard_of  # noqa: E402
 
 COLLECTED_IDS = pytest.StashKey[list]()
@@ -28,6 +31,11 @@ def pytest_addoption(parser):
     parser.addoption("--shard", default=None, metavar="K/N",
                      help="run only the K-th of N shards, each case whole in one shard (to compile kernels in "
                           "parallel processes before an evidence run); a sharded run writes no evidence")
+    parser.addoption("--pull", default=None, metavar="DIR",
+                     help="share the suite with other processes given the same DIR: run only the cases this "
+                          "process claims first (python -m validation.run_suite --jobs N); writes no evidence")
+    parser.addoption("--pull-order", choices=ORDERS, default="forward",
+                     help="walk the cases from the first (forward) or the last (reverse) when pulling")
 
 
 def pytest_configure(config):
@@ -38,6 +46,11 @@ def pytest_configure(config):
             parse_shard(config.getoption("--shard"))
         except ValueError as exc:
             raise pytest.UsageError(str(exc)) from None
+    if config.getoption("--pull") is not None:
+        if config.getoption("--shard") is not None:
+            raise pytest.UsageError("--pull and --shard split the suite in two different ways: give one")
+        config.pluginmanager.register(CaseQueue(config.getoption("--pull"), config.getoption("--pull-order")),
+                                      "case-queue")
 
 
 def pytest_sessionstart(session):
@@ -77,7 +90,7 @@ def evidence(request) -> EvidenceRecorder:
 
 def pytest_sessionfinish(session, exitstatus):
     out = os.environ.get("DESIGN_GATES_EVIDENCE_OUT")
-    if session.config.getoption("--shard") is not None:
+    if session.config.getoption("--shard") is not None or session.config.getoption("--pull") is not None:
         out = None  # a shard measured part of the suite: it is no evidence of the suite
     recorder = session.config.stash.get(EVIDENCE_KEY, None)
     part = os.environ.get(PART_ENV)

@@ -50,14 +50,21 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index, count
 
 
+def case_of(params: dict):
+    """The case a test with these parameters measures (`case`, `qcase` or a fingerprint
+    `target`'s second field); None for a test without one."""
+    target = params.get("target")
+    return params.get("case") or params.get("qcase") or (
+        target[1] if isinstance(target, tuple) and len(target) > 1 else None)
+
+
 def shard_of(params: dict, count: int) -> int:
     """The shard (0 .. count-1) a test with these parameters belongs to.
 
     Every test of one case lands in one shard, so a shard compiles the kernels of its
     cases and reuses them across routes and anchors; tests without a case go to shard 0.
     """
-    target = params.get("target")
-    case = params.get("case") or params.get("qcase") or (target[1] if isinstance(target, tuple) and len(target) > 1 else None)
+    case = case_of(params)
     if case is None:
         return 0
     return zlib.crc32(str(case).encode()) % count
