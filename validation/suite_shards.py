@@ -89,11 +89,15 @@ def run_sharded(suite_file: Path, jobs: int, out: str, tier: str, extra: list[st
     from validation.evidence import write_session_artifacts
 
     work = Path(tempfile.mkdtemp(prefix="design-gates-shards-"))
+    # Each process builds fixtures and the fp64 oracle on the CPU; left alone, torch starts a
+    # thread per core in every one of them and `jobs` processes oversubscribe the machine.
+    threads = str(max(1, (os.cpu_count() or 1) // jobs))
+    capped = {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
     start = time.monotonic()
     processes = []
     for index in range(jobs):
         part, log = work / f"part-{index}.json", work / f"shard-{index}.log"
-        env = dict(os.environ, **{PART_ENV: str(part)})
+        env = {**capped, **os.environ, PART_ENV: str(part)}
         env.pop("DESIGN_GATES_EVIDENCE_OUT", None)
         argv = [sys.executable, "-m", "pytest", str(suite_file), "-q", "-p", "no:cacheprovider",
                 "--suite-tier", tier, "--pull", str(work / "claims"), "--pull-order", order, *extra]

@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,10 +85,19 @@ def schedule(todo: list[Job]) -> tuple[list[Job], dict[str, list[Job]]]:
                                                  for members in ordered}
 
 
-def run_job(job: Job) -> tuple[Job, int, float, str]:
+def job_environment(job: Job, jobs: int) -> dict[str, str]:
+    """The environment a job runs in: the caller's, with what it leaves unset capped so that
+    `jobs` processes side by side do not each start a thread per core (torch's intra-op
+    threads, Inductor's pool of compile workers) and oversubscribe the machine."""
+    threads = str(max(1, (os.cpu_count() or 1) // jobs))
+    capped = {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads, "TORCHINDUCTOR_COMPILE_THREADS": "1"}
+    return {**capped, **os.environ, "PYTHONUNBUFFERED": "1", **dict(job.env)}
+
+
+def run_job(job: Job, jobs: int = 1) -> tuple[Job, int, float, str]:
     start = time.monotonic()
-    env = dict(os.environ, PYTHONUNBUFFERED="1", **dict(job.env))
-    done = subprocess.run(job.argv, cwd=REPO, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = subprocess.run(job.argv, cwd=REPO, env=job_environment(job, jobs), capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
     tail = "\n".join((done.stdout + done.stderr).splitlines()[-8:])
     return job, done.returncode, time.monotonic() - start, tail
 
@@ -105,9 +115,12 @@ def main(argv=None) -> int:
     start = time.monotonic()
     print(f"warm_cache: {len(todo)} jobs in {len(leaders)} kernel families, {args.jobs} at a time", flush=True)
     failed = []
+    ready = deque(leaders)  # a family's followers go to the front when its leader finishes
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        running = {pool.submit(run_job, job) for job in leaders}
-        while running:
+        running: set = set()
+        while ready or running:
+            while ready and len(running) < args.jobs:
+                running.add(pool.submit(run_job, ready.popleft(), args.jobs))
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 job, code, seconds, tail = future.result()
@@ -115,7 +128,7 @@ def main(argv=None) -> int:
                 if code not in (0, 5):
                     failed.append(job.name)
                     print("    " + tail.replace("\n", "\n    "), flush=True)
-                running |= {pool.submit(run_job, member) for member in followers.pop(job.family or job.name, [])}
+                ready.extendleft(reversed(followers.pop(job.family or job.name, [])))
     print(f"warm_cache: {len(todo) - len(failed)} of {len(todo)} jobs passed in {time.monotonic() - start:.1f} s"
           + (f"; failed: {', '.join(failed)}" if failed else ""), flush=True)
     return 0
