@@ -511,3 +511,33 @@ def test_a_switch_default_flipped_in_a_function_body_fails_g5(repo):
     hit = find(repo.check(), "G5", "kernels/decode_layer.py", bad, "default route changed before stage D passed")
     assert "the default with which switch_from_env reads switch kernels.decode_layer.SPLITKV_DEFAULT changed " \
            "from '0' to '1'" in hit[0].message
+
+
+def test_a_record_at_stage_d_since_before_the_ratchet_has_its_evidence_refreshed(tmp_path):
+    # The record reached stage D before the history was judged and never recorded its
+    # closing commits; refreshing its evidence changes the record within stage D.
+    legacy = split_record(stage="D", **APPROVED)
+    repo = seeded_repo(tmp_path / "repo", files={REC: legacy, NCU: evidence_json("ncu-single-pass")})
+    repo.branch("refresh")
+    repo.write(NCU, evidence_json("ncu-single-pass").replace('"results": {}', '"results": {"re-measured": true}'))
+    repo.write(REC, legacy.replace("Text.", "Text, re-measured.", 1))
+    repo.commit("Evidence: the profile re-measured, the record re-pinned", who=ADA)
+    assert repo.check() == []
+
+
+def test_entering_stage_d_still_needs_stage_c_closed(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={REC: split_record(stage="C", **APPROVED),
+                                                 NCU: evidence_json("ncu-single-pass")})
+    repo.branch("to-d")
+    repo.write(REC, split_record(stage="D", **APPROVED))
+    bad = repo.commit("bench: results", who=ADA)
+    find(repo.check(), "G2", REC, bad, "stage D needs stage C closed: record the commit that closed it")
+
+
+def test_a_recorded_closing_commit_stays_recorded(repo):
+    shas = walk(repo, "D")
+    repo.branch("drop-closing")
+    repo.write(REC, split_record(stage="D", closed={"A": shas["A"], "B": shas["B"]},
+                                 evidence=[NCU, "docs/evidence/bench-h200.json"], **APPROVED))
+    bad = repo.commit("docs(design): tidy the series", who=ADA)
+    find(repo.check(), "G2", REC, bad, f"series.closed.C is {shas['C']} on base and this change removes it")

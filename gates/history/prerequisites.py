@@ -2,6 +2,10 @@
 
 - B (and later) needs the record approved on base, with a decision on every reviewer question.
 - C needs `series.closed.B`, D needs `series.closed.C`: a commit in the history of base.
+  A change within a stage the record already has on base does not enter it again: a
+  record that reached it before the history ratchet and never recorded the closing
+  commit can still have its evidence refreshed; a closing commit recorded on base must
+  stay recorded.
 - Every record in `stacked_on` must be on base at least at the stage this record claims.
 
 A record following the single-pr process brings its design, change and evidence in
@@ -48,13 +52,30 @@ def _check_previous_closed(ctx: SeriesContext, rc: RecordChange, stage: str) -> 
     previous = STAGES[stage_index(stage) - 1]
     sha = field_of(rc.head_front_matter, "series", "closed", previous)
     if not isinstance(sha, str):
-        ctx.report("G2", rc.rel_path, line_of(rc.head, "stage"),
-                   f"stage {stage} needs stage {previous} closed: record the commit that closed it "
-                   f"in series.closed.{previous}")
+        recorded = field_of(rc.base_front_matter, "series", "closed", previous) if _base_stage(rc) else None
+        if isinstance(recorded, str):
+            ctx.report("G2", rc.rel_path, line_of(rc.head, "stage"),
+                       f"series.closed.{previous} is {recorded} on base and this change removes it; "
+                       "a stage's closing commit stays recorded")
+        elif _base_stage(rc) != stage:
+            ctx.report("G2", rc.rel_path, line_of(rc.head, "stage"),
+                       f"stage {stage} needs stage {previous} closed: record the commit that closed it "
+                       f"in series.closed.{previous}")
+        # else: the record is at this stage on base already, entered by an earlier change
+        # (judged then, or before the history ratchet): a change within the stage (evidence
+        # re-pinned, numbers re-quoted) does not enter it again.
     elif not ctx.change.is_ancestor(sha, ctx.change.base):
         ctx.report("G2", rc.rel_path, line_of(rc.head, "series", "closed", previous),
                    f"stage {stage} needs stage {previous}'s closing commit {sha} to be an ancestor of "
                    f"base {ctx.change.base_ref}, and it is not")
+
+
+def _base_stage(rc: RecordChange) -> str | None:
+    """The record's stage on base, or None when it is new there or unreadable."""
+    if rc.base is None or rc.base.record is None:
+        return None
+    stage = field_of(rc.base_front_matter, "stage")
+    return stage if isinstance(stage, str) else None
 
 
 def _check_stacked(ctx: SeriesContext, rc: RecordChange, stage: str) -> None:
