@@ -38,6 +38,7 @@ from gates.checks.claim_excuses import (
 )
 from gates.checks.claim_mood import mood_of
 from gates.checks.claim_subject import Subjects
+from gates.checks.term_pattern import TermPattern
 from gates.checks.claim_vocabulary import (
     METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS, SETUP_LEAD,
     VALUE_AFTER, extra_pattern, is_setting,
@@ -60,7 +61,7 @@ _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
 MENTION = "a mention: the clause states no result"
 _PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|它们?|其|该指标|这一指标)(?![A-Za-z])", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
-_MODEL_LEVEL = re.compile(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
+_MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
 def normalise_text(text: str) -> str:
@@ -76,8 +77,8 @@ class Vocabulary:
 
     def __post_init__(self):
         extra = extra_pattern(self.extra_terms, normalise_text)
-        object.__setattr__(self, "metrics", re.compile(METRIC_TERMS + (f"|{extra}" if extra else ""), _I))
-        object.__setattr__(self, "scopes", re.compile(SCOPE_TERMS, _I))
+        object.__setattr__(self, "metrics", TermPattern(METRIC_TERMS + (f"|{extra}" if extra else ""), _I))
+        object.__setattr__(self, "scopes", TermPattern(SCOPE_TERMS, _I))
         object.__setattr__(self, "subjects", Subjects(self.kernel_terms))
 
 
