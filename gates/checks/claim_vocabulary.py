@@ -36,6 +36,7 @@ _H = r"[\s\-\u2010\u2011]"  # a hyphen or space between the words of a term
 _LATIN = r"A-Za-z\u00c0-\u024f"
 _BEGIN = rf"(?<![{_LATIN}])"  # a Latin word starts here (CJK, digits or punctuation may stand before)
 _END = rf"(?![{_LATIN}])"  # a Latin word ends here (CJK may follow directly: "2x更快")
+LATIN_WORD_START = _BEGIN
 
 
 def _ascii_words(pattern: str) -> str:

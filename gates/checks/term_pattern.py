@@ -41,3 +41,56 @@ class TermPattern:
 
     def fullmatch(self, text: str, *args):
         return self._for(text).fullmatch(text, *args)
+
+
+def top_level_alternatives(pattern: str) -> list[str]:
+    """The alternatives of `pattern` split at each `|` outside groups and character classes."""
+    parts, depth, start, index, in_class = [], 0, 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            index += 1
+            if pattern.startswith("^", index):
+                index += 1
+            if pattern.startswith("]", index):  # a `]` first in a class is a literal
+                index += 1
+            continue
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[start:index])
+            start = index + 1
+        index += 1
+    parts.append(pattern[start:])
+    return parts
+
+
+def sharing_assertion(pattern: str, assertion: str) -> str:
+    """`pattern` with each run of consecutive alternatives that begin with the zero-width `assertion` (a
+    lookbehind such as `(?<![A-Za-z])`) rewritten as `assertion(?:rest|rest|...)`: the same matches, the
+    assertion tested once per position instead of once per alternative. An assertion has no choices to
+    backtrack into, so the alternatives are tried in the same order on the same paths."""
+    out: list[str] = []
+    run: list[str] = []
+
+    def close_run():
+        if run:
+            out.append(f"{assertion}(?:{'|'.join(run)})")
+            run.clear()
+
+    for alternative in top_level_alternatives(pattern):
+        if alternative.startswith(assertion) and not alternative[len(assertion):].startswith(("*", "+", "?", "{")):
+            run.append(alternative[len(assertion):])
+        else:
+            close_run()
+            out.append(alternative)
+    close_run()
+    return "|".join(out)
