@@ -6,7 +6,8 @@ touch a term. Under IGNORECASE that class also matches four letters that fold to
 (`FOLDS_TO_ASCII`: İ ı ſ and the Kelvin sign); in any other text the boundary is exactly the
 engine's ASCII `\\b`, which costs one test per position where the lookarounds cost four, at
 each of the vocabulary's alternatives. `TermPattern` matches with the `\\b` form unless the
-text holds one of the four letters, and so finds exactly what the class form finds.
+text holds one of the four letters, and so finds exactly what the class form finds; consecutive
+alternatives that begin with the boundary test it once (`sharing_assertion`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ class TermPattern:
     def __init__(self, pattern: str, flags: int = 0):
         self.pattern, self.flags = pattern, flags
         self._by_class = re.compile(pattern, flags)
-        self._fast = re.compile(pattern.replace(ASCII_BOUNDARY, _ENGINE_BOUNDARY), flags)
+        engine_form = pattern.replace(ASCII_BOUNDARY, _ENGINE_BOUNDARY)
+        self._fast = re.compile(sharing_assertion(engine_form, _ENGINE_BOUNDARY), flags)
 
     def _for(self, text: str) -> re.Pattern:
         return self._by_class if FOLDS_TO_ASCII.search(text) else self._fast
