@@ -39,9 +39,10 @@ from gates.checks.claim_excuses import (
 from gates.checks.claim_mood import mood_of
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
-    METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS, SETUP_LEAD,
-    VALUE_AFTER, extra_pattern, is_setting,
+    LATIN_WORD_START, METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS,
+    SETUP_LEAD, VALUE_AFTER, extra_pattern, is_setting,
 )
+from gates.checks.term_pattern import TermPattern, sharing_assertion
 from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
 from gates.model.shown_text import shown_attributes
 
@@ -54,13 +55,13 @@ _CLAUSE_END = re.compile(
     _I,
 )
 _RESULT = re.compile(RESULTS, _I)
-_SUBJECT = re.compile(SERVING_SUBJECTS, _I)
-_MEASURE = re.compile(SERVING_MEASURES, _I)
+_SUBJECT = re.compile(sharing_assertion(SERVING_SUBJECTS, LATIN_WORD_START), _I)
+_MEASURE = re.compile(sharing_assertion(SERVING_MEASURES, LATIN_WORD_START), _I)
 _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
 MENTION = "a mention: the clause states no result"
 _PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|它们?|其|该指标|这一指标)(?![A-Za-z])", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
-_MODEL_LEVEL = re.compile(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
+_MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
 def normalise_text(text: str) -> str:
@@ -76,8 +77,8 @@ class Vocabulary:
 
     def __post_init__(self):
         extra = extra_pattern(self.extra_terms, normalise_text)
-        object.__setattr__(self, "metrics", re.compile(METRIC_TERMS + (f"|{extra}" if extra else ""), _I))
-        object.__setattr__(self, "scopes", re.compile(SCOPE_TERMS, _I))
+        object.__setattr__(self, "metrics", TermPattern(METRIC_TERMS + (f"|{extra}" if extra else ""), _I))
+        object.__setattr__(self, "scopes", TermPattern(SCOPE_TERMS, _I))
         object.__setattr__(self, "subjects", Subjects(self.kernel_terms))
 
 

@@ -29,12 +29,14 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-_A = "A-Za-z0-9_"
-_B = rf"(?:(?<![{_A}])(?=[{_A}])|(?<=[{_A}])(?![{_A}]))"  # a word boundary between ASCII words only
+from gates.checks.term_pattern import ASCII_BOUNDARY
+
+_B = ASCII_BOUNDARY  # a word boundary between ASCII words only
 _H = r"[\s\-\u2010\u2011]"  # a hyphen or space between the words of a term
 _LATIN = r"A-Za-z\u00c0-\u024f"
 _BEGIN = rf"(?<![{_LATIN}])"  # a Latin word starts here (CJK, digits or punctuation may stand before)
 _END = rf"(?![{_LATIN}])"  # a Latin word ends here (CJK may follow directly: "2x更快")
+LATIN_WORD_START = _BEGIN
 
 
 def _ascii_words(pattern: str) -> str:

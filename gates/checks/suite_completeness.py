@@ -21,6 +21,7 @@ import fnmatch
 import posixpath
 import shlex
 import tomllib
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from gates.checks.context import GateContext
@@ -263,6 +264,13 @@ def _addopts(path, name: str) -> str:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+    return addopts_in(text, name)
+
+
+@lru_cache(maxsize=64)
+def addopts_in(text: str, name: str) -> str:
+    """The `addopts` of pytest configuration `text` read as the file `name`; parsed once per text, since every
+    record's suites read the same few files."""
     if name in PYTEST_TOML_TABLES:
         try:
             table = tomllib.loads(text)

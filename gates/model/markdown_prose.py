@@ -195,7 +195,7 @@ def normalise_char(char: str) -> str:
 class _Source:
     """The source text as the parser reads it (containers unwrapped), with offsets back to the original.
 
-    `text` is what the parser reads; `original_offset(i)` is the offset in the source the author
+    `text` is what the parser reads; `original_offsets([i])` holds the offset in the source the author
     wrote of `text[i]`, and `original_line_starts` the line starts of that source.
     """
 
@@ -204,14 +204,22 @@ class _Source:
         self.first_line = first_line
         self.original_line_starts = tuple([0] + [m.end() for m in re.finditer("\n", original)])
         self.text, self._kept = unwrap_containers(original)
+        self._kept_in_place = self._kept == list(range(len(self._kept)))  # no container moved a character
         self.line_starts = tuple([0] + [m.end() for m in re.finditer("\n", self.text)])
 
     def offset_of_line(self, line_index: int) -> int:
         """Offset of the first character of a 0-based line; the end of the text past the last line."""
         return self.line_starts[line_index] if line_index < len(self.line_starts) else len(self.text)
 
-    def original_offset(self, offset: int) -> int:
-        return self._kept[min(offset, len(self._kept) - 1)] if self._kept else 0
+    def original_offsets(self, offsets: list[int]) -> tuple[int, ...]:
+        """The offset in the source the author wrote of `text[i]` for each i of `offsets`."""
+        kept = self._kept
+        if not kept:
+            return (0,) * len(offsets)
+        last = len(kept) - 1
+        if self._kept_in_place and (not offsets or (min(offsets) >= 0 and max(offsets) <= last)):
+            return tuple(offsets)
+        return tuple(kept[offset if offset < last else last] for offset in offsets)
 
 
 # Blocks whose indented body the site renders as prose: admonitions (`!!! note "Title"`), collapsible
@@ -434,8 +442,7 @@ def _finish(kind: str, raw: _Builder, source: _Source) -> ProseBlock | None:
     text = "".join(chars)
     if not text.strip():
         return None
-    return ProseBlock(kind, text, tuple(source.original_offset(offset) for offset in offsets),
-                      source.original_line_starts, source.first_line)
+    return ProseBlock(kind, text, source.original_offsets(offsets), source.original_line_starts, source.first_line)
 
 
 def parser_reads(text: str) -> bool:
