@@ -202,12 +202,15 @@ def test_kernel_terms_make_a_clause_about_the_teams_kernel_kernel_level():
 
 @pytest.mark.parametrize("text", ["1," * 20000, "9.*" * 15000, "| x | 12 |\n" * 2000, "吞吐提升" * 10000],
                          ids=["digit-run", "emphasis-run", "long-table", "cjk-run"])
-def test_hostile_text_is_read_in_linear_time(text):
+def test_hostile_text_is_read_without_catastrophic_backtracking(text):
+    # Not a speed target (benchmarks measure those): a pattern that backtracks
+    # catastrophically takes hours on these inputs, far past this generous bound,
+    # while a loaded 2-core CI machine reads each in seconds.
     import time
 
     started = time.perf_counter()
     list(find_claims_in_text("| a | TTFT (ms) |\n|---|---|\n" + text))
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 60.0
 
 
 @pytest.mark.parametrize("text, line", [
