@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Iterable
 
 from gates.checks.claim_excuses import (
@@ -192,11 +193,16 @@ class _Block:
                                   if not index or m.start() >= ordered[index - 1][0].end())
         self.kinds = {m.start(): kind for m, kind in metrics + scopes}
         self.concepts = _InTextOrder(self._serving_concepts())
-        settings = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
-        self.results = _InTextOrder(m for m in _RESULT.finditer(text)
-                                    if not any(start <= m.start() < end for start, end in settings)
-                                    and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
+
+    @cached_property
+    def results(self) -> _InTextOrder:
+        """The block's results, found when a clause is first judged: most blocks name no claim word."""
+        text = self.text
+        settings = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
+        return _InTextOrder(m for m in _RESULT.finditer(text)
+                            if not any(start <= m.start() < end for start, end in settings)
+                            and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
 
     def _serving_concepts(self) -> list[re.Match]:
         text, subjects = self.text, self.words.subjects
