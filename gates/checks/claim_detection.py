@@ -43,7 +43,7 @@ from gates.checks.claim_vocabulary import (
     LATIN_WORD_START, METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS,
     SETUP_LEAD, VALUE_AFTER, extra_pattern, is_setting,
 )
-from gates.checks.term_pattern import TermPattern, sharing_assertion
+from gates.checks.term_pattern import Prefiltered, TermPattern, sharing_assertion
 from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
 from gates.model.shown_text import shown_attributes
 
@@ -56,8 +56,8 @@ _CLAUSE_END = re.compile(
     _I,
 )
 _RESULT = re.compile(RESULTS, _I)
-_SUBJECT = re.compile(sharing_assertion(SERVING_SUBJECTS, LATIN_WORD_START), _I)
-_MEASURE = re.compile(sharing_assertion(SERVING_MEASURES, LATIN_WORD_START), _I)
+_SUBJECT = Prefiltered(re.compile(sharing_assertion(SERVING_SUBJECTS, LATIN_WORD_START), _I))
+_MEASURE = Prefiltered(re.compile(sharing_assertion(SERVING_MEASURES, LATIN_WORD_START), _I))
 _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
 MENTION = "a mention: the clause states no result"
 _PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|它们?|其|该指标|这一指标)(?![A-Za-z])", _I)

@@ -7,12 +7,15 @@ touch a term. Under IGNORECASE that class also matches four letters that fold to
 engine's ASCII `\\b`, which costs one test per position where the lookarounds cost four, at
 each of the vocabulary's alternatives. `TermPattern` matches with the `\\b` form unless the
 text holds one of the four letters, and so finds exactly what the class form finds; consecutive
-alternatives that begin with the boundary test it once (`sharing_assertion`).
+alternatives that begin with the boundary test it once (`sharing_assertion`). A text that holds
+none of the pattern's required pieces (`gates.checks.required_text`) is not searched at all.
 """
 
 from __future__ import annotations
 
 import re
+
+from gates.checks.required_text import required_pieces
 
 ASCII_WORD = "A-Za-z0-9_"
 ASCII_BOUNDARY = rf"(?:(?<![{ASCII_WORD}])(?=[{ASCII_WORD}])|(?<=[{ASCII_WORD}])(?![{ASCII_WORD}]))"
@@ -28,9 +31,61 @@ class TermPattern:
         self._by_class = re.compile(pattern, flags)
         engine_form = pattern.replace(ASCII_BOUNDARY, _ENGINE_BOUNDARY)
         self._fast = re.compile(sharing_assertion(engine_form, _ENGINE_BOUNDARY), flags)
+        self.pieces = required_pieces(pattern, flags)
 
-    def _for(self, text: str) -> re.Pattern:
-        return self._by_class if FOLDS_TO_ASCII.search(text) else self._fast
+    def _for(self, text: str):
+        if FOLDS_TO_ASCII.search(text):
+            return self._by_class
+        return self._fast if holds_a_piece(text, self.pieces) else NO_MATCH
+
+    def finditer(self, text: str, *args):
+        return self._for(text).finditer(text, *args)
+
+    def search(self, text: str, *args):
+        return self._for(text).search(text, *args)
+
+    def match(self, text: str, *args):
+        return self._for(text).match(text, *args)
+
+    def fullmatch(self, text: str, *args):
+        return self._for(text).fullmatch(text, *args)
+
+
+def holds_a_piece(text: str, pieces: frozenset[str] | None) -> bool:
+    """Whether `text`, which holds none of `FOLDS_TO_ASCII`, may hold a match of a pattern with these required
+    `pieces` (None: any text may)."""
+    if not pieces:
+        return True
+    lowered = text.lower()
+    return any(piece in lowered for piece in pieces)
+
+
+class _NoMatch:
+    """What a pattern finds in a text that holds none of its required pieces."""
+
+    def finditer(self, text: str, *args):
+        return iter(())
+
+    def search(self, text: str, *args):
+        return None
+
+    match = fullmatch = search
+
+
+NO_MATCH = _NoMatch()
+
+
+class Prefiltered:
+    """A compiled pattern searched only in texts that hold one of its required pieces: the same matches."""
+
+    def __init__(self, compiled: re.Pattern):
+        self.compiled, self.pattern, self.flags = compiled, compiled.pattern, compiled.flags
+        self.pieces = required_pieces(compiled.pattern, compiled.flags)
+
+    def _for(self, text: str):
+        if FOLDS_TO_ASCII.search(text) or holds_a_piece(text, self.pieces):
+            return self.compiled
+        return NO_MATCH
 
     def finditer(self, text: str, *args):
         return self._for(text).finditer(text, *args)
