@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from gates.checks.required_text import required_pieces
+from gates.checks.required_text import holds_function, required_pieces
 
 ASCII_WORD = "A-Za-z0-9_"
 ASCII_BOUNDARY = rf"(?:(?<![{ASCII_WORD}])(?=[{ASCII_WORD}])|(?<=[{ASCII_WORD}])(?![{ASCII_WORD}]))"
@@ -32,11 +32,12 @@ class TermPattern:
         engine_form = pattern.replace(ASCII_BOUNDARY, _ENGINE_BOUNDARY)
         self._fast = re.compile(sharing_assertion(engine_form, _ENGINE_BOUNDARY), flags)
         self.pieces = required_pieces(pattern, flags)
+        self._may_match = _holds_a_piece(pattern, flags)
 
     def _for(self, text: str):
         if FOLDS_TO_ASCII.search(text):
             return self._by_class
-        return self._fast if holds_a_piece(text, self.pieces) else NO_MATCH
+        return self._fast if self._may_match(text) else NO_MATCH
 
     def finditer(self, text: str, *args):
         return self._for(text).finditer(text, *args)
@@ -51,13 +52,13 @@ class TermPattern:
         return self._for(text).fullmatch(text, *args)
 
 
-def holds_a_piece(text: str, pieces: frozenset[str] | None) -> bool:
-    """Whether `text`, which holds none of `FOLDS_TO_ASCII`, may hold a match of a pattern with these required
-    `pieces` (None: any text may)."""
-    if not pieces:
-        return True
-    lowered = text.lower()
-    return any(piece in lowered for piece in pieces)
+def _holds_a_piece(pattern: str, flags: int):
+    """A function telling whether a text that holds none of `FOLDS_TO_ASCII` may hold a match of `pattern`."""
+    pieces = required_pieces(pattern, flags)
+    if pieces is None:
+        return lambda text: True
+    holds = holds_function(pieces)
+    return lambda text: holds(text.lower())
 
 
 class _NoMatch:
@@ -81,9 +82,10 @@ class Prefiltered:
     def __init__(self, compiled: re.Pattern):
         self.compiled, self.pattern, self.flags = compiled, compiled.pattern, compiled.flags
         self.pieces = required_pieces(compiled.pattern, compiled.flags)
+        self._may_match = _holds_a_piece(compiled.pattern, compiled.flags)
 
     def _for(self, text: str):
-        if FOLDS_TO_ASCII.search(text) or holds_a_piece(text, self.pieces):
+        if FOLDS_TO_ASCII.search(text) or self._may_match(text):
             return self.compiled
         return NO_MATCH
 
