@@ -28,8 +28,8 @@ import triton.language as tl
 
 from kernels.decode_attention.kernel_combine import merge_slots
 
-P_FP8_SCALE: tl.constexpr = 256.0  # p in [0, 1] -> [0, 256] in e4m3 (max 448); a power of two, undone exactly
-FP8_MAX: tl.constexpr = 448.0
+P_FP8_SCALE = tl.constexpr(256.0)  # p in [0, 1] -> [0, 256] in e4m3 (max 448); a power of two, undone exactly
+FP8_MAX = tl.constexpr(448.0)
 
 
 @triton.jit
@@ -202,11 +202,19 @@ def lab_partial_kernel(
         b_p = tl.exp2(b_s - m_safe[:, None])  # [BLOCK_M, BLOCK_N]
         l_i = l_i * alpha + tl.sum(b_p, 1)
         if V_TRANS:  # [BLOCK_D, BLOCK_N], tokens contiguous
+            # The load mask is whole 16-token groups (a per-token mask along the contiguous axis
+            # would split the load into bytes); the host guarantees capacity % 16 == 0. Tokens past
+            # the range inside the last group are zeroed in registers on masked tiles (a poisoned
+            # NaN byte times p = 0 would still be NaN).
+            m_v = ((n0 + tl.arange(0, BLOCK_N) // 16 * 16) < n_end)  # [BLOCK_N], constant per 16 tokens
             if IS_PAGED:
                 o_vt = o_vb[None, :] + o_d[:, None] * stride_vs + o_slot[None, :]
+                m_v = m_v & page_ok
             else:
                 o_vt = o_d[:, None] * stride_vs + o_n[None, :]
-            b_vt = tl.load(p_v + o_vt, mask=m_d[:, None] & m_n[None, :], other=0.0)  # [BLOCK_D, BLOCK_N]
+            b_vt = tl.load(p_v + o_vt, mask=m_d[:, None] & m_v[None, :], other=0.0)  # [BLOCK_D, BLOCK_N]
+            if mask_scores:
+                b_vt = tl.where(m_n[None, :], b_vt, tl.zeros_like(b_vt))
             if FP8_DOT < 2:
                 b_vt = _to_dot_dtype(b_vt, dot_dtype, KV_FORMAT, CVT)
             b_v = tl.trans(b_vt)  # [BLOCK_N, BLOCK_D]

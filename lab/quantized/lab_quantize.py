@@ -26,27 +26,31 @@ class LabCache:
 
     kv_format: str
     k: torch.Tensor  # int8 / float8_e4m3fn, [N, Hkv, S, D]
-    v: torch.Tensor  # [N, Hkv, S, D], or [N, Hkv, D, S] with v_trans
+    v: torch.Tensor  # [N, Hkv, S, D], or [N, Hkv, D, S16] with v_trans (S16: S rounded up to 16)
     k_scale: torch.Tensor
     v_scale: torch.Tensor
     v_trans: bool
 
     def dequantized(self) -> tuple[torch.Tensor, torch.Tensor]:
         """(K, V) as stored * scale in float32, both [N, Hkv, S, D]: the oracle's cache."""
-        v = self.v.transpose(-1, -2) if self.v_trans else self.v
+        v = self.v.transpose(-1, -2)[..., :self.k.shape[2], :] if self.v_trans else self.v
         return dequantize_kv(self.k, self.k_scale), dequantize_kv(v.contiguous(), self.v_scale)
 
     def with_v_layout(self, v_trans: bool) -> "LabCache":
         """The same stored bytes with V in the other layout (or this cache)."""
         if v_trans == self.v_trans:
             return self
-        return LabCache(self.kv_format, self.k, self.v.transpose(-1, -2).contiguous(), self.k_scale, self.v_scale,
-                        v_trans)
+        v = transpose_v(self.v) if v_trans else self.v.transpose(-1, -2)[..., :self.k.shape[2], :].contiguous()
+        return LabCache(self.kv_format, self.k, v, self.k_scale, self.v_scale, v_trans)
 
 
 def transpose_v(values: torch.Tensor) -> torch.Tensor:
-    """[N, Hkv, S, D] -> [N, Hkv, D, S], contiguous (per request, or per page of a paged cache)."""
-    return values.transpose(-1, -2).contiguous()
+    """[N, Hkv, S, D] -> [N, Hkv, D, S16], contiguous (per request, or per page of a paged cache),
+    S16 = S rounded up to a multiple of 16 with zero bytes: the kernel loads whole 16-token groups."""
+    n, h, s, d = values.shape
+    out = torch.zeros((n, h, d, -(-s // 16) * 16), dtype=values.dtype, device=values.device)
+    out[..., :s] = values.transpose(-1, -2)
+    return out
 
 
 def quantize_cache(k: torch.Tensor, v: torch.Tensor, kv_format: str, *, v_trans: bool,

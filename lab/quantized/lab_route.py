@@ -101,6 +101,8 @@ class LabSplitDecode:
         if not 1 <= num_splits <= 256:
             raise ValueError(f"num_splits must be in 1..256, got {num_splits}")
         paged = block_table is not None
+        if v.v_trans and cache.v.shape[-1] % 16:
+            raise ValueError(f"a transposed V cache needs tokens per request or page % 16 == 0, got {cache.v.shape[-1]}")
         q4 = q if q.dim() == 4 else q.unsqueeze(1)
         batch, rows, num_q_heads, head_dim = q4.shape
         num_kv_heads = cache.k.shape[1]
