@@ -1,12 +1,12 @@
 """`python -m lab.quantized.measure`: the project's route and the lab variants over 8-bit caches
 on the review's bar shapes, on one H200; correctness first, then CUDA-graph replay; JSON + table.
 
-    python -m lab.quantized.measure --out $OUT/quant-lab.json --budget-s 330
+    python -m lab.quantized.measure --out $OUT/quant-lab.json --budget-s 240
     python -m lab.quantized.measure --compile-only --worker 3/8      # warm Triton's cache (no timing)
     TRITON_INTERPRET=1 python -m lab.quantized.measure --smoke --out /tmp/smoke.json   # CPU, tiny shapes
 
 Per shape: bf16 through the project's split route at the layer's split count; int8 and FP8
-through the project's route (`attention_decode_splitkv`) at splits {h/2, h, 2h} (h = the
+through the project's route (`attention_decode_splitkv`) at splits {h/2, h, 2h, 4h} (h = the
 layer's heuristic), and each lab variant at the same counts (its best is reported); the read
 pass of the bytes an 8-bit call reads (`validation.bench.read_kernel`, timed the same way).
 Every output is checked against fp64 attention over the dequantized cache before it is timed
@@ -140,7 +140,7 @@ def kv_bytes(shape: Shape, fmt: str) -> int:
 def split_counts(h: int, explicit: list[int] | None) -> list[int]:
     if explicit:
         return explicit
-    return sorted({max(1, h // 2), h, min(256, 2 * h)})
+    return sorted({max(1, h // 2), h, min(256, 2 * h), min(256, 4 * h)})
 
 
 def project_call(q, cache, visible, splits, out):
@@ -304,7 +304,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", type=Path)
     p.add_argument("--shapes", nargs="*", help="names of BAR_SHAPES (default: all, in priority order)")
     p.add_argument("--formats", default="bf16,int8,fp8")
-    p.add_argument("--splits", type=lambda s: [int(x) for x in s.split(",")], help="split counts instead of {h/2,h,2h}")
+    p.add_argument("--splits", type=lambda s: [int(x) for x in s.split(",")], help="split counts instead of {h/2,h,2h,4h}")
     p.add_argument("--budget-s", type=float, default=1e9, help="start no timing after this many seconds")
     p.add_argument("--compile-only", action="store_true", help="call every route once (compile), time nothing")
     p.add_argument("--worker", help="I/N: this process takes every N-th job from I (with --compile-only)")
@@ -326,14 +326,19 @@ def main(argv=None) -> int:
     artifact = {"kind": "lab benchmark: 8-bit KV cache variants", "command": " ".join(sys.argv),
                 "environment": environment(), "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "budget_s": args.budget_s, "complete": False, "shapes": []}
-    for shape in shapes:
-        progress(f"{shape.name} {shape.label()}")
-        artifact["shapes"].append(run_shape(shape, args, deadline, worker))
-        artifact["elapsed_s"] = round(time.time() - start, 1)
-        if args.out and not args.compile_only:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(artifact, indent=1) + "\n")
-    artifact["complete"] = not any(r.get("skipped") for s in artifact["shapes"] for r in s["rows"])
+    try:
+        for shape in shapes:
+            progress(f"{shape.name} {shape.label()}")
+            artifact["shapes"].append(run_shape(shape, args, deadline, worker))
+            artifact["elapsed_s"] = round(time.time() - start, 1)
+            if args.out and not args.compile_only:
+                args.out.parent.mkdir(parents=True, exist_ok=True)
+                args.out.write_text(json.dumps(artifact, indent=1) + "\n")
+    except KeyboardInterrupt:  # `timeout -s INT`: keep the shapes done, say so, print the table
+        artifact["interrupted"] = True
+        progress("interrupted: writing the shapes done so far")
+    artifact["complete"] = not artifact.get("interrupted") and len(artifact["shapes"]) == len(shapes) and not any(
+        r.get("skipped") for s in artifact["shapes"] for r in s["rows"])
     if args.compile_only:
         errors = [r for s in artifact["shapes"] for r in s["rows"] if "error" in r]
         progress(f"compiled {sum(len(s['rows']) for s in artifact['shapes'])} routes in {time.time() - start:.0f} s, "
