@@ -38,13 +38,14 @@ class Variant:
     cvt: int  # 0 project conversions, dots in q's dtype; 1 prmt magic int8->fp16 + e4m3->fp16, fp16 dots; 2 the same in Triton bit ops
     fp8_dot: int = 0  # 1 q.k in FP8; 2 q.k and p.v in FP8
     formats: tuple[str, ...] = ("int8", "fp8")
+    block_m: int | None = None  # 64 puts a decode group on wgmma (Triton takes mma.sync below 64 rows, with FP8 upcast to fp16)
     block_n: int | None = None
     num_warps: int | None = None
     num_stages: int | None = None
 
     def label(self) -> str:
-        extra = "".join(f"-{k[0]}{v}" for k, v in (("n", self.block_n), ("w", self.num_warps), ("s", self.num_stages))
-                        if v is not None)
+        extra = "".join(f":{k}{v}" for k, v in (("m", self.block_m), ("n", self.block_n), ("w", self.num_warps),
+                                                  ("s", self.num_stages)) if v is not None)
         return self.name + extra
 
 
@@ -62,15 +63,15 @@ VARIANTS = {
 
 
 def variant(spec: str) -> Variant:
-    """A variant by name, with optional overrides: "vt-cvt16:n64", "vt:w8:s2"."""
+    """A variant by name, with optional overrides: "vt-cvt16:n64", "vt:w8:s2", "vt-fp8dot:m64"."""
     name, *overrides = spec.split(":")
     if name not in VARIANTS:
         raise ValueError(f"unknown variant {name!r}; expected one of {sorted(VARIANTS)}")
     v = VARIANTS[name]
-    keys = {"n": "block_n", "w": "num_warps", "s": "num_stages"}
+    keys = {"m": "block_m", "n": "block_n", "w": "num_warps", "s": "num_stages"}
     for item in overrides:
         if not item or item[0] not in keys or not item[1:].isdigit():
-            raise ValueError(f"override must be n<BLOCK_N>, w<warps> or s<stages>, got {item!r} in {spec!r}")
+            raise ValueError(f"override must be m<BLOCK_M>, n<BLOCK_N>, w<warps> or s<stages>, got {item!r} in {spec!r}")
         v = replace(v, **{keys[item[0]]: int(item[1:])})
     return v
 
@@ -110,7 +111,7 @@ class LabSplitDecode:
         page_size = cache.k.shape[2] if paged else 1
         capacity = block_table.shape[1] * page_size if paged else cache.k.shape[2]
         cfg = partial_launch_config(head_dim, group * rows, q.dtype, kv_dtype=cache.k.dtype)
-        block_m = cfg.block_m
+        block_m = v.block_m or cfg.block_m
         block_n = v.block_n or cfg.block_n
         num_warps = v.num_warps or cfg.num_warps
         num_stages = v.num_stages or cfg.num_stages
