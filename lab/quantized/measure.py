@@ -1,8 +1,8 @@
 """`python -m lab.quantized.measure`: the project's route and the lab variants over 8-bit caches
 on the review's bar shapes, on one H200; correctness first, then CUDA-graph replay; JSON + table.
 
-    python -m lab.quantized.measure --out $OUT/quant-lab.json --budget-s 240
-    python -m lab.quantized.measure --compile-only --worker 3/8      # warm Triton's cache (no timing)
+    python -m lab.quantized.measure --out $OUT/quant-lab.json --budget-s 220
+    python -m lab.quantized.measure --compile-only --worker 3/12     # warm Triton's cache (no timing)
     TRITON_INTERPRET=1 python -m lab.quantized.measure --smoke --out /tmp/smoke.json   # CPU, tiny shapes
 
 Per shape: bf16, int8 and FP8 through the project's split route (`attention_decode_splitkv`)
@@ -166,7 +166,7 @@ def jobs_for(shape: Shape, formats, splits) -> list[tuple]:
     return jobs
 
 
-def run_shape(shape: Shape, args, deadline: float, worker: tuple[int, int] | None) -> dict:
+def run_shape(shape: Shape, args, deadline: float, worker: set | None) -> dict:
     from kernels.decode_layer import layer_num_splits
 
     from .lab_quantize import quantize_cache
@@ -183,8 +183,8 @@ def run_shape(shape: Shape, args, deadline: float, worker: tuple[int, int] | Non
               "cold_l2": cold, "rows": [], "read_pass_us": {}}
     ref_bf16 = None if args.compile_only else dense_fp64(q, k, v, visible)
     jobs = jobs_for(shape, formats, splits)
-    if worker:
-        jobs = jobs[worker[0]::worker[1]]
+    if worker is not None:  # one worker compiles all split counts of a (shape, format, route): the later ones hit its cache
+        jobs = [j for j in jobs if (shape.name, j[0], j[1]) in worker]
     caches = {}
     for fmt, route, n in jobs:
         if time.time() > deadline:
@@ -312,7 +312,7 @@ def main(argv=None) -> int:
     p.add_argument("--splits", type=lambda s: [int(x) for x in s.split(",")], help="split counts instead of {h/2,h,2h,4h}")
     p.add_argument("--budget-s", type=float, default=1e9, help="start no timing after this many seconds")
     p.add_argument("--compile-only", action="store_true", help="call every route once (compile), time nothing")
-    p.add_argument("--worker", help="I/N: this process takes every N-th job from I (with --compile-only)")
+    p.add_argument("--worker", help="I/N: this process takes every N-th (shape, format, route) from I (with --compile-only)")
     p.add_argument("--smoke", action="store_true", help="tiny shapes; with TRITON_INTERPRET=1 on the CPU")
     p.add_argument("--seed", type=int, default=20261202)
     args = p.parse_args(argv)
@@ -324,7 +324,12 @@ def main(argv=None) -> int:
     if not shapes:
         print(f"error: no shape among {[s.name for s in pool]}", file=sys.stderr)
         return 2
-    worker = tuple(int(x) for x in args.worker.split("/")) if args.worker else None
+    worker = None
+    if args.worker:  # the (shape, format, route) groups of the whole run, dealt round-robin
+        index, count = (int(x) for x in args.worker.split("/"))
+        groups = [(s.name, fmt, route) for s in shapes for fmt in args.formats
+                  for route in (("project",) if fmt == "bf16" else ("project",) + LAB_VARIANTS[fmt])]
+        worker = set(groups[index::count])
     if not INTERPRET and not torch.cuda.is_available():
         print("error: needs a CUDA device, or TRITON_INTERPRET=1 with --smoke", file=sys.stderr)
         return 2
