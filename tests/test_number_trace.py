@@ -111,10 +111,12 @@ def test_a_reference_to_a_key_that_does_not_exist_fails(own_repo):
 # ---- G1: diagnosis numbers --------------------------------------------------------------------------------------
 
 def test_a_stored_percentage_is_not_multiplied_by_100(own_repo):
-    path = own_repo(SPLITKV, "| `dram__throughput.avg.pct_of_peak_sustained_elapsed` | 0.89 % |",
-                    "| `dram__throughput.avg.pct_of_peak_sustained_elapsed` | 89 % |")
+    percent = measured("ncu-single-pass-h200", "metrics", "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+    times_100 = f"{round(percent, 2) * 100:g}"
+    path = own_repo(SPLITKV, f"| `dram__throughput.avg.pct_of_peak_sustained_elapsed` | {percent:.2f} % |",
+                    f"| `dram__throughput.avg.pct_of_peak_sustained_elapsed` | {times_100} % |")
     (message,) = findings(path, own_repo.root, "G1")
-    assert "quotes dram__throughput.avg.pct_of_peak_sustained_elapsed = 89%" in message
+    assert f"quotes dram__throughput.avg.pct_of_peak_sustained_elapsed = {times_100}%" in message
 
 
 @pytest.mark.parametrize("sentence", [

@@ -141,12 +141,20 @@ def ours_at_32k() -> str:
     return f"| {summary['results']['summary']['llama8b-b1-32k']['ours_us']:.2f} |"
 
 
+def first_failing_row_shown_as_passing(text: str) -> str:
+    """The report with its first failing shape's 'NO' turned into 'yes' (whatever the run measured)."""
+    lines = text.split("\n")
+    index = next(i for i, line in enumerate(lines) if line.endswith("| NO |"))
+    lines[index] = lines[index][: -len("NO |")] + "yes |"
+    return "\n".join(lines)
+
+
 def test_the_committed_report_traces_to_its_artifact():
     assert check_committed_report(lambda text: text) == []
 
 
 @pytest.mark.parametrize("edit, expected", [
-    (lambda t: t.replace("| 12.1 | 32/32 | NO |", "| 12.1 | 32/32 | yes |"),
+    (lambda t: first_failing_row_shown_as_passing(t),
      "column 'pass': 'yes' is not what summary.{row}.passed = False reads as ('NO')"),
     (lambda t: t.replace("read_ceiling_fraction>=0.85: FAIL", "read_ceiling_fraction>=0.85: pass", 1),
      "column 'checks':"),
