@@ -41,6 +41,7 @@ _SCRIPT = r'''
 import importlib, inspect, json, os, sys, traceback
 name, internal, mark = sys.argv[1], set(json.loads(sys.argv[2])), sys.argv[3]
 top_folder = os.path.realpath(os.getcwd())
+prefixes = tuple({os.path.join(folder, "") for folder in (top_folder, os.getcwd(), os.path.abspath(os.getcwd()))})
 looked = {"opened": set(), "listed": set(), "probed": set()}
 noting = []
 
@@ -49,7 +50,10 @@ def note(kind, path):
         return
     noting.append(1)
     try:
-        full = os.path.realpath(os.path.abspath(os.fsdecode(path)))
+        full = os.path.abspath(os.fsdecode(path))
+        if not os.path.join(full, "").startswith(prefixes):
+            return  # outside the tree (the standard library, site-packages): no link of the tree leads there
+        full = os.path.realpath(full)
         if full == top_folder or full.startswith(top_folder + os.sep):
             relative = os.path.relpath(full, top_folder).replace(os.sep, "/")
             looked[kind].add("" if relative == "." else relative)
