@@ -48,8 +48,16 @@ def test_a_name_every_path_imports_from_a_library_is_read_as_one_import():
         "triton.language.extra.cuda.libdevice:rsqrt | triton.language.extra.libdevice:rsqrt | triton.language.math:rsqrt")
 
 
-def test_a_path_that_leaves_the_name_unbound_keeps_the_module_unreadable():
+def test_a_library_name_that_a_path_leaves_unbound_is_no_part_of_the_surface():
     source = VERSIONED.replace("else:\n    from triton.language.math import rsqrt\n", "")
+    scope = module_scope(source, "kernels/norm.py", read_module=lambda dotted: None)
+    assert scope.error is None and scope.imported_when("rsqrt")
+    assert "rsqrt" not in scope.star_names()
+
+
+def test_a_library_name_that_a_path_leaves_unbound_keeps_the_module_unreadable_when_all_lists_it():
+    source = VERSIONED.replace("else:\n    from triton.language.math import rsqrt\n", "")
+    source += "\n__all__ = ['rms_norm', 'rsqrt']\n"
     scope = module_scope(source, "kernels/norm.py", read_module=lambda dotted: None)
     assert "public name 'rsqrt' is unbound or bound differently" in scope.error
 

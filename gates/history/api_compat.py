@@ -31,7 +31,7 @@ from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
-from gates.python_api.imported_surface import ImportFailed, imported_entries, outline_names, suspiciously_small
+from gates.python_api.imported_surface import outline_names, read_by_importing, suspiciously_small
 from gates.python_api.module_scope import (
     ReadText,
     ScopeStore,
@@ -243,7 +243,13 @@ def _decorator_rules(ctx: SeriesContext) -> dict:
             "transparent_decorators": tuple(ctx.policy.api_transparent_decorators)}
 
 
-_IMPORTED: dict[tuple, ModuleSurface] = {}  # (module, root, its tree id, internal decorators) -> surface by importing
+_IMPORTED: dict[tuple, list[tuple[tuple, ModuleSurface]]] = {}
+"""Surfaces read by importing, by (module, root, internal decorators): each kept with the state of every path its
+import looked at (`Looked`: the files it opened, the folders it listed, the paths it stat'ed, each as the tree it was
+imported from holds it) and used again in a tree where every one of them is the same, so a module is imported again
+only where something its import read changed. An import that did not say what it looked at (a timeout, a hard exit)
+is kept by the id of the package root's tree instead."""
+_KEPT_IMPORTS = 2_000
 
 
 class _Imports:
@@ -257,26 +263,43 @@ class _Imports:
         self.enabled = ctx.policy.api_import_fallback
 
     def surface(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
-        """The module's surface at `ref` read by importing it; one with `error` when importing fails. Kept by the id
-        of the package root's tree: the same files below it import the same way within one run."""
+        """The module's surface at `ref` read by importing it; one with `error` when importing fails. Read again only
+        where a file, folder listing or path the import looked at differs from every import of it kept before."""
+        if not self.ctx.change.identifies_blobs:
+            return self._import(ref, module, path, root)[0]
+        key = (module, root, tuple(self.ctx.policy.api_internal_decorators))
         tree = self.ctx.change.tree_id(ref, root)
-        key = (module, root, tree, tuple(self.ctx.policy.api_internal_decorators))
-        if tree is not None and key in _IMPORTED:
-            return _IMPORTED[key]
-        found = self._import(ref, module, path, root)
-        if tree is not None:
-            _IMPORTED[key] = found
+        for looked, found in _IMPORTED.get(key, ()):
+            if looked[0] == "tree" and looked[1] == tree and tree is not None or \
+                    looked[0] == "looked" and all(self._state(ref, *item[:2]) == item[2] for item in looked[1]):
+                return found
+        found, looked = self._import(ref, module, path, root)
+        if looked is not None:
+            kept = ("looked", tuple((kind, where, self._state(ref, kind, where))
+                                    for kind in ("opened", "listed", "probed") for where in getattr(looked, kind)))
+        elif tree is not None:
+            kept = ("tree", tree)
+        else:
+            return found
+        if sum(len(readings) for readings in _IMPORTED.values()) > _KEPT_IMPORTS:
+            _IMPORTED.clear()
+        _IMPORTED.setdefault(key, []).append((kept, found))
         return found
 
-    def _import(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
+    def _state(self, ref: str, kind: str, where: str):
+        """What the tree of `ref` holds at `where` as an import sees it: a folder's listing, a file's object id."""
+        change = self.ctx.change
+        if kind == "listed":
+            return change.listing(ref, where)
+        return change.entry_at(ref, where)
+
+    def _import(self, ref: str, module: str, path: str, root: str):
         if ref not in self.folders:
             self.folders[ref] = Path(self.stack.enter_context(self.ctx.change.checked_out(ref)))
-        try:
-            entries, exports = imported_entries(self.folders[ref], module, [root],
-                                                self.ctx.policy.api_internal_decorators)
-        except ImportFailed as exc:
-            return ModuleSurface(module, path, error=str(exc))
-        return ModuleSurface(module, path, entries=entries, exports=exports)
+        reading = read_by_importing(self.folders[ref], module, [root], self.ctx.policy.api_internal_decorators)
+        if reading.error is not None:
+            return ModuleSurface(module, path, error=reading.error), reading.looked
+        return ModuleSurface(module, path, entries=reading.entries, exports=reading.exports), reading.looked
 
     def compared(self, module: str, root: str, old: ModuleSurface | None, new: ModuleSurface | None,
                  old_path: str | None, new_path: str | None):

@@ -160,6 +160,20 @@ class ChangeSet:
         read = getattr(self._reader, "tree_id", None)
         return read(ref, folder) if read is not None else None
 
+    def entry_at(self, ref: str, path: str) -> tuple[str, str] | None:
+        """(mode, object id) of what `path` is at `ref` (a folder's tree id; "" is the root); None: nothing there."""
+        read = getattr(self._reader, "entry_at", None)
+        if read is None:
+            raise NotImplementedError("this reader cannot name objects")
+        return read(ref, path)
+
+    def listing(self, ref: str, folder: str) -> tuple[tuple[str, str], ...] | None:
+        """((mode, name), ...) of the entries of the folder `folder` at `ref` ("" is the root); None: no folder."""
+        found = self.entry_at(ref, folder)
+        if found is None or found[0] != "40000":
+            return None
+        return tuple((mode, name) for mode, name, _ in self._reader.tree_entries(found[1]))
+
     def settings_at(self, ref: str):
         """The configuration as committed at `ref` (`gates.model.config.Settings`), read once per version."""
         read_once = getattr(self._reader, "settings", None)

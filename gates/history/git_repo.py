@@ -65,7 +65,8 @@ class _GitReader:
         self._listed: dict[str, list[str]] = {}  # tree sha -> every file below it, relative
         self._snapshots: dict[tuple[str, str], RecordSnapshot] = {}  # (blob sha, path) -> the parsed record
         self._settings: dict[tuple, object] = {}  # blob shas of the configuration files -> Settings
-        self._symlinks: dict[str, dict[str, str]] = {}
+        self._symlinks: dict[str, dict[str, str]] = {}  # root tree id -> every link's path -> its content
+        self._links: dict[str, dict[str, str]] = {}  # tree id -> every link below it -> the link's object id
 
     def run(self, *args: str) -> bytes:
         command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
@@ -168,18 +169,27 @@ class _GitReader:
         found = self.entry_at(ref, folder)
         return found[1] if found is not None and found[0] == "40000" else None
     def symlinks(self, ref: str) -> dict[str, str]:
-        """Every symbolic link in the tree of `ref`: its path -> its content (the target it names)."""
-        if ref not in self._symlinks:
-            out = self.try_run("ls-tree", "-r", "-z", "--full-tree", ref) or b""
+        """Every symbolic link in the tree of `ref`: its path -> its content (the target it names). Read from the
+        tree objects, each folder's once by its id, so a history run reads only the folders a commit changed."""
+        tree = self.root_tree(ref)
+        if tree is None:
+            return {}
+        if tree not in self._symlinks:
+            self._symlinks[tree] = {path: _text(self.object_data(sha, f"the link {path} at {ref[:12]}"))
+                                    for path, sha in self._links_below(tree).items()}
+        return self._symlinks[tree]
+
+    def _links_below(self, tree: str) -> dict[str, str]:
+        """Every symbolic link below a tree object: its path relative to the tree -> the link's object id."""
+        if tree not in self._links:
             links = {}
-            for entry in out.split(b"\0"):
-                meta, _, name = entry.partition(b"\t")
-                fields = meta.split()
-                if len(fields) == 3 and fields[0] == b"120000":
-                    data = self.read_bytes(ref, _text(name))
-                    links[_text(name)] = _text(data) if data is not None else ""
-            self._symlinks[ref] = links
-        return self._symlinks[ref]
+            for mode, name, sha in self.tree_entries(tree):
+                if mode == "40000":
+                    links.update({f"{name}/{path}": link for path, link in self._links_below(sha).items()})
+                elif mode == "120000":
+                    links[name] = sha
+            self._links[tree] = links
+        return self._links[tree]
 
     def list_files(self, ref: str, under: str) -> list[str]:
         """Every file below the folder `under` at `ref`, in `git ls-tree -r` order (trees read once by sha)."""

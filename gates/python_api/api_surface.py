@@ -110,7 +110,8 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         unfollowed = [name for name, entry in scope.names.items() if entry.kind == STAR_IMPORT]
         public = list(dict.fromkeys(scope.exports)) + unfollowed
     else:
-        public = [name for name, entry in scope.names.items() if _is_public(name, entry, is_package)]
+        public = [name for name, entry in scope.names.items()
+                  if _is_public(name, entry, is_package) and not scope.imported_when(name)]
     internal = frozenset(internal_decorators)
     for name in public:
         entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))

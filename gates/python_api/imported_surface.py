@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gates.python_api.scope_model import (
@@ -37,8 +38,49 @@ _KINDS = {"POSITIONAL_ONLY": POSITIONAL_ONLY, "POSITIONAL_OR_KEYWORD": POSITIONA
           "KEYWORD_ONLY": KEYWORD_ONLY, "VAR_KEYWORD": VAR_KEYWORD}
 
 _SCRIPT = r'''
-import importlib, inspect, json, sys
+import importlib, inspect, json, os, sys, traceback
 name, internal, mark = sys.argv[1], set(json.loads(sys.argv[2])), sys.argv[3]
+top_folder = os.path.realpath(os.getcwd())
+prefixes = tuple({os.path.join(folder, "") for folder in (top_folder, os.getcwd(), os.path.abspath(os.getcwd()))})
+looked = {"opened": set(), "listed": set(), "probed": set()}
+noting = []
+
+def note(kind, path):
+    if noting or path is None or isinstance(path, int):
+        return
+    noting.append(1)
+    try:
+        full = os.path.abspath(os.fsdecode(path))
+        if not os.path.join(full, "").startswith(prefixes):
+            return  # outside the tree (the standard library, site-packages): no link of the tree leads there
+        full = os.path.realpath(full)
+        if full == top_folder or full.startswith(top_folder + os.sep):
+            relative = os.path.relpath(full, top_folder).replace(os.sep, "/")
+            looked[kind].add("" if relative == "." else relative)
+    except (TypeError, ValueError, OSError):
+        pass
+    finally:
+        noting.pop()
+
+def audit(event, args):
+    if event == "open":
+        note("opened", args[0])
+    elif event in ("os.listdir", "os.scandir"):
+        note("listed", "." if args[0] is None else args[0])
+
+def probing(real):
+    def probe(path, *args, **kwargs):
+        note("probed", path)
+        return real(path, *args, **kwargs)
+    return probe
+
+sys.addaudithook(audit)
+os.stat, os.lstat = probing(os.stat), probing(os.lstat)
+
+def done(document):
+    document["looked"] = {kind: sorted(paths) for kind, paths in looked.items()}
+    sys.stdout.write(mark + json.dumps(document) + "\n")
+    sys.stdout.flush()
 NOT_PROTOCOL = {"__repr__", "__str__", "__del__", "__post_init__", "__init_subclass__", "__set_name__", "__sizeof__",
                 "__format__", "__getattr__", "__getattribute__", "__dir__", "__init__", "__new__", "__subclasshook__",
                 "__class_getitem__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__weakref__",
@@ -59,7 +101,11 @@ def internal_object(obj):
     return not inspect.isclass(obj) and not inspect.isfunction(obj) and \
         any(kind.split(".")[0] == d.split(".")[0] for d in internal)
 
-module = importlib.import_module(name)
+try:
+    module = importlib.import_module(name)
+except Exception as exc:
+    done({"error": traceback.format_exception_only(type(exc), exc)[-1].strip()})
+    raise SystemExit(1)
 top = name.split(".")[0]
 exports = vars(module).get("__all__")
 exports = list(exports) if isinstance(exports, (list, tuple)) else None
@@ -102,8 +148,7 @@ for n in names:
         entries[n] = {"kind": "function", "params": signature(obj), "async": inspect.iscoroutinefunction(obj)}
     else:
         entries[n] = {"kind": "constant"}
-sys.stdout.write(mark + json.dumps({"exports": exports, "entries": entries}) + "\n")
-sys.stdout.flush()
+done({"exports": exports, "entries": entries})
 '''
 
 
@@ -115,10 +160,43 @@ class ImportFailed(Exception):
     """Importing the module failed; the message says how."""
 
 
+@dataclass(frozen=True)
+class Looked:
+    """What an import looked at inside the folder it was imported from, as paths relative to that folder: the files
+    it opened (the modules it loaded among them, and the `.pyc` it looked for), the folders it listed (the import
+    system lists each folder it finds modules in; `pkgutil.iter_modules` too) and the paths it stat'ed
+    (`os.path.exists`). Where each of these is the same in another tree, importing there does the same."""
+
+    opened: tuple[str, ...] = ()
+    listed: tuple[str, ...] = ()
+    probed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImportedReading:
+    """One import of a module in a fresh process: its surface (`entries`, `exports`) or why it failed (`error`), and
+    what it looked at (`looked`; None when the process did not say, such as a timeout or a hard exit)."""
+
+    entries: dict = field(default_factory=dict)
+    exports: list[str] | None = None
+    error: str | None = None
+    looked: Looked | None = None
+
+
 def imported_entries(folder: Path, module: str, roots, internal_decorators=(), timeout: float = 300.0
                      ) -> tuple[dict[str, Entry], list[str] | None]:
     """(entries by name as `ModuleSurface.entries` holds them, `__all__`) of `module` imported from the files in
     `folder`, with `folder/<root>` for each package root on `sys.path`. Raises ImportFailed."""
+    reading = read_by_importing(folder, module, roots, internal_decorators, timeout)
+    if reading.error is not None:
+        raise ImportFailed(reading.error)
+    return reading.entries, reading.exports
+
+
+def read_by_importing(folder: Path, module: str, roots, internal_decorators=(), timeout: float = 300.0
+                      ) -> ImportedReading:
+    """`module` imported from the files in `folder` (with `folder/<root>` for each package root on `sys.path`) in a
+    fresh process: its surface or why importing failed, with what the import looked at in `folder`."""
     path = [str(Path(folder) / root) if root not in (".", "") else str(folder) for root in roots]
     env = {key: value for key, value in os.environ.items() if key in _KEPT or key.startswith(_KEPT_PREFIXES)}
     env.update(PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
@@ -126,16 +204,21 @@ def imported_entries(folder: Path, module: str, roots, internal_decorators=(), t
         done = subprocess.run([sys.executable, "-c", _SCRIPT, module, json.dumps(list(internal_decorators)), _MARK],
                               cwd=folder, env=env, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise ImportFailed(f"importing {module} took longer than {timeout:.0f} s") from None
+        return ImportedReading(error=f"importing {module} took longer than {timeout:.0f} s")
     out = done.stdout.decode("utf-8", errors="replace")
-    if done.returncode != 0 or _MARK not in out:
+    if done.returncode != 0 and _MARK not in out or done.returncode not in (0, 1):
         lines = [line for line in done.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
-        raise ImportFailed(f"importing {module} failed: {lines[-1] if lines else f'exit {done.returncode}'}")
+        return ImportedReading(error=f"importing {module} failed: {lines[-1] if lines else f'exit {done.returncode}'}")
+    if _MARK not in out:
+        return ImportedReading(error=f"importing {module} gave no surface the checker can read (it printed none)")
     try:
         data = json.loads(out.rsplit(_MARK, 1)[1])
-        return _entries(data["entries"]), data["exports"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ImportFailed(f"importing {module} gave no surface the checker can read ({exc})") from None
+        looked = Looked(*(tuple(str(p) for p in data["looked"][kind]) for kind in ("opened", "listed", "probed")))
+        if "error" in data:
+            return ImportedReading(error=f"importing {module} failed: {data['error']}", looked=looked)
+        return ImportedReading(_entries(data["entries"]), data["exports"], looked=looked)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return ImportedReading(error=f"importing {module} gave no surface the checker can read ({exc})")
 
 
 def _entries(raw: dict) -> dict[str, Entry]:

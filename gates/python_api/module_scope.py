@@ -86,6 +86,9 @@ class ModuleScope:
     import_paths: list[str] = field(default_factory=list)  # files read to follow imports (`definition`)
     conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
     alternatives: dict[str, list[Entry]] = field(default_factory=dict)  # `except ImportError:` fallbacks of a name
+    # conditional names that every path binding them imports from outside the repository, and some path leaves
+    # unbound (`if is_peft_available(): from peft import X`): a library's name, there or not by the environment
+    outside_only: set[str] = field(default_factory=set)
     transparent: frozenset = field(default_factory=frozenset)  # decorators from outside that keep the signature
     rebound: dict[str, int] = field(default_factory=dict)  # `global NAME` in a function -> line
     reads: list[NameRead] = field(default_factory=list)  # `os.environ.get(NAME, default)` anywhere in the module
@@ -95,7 +98,12 @@ class ModuleScope:
         """What `from <this module> import *` binds."""
         if self.exports is not None:
             return list(dict.fromkeys(self.exports))
-        return [name for name in self.names if not name.startswith("_")]
+        return [name for name in self.names if not name.startswith("_") and not self.imported_when(name)]
+
+    def imported_when(self, name: str) -> bool:
+        """`name` is bound on some paths only, each time by an import from outside the repository (a third-party
+        name imported under `if FLAG:`): none of this module's own API unless `__all__` lists it."""
+        return name in self.conditional and name in self.outside_only
 
     def refuse(self, construct: str, line: int) -> None:
         """Mark the surface unreadable (the first reason is kept)."""
@@ -302,27 +310,60 @@ class _Resolver:
         return self.cache[dotted]
 
 
-def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: str | None = None) -> ModuleScope:
-    scope = ModuleScope(module or module_name(path), path, resolver=resolver)
+@dataclass(frozen=True)
+class _Parsed:
+    """What one module's text is on its own, whatever the modules around it: its syntax tree (or why it does not
+    parse), the constructs that change its namespace at run time, its `global NAME` statements and its switch
+    reads. The tree is only read, never changed, so a history run keeps it for every commit with the same text."""
+
+    tree: ast.Module | None
+    error: str | None = None
+    constructs: tuple = ()
+    rebound: tuple = ()
+    reads: tuple = ()
+
+
+_PARSED: dict[tuple[str, str, str], _Parsed] = {}
+_KEPT_PARSED = 1_500
+
+
+def _parsed(source: str, path: str, module: str) -> _Parsed:
+    key = (source, path, module)
+    found = _PARSED.get(key)
+    if found is not None:
+        return found
     try:
         tree = ast.parse(source, filename=path)
+        constructs, rebound = dynamic_constructs(tree, module)
+        found = _Parsed(tree, None, tuple(constructs), tuple(rebound.items()), tuple(name_reads(tree)))
     except (SyntaxError, ValueError) as exc:
-        scope.error = f"does not parse: {exc}"
-        return scope
+        found = _Parsed(None, f"does not parse: {exc}")
     except (RecursionError, MemoryError):
-        scope.error = "does not parse: nested too deeply for the checker to read"
+        found = _Parsed(None, "does not parse: nested too deeply for the checker to read")
+    if len(_PARSED) >= _KEPT_PARSED:
+        _PARSED.clear()
+    _PARSED[key] = found
+    return found
+
+
+def _read_scope(source: str, path: str, resolver: _Resolver, visiting, module: str | None = None) -> ModuleScope:
+    scope = ModuleScope(module or module_name(path), path, resolver=resolver)
+    parsed = _parsed(source, path, scope.module)
+    if parsed.tree is None:
+        scope.error = parsed.error
         return scope
     try:
-        return _bind_scope(scope, tree, resolver, visiting)
+        return _bind_scope(scope, parsed, resolver, visiting)
     except RecursionError:
         scope.error = scope.error or f"{UNREADABLE}: nested too deeply to follow at {path}"
         return scope
 
 
-def _bind_scope(scope: ModuleScope, tree: ast.Module, resolver: _Resolver, visiting) -> ModuleScope:
-    """What `tree` binds, over `scope`, refusing what the checker cannot follow."""
-    constructs, scope.rebound = dynamic_constructs(tree, scope.module)
-    scope.reads = name_reads(tree)
+def _bind_scope(scope: ModuleScope, parsed: _Parsed, resolver: _Resolver, visiting) -> ModuleScope:
+    """What the parsed module binds, over `scope`, refusing what the checker cannot follow."""
+    tree = parsed.tree
+    constructs, scope.rebound = list(parsed.constructs), dict(parsed.rebound)
+    scope.reads = list(parsed.reads)
     for construct, line in constructs[:1]:
         scope.refuse(construct, line)
     bind_module(scope, tree, resolver, visiting)
@@ -335,6 +376,8 @@ def _bind_scope(scope: ModuleScope, tree: ast.Module, resolver: _Resolver, visit
         entry = scope.names.get(name)
         if entry is not None and entry.kind == "module-import" and scope.exports is None:
             continue  # `try: import_module(".cuda", __name__) / except ImportError: pass`: a submodule, no API name
+        if scope.imported_when(name) and scope.exports is None:
+            continue  # `if is_peft_available(): from peft import X`: the library's name, not this module's API
         if public and not value_only:
             scope.refuse(f"public name '{name}' is unbound or bound differently on some paths through {header}", line)
     return scope

@@ -732,6 +732,10 @@ class _Binder(AllChanges):
                 continue
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
+            if self.alternatives_outside(present) is not None and len(present) < len(entries):
+                self.scope.outside_only.add(name)  # `if is_peft_available(): from peft import X`
+            else:
+                self.scope.outside_only.discard(name)
             values = list(dict.fromkeys(e.value for e in present))
             if value_only and len(values) > 1 and None not in values:
                 names[name] = replace(present[-1], value=f"{' or '.join(values)} (depending on {where[0]})")
@@ -841,8 +845,12 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
 def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
     """Run `tree`'s top-level statements over `scope` (a `gates.python_api.module_scope.ModuleScope`)."""
     binder = _Binder(scope, resolver, visiting)
-    parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
-    binder.mutated = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                      and not is_read_only_use(n, n.id, parents)}
+    mutated = getattr(tree, "_design_gates_mutated", None)  # a tree kept for many commits (`module_scope._parsed`)
+    if mutated is None:
+        parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+        mutated = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                            and not is_read_only_use(n, n.id, parents))
+        tree._design_gates_mutated = mutated
+    binder.mutated = set(mutated)
     binder.block(tree.body)
     binder.lazy_names(tree)

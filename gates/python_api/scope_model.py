@@ -141,7 +141,12 @@ def parameters(args: ast.arguments, read_default: DefaultReader | None = None) -
 
 
 def fingerprint(node: ast.AST) -> str:
-    return hashlib.sha256(ast.dump(node).encode()).hexdigest()[:12]
+    """A digest of the whole definition, kept on the node: a parsed module is read again in many commits."""
+    found = getattr(node, "_design_gates_fingerprint", None)
+    if found is None:
+        found = hashlib.sha256(ast.dump(node).encode()).hexdigest()[:12]
+        node._design_gates_fingerprint = found
+    return found
 
 
 def module_paths(dotted: str, roots=DEFAULT_PACKAGE_ROOTS) -> list[tuple[str, str]]:

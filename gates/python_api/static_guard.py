@@ -11,7 +11,9 @@ surface that may not be the real one:
 - `sys.modules`, `sys.__dict__`, `sys` passed around (`getattr(sys, ...)`), `from sys import
   modules`; `import_module(...)` / `__import__(...)` of this module, of a module of its own top-level package, or of a computed name;
 - `setattr(...)` / `delattr(...)` on a module-level definition or a module of the same
-  package (or `setattr` itself passed around);
+  package (or `setattr` itself passed around); on a function or class that a function defines
+  in its own body (a nested `def` it patches in somewhere) it changes that call's object, not
+  the module's, and is not refused;
 - assignment to or deletion of an attribute of a function or class defined here, or of
   a module of the same top-level package (`api.attention_decode = ...`,
   `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set;
@@ -87,14 +89,32 @@ class _Finder(ast.NodeVisitor):
         self.depth = 0  # 0: module level; >0: inside a function or class body
         self.in_hook = False  # inside a module-level `def __getattr__`
         self.in_function = 0  # inside a function body (a lambda's too): what runs there runs when called
+        self.functions: list[ast.AST] = []  # the enclosing functions, innermost last
+        self.local_names: dict[int, set[str]] = {}  # id of a function -> `_local_names`, found when first asked
 
     def note(self, what: str, node: ast.AST) -> None:
         self.found.append((what, node.lineno))
 
+    def _is_local(self, node: ast.expr | None) -> bool:
+        """`node` is rooted at a function or class an enclosing function defines itself (`_local_names`): an object
+        of that call, which no module-level name is, whatever the module also defines under that name."""
+        if isinstance(node, ast.Attribute):
+            node = node.value  # `inner.__wrapped__ = ...`; `inner.x.__defaults__` may reach anything
+        if not isinstance(node, ast.Name):
+            return False
+        for function in self.functions:
+            if id(function) not in self.local_names:
+                self.local_names[id(function)] = _local_names(function)
+            if node.id in self.local_names[id(function)]:
+                return True
+        return False
+
     def _nested(self, node) -> None:
         self.depth += 1
         self.in_function += 1
+        self.functions.append(node)
         self.generic_visit(node)
+        self.functions.pop()
         self.in_function -= 1
         self.depth -= 1
 
@@ -106,10 +126,12 @@ class _Finder(ast.NodeVisitor):
             self.visit(deco)
         self.depth += 1
         self.in_function += 1
+        self.functions.append(node)
         previous, self.in_hook = self.in_hook, hook
         for child in [node.args, *node.body]:
             self.visit(child)
         self.in_hook = previous
+        self.functions.pop()
         self.in_function -= 1
         self.depth -= 1
 
@@ -169,9 +191,10 @@ class _Finder(ast.NodeVisitor):
         if node.attr in ("modules", "__dict__") and on_sys:
             self.note(f"`sys.{node.attr}`", node)
         elif node.attr in SIGNATURE_ATTRIBUTES and not (isinstance(node.ctx, ast.Load)
-                                                         and node.attr in _READ_ONLY_WHEN_LOADED):
+                                                         and node.attr in _READ_ONLY_WHEN_LOADED) \
+                and not self._is_local(node):
             self.note(f"`{text}`", node)
-        elif isinstance(_root(node), ast.Name) and _root(node).id in self.defined:
+        elif isinstance(_root(node), ast.Name) and _root(node).id in self.defined and not self._is_local(node):
             if isinstance(node.ctx, ast.Store) and node.attr not in _SETTABLE:
                 self.note(f"assignment to `{text}`", node)
             elif isinstance(node.ctx, ast.Del):
@@ -192,9 +215,11 @@ class _Finder(ast.NodeVisitor):
             self.called.add(id(func))
         elif isinstance(func, ast.Name) and name in ("vars", "locals") and not node.args and self.depth == 0:
             self.note(f"`{name}()` at module level", node)
-        elif isinstance(func, ast.Name) and name == "vars" and self._is_module_level_object(first):
+        elif isinstance(func, ast.Name) and name == "vars" and self._is_module_level_object(first) \
+                and not self._is_local(first):
             self.note(f"`{ast.unparse(node)}`", node)
-        elif isinstance(func, ast.Name) and name in ("setattr", "delattr") and self._is_module_level_object(first):
+        elif isinstance(func, ast.Name) and name in ("setattr", "delattr") and self._is_module_level_object(first) \
+                and not self._is_local(first):
             self.note(f"`{name}({ast.unparse(first)}, ...)`", node)
         elif name == "import_module" and (self.depth == 0 or self.in_hook):
             pass  # the surface reader computes what it imports, or refuses the module
@@ -219,6 +244,37 @@ class _Finder(ast.NodeVisitor):
             return True
         text = ast.unparse(node)
         return "modules" in text or any(name in text for name in _IMPORTERS)
+
+
+def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """The functions and classes a function defines in its own scope (a nested `def` or `class`): objects made anew
+    by each call, never one of the module's. A name the function also binds otherwise (a parameter, an assignment,
+    an import, `global` or `nonlocal`) is left out, since it may then name a module-level object."""
+    args = function.args
+    other = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    other.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    defined: set[str] = set()
+    pending = list(function.body) if isinstance(function.body, list) else [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+            pending.extend(node.decorator_list)
+            continue  # its body is its own scope
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            other.update(node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            other.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            other.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            other.add(node.name)
+        pending.extend(ast.iter_child_nodes(node))
+    return defined - other
 
 
 def dynamic_constructs(tree: ast.Module, module: str) -> tuple[list[tuple[str, int]], dict[str, int]]:

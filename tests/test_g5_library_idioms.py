@@ -1,0 +1,178 @@
+"""Idioms of real kernel libraries that G5 reads as what they are, with a real break behind each still caught.
+
+- `if is_peft_available(): from peft import X` binds a library's name on some paths only: it is no part of
+  the module's API (unless `__all__` lists it), so the module stays readable;
+- `setattr` on a function a function defines in its own body (a patch it installs elsewhere) changes that
+  call's object, not the module's surface;
+- keyword-only parameters have no position: reordering them breaks no caller, while moving a
+  positional-or-keyword parameter does.
+
+And the import fallback: a module read by importing it is imported again only where a file, folder listing
+or path its import looked at changed, and a break behind it is still reported.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import gates.history.api_compat as api_compat
+from gates.history.ratchet import check_history
+from gates.python_api.module_scope import module_scope
+from gitrepo_builder import ADA, MAX, POLICY, seeded_repo
+
+FLAGS = "kernels/ops/flags.py"
+MODEL = "kernels/ops/model.py"
+PATCH = "kernels/ops/patch.py"
+
+FLAGS_TEXT = "import importlib.util\n\nPEFT_AVAILABLE = importlib.util.find_spec('peft') is not None\n"
+MODEL_TEXT = '''\
+from kernels.ops.flags import PEFT_AVAILABLE
+
+if PEFT_AVAILABLE:
+    from peft.utils.other import ModulesToSaveWrapper
+
+
+def lce_forward(self, input_ids=None, labels=None, *, skip_logits=None, return_dict=None):
+    return input_ids
+'''
+PATCH_TEXT = '''\
+import torch.nn as nn
+
+_MARK = "_patched"
+
+
+def apply_patch(model, *, rms_norm=True, swiglu=False):
+    original = nn.LayerNorm.forward
+
+    def patched_forward(self, x):
+        return original(self, x)
+
+    setattr(patched_forward, _MARK, True)
+    setattr(patched_forward, "__wrapped__", original)
+    patched_forward.__wrapped__ = original
+    nn.LayerNorm.forward = patched_forward
+    return model
+'''
+
+
+def g5(findings):
+    return [(f.path, f.severity, f.message) for f in findings if f.gate == "G5"]
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", FLAGS: FLAGS_TEXT,
+                                                  MODEL: MODEL_TEXT, PATCH: PATCH_TEXT})
+
+
+def change(repo, path, old, new, message):
+    repo.branch("change-" + message.split(":")[0].replace(" ", "-") + f"-{len(message)}")
+    text = repo.read(path)
+    assert old in text
+    repo.write(path, text.replace(old, new))
+    repo.commit(message, who=ADA)
+    return g5(repo.check())
+
+
+def test_a_library_name_imported_under_a_flag_is_no_part_of_the_surface(repo):
+    assert change(repo, MODEL, "return input_ids", "return labels", "lce_forward: return the labels") == []
+
+
+def test_a_removed_parameter_beside_a_library_name_imported_under_a_flag_is_reported(repo):
+    assert change(repo, MODEL, "labels=None, *", "*", "lce_forward: no labels") == [
+        (MODEL, "error", "public API break: kernels.ops.model.lce_forward: parameter 'labels' removed; the public "
+                         "API may only grow")]
+
+
+def test_a_library_name_imported_under_a_flag_stays_unreadable_when_all_lists_it():
+    source = MODEL_TEXT + "\n__all__ = ['lce_forward', 'ModulesToSaveWrapper']\n"
+    scope = module_scope(source, MODEL, read_module=lambda dotted: None, module="kernels.ops.model")
+    assert "public name 'ModulesToSaveWrapper' is unbound or bound differently" in scope.error
+
+
+def test_a_repository_name_imported_under_a_flag_stays_unreadable():
+    source = MODEL_TEXT.replace("from peft.utils.other import", "from kernels.ops.wrappers import")
+    reader = {"kernels.ops.wrappers": ("class ModulesToSaveWrapper:\n    pass\n", "kernels/ops/wrappers.py"),
+              "kernels.ops.flags": (FLAGS_TEXT, FLAGS)}.get
+    scope = module_scope(source, MODEL, read_module=reader, module="kernels.ops.model")
+    assert "public name 'ModulesToSaveWrapper' is unbound or bound differently" in scope.error
+
+
+def test_setattr_on_a_nested_local_function_leaves_the_module_readable(repo):
+    assert change(repo, PATCH, "return model", "return model  # patched", "apply_patch: note") == []
+    assert change(repo, PATCH, "return original(self, x)", "return original(self, x) * 1",
+                  "apply_patch: the patched forward scales by one") == []
+
+
+def test_a_removed_parameter_beside_a_patched_local_function_is_reported(repo):
+    assert change(repo, PATCH, "*, rms_norm=True, swiglu=False", "*, rms_norm=True", "apply_patch: no swiglu") == [
+        (PATCH, "error", "public API break: kernels.ops.patch.apply_patch: parameter 'swiglu' removed; the public "
+                         "API may only grow")]
+
+
+@pytest.mark.parametrize("statement", [
+    "setattr(apply_patch, '__signature__', None)",  # a module-level function
+    "def wrap(apply_patch):\n    setattr(apply_patch, '__signature__', None)\n",  # a parameter may be one
+    "def rebind():\n    def apply_patch():\n        pass\n    apply_patch = globals_free = 1\n"
+    "    setattr(apply_patch, 'x', 1)\n",  # a nested def the function also assigns otherwise
+])
+def test_setattr_on_what_may_be_a_module_level_function_still_refuses_the_module(statement):
+    scope = module_scope(PATCH_TEXT + "\n" + statement + "\n", PATCH, module="kernels.ops.patch")
+    assert scope.error is not None and "setattr(apply_patch, ...)" in scope.error
+
+
+def test_reordered_keyword_only_parameters_are_no_break(repo):
+    assert change(repo, MODEL, "*, skip_logits=None, return_dict=None", "*, return_dict=None, skip_logits=None",
+                  "lce_forward: keyword-only parameters in another order") == []
+
+
+def test_a_moved_positional_or_keyword_parameter_is_a_break(repo):
+    found = change(repo, MODEL, "input_ids=None, labels=None,", "labels=None, input_ids=None,",
+                   "lce_forward: labels first")
+    assert (MODEL, "error", "public API break: kernels.ops.model.lce_forward: parameter 'input_ids' moved from "
+            "position 2 to 3; the public API may only grow") in found
+
+
+def test_a_parameter_inserted_before_a_positional_one_is_a_break(repo):
+    found = change(repo, MODEL, "labels=None, *", "pixel_values=None, labels=None, *", "lce_forward: pixel values")
+    assert (MODEL, "error", "public API break: kernels.ops.model.lce_forward: parameter 'labels' moved from "
+            "position 3 to 4; the public API may only grow") in found
+
+
+DYNAMIC = "kernels/ops/__init__.py"
+IMPL = "kernels/ops/_impl.py"
+OTHER = "kernels/ops/other.py"
+
+
+def test_an_import_is_repeated_only_where_what_it_looked_at_changed_and_a_break_behind_it_is_caught(
+        tmp_path, monkeypatch):
+    imports = []
+    real = api_compat.read_by_importing
+
+    def counted(folder, module, *args, **kwargs):
+        imports.append(module)
+        return real(folder, module, *args, **kwargs)
+
+    monkeypatch.setattr(api_compat, "read_by_importing", counted)
+    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    repo = seeded_repo(tmp_path / "repo", files={
+        IMPL: "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
+        OTHER: "def other(x):\n    return x\n",
+        DYNAMIC: "from kernels.ops._impl import rms_norm\n\nexec('')\n"})
+    start = repo.sha("HEAD")
+    repo.write(IMPL, "def rms_norm(x, weight, *, eps=1e-6):\n    return x * 1\n")
+    repo.commit("rms_norm: a body change", who=ADA)
+    repo.write(OTHER, "def other(x):\n    return x * 1\n")
+    repo.commit("other: a body change", who=ADA)
+    repo.write(IMPL, "def rms_norm(x, weight):\n    return x * 1\n")
+    repo.commit("rms_norm: no eps", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    result = check_history(repo.root)
+    found = [(f.path, f.severity, f.message) for f in result.findings if f.gate == "G5"]
+    breaks = [item for item in found if item[1] == "error"]
+    assert breaks == [(IMPL, "error", "public API break: kernels.ops.rms_norm: parameter 'eps' removed (through the "
+                                      "import in kernels/ops/__init__.py); the public API may only grow")]
+    # the body change: base and head; the break: head only (its base is the first change's head, unchanged since)
+    assert imports == ["kernels.ops"] * 3
