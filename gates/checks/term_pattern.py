@@ -23,7 +23,23 @@ FOLDS_TO_ASCII = re.compile("[\u0130\u0131\u017f\u212a]")
 _ENGINE_BOUNDARY = r"(?a:\b)"
 
 
-class TermPattern:
+class _ChosenPattern:
+    """The `re.Pattern` methods the vocabulary uses, each run by the pattern `_for(text)` picks."""
+
+    def finditer(self, text: str, *args):
+        return self._for(text).finditer(text, *args)
+
+    def search(self, text: str, *args):
+        return self._for(text).search(text, *args)
+
+    def match(self, text: str, *args):
+        return self._for(text).match(text, *args)
+
+    def fullmatch(self, text: str, *args):
+        return self._for(text).fullmatch(text, *args)
+
+
+class TermPattern(_ChosenPattern):
     """`re.compile(pattern, flags)` for a pattern written with `ASCII_BOUNDARY`: the same matches, found faster."""
 
     def __init__(self, pattern: str, flags: int = 0):
@@ -38,18 +54,6 @@ class TermPattern:
         if FOLDS_TO_ASCII.search(text):
             return self._by_class
         return self._fast if self._may_match(text) else NO_MATCH
-
-    def finditer(self, text: str, *args):
-        return self._for(text).finditer(text, *args)
-
-    def search(self, text: str, *args):
-        return self._for(text).search(text, *args)
-
-    def match(self, text: str, *args):
-        return self._for(text).match(text, *args)
-
-    def fullmatch(self, text: str, *args):
-        return self._for(text).fullmatch(text, *args)
 
 
 def _holds_a_piece(pattern: str, flags: int):
@@ -76,7 +80,7 @@ class _NoMatch:
 NO_MATCH = _NoMatch()
 
 
-class Prefiltered:
+class Prefiltered(_ChosenPattern):
     """A compiled pattern searched only in texts that hold one of its required pieces: the same matches."""
 
     def __init__(self, compiled: re.Pattern):
@@ -88,18 +92,6 @@ class Prefiltered:
         if FOLDS_TO_ASCII.search(text) or self._may_match(text):
             return self.compiled
         return NO_MATCH
-
-    def finditer(self, text: str, *args):
-        return self._for(text).finditer(text, *args)
-
-    def search(self, text: str, *args):
-        return self._for(text).search(text, *args)
-
-    def match(self, text: str, *args):
-        return self._for(text).match(text, *args)
-
-    def fullmatch(self, text: str, *args):
-        return self._for(text).fullmatch(text, *args)
 
 
 def top_level_alternatives(pattern: str) -> list[str]:
