@@ -541,3 +541,28 @@ def test_a_recorded_closing_commit_stays_recorded(repo):
                                  evidence=[NCU, "docs/evidence/bench-h200.json"], **APPROVED))
     bad = repo.commit("docs(design): tidy the series", who=ADA)
     find(repo.check(), "G2", REC, bad, f"series.closed.C is {shas['C']} on base and this change removes it")
+
+
+def remeasured_repo(tmp_path, body_edit):
+    """A stage-D record whose change re-pins its evidence, edits its text with `body_edit`
+    and touches a file outside stage D's scope."""
+    def record(sha):
+        pin = [{"id": "ncu-single-pass", "path": NCU, "kind": "profile", "sha256": sha}]
+        return split_record(stage="D", extra={"evidence": pin}, **APPROVED)
+
+    repo = seeded_repo(tmp_path / "repo", files={REC: record("a" * 64).replace("Text.", "Text 1.2 us.", 1),
+                                                 NCU: evidence_json("ncu-single-pass")})
+    repo.branch("refresh")
+    repo.write(REC, body_edit(record("b" * 64).replace("Text.", "Text 1.3 us.", 1)))
+    repo.write("tools/refresh_helper.py", "RUNS = 2\n")
+    return repo, repo.commit("Evidence re-measured and re-pinned, with a helper", who=ADA)
+
+
+def test_a_change_that_only_re_measures_a_record_claims_no_stage(tmp_path):
+    repo, _ = remeasured_repo(tmp_path, lambda text: text)
+    assert [f for f in repo.check() if f.path == "tools/refresh_helper.py"] == []
+
+
+def test_a_change_that_rewrites_a_record_s_words_claims_its_stage(tmp_path):
+    repo, bad = remeasured_repo(tmp_path, lambda text: text.replace("Text.", "Other text.", 1))
+    find(repo.check(), "G0", "tools/refresh_helper.py", bad, "outside the scope of the stage this change claims")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -122,11 +124,35 @@ def claims(change: ChangeSet) -> list[tuple[object, str]]:
     """(RecordChange, stage) for each record base..head changed that names a stage at head.
 
     A pull request claims the head stage of the records it changes; one that changes
-    no record claims no stage.
+    no record claims no stage, and neither does one that only re-measures a record
+    (`only_remeasured`): refreshed evidence re-pinned and quoted numbers re-quoted leave
+    the record where it was, as if the pull request had not touched it.
     """
     found = []
     for record_change in change.records:
         stage = field_of(record_change.head_front_matter, "stage")
-        if stage in STAGES:
+        if stage in STAGES and not only_remeasured(record_change):
             found.append((record_change, stage))
     return found
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def only_remeasured(record_change) -> bool:
+    """Whether base..head changed the record only in its evidence pins (`evidence[].sha256`)
+    and in numbers of its text (`gate-check refresh`, `--fix`): same front matter otherwise,
+    same text with every number masked."""
+    base, head = record_change.base, record_change.head
+    if base is None or head is None or base.record is None or head.record is None:
+        return False
+
+    def unpinned(front_matter: dict) -> dict:
+        evidence = front_matter.get("evidence")
+        if not isinstance(evidence, list):
+            return front_matter
+        return {**front_matter, "evidence": [{k: v for k, v in entry.items() if k != "sha256"}
+                                             if isinstance(entry, dict) else entry for entry in evidence]}
+
+    return (unpinned(base.record.front_matter) == unpinned(head.record.front_matter)
+            and _NUMBER.sub("#", base.record.body) == _NUMBER.sub("#", head.record.body))
