@@ -28,19 +28,14 @@ from pathlib import Path
 
 import torch
 
+from validation.bench.shapes import BenchShape
+
 SMOKE = False
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0") == "1"
 
 
 @dataclass(frozen=True)
-class Shape:
-    name: str
-    batch: int
-    num_q_heads: int
-    num_kv_heads: int
-    head_dim: int
-    context: int
-    rows: int = 1
+class Shape(BenchShape):
     bar: float = 1.0  # the review's bar for the faster 8-bit format against bf16
 
     def label(self) -> str:

@@ -23,8 +23,6 @@ from pathlib import Path
 import torch
 
 FORMATS = ("int8", "fp8")
-_TRITON_TYPES = {torch.bfloat16: "bf16", torch.float16: "fp16", torch.float32: "fp32", torch.int32: "i32",
-                 torch.int8: "i8", torch.float8_e4m3fn: "fp8e4nv"}
 
 
 def build_route(shape, kv_format: str, variant_spec: str, num_splits: int, dtype, paged: bool = False):
@@ -48,9 +46,7 @@ def build_route(shape, kv_format: str, variant_spec: str, num_splits: int, dtype
 
 def compile_route(route, arch: int = 90):
     """Compile the route's partial kernel for sm_<arch> as its first GPU launch would specialize it."""
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
+    from validation.bench.loop_sass import compile_kernel
 
     from .kernel_lab import lab_partial_kernel as kernel
 
@@ -58,26 +54,7 @@ def compile_route(route, arch: int = 90):
     options = {k: constexprs.pop(k) for k in ("num_warps", "num_stages")}
     values = dict(zip([p.name for p in kernel.params if not p.is_constexpr], route._args))
     values.update(constexprs)
-    signature, constants, attrs = {}, {}, {}
-    for index, param in enumerate(kernel.params):
-        value = values[param.name]
-        if param.is_constexpr:
-            signature[param.name] = "constexpr"
-            constants[param.name] = value
-        elif isinstance(value, torch.Tensor):
-            signature[param.name] = "*" + _TRITON_TYPES[value.dtype]
-            if value.data_ptr() % 16 == 0:
-                attrs[(index,)] = [["tt.divisibility", 16]]
-        elif isinstance(value, float):
-            signature[param.name] = "fp32"
-        elif isinstance(value, int):
-            signature[param.name] = "i32" if -2**31 <= value < 2**31 else "i64"
-            if value % 16 == 0 and value != 0:
-                attrs[(index,)] = [["tt.divisibility", 16]]
-        else:
-            raise TypeError(f"parameter {param.name}: cannot type {type(value).__name__}")
-    source = ASTSource(kernel, signature, constexprs=constants, attrs=attrs)
-    return triton.compile(source, target=GPUTarget("cuda", arch, 32), options=options)
+    return compile_kernel(kernel, values, options, arch)
 
 
 def measure(shape, kv_format, variant_spec, num_splits, dtype, arch, paged=False) -> dict:

@@ -125,11 +125,6 @@ def split_launch(shape, kv_format: str, dtype, num_splits: int):
 
 def compile_launch(launch, tensors, arch: int):
     """Compile a KernelLaunch for `sm_<arch>` as its first GPU call would specialize it."""
-    import torch
-    import triton
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
     kernel = launch.kernel
     values = dict(zip(kernel.arg_names, [tensors[i] for i in launch.picks] + list(launch.scalars)))
     options = dict(launch.options)
@@ -137,6 +132,18 @@ def compile_launch(launch, tensors, arch: int):
     launch_options.pop("launch_pdl", None)
     values.update({name: tensors[i] for name, i in launch.keyword_tensors.items()})
     values.update(options)
+    return compile_kernel(kernel, values, launch_options, arch)
+
+
+def compile_kernel(kernel, values: dict, launch_options: dict, arch: int):
+    """Compile a `@triton.jit` kernel for `sm_<arch>` with its arguments by name (`values`; a
+    missing one takes its default), specialized as a GPU launch would: 16-byte-aligned
+    pointers and integers divisible by 16 marked so."""
+    import torch
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
     signature, constants, attrs = {}, {}, {}
     for index, param in enumerate(kernel.params):
         value = values.get(param.name, param.default)
