@@ -352,6 +352,12 @@ def main(argv=None) -> int:
             progress(f"  error {r['format']} {r['route']} {r['num_splits']}: {r['error'][:300]}")
         return 0
     if args.out:
+        try:  # what this process imported, for `lab.quantized.evidence` to bind
+            from validation.artifacts import source_hashes
+
+            artifact["sources"] = source_hashes()
+        except Exception as exc:  # noqa: BLE001 - a lab run keeps its timings without the binding
+            progress(f"sources not recorded: {type(exc).__name__}: {exc}")
         args.out.write_text(json.dumps(artifact, indent=1) + "\n")
     print(format_table(artifact))
     return 0

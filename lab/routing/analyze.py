@@ -1,13 +1,15 @@
 """Read a model-matrix benchmark run (lab/routing/measure.sh) and judge the layer's split choice.
 
-    python lab/routing/analyze.py lab/routing/routing-models-a3eaa15.json
+    python lab/routing/analyze.py lab/routing/routing-models-a3eaa15.json [more runs ...]
 
 Per row: the layer's route (the heuristic's split count), the fastest of the project's own
 routes (the single pass and split-KV at 1..128 splits), the faster of cuDNN and flash SDPA.
 Then two candidate choices are scored on the same rows: the current heuristic retuned over
 a grid of its constants, and a linear cost model of the split kernel (waves x bytes per
 program, total bytes, merge bytes, a split step), scored in-sample and leaving each model
-out of the fit. Needs the repository on sys.path (kernels.decode_layer) and numpy.
+out of the fit; and a table read by nearest neighbours (the split count that is best on
+average over the three measured rows of the same head dim and group closest in programs and
+context), scored with each model left out. Several runs are read as one set of rows. Needs the repository on sys.path (kernels.decode_layer) and numpy.
 """
 
 from __future__ import annotations
@@ -88,8 +90,24 @@ def summary(label: str, ratios: list[float]) -> str:
             f"route, worst {max(ratios):.3f}x")
 
 
-def main(path: str) -> None:
-    rows = load_rows(path)
+def neighbour_ratios(rows, training, k: int = 3) -> list[float]:
+    """Each row's time at the split count that is best on average over its k nearest training rows."""
+    out = []
+    for r in rows:
+        family = [t for t in training if (t["D"], t["Hq"] // t["Hkv"]) == (r["D"], r["Hq"] // r["Hkv"])] or training
+
+        def distance(t):
+            return (math.log2(t["B"] * t["Hkv"]) - math.log2(r["B"] * r["Hkv"])) ** 2 \
+                + (math.log2(t["S"]) - math.log2(r["S"])) ** 2
+
+        near = sorted(family, key=distance)[:k]
+        chosen = min(SPLIT_CHOICES, key=lambda s: sum(t["sweep"][s] / t["best_own"] for t in near))
+        out.append(r["sweep"][chosen] / r["best_own"])
+    return out
+
+
+def main(*paths: str) -> None:
+    rows = [row for path in paths for row in load_rows(path)]
     print(f"{len(rows)} complete rows, {len({r['model'] for r in rows})} models")
     print("\n| row | splits | layer us | best own | best own us | layer / best own | layer / best peer | single / split(1) |")
     print("|---|---|---|---|---|---|---|---|")
@@ -117,6 +135,11 @@ def main(path: str) -> None:
         held_out += model_ratios([r for r in rows if r["model"] == model],
                                  fit([r for r in rows if r["model"] != model]))
     print(summary("cost model, each model left out of the fit", held_out))
+    held_out = []
+    for model in sorted({r["model"] for r in rows}):
+        held_out += neighbour_ratios([r for r in rows if r["model"] == model],
+                                     [r for r in rows if r["model"] != model])
+    print(summary("nearest-neighbour table, each model left out", held_out))
     peers = [r["layer"] / r["peer"] for r in rows if r["peer"]]
     print(f"layer over the best peer: {sum(x > 1.02 for x in peers)} of {len(peers)} rows above 1.02x, "
           f"worst {max(peers):.3f}x")
@@ -125,4 +148,4 @@ def main(path: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:])

@@ -2,9 +2,9 @@
 # Time the layer's route, every split count, the single pass and cuDNN / flash SDPA on a
 # spread of model-matrix rows (lab/routing/rows.txt), on the H200. Writes $OUT/routing-models.json
 # (partial if the time runs out: the benchmark writes after every shape).
-#   bash lab/routing/measure.sh WARM_SECONDS TIMED_SECONDS
+#   bash lab/routing/measure.sh WARM_SECONDS TIMED_SECONDS [ROWS_FILE=lab/routing/rows.txt]
 set -uo pipefail
-warm=${1:-120}; timed=${2:-400}
+warm=${1:-120}; timed=${2:-400}; rows=${3:-lab/routing/rows.txt}
 export OMP_NUM_THREADS=2 TORCHINDUCTOR_COMPILE_THREADS=1
 start=$(date +%s)
 for group in lab/routing/warm/group-*.txt; do
@@ -14,5 +14,5 @@ done
 wait
 echo "warm-up: $(( $(date +%s) - start )) s"; tail -n 1 /tmp/warm-group-*.log
 timeout -s INT "$timed" python3 -m validation.bench --matrix models --sweep --peers sdpa_cudnn,sdpa_flash \
-  --shapes $(cat lab/routing/rows.txt) --out "$OUT/routing-models.json" > "$OUT/routing-models.log" 2>&1
+  --shapes $(cat "$rows") --out "$OUT/routing-models.json" > "$OUT/routing-models.log" 2>&1
 echo "timed: exit $?, $(( $(date +%s) - start )) s in all"
