@@ -66,10 +66,19 @@ def main(argv=None) -> int:
     if failures:
         print(f"error: correctness failures: {failures}", file=sys.stderr)
         return 1
-    results = {"method": "cuda-graph replay per call (validation.bench.timing), best over the split counts tried; "
+    shapes = {s["shape"]: shape_results(s) for s in run["shapes"]}
+    metrics = {}
+    for name, entry in shapes.items():
+        metrics[f"{name}.bf16_us"] = entry["bf16"]["project"]["us"] if "bf16" in entry else None
+        for fmt, best in entry["best_exact"].items():
+            metrics[f"{name}.{fmt}.best_exact_us"] = best["us"]
+            metrics[f"{name}.{fmt}.best_exact_x_bf16"] = best["x_bf16"]
+    results = {"tool": "cuda-graph replay (validation.bench.timing.time_graph_replay)",
+               "metrics": {k: v for k, v in metrics.items() if isinstance(v, (int, float))},
+               "method": "cuda-graph replay per call (validation.bench.timing), best over the split counts tried; "
                          "every output checked against fp64 attention over the dequantized cache first",
                "environment": run["environment"],
-               "shapes": {s["shape"]: shape_results(s) for s in run["shapes"]}}
+               "shapes": shapes}
     fixtures = {"inputs": hashlib.sha256(json.dumps([s["label"] for s in run["shapes"]]).encode()).hexdigest()}
     if not run.get("sources"):
         print(f"error: {args.run} records no sources (what the measurement imported)", file=sys.stderr)
