@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Test job: set up (Python packages; Debian's chromium and a CJK font for the browser test), then run the tests.
+# Test job: set up (Python packages; Debian's chromium and a CJK font for the browser test), then run the tests,
+# spread over the machine's cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,4 +26,11 @@ for arg in "$@"; do
     verbosity=()
   fi
 done
-exec python -m pytest ${verbosity[@]+"${verbosity[@]}"} -rxX "$@"
+# One worker per core (pytest-xdist), unless the caller chose (-n N, -n 0 for one process, -p no:xdist).
+workers=(-n "${DESIGN_GATES_TEST_WORKERS:-auto}")
+for arg in "$@"; do
+  if [[ "$arg" =~ ^(-n|--numprocesses(=.*)?|-n[0-9a-z]+|no:xdist)$ ]]; then
+    workers=()
+  fi
+done
+exec python -m pytest ${verbosity[@]+"${verbosity[@]}"} ${workers[@]+"${workers[@]}"} -rxX "$@"

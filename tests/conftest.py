@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from suite_processes import start_suites
+from suite_processes import SUITES_DIR_ENV, attach_suites, start_suites, suites_folder
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -17,10 +17,47 @@ if not torch.cuda.is_available():
 SUITE_RUNS = pytest.StashKey[dict]()
 
 
+SUITES_TEST_FILE = "tests/test_validation_suites.py"
+
+
+def _xdist_controller(config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+def _may_select_suites_file(config) -> bool:
+    """Whether the command line can select the suites' test file (before collection, by its arguments)."""
+    if config.option.keyword or config.option.markexpr:
+        return False  # the workers start the suites themselves if a selected test needs them
+    root = Path(str(config.rootpath))
+    target = (root / SUITES_TEST_FILE).resolve()
+    for arg in config.args:
+        path = (Path(str(config.invocation_params.dir)) / arg.split("::")[0]).resolve()
+        if path == target or path in target.parents:
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Spread over workers: start the suites once, here, before the workers start, and tell them where."""
+    config = session.config
+    if _xdist_controller(config) and _may_select_suites_file(config):
+        runs = config.stash[SUITE_RUNS] = start_suites()
+        os.environ[SUITES_DIR_ENV] = str(suites_folder(runs))
+
+
 def pytest_collection_finish(session):
     """Start the numeric and bitwise suites now if their test file is among the selected tests."""
-    if any(item.nodeid.startswith("tests/test_validation_suites.py") for item in session.items):
-        session.config.stash[SUITE_RUNS] = start_suites()
+    config = session.config
+    if _xdist_controller(config) or SUITE_RUNS in config.stash:
+        return
+    if not any(item.nodeid.startswith(SUITES_TEST_FILE) for item in session.items):
+        return
+    if hasattr(config, "workerinput"):  # a worker: attach to the controller's suites, else start them when needed
+        if os.environ.get(SUITES_DIR_ENV):
+            config.stash[SUITE_RUNS] = attach_suites(Path(os.environ[SUITES_DIR_ENV]))
+        return
+    config.stash[SUITE_RUNS] = start_suites()
 
 
 def pytest_unconfigure(config):
@@ -30,7 +67,7 @@ def pytest_unconfigure(config):
 
 @pytest.fixture(scope="session")
 def suite_runs(request):
-    """suite name -> SuiteRun (tests/suite_processes.py), started at collection."""
+    """suite name -> SuiteRun (tests/suite_processes.py), started at session start or collection."""
     runs = request.config.stash.get(SUITE_RUNS, None)
     if runs is None:  # selected in a way collection did not see (e.g. by keyword at run time)
         runs = request.config.stash[SUITE_RUNS] = start_suites()

@@ -1,35 +1,61 @@
 """The numeric and bitwise suites as background processes of the test run.
 
-`tests/conftest.py` starts them as soon as collection shows that
-`tests/test_validation_suites.py` will run, so that they share the machine's cores with
-the rest of the run instead of starting when pytest reaches that file near the end.
-They run the `ci` tier (each case in one dtype); evidence runs use the full tier.
+`tests/conftest.py` starts them as early as it can, so that they share the machine's cores
+with the rest of the run instead of starting when pytest reaches
+`tests/test_validation_suites.py` near the end: in a run of one process when collection
+shows that file will run; in a run spread over workers (pytest-xdist) once, in the
+controlling process at session start, with the workers attached to the same folder
+(`SUITES_DIR_ENV`). Each suite writes its artifact, its log and, when it ends, its exit
+status into that folder. They run the `ci` tier (each case in one dtype); evidence runs use
+the full tier.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SUITES = ("numeric", "bitwise")
 TIER = "ci"
+SUITES_DIR_ENV = "DESIGN_GATES_TEST_SUITES_DIR"
+# Runs the suite and writes its exit status beside it, so a process that did not start it can wait for it.
+_RECORD_EXIT = "import subprocess, sys; code = subprocess.call(sys.argv[2:]); open(sys.argv[1], 'w').write(str(code))"
 
 
 @dataclass
 class SuiteRun:
     suite: str
-    process: subprocess.Popen
     artifact: Path
     log: Path
+    status: Path
+    process: subprocess.Popen | None = None  # None when another process started it
+
+    def wait(self, timeout: float) -> int:
+        """The suite's exit status; subprocess.TimeoutExpired after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while not self.status.exists():
+            if self.process is not None and self.process.poll() is not None and not self.status.exists():
+                return self.process.returncode or 1  # the wrapper died before writing the status
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(self.suite, timeout)
+            time.sleep(0.5)
+        return int(self.status.read_text() or 1)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
+
+
+def _paths(out_dir: Path, suite: str) -> tuple[Path, Path, Path]:
+    return out_dir / f"{suite}-matrix.json", out_dir / f"{suite}.log", out_dir / f"{suite}.status"
 
 
 def start_suites() -> dict[str, SuiteRun]:
@@ -37,11 +63,21 @@ def start_suites() -> dict[str, SuiteRun]:
     out_dir = Path(tempfile.mkdtemp(prefix="design-gates-suites-"))
     runs = {}
     for suite in SUITES:
-        artifact, log = out_dir / f"{suite}-matrix.json", out_dir / f"{suite}.log"
+        artifact, log, status = _paths(out_dir, suite)
         with open(log, "w", encoding="utf-8") as handle:
             process = subprocess.Popen(
-                [sys.executable, "-m", "validation.run_suite", suite, "--out", str(artifact), "--tier", TIER,
+                [sys.executable, "-c", _RECORD_EXIT, str(status),
+                 sys.executable, "-m", "validation.run_suite", suite, "--out", str(artifact), "--tier", TIER,
                  "--", "-rfE"],
-                cwd=REPO, stdout=handle, stderr=subprocess.STDOUT)
-        runs[suite] = SuiteRun(suite, process, artifact, log)
+                cwd=REPO, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
+        runs[suite] = SuiteRun(suite, artifact, log, status, process)
     return runs
+
+
+def attach_suites(out_dir: Path) -> dict[str, SuiteRun]:
+    """The suites another process started into `out_dir` (start_suites), to wait for and read."""
+    return {suite: SuiteRun(suite, *_paths(Path(out_dir), suite)) for suite in SUITES}
+
+
+def suites_folder(runs: dict[str, SuiteRun]) -> Path:
+    return next(iter(runs.values())).artifact.parent

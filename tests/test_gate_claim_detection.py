@@ -208,9 +208,9 @@ def test_hostile_text_is_read_without_catastrophic_backtracking(text):
     # while a loaded 2-core CI machine reads each in seconds.
     import time
 
-    started = time.perf_counter()
+    started = time.process_time()
     list(find_claims_in_text("| a | TTFT (ms) |\n|---|---|\n" + text))
-    assert time.perf_counter() - started < 60.0
+    assert time.process_time() - started < 60.0
 
 
 @pytest.mark.parametrize("text, line", [

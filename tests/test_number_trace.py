@@ -233,14 +233,14 @@ def test_numbers_with_units_read_grouped_thousands():
 
 
 def test_a_hostile_table_row_of_named_cells_is_traced_in_linear_time():
-    import time
+    import time  # CPU time of this process: other load on the machine does not count
 
     values = CitedValues({"a": {"metrics": {"m1": 1}}}, declared=["a"])
     row = "| " + "`m1` | words | " * 6000
-    started = time.monotonic()
+    started = time.process_time()
     result = SectionTracer(values).trace([(1, "| name | reading |"), (2, "|---|---|"), (3, row)],
                                          measured_numbers(False))
-    assert result.ties == [] and time.monotonic() - started < 5
+    assert result.ties == [] and time.process_time() - started < 5
 
 
 def test_a_measured_number_in_a_table_header_is_not_skipped():

@@ -220,24 +220,24 @@ def test_g7_a_number_in_a_later_clause_is_not_the_key_s(example):
 
 
 def test_g7_a_hostile_line_of_names_and_numbers_is_read_in_linear_time(example):
-    import time
+    import time  # CPU time of this process: other load on the machine does not count
 
-    started = time.monotonic()
+    started = time.process_time()
     example("G7", "fp32 rel_l2 = 5.0e-7 and speedup 4.2 " * 4000)
-    assert time.monotonic() - started < 10
+    assert time.process_time() - started < 10
 
 
 def test_a_key_with_thousands_of_values_is_looked_up_in_linear_time():
-    import time
+    import time  # CPU time of this process: other load on the machine does not count
 
     from gates.checks.number_trace import CitedValues, SectionTracer, measured_numbers
 
     rows = [{"tokens": index, "speedup": index * 1.5} for index in range(3000)]
     values = CitedValues({"bench": {"rows": rows}}, declared=["bench"], key_names=True)
     line = " ".join(f"speedup {index} {index}.5;" for index in range(10000))
-    started = time.monotonic()
+    started = time.process_time()
     result = SectionTracer(values).trace([(1, line)], measured_numbers(False))
-    assert len(result.ties) == 10000 and time.monotonic() - started < 10
+    assert len(result.ties) == 10000 and time.process_time() - started < 10
 
 
 def test_g7_a_number_set_to_another_name_is_not_the_count_of_the_next(example):

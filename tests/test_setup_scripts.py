@@ -87,12 +87,23 @@ def test_the_test_set_up_falls_back_to_the_default_index_and_says_so(checkout):
 
 
 @pytest.mark.parametrize("args, pytest_args", [
-    ((), "-q -rxX"),
-    (("-q",), "-rxX -q"),
-    (("-v", "-k", "g7"), "-rxX -v -k g7"),
-    (("-xq",), "-rxX -xq"),
-    (("-k", "verify"), "-q -rxX -k verify"),
+    ((), "-q -n auto -rxX"),
+    (("-q",), "-n auto -rxX -q"),
+    (("-v", "-k", "g7"), "-n auto -rxX -v -k g7"),
+    (("-xq",), "-n auto -rxX -xq"),
+    (("-k", "verify"), "-q -n auto -rxX -k verify"),
 ])
 def test_the_test_command_keeps_the_callers_verbosity(checkout, args, pytest_args):
+    _, calls = run(checkout, "test.sh", *args)
+    assert calls[-1] == f"python -m pytest {pytest_args}"
+
+
+@pytest.mark.parametrize("args, pytest_args", [
+    (("-n", "0"), "-q -rxX -n 0"),
+    (("-n3",), "-q -rxX -n3"),
+    (("--numprocesses=4",), "-q -rxX --numprocesses=4"),
+    (("-p", "no:xdist"), "-q -rxX -p no:xdist"),
+])
+def test_the_test_command_spreads_over_the_cores_unless_the_caller_chose(checkout, args, pytest_args):
     _, calls = run(checkout, "test.sh", *args)
     assert calls[-1] == f"python -m pytest {pytest_args}"

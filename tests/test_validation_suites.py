@@ -2,7 +2,7 @@
 their `ci` tier (each case in one dtype, through the Triton interpreter without a GPU),
 each writing its evidence artifact.
 
-Both suites start in their own processes as soon as collection is done
+Both suites start in their own processes as soon as the run knows it needs them
 (`tests/conftest.py`), so they run beside the rest of the tests.
 """
 
@@ -20,11 +20,11 @@ TIMEOUT_S = 1800
 def test_suite_passes_and_its_artifact_says_so(suite, suite_runs):
     run = suite_runs[suite]
     try:
-        run.process.wait(timeout=TIMEOUT_S)
+        returncode = run.wait(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         run.stop()
         pytest.fail(f"validation/suites/test_{suite}.py did not finish in {TIMEOUT_S} s:\n{run.log.read_text()[-3000:]}")
-    assert run.process.returncode == 0, f"validation/suites/test_{suite}.py failed:\n{run.log.read_text()[-8000:]}"
+    assert returncode == 0, f"validation/suites/test_{suite}.py failed:\n{run.log.read_text()[-8000:]}"
     artifact = json.loads(run.artifact.read_text())
     results = artifact["results"]
     assert results["passed"] is True
