@@ -7,7 +7,8 @@ routes (the single pass and split-KV at 1..128 splits), the faster of cuDNN and 
 Then two candidate choices are scored on the same rows: the current heuristic retuned over
 a grid of its constants, and a linear cost model of the split kernel (waves x bytes per
 program, total bytes, merge bytes, a split step), scored in-sample and leaving each model
-out of the fit; and a table read by nearest neighbours (the split count that is best on
+out of the fit; a wave-fill rule (the most splits that fit in k waves of the SMs' slots with
+a minimum of tokens per split), its two constants over a grid; and a table read by nearest neighbours (the split count that is best on
 average over the three measured rows of the same head dim and group closest in programs and
 context), scored with each model left out. Several runs are read as one set of rows. Needs the repository on sys.path (kernels.decode_layer) and numpy.
 """
@@ -90,6 +91,16 @@ def summary(label: str, ratios: list[float]) -> str:
             f"route, worst {max(ratios):.3f}x")
 
 
+def fill_rule(r: dict, waves: float, min_tokens: int) -> int:
+    """The largest split count whose programs fit in `waves` waves of the SMs' slots, with at
+    least `min_tokens` tokens per split (1 when none does)."""
+    group = r["Hq"] // r["Hkv"]
+    programs = r["B"] * r["Hkv"] * -(-group // partial_launch_config(r["D"], group, torch.bfloat16).block_m)
+    slots = 132 * programs_per_sm(r["D"], group, torch.bfloat16)
+    fitting = [s for s in SPLIT_CHOICES if programs * s <= waves * slots and r["S"] / s >= min_tokens]
+    return max(fitting, default=1)
+
+
 def neighbour_ratios(rows, training, k: int = 3) -> list[float]:
     """Each row's time at the split count that is best on average over its k nearest training rows."""
     out = []
@@ -135,6 +146,12 @@ def main(*paths: str) -> None:
         held_out += model_ratios([r for r in rows if r["model"] == model],
                                  fit([r for r in rows if r["model"] != model]))
     print(summary("cost model, each model left out of the fit", held_out))
+    grid = []
+    for waves, tokens in itertools.product((0.5, 0.75, 1, 1.5, 2, 3, 4), (32, 64, 128, 256, 384, 512, 768, 1024)):
+        ratios = [r["sweep"][fill_rule(r, waves, tokens)] / r["best_own"] for r in rows]
+        grid.append((sum(x <= WITHIN for x in ratios), -max(ratios), waves, tokens, ratios))
+    best = max(grid, key=lambda g: g[:2])
+    print(summary(f"best wave-fill rule (waves={best[2]}, min tokens per split={best[3]})", best[4]))
     held_out = []
     for model in sorted({r["model"] for r in rows}):
         held_out += neighbour_ratios([r for r in rows if r["model"] == model],
