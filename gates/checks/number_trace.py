@@ -71,6 +71,9 @@ ROW = "{row}"
 VALUE_HEADERS = ("value", "values", "measured", "值", "数值", "测量值")
 _REFERENCE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*):(\S+)$")
 _CODE = r"`([^`\n]+)`"
+_CODE_SPAN = re.compile(_CODE)
+# Every number the tracer reads (`NUMBER`) holds a decimal digit: a text without one holds none
+_DIGIT = re.compile(r"\d")
 _BOLD = r"\*\*`?([^*`\n]+?)`?\*\*"
 _RELATION_WORDS = {
     "≤": "≤", "<=": "≤", "at most": "≤", "no more than": "≤", "not more than": "≤", "up to": "≤",
@@ -394,13 +397,18 @@ class CitedValues:
         return tuple(found)
 
 
+_SEPARATOR_RUN = re.compile(r"[ \t_-]+")
+_LETTER = re.compile(r"[A-Za-z]")
+_UNIT_NAME = re.compile(UNITS)
+
+
 def _collapsed(name: str) -> str:
-    return re.sub(r"[ \t_-]+", "_", name.strip()).lower()
+    return _SEPARATOR_RUN.sub("_", name.strip()).lower()
 
 
 def _is_key_name(key) -> bool:
-    return (isinstance(key, str) and len(key) >= 3 and re.search(r"[A-Za-z]", key) is not None
-            and key.lower() not in _NOT_A_NAME and not re.fullmatch(UNITS, key) and "`" not in key)
+    return (isinstance(key, str) and len(key) >= 3 and _LETTER.search(key) is not None
+            and key.lower() not in _NOT_A_NAME and not _UNIT_NAME.fullmatch(key) and "`" not in key)
 
 
 def _leaf_values(artifact_id: str, results) -> list[NamedValue]:
@@ -549,7 +557,9 @@ def readable(line: str, values: CitedValues) -> str:
         if values.is_reference(match.group(1).replace(ROW, "x")):
             return " " * len(match.group(0))
         return f" {match.group(1)} "
-    return strip_code_spans(re.sub(_CODE, blank, line))
+    if "`" not in line and "](" not in line:  # no code span and no link target: nothing to blank
+        return line
+    return strip_code_spans(_CODE_SPAN.sub(blank, line))
 
 
 class LineTracer:
@@ -591,6 +601,8 @@ class LineTracer:
 
     def prose_ties(self, line_no: int, text: str, offset: int = 0, linked=(), around: str = "") -> list[Tie]:
         """Ties written inline: `name <op> number`, `number name`, `number `reference``, and key names."""
+        if not _DIGIT.search(text):  # every tie is a number's
+            return []
         ties: dict[int, Tie] = {}
         for match in self._before.finditer(text):
             name = next(group for group in match.groups()[:3] if group is not None)
@@ -599,7 +611,7 @@ class LineTracer:
             tie = quoted and self.tie(line_no, quoted, _clean_name(name), linked, relation)
             if tie:
                 ties.setdefault(quoted.col, tie)
-        for code in re.finditer(_CODE, text):
+        for code in _CODE_SPAN.finditer(text):
             if not self.values.is_reference(code.group(1)):
                 continue
             match = _BEFORE_REFERENCE.search(text, max(0, code.start() - _REFERENCE_REACH), code.start())
@@ -678,10 +690,12 @@ class LineTracer:
         not bound to what stands before it (`Hq=24 Hkv=4`: 24 is Hq's)."""
         begin = number.start("num")
         return (not text[number.end():name_start].strip()
-                and not re.search(r"[=:≈~≤≥<>＝：][ \t]*$", text[max(0, begin - 4):begin]))
+                and not _OPERATOR_AT_END.search(text[max(0, begin - 4):begin]))
 
     def bounds(self, text: str, offset: int = 0) -> set[int]:
         """Columns of the numbers presented as a limit (`≤ 1.0e-6`, `max 1.0e-6`, `tolerance 1.0e-6`)."""
+        if not _DIGIT.search(text):
+            return set()
         return {offset + match.start("num") + 1 for match in _BOUND_NUMBER.finditer(readable(text, self.values))}
 
     def cell_names(self, cell: str, linked=()) -> list[str]:
@@ -728,7 +742,7 @@ def _is_delimiter(cells: list[Cell]) -> bool:
 def _templates(header: list[Cell], values: CitedValues) -> dict[int, str]:
     templates = {}
     for index, cell in enumerate(header):
-        for code in re.findall(_CODE, cell.text):
+        for code in _CODE_SPAN.findall(cell.text):
             if values.is_reference(code.replace(ROW, "x")):
                 templates[index] = code
     return templates
@@ -900,11 +914,13 @@ class SectionTracer:
 
 
 _HEADING_LINE = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_BLOCK_START = re.compile(r"[ \t]*(?:#{1,6}(?:[ \t]|$)|[-*+][ \t]|\d+[.)][ \t]|>)")
+_OPERATOR_AT_END = re.compile(r"[=:≈~≤≥<>＝：][ \t]*$")
 
 
 def _starts_block(line: str) -> bool:
     """Whether a line starts a new block rather than continuing a paragraph (blank, heading, list item, quote)."""
-    return not line.strip() or re.match(r"[ \t]*(?:#{1,6}(?:[ \t]|$)|[-*+][ \t]|\d+[.)][ \t]|>)", line) is not None
+    return not line.strip() or _BLOCK_START.match(line) is not None
 
 
 def _any_between(sorted_cols: list[int], start: int, end: int) -> bool:
@@ -934,6 +950,8 @@ def measured_numbers(units_only: bool, prose_decimals: bool = False):
     `48 cases`, `B=1 Hq=32`, `(1, 32, 8, 128)`).
     """
     def measured(text: str, is_table: bool) -> list[Quoted]:
+        if not _DIGIT.search(text):
+            return []
         found = numbers_with_units(text)
         if not units_only and (is_table or prose_decimals):
             taken = {number.col for number in found}
