@@ -171,8 +171,9 @@ class _Block:
         if not _ANY_WORD.search(text):  # no letter, digit or CJK character: no term and no result to find
             self.terms = self.concepts = self.results = _InTextOrder([])
             self.kinds, self.sentence_ends = {}, [len(text)]
+            self.spans = list(clauses(text))
             return
-        spans = list(clauses(text))
+        self.spans = spans = list(clauses(text))
         span_starts = [start for start, _ in spans]
         kernel_clauses: dict[int, bool] = {}
 
@@ -215,7 +216,7 @@ class _Block:
         metric named just before it without one: "We benchmarked TTFT. It dropped by 30%." (a pronoun), or
         the items under a label ("TTFT (p50)" above "- main: 410 ms", "- this PR: 290 ms"), `label`."""
         previous = label
-        for start, end in clauses(self.text):
+        for start, end in self.spans:
             verdict = self._judge(start, end)
             if verdict is None and previous is not None and previous.reason == MENTION:
                 if previous is label or _PRONOUN.match(self.text, start):

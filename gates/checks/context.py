@@ -21,6 +21,9 @@ class GateContext:
     policy that judges the records: read at the base commit when there is a change,
     else from the working tree (None when the repository has none). `settings` is the
     configuration (`gates.model.config`) that judges them: its rules read where the policy is.
+    `run_memo` keeps what the gates read of the repository's files for the length of one run (a run
+    sees one tree; a context lives for one run), by what they asked: the pytest configuration along a
+    suite's folders, which every record that declares the suite reads.
     """
 
     repo_root: Path
@@ -33,6 +36,7 @@ class GateContext:
     duplicate_ids: dict[str, list[str]] = field(default_factory=dict)
     policy: Policy | None = None
     settings: Settings | None = None
+    run_memo: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.repo_root = Path(self.repo_root).resolve()

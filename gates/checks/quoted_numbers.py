@@ -63,6 +63,8 @@ _NUMBER_WITH_UNIT = re.compile(rf"{NUMBER_START}({NUMBER})[ \t]?({UNITS}){UNIT_E
 _DECIMAL = re.compile(rf"{NUMBER_START}({NUMBER})[ \t]?(%)?(?!{WORD_CHAR}|\.\d)")
 _FIRST_NUMBER = re.compile(rf"{NUMBER_START}({NUMBER})[ \t]?({UNITS})?{UNIT_END}")
 _SEPARATOR = re.compile(r"[,\s\u2009\u202f\u00a0]")
+_DIGIT = re.compile(r"\d")  # every `NUMBER` holds a decimal digit
+_CODE_SPAN = re.compile(r"`[^`]*`")
 
 _SCALES = {
     "time": {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0},
@@ -273,6 +275,8 @@ def holds(quoted: Quoted, value, unit: str = "", relation: str = "=") -> bool:
 def numbers_with_units(line: str) -> list[Quoted]:
     """Numbers followed by a measurement unit (µs, ms, GB/s, %, x, tok/s ...)."""
     found = []
+    if not _DIGIT.search(line):
+        return found
     for match in _NUMBER_WITH_UNIT.finditer(line):
         if _well_formed(match.group(1)):
             quoted = parse_quoted(match.group(1), match.group(2), match.start() + 1)
@@ -284,6 +288,8 @@ def numbers_with_units(line: str) -> list[Quoted]:
 def decimals(line: str) -> list[Quoted]:
     """Numbers with a fractional part or a power of ten (2.5, 1.96e-5, 1e-12, 5×10⁻⁹, 8.33%), unit or not."""
     found = []
+    if not _DIGIT.search(line):
+        return found
     for match in _DECIMAL.finditer(line):
         token = match.group(1)
         if _is_fractional(token) and _well_formed(token):
@@ -295,6 +301,8 @@ def decimals(line: str) -> list[Quoted]:
 
 def first_number(text: str, col: int = 1) -> Quoted | None:
     """The first number of `text` with the unit after it; `col` is the column of text[0]."""
+    if not _DIGIT.search(text):
+        return None
     for match in _FIRST_NUMBER.finditer(text):
         if _well_formed(match.group(1)):
             return parse_quoted(match.group(1), match.group(2) or "", col + match.start())
@@ -320,7 +328,9 @@ def numeric_leaves(data) -> list[float]:
 
 def strip_code_spans(line: str) -> str:
     """The line with `inline code` and link targets blanked (kept the same length)."""
-    line = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
+    if "`" not in line and "](" not in line:  # no code span, no link target
+        return line
+    line = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
     pieces, kept = [], 0
     for start, end, text, _ in iter_links(line):
         target_start = start + 1 + len(text) + 1

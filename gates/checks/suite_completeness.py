@@ -245,7 +245,15 @@ def plugin_files(data: dict, ctx: GateContext, sources: dict, suite: str = "") -
 
 
 def configured_addopts(suite: str, ctx: GateContext) -> list[tuple[str, str]]:
-    """(file, addopts) of the pytest configuration files in the suite's folder and every folder above."""
+    """(file, addopts) of the pytest configuration files in the suite's folder and every folder above,
+    read once per run (`GateContext.run_memo`)."""
+    key = ("configured_addopts", suite)
+    if key not in ctx.run_memo:
+        ctx.run_memo[key] = tuple(_configured_addopts(suite, ctx))
+    return list(ctx.run_memo[key])
+
+
+def _configured_addopts(suite: str, ctx: GateContext) -> list[tuple[str, str]]:
     found = []
     for folder in judging_folders(suite):
         for name in (*PYTEST_INI_SECTIONS, *PYTEST_TOML_TABLES):

@@ -15,10 +15,9 @@ def path_problem(rel_path: str) -> str | None:
         return "path contains a NUL byte"
     if "\\" in rel_path:
         return f"path {rel_path!r} uses backslashes; write POSIX paths"
-    pure = PurePosixPath(rel_path)
-    if pure.is_absolute() or (len(rel_path) > 1 and rel_path[1] == ":"):
+    if rel_path.startswith("/") or (len(rel_path) > 1 and rel_path[1] == ":"):
         return f"absolute path {rel_path!r}; write it relative to the repository root"
-    if ".." in pure.parts:
+    if ".." in rel_path.split("/"):  # the parts of the POSIX path: empty and "." parts drop, ".." stays
         return f"path {rel_path!r} climbs out with '..'; write it relative to the repository root"
     return None
 
