@@ -8,6 +8,12 @@ its own id, its own profile and numeric artifacts (so each record loads and
 checks two artifacts of its own), stacked on a shared base record. The timing
 covers what `gate-check` does: loading, schema validation, all gates, report.
 Prints seconds per N and per record; the cost should grow linearly.
+
+    python scripts/bench_static_gates.py --vary-prose     # each record's prose its own
+
+With `--vary-prose` each record also has sentences of its own in §3, §8 and §9, so that no
+record's body, section or paragraph repeats another's: what a cache keyed by prose would
+save on identical records is not measured as speed.
 """
 
 from __future__ import annotations
@@ -35,7 +41,21 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def make_repo(folder: Path, count: int) -> Path:
+def _own_words(index: int) -> str:
+    """Words no other generated record uses: the index in letters (no digits, so no number to trace)."""
+    return "".join(chr(ord("a") + (index // 26 ** place) % 26) for place in range(4))
+
+
+def _varied(text: str, index: int) -> str:
+    words = _own_words(index)
+    for heading, sentence in (("## §3 Design\n", f"Variant {words} keeps this design and states it in words of its own."),
+                              ("## §8 Limitations\n", f"Variant {words} has the limits listed here and no others."),
+                              ("## §9 Follow-ups\n", f"Nothing follows for variant {words} beyond the items below.")):
+        text = text.replace(heading, f"{heading}\n{sentence}\n", 1)
+    return text
+
+
+def make_repo(folder: Path, count: int, vary_prose: bool = False) -> Path:
     repo = folder / f"repo-{count}"
     shutil.copytree(EXAMPLES, repo, ignore=shutil.ignore_patterns("G*", "__pycache__", "make_examples.py"))
     design = repo / "docs" / "design"
@@ -55,6 +75,8 @@ def make_repo(folder: Path, count: int) -> Path:
             text = re.sub(rf"\{{id: {base}, path: evidence/{base}\.json, sha256: [0-9a-f]{{64}}",
                           f"{{id: {artifact_id}, path: evidence/{artifact_id}.json, sha256: {pin}", text)
             text = text.replace(f"../../evidence/{base}.json", f"../../evidence/{artifact_id}.json")
+        if vary_prose:
+            text = _varied(text, index)
         (design / f"{record_id}.md").write_text(text, encoding="utf-8")
     return repo
 
@@ -75,11 +97,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
     parser.add_argument("--repeat", type=int, default=1, help="runs per size; the best is reported")
+    parser.add_argument("--vary-prose", action="store_true", help="give each record sentences of its own")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-static-gates-") as folder:
         for count in args.sizes:
-            repo = make_repo(Path(folder), count)
+            repo = make_repo(Path(folder), count, args.vary_prose)
             seconds, checked = time_run(repo, args.repeat)
             rows.append((count, checked, seconds))
             print(f"N={count:5d}  records checked={checked:5d}  {seconds:7.3f} s  {1000 * seconds / checked:6.3f} ms/record",
