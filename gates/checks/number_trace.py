@@ -202,6 +202,7 @@ class CitedValues:
             for artifact_id, results in artifacts.items():
                 for value in _leaf_values(artifact_id, results):
                     self._leaves.setdefault(value.key.rsplit(".", 1)[-1], []).append(value)
+            self._by_last_key = self._leaves  # the same values by the same keys: read once
         for artifact_id, results in artifacts.items():
             metrics = results.get("metrics") if isinstance(results, dict) else None
             units = results.get("units") if isinstance(results, dict) else None
