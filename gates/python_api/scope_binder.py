@@ -3,7 +3,10 @@
 `bind_module(scope, tree, resolver, visiting)` fills a `ModuleScope`: definitions,
 imports (with where they come from), assignments and aliases, `del`, the changes of
 `__all__`, star imports followed through `resolver`. Constant tests (`if False:`,
-`if TYPE_CHECKING:`) run one branch; other branches run from the same state and what
+`if TYPE_CHECKING:`) run one branch; so does a test of an optional dependency's flag
+(`try: import transformers; _AVAILABLE = True / except ImportError: _AVAILABLE = False`, then
+`if _AVAILABLE:`), read as installed: a module's API is what it has with its optional
+dependencies, which is the larger one where they only add names. Other branches run from the same state and what
 they disagree on is recorded in `scope.conditional` (a constant set differently keeps
 every value: `4 or 1 (depending on `if ...:`)`). A default, and a constant's value, is
 read with the constants it names filled in as they are bound when it runs
@@ -135,6 +138,7 @@ class _Binder(AllChanges):
         self.hook: ast.FunctionDef | None = None  # a module-level `def __getattr__`
         self.replacement: ast.Assign | None = None  # `sys.modules[__name__] = _LazyModule(...)`
         self.mutated: set[str] = set()  # names some statement changes in place (`_MAP[k] = v`, `_MAP.update(...)`)
+        self.dependency_flags: set[str] = set()  # `_AVAILABLE` of `try: import dep; _AVAILABLE = True / except ...`
 
     def line_of(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1)
@@ -149,6 +153,7 @@ class _Binder(AllChanges):
         self.scope.members.update(members or {})
 
     def unbind(self, name: str) -> None:
+        self.dependency_flags.discard(name)
         self.literal_nodes.pop(name, None)
         self.scope.names.pop(name, None)
         self.scope.conditional.pop(name, None)
@@ -318,6 +323,8 @@ class _Binder(AllChanges):
             return
         if isinstance(stmt, ast.If):
             truth = _constant_truth(stmt.test)
+            if truth is None:
+                truth = self.dependency_truth(stmt.test)
             self.check_all_mention(stmt.test, line)
             if truth is True:
                 self.block(stmt.body)
@@ -329,6 +336,9 @@ class _Binder(AllChanges):
             handlers = [h.body for h in stmt.handlers if not _ends_in_raise(h.body)]
             fallbacks = bool(stmt.handlers) and all(_catches_import_errors(h) for h in stmt.handlers)
             self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks)
+            flag = _dependency_flag(stmt, self.scope.module.split(".")[0]) if fallbacks else None
+            if flag is not None:
+                self.dependency_flags.add(flag)
             self.block(stmt.finalbody)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             header = f"with {', '.join(ast.unparse(i) for i in stmt.items)}:"
@@ -399,7 +409,17 @@ class _Binder(AllChanges):
             except Unmodelled:
                 continue
         env.update(self.loop_values)
+        env.update({flag: True for flag in self.dependency_flags if flag not in self.scope.rebound})
         return env
+
+    def dependency_truth(self, test: ast.expr) -> bool | None:
+        """`if FLAG:` / `if not FLAG:` over an optional dependency's flag: read as installed."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.dependency_truth(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.Name) and test.id in self.dependency_flags and test.id not in self.scope.rebound:
+            return True
+        return None
 
     def importer_calls(self, node: ast.AST) -> list[ast.Call]:
         """Calls of anything named `import_module` (the static guard leaves those at module level to this reader)."""
@@ -751,6 +771,30 @@ class _Binder(AllChanges):
         self.scope.exports = exports[-1]
         if any(e != exports[0] for e in exports):
             self.scope.refuse(f"`__all__` that differs between the paths through {where[0]}", where[1])
+
+
+def _dependency_flag(stmt: ast.Try, package: str) -> str | None:
+    """FLAG of `try: import dep (from dep import x ...); FLAG = True / except ImportError: FLAG = False`, where every
+    import of the `try` body is of a module outside `package`: whether an optional dependency is installed."""
+    body = stmt.body + stmt.orelse
+    imports = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    flags = [s for s in body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+    if not imports or len(flags) != 1 or stmt.finalbody or any(
+            isinstance(s, ast.ImportFrom) and (s.level or (s.module or "").split(".")[0] == package)
+            or isinstance(s, ast.Import) and any(a.name.split(".")[0] == package for a in s.names) for s in imports):
+        return None
+    flag = _assigned_constant(flags[0], True)
+    if flag is None or not all(len(h.body) == 1 and _assigned_constant(h.body[0], False) == flag
+                               for h in stmt.handlers):
+        return None
+    return flag
+
+
+def _assigned_constant(stmt: ast.stmt, value: bool) -> str | None:
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and isinstance(stmt.value, ast.Constant) and stmt.value.value is value:
+        return stmt.targets[0].id
+    return None
 
 
 def _catches_import_errors(handler: ast.ExceptHandler) -> bool:

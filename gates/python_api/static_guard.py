@@ -30,6 +30,18 @@ surface that may not be the real one:
   `sys.modules[__name__] = _LazyModule(__name__, ...)`, a lazy package;
 - `__all__` used inside a function or class body (an `@export` decorator that appends to it).
 
+Two idioms of kernel libraries that pick an implementation per machine are read as what they are:
+
+- `pkgutil.iter_modules(__path__)` (or `walk_packages`) lists the package's folders; it reads
+  `__path__` and changes nothing, so only a `__path__` used otherwise is refused;
+- a function that copies the names of an implementation module it imports by a computed name over
+  its own (`impl = importlib.import_module(info.module_path)`, then `for name in names:
+  globals()[name] = getattr(impl, name)`: liger-kernel's backend overlay): on a machine that selects
+  an implementation the module's names become that module's; the surface read is the one the
+  module's own statements bind, which is what it has on a machine that selects none, and each
+  implementation module of the package is read as a module of its own. Any other use of `globals`
+  is refused.
+
 A `global NAME` statement in a function is returned separately (`rebinds_through_global`):
 whether it matters depends on whether NAME is public, which the surface reader decides.
 """
@@ -91,6 +103,8 @@ class _Finder(ast.NodeVisitor):
         self.in_function = 0  # inside a function body (a lambda's too): what runs there runs when called
         self.functions: list[ast.AST] = []  # the enclosing functions, innermost last
         self.local_names: dict[int, set[str]] = {}  # id of a function -> `_local_names`, found when first asked
+        self.read_paths: set[int] = set()  # ids of `__path__` Names passed to `iter_modules` / `walk_packages`
+        self.overlays: set[int] = set()  # ids of `globals()` calls that copy an implementation module's names
 
     def note(self, what: str, node: ast.AST) -> None:
         self.found.append((what, node.lineno))
@@ -138,6 +152,8 @@ class _Finder(ast.NodeVisitor):
     def visit_Assign(self, node) -> None:
         if self.depth == 0 and is_lazy_replacement(node):
             return  # read by the surface reader (`gates.python_api.lazy_exports`)
+        if self.functions and _is_overlay(node, self.functions[-1]):
+            self.overlays.add(id(node.targets[0].value))
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -166,7 +182,7 @@ class _Finder(ast.NodeVisitor):
             self.note(f"`{node.id}` passed around", node)
         elif node.id in ("vars", "locals") and self.depth == 0 and id(node) not in self.called:
             self.note(f"`{node.id}` at module level", node)
-        elif node.id == "__path__":
+        elif node.id == "__path__" and id(node) not in self.read_paths:
             self.note("`__path__` (it changes where the package's modules are found)", node)
         elif node.id in MODULE_HOOKS and self.depth == 0 and isinstance(node.ctx, ast.Store):
             self.note(f"a module-level `{node.id}` hook", node)
@@ -210,8 +226,12 @@ class _Finder(ast.NodeVisitor):
         if isinstance(func, ast.Name) and (node.args or name not in ("vars", "locals")) and \
                 name not in ("exec", "eval", "globals"):
             self.called.add(id(func))
+        if name in _PACKAGE_LISTERS and isinstance(first, ast.Name) and first.id == "__path__" \
+                and len(node.args) == 1 and not node.keywords:
+            self.read_paths.add(id(first))
         if isinstance(func, ast.Name) and name in ("exec", "eval", "globals"):
-            self.note(f"`{name}()`", node)
+            if id(node) not in self.overlays:
+                self.note(f"`{name}()`", node)
             self.called.add(id(func))
         elif isinstance(func, ast.Name) and name in ("vars", "locals") and not node.args and self.depth == 0:
             self.note(f"`{name}()` at module level", node)
@@ -244,6 +264,36 @@ class _Finder(ast.NodeVisitor):
             return True
         text = ast.unparse(node)
         return "modules" in text or any(name in text for name in _IMPORTERS)
+
+
+_PACKAGE_LISTERS = frozenset({"iter_modules", "walk_packages"})
+
+
+def _is_overlay(node: ast.Assign, function: ast.AST) -> bool:
+    """`globals()[name] = getattr(impl, name)` in a function, the same `name` both times, where `impl` is bound in that
+    function only by `import_module(...)` / `importlib.import_module(...)`: the names of an implementation module
+    copied over the module's own."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+        return False
+    target, value = node.targets[0], node.value
+    if not (isinstance(target.value, ast.Call) and isinstance(target.value.func, ast.Name)
+            and target.value.func.id == "globals" and not target.value.args and not target.value.keywords):
+        return False
+    if not (isinstance(target.slice, ast.Name) and isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id == "getattr" and len(value.args) == 2 and not value.keywords
+            and all(isinstance(arg, ast.Name) for arg in value.args) and value.args[1].id == target.slice.id):
+        return False
+    module = value.args[0].id
+    bindings = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Name) and stmt.id == module
+                and isinstance(stmt.ctx, (ast.Store, ast.Del))]
+    imports = [stmt for stmt in ast.walk(function) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+               and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == module
+               and isinstance(stmt.value, ast.Call) and _callee_name(stmt.value.func) == "import_module"]
+    return len(bindings) == 1 and len(imports) == 1
+
+
+def _callee_name(func: ast.expr) -> str | None:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
