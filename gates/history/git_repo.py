@@ -61,6 +61,7 @@ class _GitReader:
         self._ancestry: dict[tuple[str, str], bool] = {}
         self._resolved: dict[str, str | None] = {}
         self._trees: dict[str, list[tuple[str, str, str]]] = {}  # tree sha -> [(mode, name, sha)], as stored
+        self._tree_names: dict[str, dict[str, tuple[str, str]]] = {}  # tree sha -> {name: (mode, sha)}
         self._commit_trees: dict[str, str | None] = {}  # commit sha -> its root tree sha
         self._listed: dict[str, list[str]] = {}  # tree sha -> every file below it, relative
         self._snapshots: dict[tuple[str, str], RecordSnapshot] = {}  # (blob sha, path) -> the parsed record
@@ -132,6 +133,16 @@ class _GitReader:
             self._trees[tree] = entries
         return self._trees[tree]
 
+    def tree_names(self, tree: str) -> dict[str, tuple[str, str]]:
+        """name -> (mode, sha) of one tree object; the first entry of a name where a malformed tree repeats it."""
+        found = self._tree_names.get(tree)
+        if found is None:
+            found = {}
+            for mode, name, sha in self.tree_entries(tree):
+                found.setdefault(name, (mode, sha))
+            self._tree_names[tree] = found
+        return found
+
     def root_tree(self, ref: str) -> str | None:
         sha = self.resolve_commit(ref)
         if sha is None:
@@ -151,7 +162,7 @@ class _GitReader:
         if not parts:
             return "40000", tree
         for index, part in enumerate(parts):
-            found = next(((mode, sha) for mode, name, sha in self.tree_entries(tree) if name == part), None)
+            found = self.tree_names(tree).get(part)
             if found is None:
                 return None
             if index == len(parts) - 1:

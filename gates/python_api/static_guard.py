@@ -200,7 +200,6 @@ class _Finder(ast.NodeVisitor):
             self.note("a module-level `__getattr__` or `__dir__` hook, imported", node)
 
     def visit_Attribute(self, node) -> None:
-        text = ast.unparse(node)
         if isinstance(node.value, ast.Name):
             self.attribute_values.add(id(node.value))
         on_sys = isinstance(node.value, ast.Name) and node.value.id in self.sys_names
@@ -209,14 +208,14 @@ class _Finder(ast.NodeVisitor):
         elif node.attr in SIGNATURE_ATTRIBUTES and not (isinstance(node.ctx, ast.Load)
                                                          and node.attr in _READ_ONLY_WHEN_LOADED) \
                 and not self._is_local(node):
-            self.note(f"`{text}`", node)
+            self.note(f"`{ast.unparse(node)}`", node)
         elif isinstance(_root(node), ast.Name) and _root(node).id in self.defined and not self._is_local(node):
             if isinstance(node.ctx, ast.Store) and node.attr not in _SETTABLE:
-                self.note(f"assignment to `{text}`", node)
+                self.note(f"assignment to `{ast.unparse(node)}`", node)
             elif isinstance(node.ctx, ast.Del):
-                self.note(f"`del {text}`", node)
+                self.note(f"`del {ast.unparse(node)}`", node)
             elif node.attr == "__dict__":
-                self.note(f"`{text}`", node)
+                self.note(f"`{ast.unparse(node)}`", node)
         self.generic_visit(node)
 
     def visit_Call(self, node) -> None:
