@@ -5,7 +5,10 @@
 - `setattr` on a function a function defines in its own body (a patch it installs elsewhere) changes that
   call's object, not the module's surface;
 - keyword-only parameters have no position: reordering them breaks no caller, while moving a
-  positional-or-keyword parameter does.
+  positional-or-keyword parameter does;
+- `with warnings.catch_warnings():` lets every exception through, so what its body binds is bound
+  (flash-linear-attention imports its optional kernels inside one); a context manager that may
+  swallow one (`contextlib.suppress`, any of the library's own) still leaves its body's names unsure.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -176,3 +179,41 @@ def test_an_import_is_repeated_only_where_what_it_looked_at_changed_and_a_break_
                                       "import in kernels/ops/__init__.py); the public API may only grow")]
     # the body change: base and head; the break: head only (its base is the first change's head, unchanged since)
     assert imports == ["kernels.ops"] * 3
+
+
+CATCHING = """\
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        from mamba_ssm.ops import selective_scan_fn
+    except ImportError:
+        selective_scan_fn = None
+    is_fast_path_available = selective_scan_fn is not None
+
+
+def mamba_forward(x, *, use_fast_path=True):
+    return x
+"""
+
+
+def test_names_bound_inside_catch_warnings_are_read():
+    scope = module_scope(CATCHING, "kernels/ops/mamba.py", module="kernels.ops.mamba")
+    assert scope.error is None
+    assert scope.names["is_fast_path_available"].kind == "constant"
+
+
+@pytest.mark.parametrize("context", ["contextlib.suppress(ImportError)", "warnings.catch_warnings() if x else y",
+                                     "quiet()"])
+def test_names_bound_inside_a_context_that_may_swallow_an_exception_stay_unsure(context):
+    source = "import contextlib\n" + CATCHING.replace("warnings.catch_warnings()", context)
+    scope = module_scope(source, "kernels/ops/mamba.py", module="kernels.ops.mamba")
+    assert scope.error is not None and "public name 'is_fast_path_available' is unbound" in scope.error
+
+
+def test_a_removed_parameter_beside_catch_warnings_is_reported(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", "kernels/ops/mamba.py": CATCHING})
+    assert change(repo, "kernels/ops/mamba.py", "x, *, use_fast_path=True", "x", "mamba: one path") == [
+        ("kernels/ops/mamba.py", "error", "public API break: kernels.ops.mamba.mamba_forward: parameter "
+                                          "'use_fast_path' removed; the public API may only grow")]

@@ -44,6 +44,8 @@ SUPPLIED_BY_HEURISTICS = "<computed by @triton.heuristics>"
 # Errors an import of a dependency of another version raises beside ImportError (a name moved, a
 # backend that fails to initialise): `except (ImportError, AttributeError):` is still a fallback.
 _DEPENDENCY_ERRORS = frozenset({"AttributeError", "OSError", "RuntimeError"})
+# Standard context managers whose `__exit__` never swallows an exception: `with` runs their whole body or raises.
+_NON_SWALLOWING_CONTEXTS = frozenset({("warnings", "catch_warnings"), ("contextlib", "nullcontext")})
 
 
 def is_surface_method(name: str) -> bool:
@@ -346,7 +348,10 @@ class _Binder(AllChanges):
                 self.check_all_mention(item.context_expr, line)
                 if item.optional_vars is not None:
                     self.bind_targets(item.optional_vars, line, header)
-            self.branches([stmt.body, []], self.where(header, stmt))  # a context manager may swallow an exception
+            if all(self.never_swallows(item.context_expr) for item in stmt.items):
+                self.block(stmt.body)
+            else:
+                self.branches([stmt.body, []], self.where(header, stmt))  # a context manager may swallow an exception
         elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
             header = f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:" if not isinstance(stmt, ast.While) \
                 else f"while {ast.unparse(stmt.test)}:"
@@ -411,6 +416,16 @@ class _Binder(AllChanges):
         env.update(self.loop_values)
         env.update({flag: True for flag in self.dependency_flags if flag not in self.scope.rebound})
         return env
+
+    def never_swallows(self, context: ast.expr) -> bool:
+        """`with warnings.catch_warnings():` and the like: a standard context manager whose `__exit__` lets every
+        exception through, so the body's bindings are the statement's (`warnings` imported as the standard module)."""
+        if not (isinstance(context, ast.Call) and isinstance(context.func, ast.Attribute)
+                and isinstance(context.func.value, ast.Name)):
+            return False
+        module = self.scope.names.get(context.func.value.id)
+        return module is not None and module.kind == "module-import" and \
+            (module.source, context.func.attr) in _NON_SWALLOWING_CONTEXTS
 
     def dependency_truth(self, test: ast.expr) -> bool | None:
         """`if FLAG:` / `if not FLAG:` over an optional dependency's flag: read as installed."""
