@@ -33,6 +33,8 @@ def read_default(expr: ast.expr, read_chain: ReadChain) -> tuple[str | None, tup
 
     A constant's value is read the same way, so `_SPLITS = tuning.NUM_SPLITS` follows the import too.
     """
+    if not any(isinstance(node, (ast.Name, ast.Attribute)) for node in ast.walk(expr)):
+        return None, ()  # a literal (`None`, `1e-6`, `"tanh"`): it names no constant
     references: list[tuple[str, ...]] = []
     substituted = False
 

@@ -363,6 +363,19 @@ def is_lazy_replacement(stmt: ast.stmt) -> bool:
             and bool(stmt.value.args) and ast.unparse(stmt.value.args[0]) == "__name__")
 
 
+def changed_in_place(tree: ast.AST) -> frozenset[str]:
+    """The names some node of `tree` changes in place (`_MAP[k] = v`, `del _MAP[k]`, `_MAP.update(...)`): every name
+    that `is_read_only_use` would call changed, found in one walk without a map of parents."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name) \
+                and isinstance(node.value.ctx, ast.Load):
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) or \
+                    isinstance(node, ast.Attribute) and node.attr not in _READ_ONLY_METHODS:
+                found.add(node.value.id)
+    return frozenset(found)
+
+
 def is_read_only_use(node: ast.AST, name: str, parents: dict) -> bool:
     """`name` (a Name node) is read, not changed: no subscript store or delete, no mutating method call."""
     parent = parents.get(id(node))

@@ -25,6 +25,7 @@ from gates.python_api.default_values import bounded, fill, has_imports, read_cha
 from gates.python_api.dunder_all import ALL, AllChanges, literal_names
 from gates.python_api.lazy_exports import (
     AttributeOf,
+    changed_in_place,
     is_lazy_replacement,
     is_read_only_use,
     ModuleValue,
@@ -906,9 +907,7 @@ def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
     binder = _Binder(scope, resolver, visiting)
     mutated = getattr(tree, "_design_gates_mutated", None)  # a tree kept for many commits (`module_scope._parsed`)
     if mutated is None:
-        parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
-        mutated = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                            and not is_read_only_use(n, n.id, parents))
+        mutated = changed_in_place(tree)
         tree._design_gates_mutated = mutated
     binder.mutated = set(mutated)
     binder.block(tree.body)
