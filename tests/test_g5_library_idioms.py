@@ -8,7 +8,12 @@
   positional-or-keyword parameter does;
 - `with warnings.catch_warnings():` lets every exception through, so what its body binds is bound
   (flash-linear-attention imports its optional kernels inside one); a context manager that may
-  swallow one (`contextlib.suppress`, any of the library's own) still leaves its body's names unsure.
+  swallow one (`contextlib.suppress`, any of the library's own) still leaves its body's names unsure;
+- a function that looks a module up in `sys.modules` and only reads its attributes through `getattr` or
+  `hasattr` (flash-linear-attention's tensor cache reads a flag of `fla.utils` so) changes no module;
+- `fla.utils` gives its device flags lower-case aliases with a function it calls once at module level
+  (`setattr(sys.modules[__name__], key.lower(), getattr(...))` over a literal tuple): each alias is bound
+  to what its name is, so the module is read, and an alias that goes away is a break.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -217,3 +222,93 @@ def test_a_removed_parameter_beside_catch_warnings_is_reported(tmp_path):
     assert change(repo, "kernels/ops/mamba.py", "x, *, use_fast_path=True", "x", "mamba: one path") == [
         ("kernels/ops/mamba.py", "error", "public API break: kernels.ops.mamba.mamba_forward: parameter "
                                           "'use_fast_path' removed; the public API may only grow")]
+
+
+LOOKUP = """\
+import functools
+import sys
+
+DISABLE_CACHE = False
+
+
+def tensor_cache(fn):
+    def cache_disabled():
+        utils_module = sys.modules.get("kernels.utils")
+        return getattr(utils_module, "DISABLE_CACHE", DISABLE_CACHE)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+"""
+
+
+def test_a_module_looked_up_in_sys_modules_only_to_read_an_attribute_leaves_the_module_readable():
+    scope = module_scope(LOOKUP, "kernels/cache.py", module="kernels.cache")
+    assert scope.error is None
+
+
+@pytest.mark.parametrize("use", [
+    'setattr(utils_module, "DISABLE_CACHE", True)',  # a write through the module looked up
+    'utils_module.DISABLE_CACHE = True',
+    'return utils_module',  # handed out: anything may be done with it
+    'utils_module = sys.modules[__name__]\n        return getattr(utils_module, "x", None)',  # bound twice
+])
+def test_a_module_looked_up_in_sys_modules_and_used_otherwise_refuses_the_module(use):
+    source = LOOKUP.replace('return getattr(utils_module, "DISABLE_CACHE", DISABLE_CACHE)', use)
+    scope = module_scope(source, "kernels/cache.py", module="kernels.cache")
+    assert scope.error is not None and "`sys.modules`" in scope.error
+
+
+ALIASES = """\
+import sys
+
+from kernels.device import IS_AMD, IS_NVIDIA
+
+
+def device_count(*, visible=True):
+    return 1
+
+
+def _register_aliases():
+    current_module = sys.modules[__name__]
+    for key in (
+        'IS_AMD',
+        'IS_NVIDIA',
+        'IS_NPU',
+    ):
+        if hasattr(current_module, key):
+            setattr(current_module, key.lower(), getattr(current_module, key))
+
+
+_register_aliases()
+
+del _register_aliases
+"""
+DEVICE = "IS_AMD = False\nIS_NVIDIA = True\n"
+
+
+def test_names_aliased_by_a_registrar_called_at_module_level_are_read():
+    reader = {"kernels.device": (DEVICE, "kernels/device.py")}.get
+    scope = module_scope(ALIASES, "kernels/utils/__init__.py", read_module=reader, module="kernels.utils")
+    assert scope.error is None
+    assert scope.names["is_amd"].source == scope.names["IS_AMD"].source == "kernels.device:IS_AMD"
+    assert "is_npu" not in scope.names and "_register_aliases" not in scope.names
+
+
+def test_an_alias_dropped_from_the_registrar_is_a_break(tmp_path):  # a package: what it imports is its API
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/device.py": DEVICE, "kernels/utils/__init__.py": ALIASES})
+    assert change(repo, "kernels/utils/__init__.py", "        'IS_AMD',\n", "", "utils: no amd alias") == [
+        ("kernels/utils/__init__.py", "error", "public API break: public name 'kernels.utils.is_amd' removed; the "
+                                                 "public API may only grow")]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("_register_aliases()\n", "_register_aliases()\n_register_aliases()\n"),  # called twice
+    ("_register_aliases()\n", "if IS_AMD:\n    _register_aliases()\n"),  # called on some paths only
+    ("del _register_aliases\n", "REGISTER = _register_aliases\n"),  # handed out: called later, anywhere
+    ("key.lower(), getattr", "'device_count', getattr"),  # rebinds another name
+])
+def test_a_registrar_used_otherwise_still_refuses_the_module(old, new):
+    scope = module_scope(ALIASES.replace(old, new), "kernels/utils/__init__.py", module="kernels.utils")
+    assert scope.error is not None and "`sys.modules`" in scope.error

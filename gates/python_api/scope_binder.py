@@ -35,6 +35,7 @@ from gates.python_api.lazy_exports import (
     lazy_module_exports,
     literal_value,
 )
+from gates.python_api.static_guard import alias_registrar, registrars
 from gates.python_api.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
 
 _PUBLIC_DUNDERS = ("__init__", "__call__")
@@ -141,6 +142,7 @@ class _Binder(AllChanges):
         self.hook: ast.FunctionDef | None = None  # a module-level `def __getattr__`
         self.replacement: ast.Assign | None = None  # `sys.modules[__name__] = _LazyModule(...)`
         self.mutated: set[str] = set()  # names some statement changes in place (`_MAP[k] = v`, `_MAP.update(...)`)
+        self.registrars: dict = {}  # module-level functions that alias module names (`static_guard.alias_registrar`)
         self.dependency_flags: set[str] = set()  # `_AVAILABLE` of `try: import dep; _AVAILABLE = True / except ...`
 
     def line_of(self, node: ast.AST) -> int:
@@ -364,6 +366,9 @@ class _Binder(AllChanges):
             self.check_all_mention(stmt.subject, line)
             where = self.where(f"match {ast.unparse(stmt.subject)}:", stmt)
             self.branches([case.body for case in stmt.cases] + [[]], where)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in self.registrars:
+            self.register_aliases(self.registrars[stmt.value.func.id])
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.bind(stmt.name, self.function_entry(stmt))
             if stmt.name == "__getattr__":
@@ -417,6 +422,19 @@ class _Binder(AllChanges):
         env.update(self.loop_values)
         env.update({flag: True for flag in self.dependency_flags if flag not in self.scope.rebound})
         return env
+
+    def register_aliases(self, registrar: tuple[tuple[str, ...], str]) -> None:
+        """`_register_aliases()` (`static_guard.alias_registrar`): each listed name bound now gets its alias."""
+        keys, method = registrar
+        for key in keys:
+            entry = self.scope.names.get(key)
+            if entry is None:
+                continue  # `if hasattr(current_module, key):`
+            alias = getattr(key, method)()
+            conditional = self.scope.conditional.get(key)
+            self.bind(alias, replace(entry, name=alias))
+            if conditional is not None:
+                self.scope.conditional[alias] = conditional
 
     def never_swallows(self, context: ast.expr) -> bool:
         """`with warnings.catch_warnings():` and the like: a standard context manager whose `__exit__` lets every
@@ -910,5 +928,13 @@ def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
         mutated = changed_in_place(tree)
         tree._design_gates_mutated = mutated
     binder.mutated = set(mutated)
+    found = getattr(tree, "_design_gates_registrars", None)
+    if found is None:
+        sys_names = {alias.asname or "sys" for stmt in tree.body if isinstance(stmt, ast.Import)
+                     for alias in stmt.names if alias.name == "sys"}
+        found = {stmt.name: alias_registrar(stmt, sys_names) for stmt in tree.body
+                 if isinstance(stmt, ast.FunctionDef) and stmt.name in registrars(tree, sys_names)}
+        tree._design_gates_registrars = found
+    binder.registrars = found
     binder.block(tree.body)
     binder.lazy_names(tree)

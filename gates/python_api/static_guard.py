@@ -32,6 +32,13 @@ surface that may not be the real one:
 
 Two idioms of kernel libraries that pick an implementation per machine are read as what they are:
 
+- a function that looks a module up and only reads its attributes (`utils = sys.modules.get('fla.utils')`,
+  then only `getattr(utils, NAME, default)` or `hasattr(utils, NAME)`) changes no module's names;
+- a function that gives some of the module's own names a second name, called once at module level
+  (`def _register_aliases(): current = sys.modules[__name__]` / `for key in ('IS_AMD', ...):` /
+  `if hasattr(current, key): setattr(current, key.lower(), getattr(current, key))`, then
+  `_register_aliases()`: flash-linear-attention's `fla.utils`): the surface reader binds each alias
+  (`alias_registrar`), so the function is not refused;
 - `pkgutil.iter_modules(__path__)` (or `walk_packages`) lists the package's folders; it reads
   `__path__` and changes nothing, so only a `__path__` used otherwise is refused;
 - a function that copies the names of an implementation module it imports by a computed name over
@@ -105,6 +112,8 @@ class _Finder(ast.NodeVisitor):
         self.local_names: dict[int, set[str]] = {}  # id of a function -> `_local_names`, found when first asked
         self.read_paths: set[int] = set()  # ids of `__path__` Names passed to `iter_modules` / `walk_packages`
         self.overlays: set[int] = set()  # ids of `globals()` calls that copy an implementation module's names
+        self.registrars: set[str] = set()  # module-level functions `alias_registrar` reads, called once at top level
+        self.lookups: set[int] = set()  # ids of `sys.modules` nodes a function only reads a module's attributes through
 
     def note(self, what: str, node: ast.AST) -> None:
         self.found.append((what, node.lineno))
@@ -133,6 +142,8 @@ class _Finder(ast.NodeVisitor):
         self.depth -= 1
 
     def visit_FunctionDef(self, node) -> None:
+        if self.depth == 0 and node.name in self.registrars:
+            return  # read by the surface reader, which binds its aliases where the module calls it
         hook = self.depth == 0 and node.name in MODULE_HOOKS
         if hook and isinstance(node, ast.AsyncFunctionDef):
             self.note(f"a module-level `async def {node.name}` hook", node)
@@ -154,6 +165,10 @@ class _Finder(ast.NodeVisitor):
             return  # read by the surface reader (`gates.python_api.lazy_exports`)
         if self.functions and _is_overlay(node, self.functions[-1]):
             self.overlays.add(id(node.targets[0].value))
+        if self.functions:
+            lookup = _read_only_lookup(node, self.functions[-1], self.sys_names)
+            if lookup is not None:
+                self.lookups.add(id(lookup))
         self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -203,7 +218,7 @@ class _Finder(ast.NodeVisitor):
         if isinstance(node.value, ast.Name):
             self.attribute_values.add(id(node.value))
         on_sys = isinstance(node.value, ast.Name) and node.value.id in self.sys_names
-        if node.attr in ("modules", "__dict__") and on_sys:
+        if node.attr in ("modules", "__dict__") and on_sys and id(node) not in self.lookups:
             self.note(f"`sys.{node.attr}`", node)
         elif node.attr in SIGNATURE_ATTRIBUTES and not (isinstance(node.ctx, ast.Load)
                                                          and node.attr in _READ_ONLY_WHEN_LOADED) \
@@ -291,6 +306,35 @@ def _is_overlay(node: ast.Assign, function: ast.AST) -> bool:
     return len(bindings) == 1 and len(imports) == 1
 
 
+def _read_only_lookup(node: ast.Assign, function: ast.AST, sys_names: set[str]) -> ast.Attribute | None:
+    """The `sys.modules` of `module = sys.modules.get(NAME)` (or `sys.modules[NAME]`) in a function that binds `module`
+    there only and uses it only as the object of `getattr(module, ...)` and `hasattr(module, ...)`: a lookup that reads
+    attributes and changes nothing; None for any other statement."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+        return None
+    value = node.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get" \
+            and 1 <= len(value.args) <= 2 and not value.keywords:
+        table = value.func.value
+    elif isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load):
+        table = value.value
+    else:
+        return None
+    if not (isinstance(table, ast.Attribute) and table.attr == "modules" and isinstance(table.value, ast.Name)
+            and table.value.id in sys_names):
+        return None
+    name = node.targets[0].id
+    reads = {id(call.args[0]) for call in ast.walk(function) if isinstance(call, ast.Call)
+             and isinstance(call.func, ast.Name) and call.func.id in ("getattr", "hasattr")
+             and 2 <= len(call.args) <= 3 and not call.keywords and isinstance(call.args[0], ast.Name)}
+    uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name]
+    stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
+    declared = any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(function))
+    if declared or stores != [node.targets[0]] or any(id(n) not in reads for n in uses if n not in stores):
+        return None
+    return table
+
+
 def _callee_name(func: ast.expr) -> str | None:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
@@ -330,5 +374,66 @@ def dynamic_constructs(tree: ast.Module, module: str) -> tuple[list[tuple[str, i
     """(the constructs the surface of `module` cannot be read past, each with its line; `global NAME` -> first line)."""
     package = module.split(".")[0]
     finder = _Finder(*_definitions(tree, package), package)
+    finder.registrars = registrars(tree, finder.sys_names)
     finder.visit(tree)
     return sorted(finder.found, key=lambda item: item[1]), finder.globals
+
+
+def alias_registrar(function: ast.stmt, sys_names: set[str]) -> tuple[tuple[str, ...], str] | None:
+    """(the names, the string method that makes each one's alias) of a function that only aliases module names:
+
+        def _register_aliases():
+            current_module = sys.modules[__name__]
+            for key in ('IS_AMD', 'IS_NVIDIA'):
+                if hasattr(current_module, key):
+                    setattr(current_module, key.lower(), getattr(current_module, key))
+
+    None for any other function. Called at module level, it binds `is_amd` to what `IS_AMD` is, for each name of
+    the literal that is bound then."""
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list or _has_arguments(function.args) \
+            or len(function.body) != 2:
+        return None
+    lookup, loop = function.body
+    if not (isinstance(lookup, ast.Assign) and len(lookup.targets) == 1 and isinstance(lookup.targets[0], ast.Name)
+            and ast.unparse(lookup.value) in {f"{name}.modules[__name__]" for name in sys_names}):
+        return None
+    module = lookup.targets[0].id
+    if not (isinstance(loop, ast.For) and not loop.orelse and isinstance(loop.target, ast.Name)
+            and isinstance(loop.iter, (ast.Tuple, ast.List)) and len(loop.body) == 1
+            and all(isinstance(item, ast.Constant) and isinstance(item.value, str) for item in loop.iter.elts)):
+        return None
+    key = loop.target.id
+    test = loop.body[0]
+    expected = f"if hasattr({module}, {key}):\n    setattr({module}, {key}.{{}}(), getattr({module}, {key}))"
+    method = next((m for m in ("lower", "upper") if isinstance(test, ast.If) and ast.unparse(test) == expected.format(m)),
+                  None)
+    if method is None:
+        return None
+    return tuple(item.value for item in loop.iter.elts), method
+
+
+def _has_arguments(args: ast.arguments) -> bool:
+    return bool(args.posonlyargs or args.args or args.vararg or args.kwonlyargs or args.kwarg)
+
+
+def registrars(tree: ast.Module, sys_names: set[str]) -> set[str]:
+    """The module-level alias registrars (`alias_registrar`) the module calls once, as a statement of its own at top
+    level (`_register_aliases()`), and names nowhere else but in a `del` after that call."""
+    found = set()
+    for stmt in tree.body:
+        if alias_registrar(stmt, sys_names) is None:
+            continue
+        name = stmt.name
+        uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
+        calls = [s for s in tree.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                 and isinstance(s.value.func, ast.Name) and s.value.func.id == name
+                 and not s.value.args and not s.value.keywords]
+        deletions = [n for s in tree.body if isinstance(s, ast.Delete) for n in s.targets
+                     if isinstance(n, ast.Name) and n.id == name]
+        defined = sum(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and s.name == name
+                      for s in ast.walk(tree))
+        if len(calls) == 1 and defined == 1 and len(uses) == 1 + len(deletions) and \
+                all(tree.body.index(calls[0]) < next(i for i, s in enumerate(tree.body) if n in getattr(s, "targets", ()))
+                    for n in deletions):
+            found.add(name)
+    return found
