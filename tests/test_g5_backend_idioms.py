@@ -2,6 +2,9 @@
 
 - `pkgutil.iter_modules(__path__)` lists the package's folders (to import each backend for its
   registration); it reads `__path__` and changes nothing, unlike `__path__.append(...)`;
+- a package that imports each of its private subpackages for what it registers (`for _, modname, ispkg in
+  pkgutil.iter_modules(__path__): if ispkg and modname.startswith("_"): importlib.import_module(...)`) binds
+  no API name but the loop's; importing its public subpackages so would bind names the reader cannot list;
 - liger-kernel's backend overlay copies the names of an implementation module chosen at run time over
   the package's own (`globals()[name] = getattr(impl, name)`): the surface read is the package's own
   definitions, what a machine that selects no implementation has, and a break in them is still caught;
@@ -57,6 +60,17 @@ def _replace_with_impl_ops():
 _discover_impls()
 _replace_with_impl_ops()
 '''
+BACKENDS = "kernels/ops/backends/__init__.py"
+BACKENDS_TEXT = '''\
+import importlib
+import pkgutil
+
+from kernels.ops.registry import select_impl
+
+for _, modname, ispkg in pkgutil.iter_modules(__path__):
+    if ispkg and modname.startswith("_"):
+        importlib.import_module(f"{__name__}.{modname}")
+'''
 PATCHES_TEXT = "def apply_to_llama(model, *, rope=True, rms_norm=True):\n    return model\n"
 HF_TEXT = '''\
 import importlib
@@ -96,7 +110,7 @@ def repo(tmp_path, monkeypatch):
 
     monkeypatch.setattr(api_compat, "read_by_importing", refused)
     return seeded_repo(tmp_path / "repo", files={OPS: OPS_TEXT, GEGLU: GEGLU_TEXT, REGISTRY: REGISTRY_TEXT,
-                                                  HF: HF_TEXT, PATCHES: PATCHES_TEXT})
+                                                  HF: HF_TEXT, PATCHES: PATCHES_TEXT, BACKENDS: BACKENDS_TEXT})
 
 
 def change(repo, path, old, new, message):
@@ -144,6 +158,28 @@ def test_a_removed_parameter_behind_a_backend_overlay_is_reported(repo):
 def test_other_uses_of_path_and_globals_still_refuse_the_module(statement, construct):
     scope = module_scope(OPS_TEXT + "\n" + statement + "\n", OPS, read_module=reader(), module="kernels.ops")
     assert scope.error is not None and construct in scope.error
+
+
+def test_a_package_importing_its_private_subpackages_for_registration_is_read_statically():
+    scope = module_scope(BACKENDS_TEXT, BACKENDS, read_module=reader(), module="kernels.ops.backends")
+    assert scope.error is None
+    assert scope.names["select_impl"].source == "kernels.ops.registry:select_impl"
+
+
+def test_a_removed_parameter_behind_a_registering_package_is_reported(repo):
+    found = change(repo, REGISTRY, "select_impl(device)", "select_impl()", "registry: no device")
+    assert (REGISTRY, "error", "public API break: kernels.ops.registry.select_impl: parameter 'device' removed; the "
+            "public API may only grow") in found
+
+
+@pytest.mark.parametrize("old, new", [
+    ('if ispkg and modname.startswith("_"):', "if ispkg:"),  # public subpackages too: names the reader cannot list
+    ('f"{__name__}.{modname}"', 'f"{__name__}.{ispkg}"'),
+])
+def test_a_package_importing_other_subpackages_by_a_computed_name_stays_unreadable(old, new):
+    scope = module_scope(BACKENDS_TEXT.replace(old, new), BACKENDS, read_module=reader(),
+                         module="kernels.ops.backends")
+    assert scope.error is not None and "whose module the checker cannot compute" in scope.error
 
 
 def test_a_module_with_an_optional_dependency_flag_is_read_as_installed():

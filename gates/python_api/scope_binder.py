@@ -361,7 +361,8 @@ class _Binder(AllChanges):
             self.check_all_mention(stmt.iter if not isinstance(stmt, ast.While) else stmt.test, line)
             if not isinstance(stmt, ast.While):
                 self.bind_targets(stmt.target, line, header)
-            self.branches([stmt.body + stmt.orelse, stmt.orelse], self.where(header, stmt))
+            if not _imports_private_submodules(stmt):
+                self.branches([stmt.body + stmt.orelse, stmt.orelse], self.where(header, stmt))
         elif isinstance(stmt, getattr(ast, "Match", ())):
             self.check_all_mention(stmt.subject, line)
             where = self.where(f"match {ast.unparse(stmt.subject)}:", stmt)
@@ -805,6 +806,31 @@ class _Binder(AllChanges):
         self.scope.exports = exports[-1]
         if any(e != exports[0] for e in exports):
             self.scope.refuse(f"`__all__` that differs between the paths through {where[0]}", where[1])
+
+
+def _imports_private_submodules(stmt: ast.stmt) -> bool:
+    """A package importing its private subpackages for what they register (liger-kernel's backends):
+
+        for _, modname, ispkg in pkgutil.iter_modules(__path__):
+            if ispkg and modname.startswith("_"):
+                importlib.import_module(f"{__name__}.{modname}")
+
+    It binds its loop names, and each `_name` submodule, none of them an API name beyond the loop's."""
+    if not (isinstance(stmt, ast.For) and not stmt.orelse and len(stmt.body) == 1
+            and isinstance(stmt.target, ast.Tuple) and len(stmt.target.elts) == 3
+            and all(isinstance(element, ast.Name) for element in stmt.target.elts)
+            and ast.unparse(stmt.iter) in ("pkgutil.iter_modules(__path__)", "iter_modules(__path__)")):
+        return False
+    name = stmt.target.elts[1].id
+    test = stmt.body[0]
+    if not (isinstance(test, ast.If) and not test.orelse and len(test.body) == 1 and isinstance(test.body[0], ast.Expr)):
+        return False
+    conjuncts = test.test.values if isinstance(test.test, ast.BoolOp) and isinstance(test.test.op, ast.And) \
+        else [test.test]
+    private = f"{name}.startswith('_')" in {ast.unparse(c) for c in conjuncts}
+    call = test.body[0].value
+    return private and ast.unparse(call) in (f"importlib.import_module(f'{{__name__}}.{{{name}}}')",
+                                             f"import_module(f'{{__name__}}.{{{name}}}')")
 
 
 def _dependency_flag(stmt: ast.Try, package: str) -> str | None:
