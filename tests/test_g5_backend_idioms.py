@@ -11,7 +11,8 @@
 - `try: import transformers; _AVAILABLE = True / except ImportError: _AVAILABLE = False` makes a flag of
   an optional dependency; `if _AVAILABLE:` (and `if not _AVAILABLE: raise ...` in a `__getattr__` hook) is
   read as installed, so the names the library has with transformers are its API, and a break among them
-  is caught where importing without transformers would see none of them.
+  is caught where importing without transformers would see none of them; so is
+  `try: from transformers... import X as _X / except Exception: _X = None`, then `if _X is not None:`.
 """
 
 from __future__ import annotations
@@ -211,3 +212,36 @@ def test_a_removed_parameter_of_a_name_handed_out_with_the_dependency_is_reporte
 def test_a_flag_that_is_not_only_a_dependency_s_still_refuses_a_differing_all(text):
     scope = module_scope(text, HF, read_module=reader(), module="kernels.hf")
     assert scope.error is not None and "`__all__` that differs between the paths" in scope.error
+
+
+OUTPUTS = "kernels/hf/outputs.py"
+OUTPUTS_TEXT = '''\
+from dataclasses import dataclass
+
+try:
+    from transformers.models.gemma3.modeling_gemma3 import Gemma3CausalLMOutputWithPast as _Gemma3Output
+except Exception:
+    _Gemma3Output = None
+
+if _Gemma3Output is not None:
+
+    @dataclass
+    class LigerGemma3Output(_Gemma3Output):
+        token_accuracy: float = None
+'''
+
+
+def test_a_class_defined_where_an_optional_import_works_is_read_as_installed():
+    scope = module_scope(OUTPUTS_TEXT, OUTPUTS, module="kernels.hf.outputs")
+    assert scope.error is None
+    assert scope.names["LigerGemma3Output"].kind == "class"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("    _Gemma3Output = None\n", "    _Gemma3Output = object\n"),  # a stand-in, not None: both paths bind a class
+    ("except Exception:", "except:"),
+    ("from transformers.models.gemma3.modeling_gemma3 import", "from kernels.hf.models import"),
+])
+def test_a_guard_that_is_not_an_optional_import_s_still_leaves_the_class_unsure(old, new):
+    scope = module_scope(OUTPUTS_TEXT.replace(old, new), OUTPUTS, module="kernels.hf.outputs")
+    assert scope.error is not None and "public name 'LigerGemma3Output' is unbound" in scope.error

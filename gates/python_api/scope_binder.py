@@ -143,6 +143,7 @@ class _Binder(AllChanges):
         self.replacement: ast.Assign | None = None  # `sys.modules[__name__] = _LazyModule(...)`
         self.mutated: set[str] = set()  # names some statement changes in place (`_MAP[k] = v`, `_MAP.update(...)`)
         self.registrars: dict = {}  # module-level functions that alias module names (`static_guard.alias_registrar`)
+        self.optional_imports: set[str] = set()  # `_X` of `try: from dep import X as _X / except ...: _X = None`
         self.dependency_flags: set[str] = set()  # `_AVAILABLE` of `try: import dep; _AVAILABLE = True / except ...`
 
     def line_of(self, node: ast.AST) -> int:
@@ -159,6 +160,7 @@ class _Binder(AllChanges):
 
     def unbind(self, name: str) -> None:
         self.dependency_flags.discard(name)
+        self.optional_imports.discard(name)
         self.literal_nodes.pop(name, None)
         self.scope.names.pop(name, None)
         self.scope.conditional.pop(name, None)
@@ -344,6 +346,7 @@ class _Binder(AllChanges):
             flag = _dependency_flag(stmt, self.scope.module.split(".")[0]) if fallbacks else None
             if flag is not None:
                 self.dependency_flags.add(flag)
+            self.optional_imports.update(_optional_imports(stmt, self.scope.module.split(".")[0]))
             self.block(stmt.finalbody)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             header = f"with {', '.join(ast.unparse(i) for i in stmt.items)}:"
@@ -454,6 +457,11 @@ class _Binder(AllChanges):
             return None if inner is None else not inner
         if isinstance(test, ast.Name) and test.id in self.dependency_flags and test.id not in self.scope.rebound:
             return True
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+                and isinstance(test.left, ast.Name) and test.left.id in self.optional_imports \
+                and test.left.id not in self.scope.rebound \
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            return isinstance(test.ops[0], ast.IsNot)  # `if _X is not None:` where the import of `_X` works
         return None
 
     def importer_calls(self, node: ast.AST) -> list[ast.Call]:
@@ -831,6 +839,34 @@ def _imports_private_submodules(stmt: ast.stmt) -> bool:
     call = test.body[0].value
     return private and ast.unparse(call) in (f"importlib.import_module(f'{{__name__}}.{{{name}}}')",
                                              f"import_module(f'{{__name__}}.{{{name}}}')")
+
+
+def _optional_imports(stmt: ast.Try, package: str) -> set[str]:
+    """The names of `try: from dep import X as _X / except ImportError (or Exception): _X = None`, every import of the
+    body from outside `package` and every handler binding exactly those names to None: imports of an optional
+    dependency (or of one of its versions), tested later with `if _X is not None:`."""
+    body = stmt.body + stmt.orelse
+    if stmt.finalbody or not stmt.handlers or not all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body):
+        return set()
+    names = set()
+    for s in body:
+        if isinstance(s, ast.ImportFrom) and (s.level or (s.module or "").split(".")[0] == package) or \
+                isinstance(s, ast.Import) and any(a.name.split(".")[0] == package for a in s.names):
+            return set()
+        names.update(alias.asname or alias.name.split(".")[0] for alias in s.names if alias.name != "*")
+    for handler in stmt.handlers:
+        caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if not all(isinstance(c, ast.Name) and c.id in _IMPORT_ERRORS | {"Exception"} for c in caught):
+            return set()
+        bound = set()
+        for s in handler.body:
+            if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+                    and isinstance(s.value, ast.Constant) and s.value.value is None):
+                return set()
+            bound.add(s.targets[0].id)
+        if bound != names:
+            return set()
+    return names
 
 
 def _dependency_flag(stmt: ast.Try, package: str) -> str | None:
