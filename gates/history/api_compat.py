@@ -141,12 +141,25 @@ def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
     return cached
 
 
-_SURFACES: dict[tuple, list[tuple[tuple[tuple[str, str | None], ...], ModuleSurface | None]]] = {}
+_SURFACES: dict[tuple, list["_Kept"]] = {}
 """Surfaces already read, by what they were read with: a history run meets the same module, with the same
 files under it, in commit after commit. Each is kept with the git object id of every file its reading looked
 at (None: looked for, not there), and used again only where each of those files is the same."""
-_SCOPES: dict[tuple, list[tuple[tuple[tuple[str, str | None], ...], object]]] = {}  # the same for module scopes
+_SCOPES: dict[tuple, list["_Kept"]] = {}  # the same for module scopes
 _KEPT = 20_000
+
+
+class _Kept:
+    """One kept reading: the files it looked at with their object ids, what it read, and the root trees (commits'
+    whole trees, by id) where those files were found the same. Commit i's head tree is commit i+1's base tree, so a
+    history run asks about the same tree again; an equal root tree id is an equal file under every path."""
+
+    __slots__ = ("files", "value", "trees")
+
+    def __init__(self, files: tuple[tuple[str, str | None], ...], value, tree: str | None):
+        self.files = files
+        self.value = value
+        self.trees = {tree} if tree is not None else set()
 
 
 class _Recorded(ScopeStore):
@@ -158,6 +171,7 @@ class _Recorded(ScopeStore):
         self.roots = tuple(ctx.policy.api_package_roots)
         self.frames: list[dict[str, str | None]] = []
         self.read_text = read_text
+        self.tree = ctx.change.tree_id(ref, "")
 
     def read(self, path: str) -> str | None:
         if self.frames:
@@ -170,17 +184,22 @@ class _Recorded(ScopeStore):
         return all(self.ctx.change.blob_id(self.ref, path) == blob for path, blob in files)
 
     def found(self, kept: dict, key: tuple):
-        for files, value in kept.get(key, ()):
-            if self.same(files):
-                for frame in self.frames:
-                    frame.update(files)
-                return value, True
-        return None, False
+        readings = kept.get(key, ())
+        known = next((reading for reading in readings if self.tree in reading.trees), None)
+        if known is None:
+            known = next((reading for reading in readings if self.same(reading.files)), None)
+        if known is None:
+            return None, False
+        if self.tree is not None:
+            known.trees.add(self.tree)
+        for frame in self.frames:
+            frame.update(known.files)
+        return known.value, True
 
     def put(self, kept: dict, key: tuple, files: dict, value) -> None:
         if sum(len(entries) for entries in kept.values()) > _KEPT:
             kept.clear()
-        kept.setdefault(key, []).append((tuple(files.items()), value))
+        kept.setdefault(key, []).append(_Kept(tuple(files.items()), value, self.tree))
 
     def recall(self, dotted: str):
         scope, _ = self.found(_SCOPES, (dotted, self.roots))
@@ -395,11 +414,28 @@ def _same_tokens(ctx: SeriesContext, entry) -> bool:
     if entry.status != "M":
         return False
     change = ctx.change
-    before, after = change.read_bytes_at(change.merge_base, entry.path), change.read_bytes_at(change.head, entry.path)
-    if before is None or after is None:
-        return False
-    digest = python_token_digest(before)
-    return digest is not None and digest == python_token_digest(after)
+    before, after = _token_digest(ctx, change.merge_base, entry.path), _token_digest(ctx, change.head, entry.path)
+    return before is not None and before == after
+
+
+_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
+_KEPT_DIGESTS = 20_000
+
+
+def _token_digest(ctx: SeriesContext, ref: str, path: str) -> str | None:
+    """The token digest of a Python file at `ref` (None: not there, or it does not tokenize), kept by the file's
+    object id: in a history run, one commit's head is the next one's base."""
+    change = ctx.change
+    blob = change.blob_id(ref, path) if change.identifies_blobs else None
+    if blob is not None and blob in _DIGESTS:
+        return _DIGESTS[blob]
+    data = change.read_bytes_at(ref, path)
+    digest = None if data is None else python_token_digest(data)
+    if blob is not None:
+        if len(_DIGESTS) >= _KEPT_DIGESTS:
+            _DIGESTS.clear()
+        _DIGESTS[blob] = digest
+    return digest
 
 
 def is_private_module(module: str) -> bool:

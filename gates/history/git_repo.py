@@ -42,6 +42,7 @@ from gates.history.changeset import (  # noqa: F401 - the adapter's public data 
 
 _GOOD_SSH_SIGNATURE = re.compile(r'Good "git" signature for (.+?) with \S+ key')
 
+_KEPT_TREES = 8  # root trees whose looked-up paths a reader keeps (a history run alternates between two)
 _FETCH_HINT = (
     "fetch the full history (actions/checkout with `fetch-depth: 0`, "
     "or `git fetch --unshallow origin`)"
@@ -68,6 +69,7 @@ class _GitReader:
         self._settings: dict[tuple, object] = {}  # blob shas of the configuration files -> Settings
         self._symlinks: dict[str, dict[str, str]] = {}  # root tree id -> every link's path -> its content
         self._links: dict[str, dict[str, str]] = {}  # tree id -> every link below it -> the link's object id
+        self._entries: dict[str, dict[str, tuple[str, str] | None]] = {}  # root tree id -> path -> entry_at
 
     def run(self, *args: str) -> bytes:
         command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *args]
@@ -154,11 +156,22 @@ class _GitReader:
         return self._commit_trees[sha]
 
     def entry_at(self, ref: str, path: str) -> tuple[str, str] | None:
-        """(mode, sha) of `path` in commit `ref`'s tree; None when there is nothing there."""
+        """(mode, sha) of `path` in commit `ref`'s tree; None when there is nothing there. Kept by the root tree's
+        id, for the last few trees asked about (a history run asks about the same paths of one tree many times)."""
         tree = self.root_tree(ref)
-        parts = [p for p in path.strip("/").split("/") if p]
         if tree is None:
             return None
+        found = self._entries.get(tree)
+        if found is None:
+            if len(self._entries) >= _KEPT_TREES:
+                del self._entries[next(iter(self._entries))]
+            found = self._entries[tree] = {}
+        if path not in found:
+            found[path] = self._walk(tree, path)
+        return found[path]
+
+    def _walk(self, tree: str, path: str) -> tuple[str, str] | None:
+        parts = [p for p in path.strip("/").split("/") if p]
         if not parts:
             return "40000", tree
         for index, part in enumerate(parts):

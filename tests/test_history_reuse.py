@@ -1,0 +1,72 @@
+"""What a history run reuses from one commit to the next, and that a reused result follows the files it was read from.
+
+- a kept surface is served again on a root tree where it was found the same (commit i's head tree is commit
+  i+1's base tree, and a revert brings an earlier tree back), never on a tree where a file it read differs;
+- a Python file's token digest is kept by its object id, so a comment-only edit and a real break of the same
+  file in the next commit are told apart.
+"""
+
+from __future__ import annotations
+
+import gates.history.api_compat as api_compat
+from gates.history.git_repo import load_change_set
+from gates.history.ratchet import check_history
+from gitrepo_builder import ADA, MAX, POLICY, seeded_repo
+
+INIT = "kernels/ops/__init__.py"
+IMPL = "kernels/ops/_impl.py"
+OTHER = "kernels/ops/other.py"
+
+WITH_EPS = "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n"
+WITHOUT_EPS = "def rms_norm(x, weight):\n    return x\n"
+BREAK = ("public API break: kernels.ops.rms_norm: parameter 'eps' removed (through the import in "
+         "kernels/ops/__init__.py); the public API may only grow")
+
+
+def test_a_break_is_reported_again_when_a_revert_brings_back_a_tree_read_before(tmp_path, monkeypatch):
+    monkeypatch.setattr(api_compat, "_SURFACES", {})
+    monkeypatch.setattr(api_compat, "_SCOPES", {})
+    monkeypatch.setattr(api_compat, "_DIGESTS", {})
+    reads = []
+    real = api_compat._read_surface
+
+    def counted(ctx, read_text, path, *args, **kwargs):
+        reads.append((ctx.change.head, path))
+        return real(ctx, read_text, path, *args, **kwargs)
+
+    monkeypatch.setattr(api_compat, "_read_surface", counted)
+    repo = seeded_repo(tmp_path / "repo", files={
+        IMPL: WITH_EPS, OTHER: "def other(x):\n    return x\n", INIT: "from kernels.ops._impl import rms_norm\n"})
+    start = repo.sha("HEAD")
+    repo.write(IMPL, "# the reference RMSNorm\n" + WITH_EPS)
+    repo.commit("rms_norm: a comment", who=ADA)
+    comment = repo.sha("HEAD")
+    repo.write(IMPL, "# the reference RMSNorm\n" + WITHOUT_EPS)
+    repo.commit("rms_norm: no eps", who=ADA)
+    first_break = repo.sha("HEAD")
+    repo.write(IMPL, "# the reference RMSNorm\n" + WITH_EPS)
+    repo.commit("rms_norm: eps again", who=ADA)
+    repo.write(IMPL, "# the reference RMSNorm\n" + WITHOUT_EPS)
+    repo.commit("rms_norm: no eps again", who=ADA)
+    second_break = repo.sha("HEAD")
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    result = check_history(repo.root)
+    breaks = sorted((f.commit, f.path, f.message) for f in result.findings if f.gate == "G5" and f.severity == "error")
+    assert breaks == sorted([(first_break, IMPL, BREAK), (second_break, IMPL, BREAK)])
+    assert not [head for head, _ in reads if head == comment]  # a comment only: no surface read at all
+    # the second break's trees are the first break's (a revert, then the same change): nothing is read again
+    assert not [head for head, _ in reads if head == second_break]
+
+
+def test_paths_looked_up_in_one_tree_are_not_answered_for_another(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={IMPL: WITH_EPS})
+    before = repo.sha("HEAD")
+    repo.write(IMPL, WITHOUT_EPS)
+    after = repo.commit("rms_norm: no eps", who=ADA)
+    reader = load_change_set(repo.root, before, after)
+    old = reader.blob_id(before, IMPL)
+    assert reader.blob_id(after, IMPL) != old
+    assert reader.blob_id(before, IMPL) == old
+    assert reader.blob_id(after, "kernels/ops/missing.py") is None
