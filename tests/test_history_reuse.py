@@ -3,14 +3,23 @@
 - a kept surface is served again on a root tree where it was found the same (commit i's head tree is commit
   i+1's base tree, and a revert brings an earlier tree back), never on a tree where a file it read differs;
 - a Python file's token digest is kept by its object id, so a comment-only edit and a real break of the same
-  file in the next commit are told apart.
+  file in the next commit are told apart;
+- a new module text is walked once for the guard's definitions, the names changed in place and whether any
+  call reads a name with a default: the one walk finds what each reader finds on its own.
 """
 
 from __future__ import annotations
 
+import ast
+
+import pytest
+
 import gates.history.api_compat as api_compat
 from gates.history.git_repo import load_change_set
 from gates.history.ratchet import check_history
+from gates.python_api.lazy_exports import changed_in_place
+from gates.python_api.static_guard import dynamic_constructs, walk_module
+from gates.python_api.switch_reads import name_reads
 from gitrepo_builder import ADA, MAX, POLICY, seeded_repo
 
 INIT = "kernels/ops/__init__.py"
@@ -70,3 +79,22 @@ def test_paths_looked_up_in_one_tree_are_not_answered_for_another(tmp_path):
     assert reader.blob_id(after, IMPL) != old
     assert reader.blob_id(before, IMPL) == old
     assert reader.blob_id(after, "kernels/ops/missing.py") is None
+
+
+WALKED = {
+    "plain": "def f(x, *, eps=1e-6):\n    return x\n",
+    "a switch read in a method": "import os\n\nclass A:\n    def f(self):\n        return os.environ.get(MODE, '0')\n",
+    "a read without a default": "import os\n\nMODE = os.getenv(NAME)\n",
+    "a dict read, no name": "CONFIG = {}\nvalue = CONFIG.get('key', 1)\n",
+    "changed in place": "_MAP = {}\n_MAP['a'] = 1\ndel _OTHER[0]\n_LIST.append(2)\nx = _KEEP.keys()\n",
+    "sys and own package": "import sys as _sys\nimport kernels.ops as ops\nfrom .impl import f as g\n",
+}
+
+
+@pytest.mark.parametrize("text", WALKED.values(), ids=WALKED.keys())
+def test_one_walk_finds_what_the_separate_readers_find(text):
+    tree = ast.parse(text)
+    walked = walk_module(tree, "kernels")
+    assert walked.mutated == changed_in_place(tree)
+    assert walked.reads_names == bool(name_reads(tree))
+    assert dynamic_constructs(tree, "kernels.ops.m", walked) == dynamic_constructs(ast.parse(text), "kernels.ops.m")

@@ -366,14 +366,17 @@ def is_lazy_replacement(stmt: ast.stmt) -> bool:
 def changed_in_place(tree: ast.AST) -> frozenset[str]:
     """The names some node of `tree` changes in place (`_MAP[k] = v`, `del _MAP[k]`, `_MAP.update(...)`): every name
     that `is_read_only_use` would call changed, found in one walk without a map of parents."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name) \
-                and isinstance(node.value.ctx, ast.Load):
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) or \
-                    isinstance(node, ast.Attribute) and node.attr not in _READ_ONLY_METHODS:
-                found.add(node.value.id)
-    return frozenset(found)
+    return frozenset(name for name in map(changed_name, ast.walk(tree)) if name is not None)
+
+
+def changed_name(node: ast.AST) -> str | None:
+    """The name this one node changes in place (`_MAP[k] = v`, `del _MAP[k]`, `_MAP.update`), else None."""
+    if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name) \
+            and isinstance(node.value.ctx, ast.Load):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) or \
+                isinstance(node, ast.Attribute) and node.attr not in _READ_ONLY_METHODS:
+            return node.value.id
+    return None
 
 
 def is_read_only_use(node: ast.AST, name: str, parents: dict) -> bool:

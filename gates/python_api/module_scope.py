@@ -65,7 +65,7 @@ from gates.python_api.scope_model import (  # noqa: F401  (re-exported: the surf
     module_reader,
     package_homes,
 )
-from gates.python_api.static_guard import dynamic_constructs
+from gates.python_api.static_guard import dynamic_constructs, walk_module
 from gates.python_api.switch_reads import NameRead, name_reads
 
 _ALL = "__all__"
@@ -334,8 +334,11 @@ def _parsed(source: str, path: str, module: str) -> _Parsed:
         return found
     try:
         tree = ast.parse(source, filename=path)
-        constructs, rebound = dynamic_constructs(tree, module)
-        found = _Parsed(tree, None, tuple(constructs), tuple(rebound.items()), tuple(name_reads(tree)))
+        walked = walk_module(tree, module.split(".")[0])
+        constructs, rebound = dynamic_constructs(tree, module, walked)
+        tree._design_gates_mutated = walked.mutated  # what `scope_binder.bind_module` would find with its own walk
+        reads = name_reads(tree) if walked.reads_names else ()
+        found = _Parsed(tree, None, tuple(constructs), tuple(rebound.items()), tuple(reads))
     except (SyntaxError, ValueError) as exc:
         found = _Parsed(None, f"does not parse: {exc}")
     except (RecursionError, MemoryError):

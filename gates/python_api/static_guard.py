@@ -56,8 +56,10 @@ whether it matters depends on whether NAME is public, which the surface reader d
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from gates.python_api.lazy_exports import is_lazy_replacement
+from gates.python_api.lazy_exports import changed_name, is_lazy_replacement
+from gates.python_api.switch_reads import reads_a_name
 
 SIGNATURE_ATTRIBUTES = frozenset(
     {"__defaults__", "__kwdefaults__", "__code__", "__signature__", "__wrapped__", "__text_signature__"})
@@ -71,13 +73,30 @@ _SETTABLE = frozenset({"__doc__", "__module__"})
 _NAMED = frozenset({"globals", "exec", "eval", "__builtins__", "setattr", "delattr"})
 
 
-def _definitions(tree: ast.Module, package: str) -> tuple[set[str], set[str]]:
-    """Names bound by def or class, or to a module of the same top-level package, anywhere in the module;
-    and the names `sys` is imported as."""
+@dataclass(frozen=True)
+class ModuleWalk:
+    """What one walk over a parsed module finds, for the guard, the binder and the switch reads alike."""
+
+    defined: frozenset[str]  # bound by def or class, or to a module of the same top-level package, anywhere
+    sys_names: frozenset[str]  # the names `sys` is imported as
+    mutated: frozenset[str]  # changed in place somewhere (`lazy_exports.changed_in_place`)
+    reads_names: bool  # some call reads a name with a default (`switch_reads.name_reads` finds one)
+
+
+def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
+    """`ModuleWalk` of `tree`, in one `ast.walk`; `package` is the module's top-level package."""
     defined: set[str] = set()
     sys_names: set[str] = set()
+    mutated: set[str] = set()
+    reads_names = False
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            name = changed_name(node)
+            if name is not None:
+                mutated.add(name)
+        elif isinstance(node, ast.Call):
+            reads_names = reads_names or reads_a_name(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defined.add(node.name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
@@ -87,7 +106,7 @@ def _definitions(tree: ast.Module, package: str) -> tuple[set[str], set[str]]:
                     sys_names.add(alias.asname or "sys")
         elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == package):
             defined.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
-    return defined, sys_names
+    return ModuleWalk(frozenset(defined), frozenset(sys_names), frozenset(mutated), reads_names)
 
 
 def _root(node: ast.expr) -> ast.expr:
@@ -370,10 +389,13 @@ def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) 
     return defined - other
 
 
-def dynamic_constructs(tree: ast.Module, module: str) -> tuple[list[tuple[str, int]], dict[str, int]]:
-    """(the constructs the surface of `module` cannot be read past, each with its line; `global NAME` -> first line)."""
+def dynamic_constructs(tree: ast.Module, module: str, walked: ModuleWalk | None = None
+                       ) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """(the constructs the surface of `module` cannot be read past, each with its line; `global NAME` -> first line).
+    `walked`: `walk_module(tree, <module's top-level package>)` where the caller has it already."""
     package = module.split(".")[0]
-    finder = _Finder(*_definitions(tree, package), package)
+    walked = walked or walk_module(tree, package)
+    finder = _Finder(set(walked.defined), set(walked.sys_names), package)
     finder.registrars = registrars(tree, finder.sys_names)
     finder.visit(tree)
     return sorted(finder.found, key=lambda item: item[1]), finder.globals

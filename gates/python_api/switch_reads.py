@@ -51,14 +51,26 @@ class _Reads(ast.NodeVisitor):
     visit_ClassDef = visit_FunctionDef
 
     def visit_Call(self, node: ast.Call) -> None:
-        reader = _reader(node)
-        if reader is not None and node.args and isinstance(node.args[0], ast.Name):
-            keyword = next((k.value for k in node.keywords if k.arg == "default"), None)
-            default = node.args[1] if len(node.args) > 1 else keyword
-            if default is not None or reader in _IMPLICIT_NONE:
-                where = ".".join(self.where) or MODULE_LEVEL
-                self.found.append(NameRead(node.args[0].id, where, node.lineno, default))
+        read = _read(node)
+        if read is not None:
+            self.found.append(NameRead(node.args[0].id, ".".join(self.where) or MODULE_LEVEL, node.lineno, read[1]))
         self.generic_visit(node)
+
+
+def _read(call: ast.Call) -> tuple[str, ast.expr | None] | None:
+    """(the reader, the default) of a call that reads a name with a default; None for any other call."""
+    reader = _reader(call)
+    if reader is not None and call.args and isinstance(call.args[0], ast.Name):
+        keyword = next((k.value for k in call.keywords if k.arg == "default"), None)
+        default = call.args[1] if len(call.args) > 1 else keyword
+        if default is not None or reader in _IMPLICIT_NONE:
+            return reader, default
+    return None
+
+
+def reads_a_name(node: ast.AST) -> bool:
+    """This one node is a call that `name_reads` lists."""
+    return isinstance(node, ast.Call) and _read(node) is not None
 
 
 def name_reads(tree: ast.Module) -> list[NameRead]:
