@@ -221,3 +221,18 @@ def by_gate(findings) -> dict[str, list]:
     for finding in findings:
         grouped.setdefault(finding.gate, []).append(finding)
     return grouped
+
+
+def g5_of(findings) -> list[tuple]:
+    """(path, severity, message) of each G5 finding."""
+    return [(f.path, f.severity, f.message) for f in findings if f.gate == "G5"]
+
+
+def g5_after_edit(repo: GitRepo, path: str, old: str, new: str, message: str) -> list[tuple]:
+    """On a branch of its own, replace `old` by `new` in `path`, commit it as ADA, and return G5's findings."""
+    repo.branch("change-" + message.split(":")[0].replace(" ", "-") + f"-{len(message)}")
+    text = repo.read(path)
+    assert old in text
+    repo.write(path, text.replace(old, new))
+    repo.commit(message, who=ADA)
+    return g5_of(repo.check())

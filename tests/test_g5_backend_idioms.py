@@ -21,7 +21,7 @@ import pytest
 
 import gates.history.api_compat as api_compat
 from gates.python_api.module_scope import module_scope
-from gitrepo_builder import ADA, seeded_repo
+from gitrepo_builder import g5_after_edit as change, g5_of as g5, seeded_repo
 
 OPS = "kernels/ops/__init__.py"
 GEGLU = "kernels/ops/geglu.py"
@@ -100,10 +100,6 @@ if _TRANSFORMERS_AVAILABLE:
 '''
 
 
-def g5(findings):
-    return [(f.path, f.severity, f.message) for f in findings if f.gate == "G5"]
-
-
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     def refused(*args, **kwargs):
@@ -112,15 +108,6 @@ def repo(tmp_path, monkeypatch):
     monkeypatch.setattr(api_compat, "read_by_importing", refused)
     return seeded_repo(tmp_path / "repo", files={OPS: OPS_TEXT, GEGLU: GEGLU_TEXT, REGISTRY: REGISTRY_TEXT,
                                                   HF: HF_TEXT, PATCHES: PATCHES_TEXT, BACKENDS: BACKENDS_TEXT})
-
-
-def change(repo, path, old, new, message):
-    repo.branch("change-" + message.split(":")[0].replace(" ", "-") + f"-{len(message)}")
-    text = repo.read(path)
-    assert old in text
-    repo.write(path, text.replace(old, new))
-    repo.commit(message, who=ADA)
-    return g5(repo.check())
 
 
 def reader(*modules):

@@ -26,7 +26,7 @@ import pytest
 import gates.history.api_compat as api_compat
 from gates.history.ratchet import check_history
 from gates.python_api.module_scope import module_scope
-from gitrepo_builder import ADA, MAX, POLICY, seeded_repo
+from gitrepo_builder import ADA, MAX, POLICY, g5_after_edit as change, g5_of as g5, seeded_repo
 
 FLAGS = "kernels/ops/flags.py"
 MODEL = "kernels/ops/model.py"
@@ -63,23 +63,10 @@ def apply_patch(model, *, rms_norm=True, swiglu=False):
 '''
 
 
-def g5(findings):
-    return [(f.path, f.severity, f.message) for f in findings if f.gate == "G5"]
-
-
 @pytest.fixture
 def repo(tmp_path):
     return seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", FLAGS: FLAGS_TEXT,
                                                   MODEL: MODEL_TEXT, PATCH: PATCH_TEXT})
-
-
-def change(repo, path, old, new, message):
-    repo.branch("change-" + message.split(":")[0].replace(" ", "-") + f"-{len(message)}")
-    text = repo.read(path)
-    assert old in text
-    repo.write(path, text.replace(old, new))
-    repo.commit(message, who=ADA)
-    return g5(repo.check())
 
 
 def test_a_library_name_imported_under_a_flag_is_no_part_of_the_surface(repo):
