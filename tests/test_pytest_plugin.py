@@ -109,3 +109,15 @@ def test_an_invalid_configuration_stops_the_collection_with_its_location(pyteste
     result = pytester.runpytest(*PLUGIN, "--gates")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*.design-gates/config.yaml:1:1: error: *unknown key 'recrods'*did you mean 'records'?*"])
+
+
+def test_loading_the_plugins_leaves_the_gates_unimported():
+    """Every pytest run of a repository that installed design-gates loads both plugins: they import the
+    gates (regular expressions, schemas) only when a record is collected or evidence is written."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, gates.frontends.pytest_plugin, gates.evidence.evidence_plugin; "
+             "print(sorted(name for name in sys.modules if name.startswith('gates.checks')))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"

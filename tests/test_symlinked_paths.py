@@ -127,3 +127,24 @@ def test_a_suite_edited_where_its_link_leads_judges_the_change(tmp_path):
         handle.write("\n# looser\n")
     assert ("shared/suite_numeric.py is edited by this change and judges it (suite suites/suite_numeric.py)"
             in messages(judge_change(repo)))
+
+
+def test_a_module_imported_through_a_link_is_bound_under_the_name_its_bytes_live(tmp_path):
+    """Evidence binds the module a run imported where its bytes live, whether a folder or the file is a link,
+    and leaves out one whose link leads out of the repository."""
+    import types
+
+    from gates.evidence.source_binding import imported_repo_files
+
+    repo, outside = tmp_path / "repo", tmp_path / "outside"
+    (repo / "impl").mkdir(parents=True)
+    outside.mkdir()
+    (repo / "impl" / "fast.py").write_text("x = 1\n")
+    (outside / "vendored.py").write_text("y = 2\n")
+    os.symlink("impl", repo / "current")
+    os.symlink("fast.py", repo / "impl" / "alias.py")
+    os.symlink(outside / "vendored.py", repo / "impl" / "vendored.py")
+    modules = {name: types.SimpleNamespace(__file__=str(repo / path)) for name, path in [
+        ("through_folder", "current/fast.py"), ("through_file", "impl/alias.py"),
+        ("through_both", "current/alias.py"), ("leaves", "impl/vendored.py"), ("up_and_back", "current/../impl/fast.py")]}
+    assert imported_repo_files(repo, modules) == ["impl/fast.py"]

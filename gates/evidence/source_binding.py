@@ -89,6 +89,24 @@ def covered_files(covers, repo_root) -> list[str]:
     return sorted(found)
 
 
+def _resolver():
+    """`os.path.realpath` for many paths: each folder is resolved once (a process has thousands of modules
+    in a few hundred folders), the file's own name only where it is a link."""
+    folders: dict[str, str] = {}
+
+    def real(path: str) -> str:
+        if ".." in path.split(os.sep):  # a parent step after a link is not lexical: resolve it all
+            return os.path.realpath(path)
+        path = os.path.abspath(path)
+        folder, name = os.path.split(path)
+        if folder not in folders:
+            folders[folder] = os.path.realpath(folder)
+        joined = os.path.join(folders[folder], name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+    return real
+
+
 def imported_repo_files(repo_root, modules=None) -> list[str]:
     """Repository-relative paths of the Python source files of the loaded modules under `repo_root`
     (with `modules` None: `sys.modules` and every origin the import recorder saw)."""
@@ -100,10 +118,11 @@ def imported_repo_files(repo_root, modules=None) -> list[str]:
     filenames = [getattr(module, "__file__", None) for module in list((sys.modules if modules is None else modules).values())]
     if modules is None:
         filenames.extend(sorted(recorded_origins()))
+    realpath = _resolver()
     for filename in filenames:
         if not isinstance(filename, str) or not filename.endswith(".py"):
             continue
-        real = os.path.realpath(filename)
+        real = realpath(filename)
         if real.startswith(CHECKER_DIR + os.sep):
             continue
         if real.startswith(prefix) and _is_regular(real):
@@ -123,8 +142,9 @@ def read_repo_files(repo_root) -> list[str]:
     root = os.path.realpath(os.fspath(repo_root))
     prefix = root.rstrip(os.sep) + os.sep
     found = set()
+    realpath = _resolver()
     for path in sorted(recorded_reads()):
-        real = os.path.realpath(path)
+        real = realpath(path)
         if not real.startswith(prefix) or real.startswith(CHECKER_DIR + os.sep) or real.endswith(".pyc"):
             continue
         rel = os.path.relpath(real, root).replace(os.sep, "/")
@@ -138,8 +158,9 @@ def repo_files_of(paths, repo_root) -> list[str]:
     root = os.path.realpath(os.fspath(repo_root))
     prefix = root.rstrip(os.sep) + os.sep
     found = set()
+    realpath = _resolver()
     for path in paths:
-        real = os.path.realpath(os.fspath(path))
+        real = realpath(os.fspath(path))
         if real.startswith(prefix):
             rel = os.path.relpath(real, root).replace(os.sep, "/")
             if not _skipped(rel):

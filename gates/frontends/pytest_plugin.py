@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from gates.checks.registry import GATES, TITLES
 from gates.model.errors import InputError
 from gates.model.findings import Status
 from gates.model.record import load_record
@@ -106,6 +105,8 @@ class RecordFile(pytest.File):
         except InputError as exc:
             yield UnreadableRecord.from_parent(self, name="load", error=exc)
             return
+        from gates.checks.registry import GATES  # here, not at plugin load: every pytest run loads the plugin
+
         self.result = None
         for gate in GATES:
             item = GateItem.from_parent(self, name=gate, gate=gate)
@@ -118,6 +119,12 @@ class RecordFile(pytest.File):
 
             self.result = check_record(self.record, _Session.context(self.config, self.record))
         return self.result
+
+
+def _title(gate: str) -> str:
+    from gates.checks.registry import TITLES
+
+    return TITLES[gate]
 
 
 class GateFailure(Exception):
@@ -143,11 +150,11 @@ class GateItem(pytest.Item):
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, GateFailure):
             verdict = "errored" if excinfo.value.status is Status.ERROR else "failed"
-            return f"{self.gate} {TITLES[self.gate]} {verdict}:\n{excinfo.value.text}"
+            return f"{self.gate} {_title(self.gate)} {verdict}:\n{excinfo.value.text}"
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.gate} {TITLES[self.gate]}"
+        return self.path, None, f"{self.gate} {_title(self.gate)}"
 
 
 class UnreadableRecord(pytest.Item):
