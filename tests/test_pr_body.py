@@ -36,7 +36,7 @@ def write_artifact(root: Path, kind: str) -> dict:
     artifact_id = f"{kind}-h200"
     data = {"schema_version": 1, "id": artifact_id, "kind": kind, "created": "2026-11-29T12:00:00Z",
             "command": f"python -m validation.run {kind}", "environment": ENVIRONMENT, "commit": None,
-            "sources": bound_sources(root, ["pkg/**"]), "fixtures": {"fx1": FIXTURE_SHA}, "results": RESULTS[kind]}
+            "sources": bound_sources(root, ["pkg/**"], modules={}), "fixtures": {"fx1": FIXTURE_SHA}, "results": RESULTS[kind]}
     path = root / "docs" / "evidence" / f"{artifact_id}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")

@@ -95,13 +95,13 @@ def _resolver():
     folders: dict[str, str] = {}
 
     def real(path: str) -> str:
-        if ".." in path.split(os.sep):  # a parent step after a link is not lexical: resolve it all
+        if not os.path.isabs(path) or ".." in path.split(os.sep):  # a parent step after a link is not lexical
             return os.path.realpath(path)
-        path = os.path.abspath(path)
-        folder, name = os.path.split(path)
-        if folder not in folders:
-            folders[folder] = os.path.realpath(folder)
-        joined = os.path.join(folders[folder], name)
+        folder, name = os.path.split(os.path.normpath(path))
+        resolved = folders.get(folder)
+        if resolved is None:
+            resolved = folders[folder] = os.path.realpath(folder)
+        joined = os.path.join(resolved, name)
         return os.path.realpath(joined) if os.path.islink(joined) else joined
 
     return real
