@@ -162,6 +162,24 @@ class _Kept:
         self.trees = {tree} if tree is not None else set()
 
 
+_UNSEEN = object()
+_BLOB_IDS: dict[str | None, dict[str, str | None]] = {}
+_KEPT_BLOB_TREES = 8
+
+
+def _blob_ids(tree: str | None) -> dict[str, str | None]:
+    """path -> object id in the root tree `tree`, as far as asked (a surface's reuse asks about the same paths of
+    one tree tens of thousands of times); a fresh table where the tree has no id."""
+    if tree is None:
+        return {}
+    found = _BLOB_IDS.get(tree)
+    if found is None:
+        if len(_BLOB_IDS) >= _KEPT_BLOB_TREES:
+            del _BLOB_IDS[next(iter(_BLOB_IDS))]
+        found = _BLOB_IDS[tree] = {}
+    return found
+
+
 class _Recorded(ScopeStore):
     """Notes the files each reading looks at in one tree, and finds surfaces and scopes read from the same files."""
 
@@ -172,16 +190,24 @@ class _Recorded(ScopeStore):
         self.frames: list[dict[str, str | None]] = []
         self.read_text = read_text
         self.tree = ctx.change.tree_id(ref, "")
+        self.blobs = _blob_ids(self.tree)
+
+    def blob_id(self, path: str) -> str | None:
+        found = self.blobs.get(path, _UNSEEN)
+        if found is _UNSEEN:
+            found = self.blobs[path] = self.ctx.change.blob_id(self.ref, path)
+        return found
 
     def read(self, path: str) -> str | None:
         if self.frames:
-            blob = self.ctx.change.blob_id(self.ref, path)
+            blob = self.blob_id(path)
             for frame in self.frames:
                 frame.setdefault(path, blob)
         return self.read_text(path)
 
     def same(self, files) -> bool:
-        return all(self.ctx.change.blob_id(self.ref, path) == blob for path, blob in files)
+        blob_id = self.blob_id
+        return all(blob_id(path) == blob for path, blob in files)
 
     def found(self, kept: dict, key: tuple):
         readings = kept.get(key, ())

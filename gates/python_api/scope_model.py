@@ -71,7 +71,7 @@ class Entry:
     decorators: tuple[str, ...] = ()  # qualified decorator text, outermost first (`gates.python_api.decorators`)
     source: str | None = None  # imports: "module:name" (`from module import name`) or "module" (`import module`)
     passthrough: bool = False  # a decorator that hands back a (*args, **kwargs) functools.wraps wrapper
-    fingerprint: str | None = None  # functions: a digest of the whole definition
+    fingerprint: Fingerprint | str | None = None  # functions: a digest of the whole definition
     bases: tuple[str, ...] = ()  # classes: qualified base classes, inherited members are read from them
     generated: bool = False  # the `__init__` a dataclass or NamedTuple generates from its fields
     exported: bool = False  # handed out on purpose: a module `__getattr__` or lazy module lists it
@@ -140,13 +140,39 @@ def parameters(args: ast.arguments, read_default: DefaultReader | None = None) -
     return tuple(params)
 
 
-def fingerprint(node: ast.AST) -> str:
-    """A digest of the whole definition, kept on the node: a parsed module is read again in many commits."""
-    found = getattr(node, "_design_gates_fingerprint", None)
-    if found is None:
-        found = hashlib.sha256(ast.dump(node).encode()).hexdigest()[:12]
-        node._design_gates_fingerprint = found
-    return found
+class Fingerprint:
+    """A digest of a whole definition, taken when something first reads it (a decorator's definition is described
+    by it; most definitions never are) and kept on the node: a parsed module is read again in many commits. Equal to
+    another fingerprint, or to the digest text, when the digests are equal."""
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: ast.AST):
+        self._node = node
+
+    def __str__(self) -> str:
+        found = getattr(self._node, "_design_gates_fingerprint", None)
+        if found is None:
+            found = hashlib.sha256(ast.dump(self._node).encode()).hexdigest()[:12]
+            self._node._design_gates_fingerprint = found
+        return found
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        return f"Fingerprint({str(self)!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (Fingerprint, str)) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+def fingerprint(node: ast.AST) -> Fingerprint:
+    """The fingerprint of a definition (`Fingerprint`): its digest is taken only when read."""
+    return Fingerprint(node)
 
 
 def module_paths(dotted: str, roots=DEFAULT_PACKAGE_ROOTS) -> list[tuple[str, str]]:
