@@ -13,7 +13,11 @@
   `hasattr` (flash-linear-attention's tensor cache reads a flag of `fla.utils` so) changes no module;
 - `fla.utils` gives its device flags lower-case aliases with a function it calls once at module level
   (`setattr(sys.modules[__name__], key.lower(), getattr(...))` over a literal tuple): each alias is bound
-  to what its name is, so the module is read, and an alias that goes away is a break.
+  to what its name is, so the module is read, and an alias that goes away is a break;
+- a device function that is the library's own where Triton has it and a kernel where it does not
+  (`if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`, flash-linear-attention's
+  `fla.ops.utils.op`) is a kernel on every path, so the module is read; with a decorator that is not
+  an internal one, or a fallback from the repository, it stays unreadable.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -299,3 +303,45 @@ def test_an_alias_dropped_from_the_registrar_is_a_break(tmp_path):  # a package:
 def test_a_registrar_used_otherwise_still_refuses_the_module(old, new):
     scope = module_scope(ALIASES.replace(old, new), "kernels/utils/__init__.py", module="kernels.utils")
     assert scope.error is not None and "`sys.modules`" in scope.error
+
+
+OPS = "kernels/ops/op.py"
+OPS_TEXT = """\
+import triton
+import triton.language as tl
+
+from kernels.ops.flags import PEFT_AVAILABLE as HAS_GATHER
+
+if HAS_GATHER:
+    gather = tl.gather
+else:
+    @triton.jit
+    def gather(src, index, axis):
+        return src
+
+
+def row_gather(x, index, *, axis=0):
+    return x
+"""
+
+
+def test_a_kernel_or_the_library_s_own_device_function_on_every_path_is_no_part_of_the_surface(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", FLAGS: FLAGS_TEXT, OPS: OPS_TEXT})
+    assert change(repo, OPS, "return src", "return index", "gather fallback: return the index") == []
+    assert change(repo, OPS, "x, index, *, axis=0", "x, index", "row_gather: rows only") == [
+        (OPS, "error", "public API break: kernels.ops.op.row_gather: parameter 'axis' removed; the public API may "
+                       "only grow")]
+
+
+@pytest.mark.parametrize("edit", [
+    ("@triton.jit", "@functools.cache"),                    # not a kernel decorator: a public function on one path
+    ("gather = tl.gather", "from kernels.ops.flags import find_spec as gather"),  # the repository's own name
+    ("gather = tl.gather", "pass"),                          # unbound on one path
+])
+def test_a_device_function_fallback_that_may_be_public_stays_unreadable(edit):
+    from gates.python_api.api_surface import module_surface
+
+    source = "import functools\n" + OPS_TEXT.replace(*edit)
+    reader = {"kernels.ops.flags": (FLAGS_TEXT, FLAGS)}.get
+    surface = module_surface(source, OPS, read_module=reader, module="kernels.ops.op")
+    assert surface.error is not None and "'gather'" in surface.error

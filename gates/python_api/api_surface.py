@@ -116,7 +116,10 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
     for name in public:
         entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))
         if _is_internal(entry, internal) and (scope.exports is None or name not in scope.exports):
-            continue
+            continue  # a kernel; with `kernel_fallbacks`, a kernel or the library's own on every path
+        if name in scope.kernel_fallbacks:
+            header, line = scope.kernel_fallbacks[name]
+            _refuse(surface, f"public name '{name}' is bound differently on some paths through {header}", line)
         surface.entries[name] = _with_decorators(scope, entry)
         for index, alternative in enumerate(scope.alternatives.get(name, []), 1):
             fallback, _ = _bound(scope, surface, alternative)

@@ -89,6 +89,10 @@ class ModuleScope:
     # conditional names that every path binding them imports from outside the repository, and some path leaves
     # unbound (`if is_peft_available(): from peft import X`): a library's name, there or not by the environment
     outside_only: set[str] = field(default_factory=set)
+    # names that some path binds to a decorated function and every other path to an attribute of a library
+    # (`if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`): name -> (`if ...:`, line). A
+    # kernel on every path when the decorator is an internal one (`api_surface.module_surface` decides)
+    kernel_fallbacks: dict[str, tuple[str, int]] = field(default_factory=dict)
     transparent: frozenset = field(default_factory=frozenset)  # decorators from outside that keep the signature
     rebound: dict[str, int] = field(default_factory=dict)  # `global NAME` in a function -> line
     reads: list[NameRead] = field(default_factory=list)  # `os.environ.get(NAME, default)` anywhere in the module

@@ -17,6 +17,7 @@ is refused through `scope.refuse` (see `gates.python_api.module_scope`).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
 from gates.model.errors import InputError
@@ -748,6 +749,28 @@ class _Binder(AllChanges):
         sources = sorted(dict.fromkeys(e.source for e in entries))
         return replace(entries[-1], source=" | ".join(sources))
 
+    def kernel_or_library_attribute(self, entries: list) -> Entry | None:
+        """The decorated function among `entries` when every path binds the name, some to one decorated function
+        (the same decorators on each) and every other to an attribute of a module from outside the repository
+        (`tl.gather`): whether that is a kernel is the surface's to decide, by its internal decorators."""
+        if not entries or any(e is None for e in entries):
+            return None
+        decorated = [e for e in entries if e.kind == "function" and e.decorators]
+        others = [e for e in entries if not (e.kind == "function" and e.decorators)]
+        if not decorated or len({e.decorators for e in decorated}) != 1:
+            return None
+        for entry in others:
+            if entry.kind != "constant" or not entry.value or not _DOTTED.fullmatch(entry.value) or "." not in entry.value:
+                return None
+            root = self.scope.names.get(entry.value.split(".", 1)[0])
+            if root is None or root.kind not in ("module-import", "import") or not root.source:
+                return None
+            module = root.source.split(":", 1)[0]
+            if self.resolver is None or self.resolver.find(module) is not None \
+                    or self.resolver.find(module.split(".", 1)[0]) is not None:
+                return None  # a module of the repository, or one the checker cannot tell apart from one
+        return decorated[0]
+
     def snapshot(self):
         scope = self.scope
         return dict(scope.names), dict(scope.members), None if scope.exports is None else list(scope.exports), \
@@ -788,6 +811,11 @@ class _Binder(AllChanges):
             if outside is not None:
                 names[name] = outside  # `if triton >= 3: from ...libdevice import rsqrt / else: from ...math import rsqrt`
                 continue
+            kernel = self.kernel_or_library_attribute(entries)
+            if kernel is not None:
+                names[name] = kernel  # `if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`
+                self.scope.kernel_fallbacks[name] = where
+                continue
             if fallbacks and len(present) == len(entries) and entries[0].kind in ("import", "function", "class"):
                 names[name] = entries[0]  # `try: from .cuda import op / except ImportError: from .portable import op`
                 others = [e for e in entries[1:] if not _same(e, entries[0])]
@@ -814,6 +842,9 @@ class _Binder(AllChanges):
         self.scope.exports = exports[-1]
         if any(e != exports[0] for e in exports):
             self.scope.refuse(f"`__all__` that differs between the paths through {where[0]}", where[1])
+
+
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def _imports_private_submodules(stmt: ast.stmt) -> bool:
