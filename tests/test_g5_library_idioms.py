@@ -17,7 +17,10 @@
 - a device function that is the library's own where Triton has it and a kernel where it does not
   (`if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`, flash-linear-attention's
   `fla.ops.utils.op`) is a kernel on every path, so the module is read; with a decorator that is not
-  an internal one, or a fallback from the repository, it stays unreadable.
+  an internal one, or a fallback from the repository, it stays unreadable;
+- a name every path sets by one assignment (`torch_compile = torch.compile(...)` on one path and
+  `torch_compile = identity_decorator` on the other) is a constant of either value; a path that binds it
+  any other way, or twice, leaves the module unreadable.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -345,3 +348,56 @@ def test_a_device_function_fallback_that_may_be_public_stays_unreadable(edit):
     reader = {"kernels.ops.flags": (FLAGS_TEXT, FLAGS)}.get
     surface = module_surface(source, OPS, read_module=reader, module="kernels.ops.op")
     assert surface.error is not None and "'gather'" in surface.error
+
+
+COMPILE = "kernels/ops/compile.py"
+COMPILE_TEXT = """\
+import os
+
+import torch
+
+
+def identity_decorator(fn):
+    return fn
+
+
+use_compile = os.getenv("KERNELS_USE_COMPILE", "1") == "1"
+if use_compile:
+    torch_compile = torch.compile(fullgraph=True)
+else:
+    if os.getenv("KERNELS_WARN"):
+        print("torch.compile is off")
+    torch_compile = identity_decorator
+
+
+def fused_addcmul(hidden, delta, *, scale=1.0):
+    return hidden
+"""
+
+
+def test_a_name_every_path_sets_by_one_assignment_is_a_constant_of_either_value():
+    """flash-linear-attention's `torch_compile`: `torch.compile(...)` on one path, a function on the other."""
+    scope = module_scope(COMPILE_TEXT, COMPILE, read_module=lambda dotted: None, module="kernels.ops.compile")
+    assert scope.error is None
+    entry = scope.names["torch_compile"]
+    assert (entry.kind, entry.value) == ("constant", "torch.compile(fullgraph=True) or identity_decorator "
+                                                     "(depending on `if use_compile:`)")
+
+
+def test_a_removed_parameter_beside_a_name_set_on_two_paths_is_reported(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", COMPILE: COMPILE_TEXT})
+    assert change(repo, COMPILE, "hidden, delta, *, scale=1.0", "hidden, delta", "fused_addcmul: no scale") == [
+        (COMPILE, "error", "public API break: kernels.ops.compile.fused_addcmul: parameter 'scale' removed; the "
+                           "public API may only grow")]
+
+
+@pytest.mark.parametrize("edit", [
+    ("    torch_compile = identity_decorator", "    def torch_compile(fn):\n        return fn"),
+    ("    torch_compile = identity_decorator", "    from torch import compile as torch_compile"),
+    ('        print("torch.compile is off")', "        torch_compile = None"),
+    ("    torch_compile = identity_decorator", "    pass"),
+])
+def test_a_name_a_path_binds_otherwise_or_twice_stays_unreadable(edit):
+    scope = module_scope(COMPILE_TEXT.replace(*edit), COMPILE, read_module=lambda dotted: None,
+                         module="kernels.ops.compile")
+    assert scope.error is not None and "public name 'torch_compile'" in scope.error

@@ -821,6 +821,15 @@ class _Binder(AllChanges):
                 others = [e for e in entries[1:] if not _same(e, entries[0])]
                 self.scope.alternatives[name] = list(dict.fromkeys(others))
                 continue
+            assigned = [_assigned_text(body, name) for body in paths] if kinds != {"constant"} else [None]
+            if len(present) == len(entries) and None not in assigned:
+                # `if compiling: torch_compile = torch.compile(fullgraph=True) / else: torch_compile = identity`:
+                # a name every path sets by one assignment is a constant, its value the paths' expressions
+                values = list(dict.fromkeys(assigned))
+                names[name] = Entry(name, "constant", present[-1].line,
+                                    value=values[0] if len(values) == 1 else f"{' or '.join(values)} (depending on {where[0]})")
+                conditional[name] = (*where, True)
+                continue
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
             if self.alternatives_outside(present) is not None and len(present) < len(entries):
@@ -842,6 +851,36 @@ class _Binder(AllChanges):
         self.scope.exports = exports[-1]
         if any(e != exports[0] for e in exports):
             self.scope.refuse(f"`__all__` that differs between the paths through {where[0]}", where[1])
+
+
+def _assigned_text(body: list[ast.stmt], name: str) -> str | None:
+    """The expression `name = <expression>` sets `name` to in `body`, when that one top-level assignment is the only
+    statement of `body` that binds `name` in any way (a nested block, `def`, import or star import that may bind it
+    counts); None otherwise."""
+    binding = [stmt for stmt in body if _may_bind(stmt, name)]
+    if len(binding) != 1:
+        return None
+    stmt = binding[0]
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+            and stmt.targets[0].id == name and not _may_bind(stmt.value, name):
+        return ast.unparse(stmt.value)
+    return None
+
+
+def _may_bind(node: ast.AST, name: str) -> bool:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id == name and not isinstance(inner.ctx, ast.Load):
+            return True
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and inner.name == name:
+            return True
+        if isinstance(inner, (ast.Import, ast.ImportFrom)) and any(
+                alias.name == "*" or (alias.asname or alias.name.split(".")[0]) == name for alias in inner.names):
+            return True
+        if isinstance(inner, (ast.Global, ast.Nonlocal)) and name in inner.names:
+            return True
+        if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("setattr", "globals().update", "exec", "eval"):
+            return True
+    return False
 
 
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
