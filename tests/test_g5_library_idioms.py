@@ -20,7 +20,10 @@
   an internal one, or a fallback from the repository, it stays unreadable;
 - a name every path sets by one assignment (`torch_compile = torch.compile(...)` on one path and
   `torch_compile = identity_decorator` on the other) is a constant of either value; a path that binds it
-  any other way, or twice, leaves the module unreadable.
+  any other way, or twice, leaves the module unreadable;
+- a flag attribute set on a function the module binds only by `def` (`_torch_compile._skip_grpo = True`)
+  changes no signature; a signature attribute, a class's member or a name bound otherwise too still
+  refuses the module.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -401,3 +404,46 @@ def test_a_name_a_path_binds_otherwise_or_twice_stays_unreadable(edit):
     scope = module_scope(COMPILE_TEXT.replace(*edit), COMPILE, read_module=lambda dotted: None,
                          module="kernels.ops.compile")
     assert scope.error is not None and "public name 'torch_compile'" in scope.error
+
+
+PATCHER = "kernels/ops/npu.py"
+PATCHER_TEXT = """\
+import torch
+
+from kernels.ops.flags import PEFT_AVAILABLE as IS_NPU
+
+if IS_NPU and not getattr(torch.compile, "_skip_grpo", False):
+    _orig_torch_compile = torch.compile
+
+    def _torch_compile(fn=None, /, **kwargs):
+        return fn
+
+    _torch_compile._skip_grpo = True
+    torch.compile = _torch_compile
+
+
+class AscendBackend:
+    def chunk(self, q, k, *, scale=None):
+        return q
+"""
+
+
+def test_a_flag_set_on_a_function_object_leaves_the_module_readable(tmp_path):
+    """flash-linear-attention's NPU backend marks the `torch.compile` wrapper it installs with a flag attribute."""
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", FLAGS: FLAGS_TEXT,
+                                                  PATCHER: PATCHER_TEXT})
+    assert change(repo, PATCHER, "k, *, scale=None", "k", "AscendBackend.chunk: no scale") == [
+        (PATCHER, "error", "public API break: kernels.ops.npu.AscendBackend.chunk: parameter 'scale' removed; the "
+                           "public API may only grow")]
+
+
+@pytest.mark.parametrize("statement", [
+    "_torch_compile.__wrapped__ = _orig_torch_compile",          # a signature attribute
+    "AscendBackend.chunk = _torch_compile",                      # a class: its members are API
+    "_torch_compile._skip_grpo = True\n    _torch_compile = None",  # bound otherwise too
+])
+def test_an_attribute_set_on_what_may_change_a_surface_still_refuses_the_module(statement):
+    source = PATCHER_TEXT.replace("_torch_compile._skip_grpo = True", statement)
+    scope = module_scope(source, PATCHER, read_module={"kernels.ops.flags": (FLAGS_TEXT, FLAGS)}.get,
+                         module="kernels.ops.npu")
+    assert scope.error is not None and "the checker cannot read" in scope.error

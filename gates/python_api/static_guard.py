@@ -16,7 +16,9 @@ surface that may not be the real one:
   the module's, and is not refused;
 - assignment to or deletion of an attribute of a function or class defined here, or of
   a module of the same top-level package (`api.attention_decode = ...`,
-  `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set;
+  `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set, and so
+  may an attribute whose name does not start with `__` on a name the module binds only by `def`
+  (`_torch_compile._skip_grpo = True`: a flag on a function object, which no signature reads);
 - the signature attributes of any function set or deleted (`__defaults__`, `__kwdefaults__`,
   `__code__`, `__signature__`, `__wrapped__`), `__kwdefaults__` even read (a dict changed in
   place), and the `__dict__` of a module-level definition; reading `fn.__code__` changes nothing;
@@ -81,6 +83,7 @@ class ModuleWalk:
     sys_names: frozenset[str]  # the names `sys` is imported as
     mutated: frozenset[str]  # changed in place somewhere (`lazy_exports.changed_in_place`)
     reads_names: bool  # some call reads a name with a default (`switch_reads.name_reads` finds one)
+    def_only: frozenset[str] = frozenset()  # bound by `def` and in no other way, anywhere
 
 
 def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
@@ -88,8 +91,20 @@ def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
     defined: set[str] = set()
     sys_names: set[str] = set()
     mutated: set[str] = set()
+    by_def: set[str] = set()
+    otherwise: set[str] = set()
     reads_names = False
     for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            by_def.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            otherwise.add(node.name)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            otherwise.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            otherwise.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            otherwise.update(node.names)
         if isinstance(node, (ast.Subscript, ast.Attribute)):
             name = changed_name(node)
             if name is not None:
@@ -106,7 +121,8 @@ def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
                     sys_names.add(alias.asname or "sys")
         elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == package):
             defined.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
-    return ModuleWalk(frozenset(defined), frozenset(sys_names), frozenset(mutated), reads_names)
+    return ModuleWalk(frozenset(defined), frozenset(sys_names), frozenset(mutated), reads_names,
+                      frozenset(by_def - otherwise))
 
 
 def _root(node: ast.expr) -> ast.expr:
@@ -120,6 +136,7 @@ class _Finder(ast.NodeVisitor):
         self.defined = defined
         self.sys_names = sys_names
         self.package = package
+        self.def_only: frozenset[str] = frozenset()  # bound only by `def` (`ModuleWalk.def_only`)
         self.called: set[int] = set()  # ids of Name nodes that are the callee of a call with arguments
         self.attribute_values: set[int] = set()  # ids of Name nodes read as `name.attribute`
         self.found: list[tuple[str, int]] = []
@@ -244,13 +261,17 @@ class _Finder(ast.NodeVisitor):
                 and not self._is_local(node):
             self.note(f"`{ast.unparse(node)}`", node)
         elif isinstance(_root(node), ast.Name) and _root(node).id in self.defined and not self._is_local(node):
-            if isinstance(node.ctx, ast.Store) and node.attr not in _SETTABLE:
+            if isinstance(node.ctx, ast.Store) and node.attr not in _SETTABLE and not self._function_flag(node):
                 self.note(f"assignment to `{ast.unparse(node)}`", node)
             elif isinstance(node.ctx, ast.Del):
                 self.note(f"`del {ast.unparse(node)}`", node)
             elif node.attr == "__dict__":
                 self.note(f"`{ast.unparse(node)}`", node)
         self.generic_visit(node)
+
+    def _function_flag(self, node: ast.Attribute) -> bool:
+        """`fn.flag = value` on a name bound only by `def`: an attribute of the function object, no signature's."""
+        return isinstance(node.value, ast.Name) and node.value.id in self.def_only and not node.attr.startswith("__")
 
     def visit_Call(self, node) -> None:
         func = node.func
@@ -396,6 +417,7 @@ def dynamic_constructs(tree: ast.Module, module: str, walked: ModuleWalk | None 
     package = module.split(".")[0]
     walked = walked or walk_module(tree, package)
     finder = _Finder(set(walked.defined), set(walked.sys_names), package)
+    finder.def_only = walked.def_only
     finder.registrars = registrars(tree, finder.sys_names)
     finder.visit(tree)
     return sorted(finder.found, key=lambda item: item[1]), finder.globals
