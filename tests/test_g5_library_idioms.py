@@ -23,7 +23,9 @@
   any other way, or twice, leaves the module unreadable;
 - a flag attribute set on a function the module binds only by `def` (`_torch_compile._skip_grpo = True`)
   changes no signature; a signature attribute, a class's member or a name bound otherwise too still
-  refuses the module.
+  refuses the module;
+- `if version > X: from transformers... import CacheLayerMixin / else: CacheLayerMixin = object` is the
+  library's name on every path (a builtin class stands in for it), no name of the module's own.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -447,3 +449,41 @@ def test_an_attribute_set_on_what_may_change_a_surface_still_refuses_the_module(
     scope = module_scope(source, PATCHER, read_module={"kernels.ops.flags": (FLAGS_TEXT, FLAGS)}.get,
                          module="kernels.ops.npu")
     assert scope.error is not None and "the checker cannot read" in scope.error
+
+
+CACHE = "kernels/ops/cache.py"
+CACHE_TEXT = """\
+import transformers
+from packaging import version
+
+if version.parse(transformers.__version__) > version.parse("4.53.3"):
+    from transformers.cache_utils import CacheLayerMixin
+else:
+    CacheLayerMixin = object
+
+
+class KernelCacheLayer(CacheLayerMixin):
+    def update(self, *, state=None, offset=1):
+        return state
+"""
+
+
+def test_a_library_class_or_a_builtin_stand_in_by_version_is_the_library_s_name(tmp_path):
+    """flash-linear-attention's `fla.models.utils`: transformers' `CacheLayerMixin` where it has one, else `object`."""
+    scope = module_scope(CACHE_TEXT, CACHE, read_module=lambda dotted: None, module="kernels.ops.cache")
+    assert scope.error is None
+    assert scope.names["CacheLayerMixin"].source == "builtins:object | transformers.cache_utils:CacheLayerMixin"
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", CACHE: CACHE_TEXT})
+    assert change(repo, CACHE, "state=None, offset=1", "state=None", "KernelCacheLayer.update: no offset") == [
+        (CACHE, "error", "public API break: kernels.ops.cache.KernelCacheLayer.update: parameter 'offset' removed; "
+                         "the public API may only grow")]
+
+
+@pytest.mark.parametrize("stand_in", [
+    "CacheLayerMixin = make_mixin()",                       # computed: not a builtin
+    "object = type('object', (), {})\n    CacheLayerMixin = object",  # a name of the module's own
+])
+def test_a_stand_in_that_is_not_a_builtin_keeps_the_module_unreadable(stand_in):
+    source = CACHE_TEXT.replace("CacheLayerMixin = object", stand_in)
+    scope = module_scope(source, CACHE, read_module=lambda dotted: None, module="kernels.ops.cache")
+    assert scope.error is not None and "public name 'CacheLayerMixin'" in scope.error

@@ -17,6 +17,7 @@ is refused through `scope.refuse` (see `gates.python_api.module_scope`).
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import replace
 
@@ -146,6 +147,7 @@ class _Binder(AllChanges):
         self.registrars: dict = {}  # module-level functions that alias module names (`static_guard.alias_registrar`)
         self.optional_imports: set[str] = set()  # `_X` of `try: from dep import X as _X / except ...: _X = None`
         self.dependency_flags: set[str] = set()  # `_AVAILABLE` of `try: import dep; _AVAILABLE = True / except ...`
+        self.bound_on_paths: set[str] = set()  # what any path of the branches being joined binds (`branches`)
 
     def line_of(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1)
@@ -739,6 +741,8 @@ class _Binder(AllChanges):
         that leaves the name unbound, binds it otherwise, or imports it from a module of the
         repository keeps the name conditional.
         """
+        if any(e is not None and e.kind == "import" for e in entries):
+            entries = [self.builtin_as_import(e) for e in entries]  # `else: CacheLayerMixin = object`
         if not entries or any(e is None or e.kind != "import" or not e.source or ":" not in e.source for e in entries):
             return None
         for entry in entries:
@@ -748,6 +752,14 @@ class _Binder(AllChanges):
                 return None
         sources = sorted(dict.fromkeys(e.source for e in entries))
         return replace(entries[-1], source=" | ".join(sources))
+
+    def builtin_as_import(self, entry: Entry | None) -> Entry | None:
+        """`X = object` (or `None`, or another builtin class) where no name of the module shadows it: the stand-in a
+        version check binds where a library lacks `X`, read as an import of it from `builtins`."""
+        if entry is None or entry.kind != "constant" or entry.value not in _BUILTIN_STAND_INS \
+                or entry.value in self.scope.names or entry.value in self.bound_on_paths:
+            return entry
+        return replace(entry, kind="import", source=f"builtins:{entry.value}", value=None)
 
     def kernel_or_library_attribute(self, entries: list) -> Entry | None:
         """The decorated function among `entries` when every path binds the name, some to one decorated function
@@ -796,6 +808,7 @@ class _Binder(AllChanges):
             self.block(body)
             results.append(self.snapshot())
         names, members, conditional = {}, {}, {}
+        self.bound_on_paths = {name for result in results for name in result[0]}
         for result in results:
             conditional.update(result[3])
         for name in dict.fromkeys(n for result in results for n in result[0]):
@@ -883,6 +896,8 @@ def _may_bind(node: ast.AST, name: str) -> bool:
     return False
 
 
+_BUILTIN_STAND_INS = frozenset({"None"} | {name for name, value in vars(builtins).items()
+                                           if isinstance(value, type) and not name.startswith("_")})
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
