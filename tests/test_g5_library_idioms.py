@@ -25,7 +25,10 @@
   changes no signature; a signature attribute, a class's member or a name bound otherwise too still
   refuses the module;
 - `if version > X: from transformers... import CacheLayerMixin / else: CacheLayerMixin = object` is the
-  library's name on every path (a builtin class stands in for it), no name of the module's own.
+  library's name on every path (a builtin class stands in for it), no name of the module's own;
+- a class (or function) defined on each path through a version check (`class Cache(FLACache)` /
+  `class Cache(LegacyFLACache)`) is read with each definition, every one compared; paths that define it
+  as different kinds, or give its members different signatures, keep the module unreadable.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -487,3 +490,61 @@ def test_a_stand_in_that_is_not_a_builtin_keeps_the_module_unreadable(stand_in):
     source = CACHE_TEXT.replace("CacheLayerMixin = object", stand_in)
     scope = module_scope(source, CACHE, read_module=lambda dotted: None, module="kernels.ops.cache")
     assert scope.error is not None and "public name 'CacheLayerMixin'" in scope.error
+
+
+VERSIONED = "kernels/ops/versioned.py"
+VERSIONED_TEXT = """\
+import transformers
+from packaging import version
+
+NEW_CACHE = version.parse(transformers.__version__) > version.parse("4.53.3")
+
+
+class KernelCache:
+    def update(self, state, *, layer=0):
+        return state
+
+
+class LegacyKernelCache:
+    def update(self, state, layer=0):
+        return state
+
+
+if NEW_CACHE:
+    class Cache(KernelCache):
+        def __init__(self, seen_tokens: int = 0, **kwargs):
+            self.seen_tokens = seen_tokens
+else:
+    class Cache(LegacyKernelCache):
+        def __init__(self, seen_tokens: int = 0, **kwargs):
+            self.seen_tokens = seen_tokens
+"""
+
+
+def test_a_class_defined_on_each_version_path_is_read_with_each_definition():
+    """flash-linear-attention's `fla.models.utils.Cache`: one base class per transformers version."""
+    from gates.python_api.api_surface import module_surface
+
+    surface = module_surface(VERSIONED_TEXT, VERSIONED, read_module=lambda dotted: None, module="kernels.ops.versioned")
+    assert surface.error is None
+    assert surface.entries["Cache"].bases != surface.entries["Cache (another path through `if NEW_CACHE:`, 1)"].bases
+
+
+def test_a_break_on_the_version_paths_is_reported(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", VERSIONED: VERSIONED_TEXT})
+    assert change(repo, VERSIONED, "seen_tokens: int = 0, **kwargs", "**kwargs", "Cache: no seen_tokens") == [
+        (VERSIONED, "error", "public API break: kernels.ops.versioned.Cache.__init__: parameter 'seen_tokens' "
+                             "removed; the public API may only grow")]
+
+
+@pytest.mark.parametrize("edit", [
+    ("    class Cache(LegacyKernelCache):\n", "    def Cache(seen_tokens=0):\n        pass\n\n    class _Unused(LegacyKernelCache):\n"),
+    ("        def __init__(self, seen_tokens: int = 0, **kwargs):\n            self.seen_tokens = seen_tokens\n",
+     "        def __init__(self, **kwargs):\n            self.seen_tokens = 0\n"),
+])
+def test_version_paths_that_disagree_on_a_kind_or_a_member_stay_unreadable(edit):
+    """Each path's class is compared as a whole; members that differ between the paths are not followed."""
+    source = VERSIONED_TEXT[::-1].replace(edit[0][::-1], edit[1][::-1], 1)[::-1]  # on the last path
+    assert source != VERSIONED_TEXT
+    scope = module_scope(source, VERSIONED, read_module=lambda dotted: None, module="kernels.ops.versioned")
+    assert scope.error is not None and "public name 'Cache'" in scope.error

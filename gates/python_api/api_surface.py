@@ -123,7 +123,9 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         surface.entries[name] = _with_decorators(scope, entry)
         for index, alternative in enumerate(scope.alternatives.get(name, []), 1):
             fallback, _ = _bound(scope, surface, alternative)
-            surface.entries[f"{name} (ImportError fallback {index})"] = _with_decorators(scope, fallback)
+            label = f"another path through {scope.path_variants[name]}, {index}" if name in scope.path_variants \
+                else f"ImportError fallback {index}"
+            surface.entries[f"{name} ({label})"] = _with_decorators(scope, fallback)
         if name in scope.rebound:
             _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
         if entry.kind == "class":

@@ -86,6 +86,8 @@ class ModuleScope:
     import_paths: list[str] = field(default_factory=list)  # files read to follow imports (`definition`)
     conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
     alternatives: dict[str, list[Entry]] = field(default_factory=dict)  # `except ImportError:` fallbacks of a name
+    # names whose `alternatives` are the definitions on the other paths through an `if` (name -> `if ...:`)
+    path_variants: dict[str, str] = field(default_factory=dict)
     # conditional names that every path binding them imports from outside the repository, and some path leaves
     # unbound (`if is_peft_available(): from peft import X`): a library's name, there or not by the environment
     outside_only: set[str] = field(default_factory=set)

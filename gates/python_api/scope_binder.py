@@ -834,6 +834,14 @@ class _Binder(AllChanges):
                 others = [e for e in entries[1:] if not _same(e, entries[0])]
                 self.scope.alternatives[name] = list(dict.fromkeys(others))
                 continue
+            if not fallbacks and len(present) == len(entries) and len(kinds) == 1 and kinds <= {"function", "class"}:
+                # `if transformers > X: class Cache(FLACache) / else: class Cache(LegacyFLACache)`: the first path's
+                # definition, the others kept beside it, each compared too
+                names[name] = entries[0]
+                others = [e for e in entries[1:] if not _same(e, entries[0])]
+                self.scope.alternatives[name] = list(dict.fromkeys(others))
+                self.scope.path_variants[name] = where[0]
+                continue
             assigned = [_assigned_text(body, name) for body in paths] if kinds != {"constant"} else [None]
             if len(present) == len(entries) and None not in assigned:
                 # `if compiling: torch_compile = torch.compile(fullgraph=True) / else: torch_compile = identity`:
