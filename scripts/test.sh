@@ -26,8 +26,9 @@ for arg in "$@"; do
     verbosity=()
   fi
 done
-# One worker per core (pytest-xdist), unless the caller chose (-n N, -n 0 for one process, -p no:xdist).
-workers=(-n "${DESIGN_GATES_TEST_WORKERS:-auto}")
+# One worker per core (pytest-xdist), unless the caller chose (-n N, -n 0 for one process, -p no:xdist);
+# the tests of one file run in one worker, so a module-scoped fixture (the adoption walk) is built once.
+workers=(-n "${DESIGN_GATES_TEST_WORKERS:-auto}" --dist loadfile)
 for arg in "$@"; do
   if [[ "$arg" =~ ^(-n|--numprocesses(=.*)?|-n[0-9a-z]+|no:xdist)$ ]]; then
     workers=()

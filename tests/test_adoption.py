@@ -380,8 +380,11 @@ def test_evidence_goes_stale_when_the_kernel_changes(walk):
     assert stale, done.stdout
 
 
-@pytest.mark.parametrize("title, run", [("output: check the change", "single before review"),
-                                        ("output: check the change, eps removed", "single, kernel edited")])
+SHOWN_OUTPUTS = [("output: check the change", "single before review"),
+                 ("output: check the change, eps removed", "single, kernel edited")]
+
+
+@pytest.mark.parametrize("title, run", SHOWN_OUTPUTS)
 def test_the_outputs_the_guide_shows_are_what_gate_check_prints(walk, title, run):
     """Each line shown is part of a printed line; `…` stands for what varies (a line number)."""
     printed = walk[run].stdout.splitlines()
@@ -411,7 +414,8 @@ def test_a_quiet_run_on_the_merged_branch_passes(walk):
 
 def test_every_titled_block_of_the_guide_is_followed(walk):
     team = walk["team"]
-    assert set(team.blocks) - team.used == set()
+    compared = {title for title, _ in SHOWN_OUTPUTS}  # test_the_outputs_the_guide_shows_are_what_gate_check_prints
+    assert set(team.blocks) - team.used - compared == set()
 
 
 def test_the_guide_s_workflow_uses_this_repository_s_action_with_its_inputs(walk):
