@@ -7,9 +7,12 @@ set -uo pipefail
 warm=${1:-120}; timed=${2:-400}; rows=${3:-lab/routing/rows.txt}
 export OMP_NUM_THREADS=2 TORCHINDUCTOR_COMPILE_THREADS=1
 start=$(date +%s)
-for group in lab/routing/warm/group-*.txt; do
+# Eight compile processes, each warming the kernel cache for an eighth of the rows.
+warm_dir=$(mktemp -d)
+split -n r/8 "$rows" "$warm_dir/group-"
+for group in "$warm_dir"/group-*; do
   timeout "$warm" python3 -m validation.bench --matrix models --compile-only --sweep --peers sdpa_cudnn,sdpa_flash \
-    --shapes $(cat "$group") > "/tmp/warm-$(basename "$group" .txt).log" 2>&1 &
+    --shapes $(cat "$group") > "/tmp/warm-$(basename "$group").log" 2>&1 &
 done
 wait
 echo "warm-up: $(( $(date +%s) - start )) s"; tail -n 1 /tmp/warm-group-*.log
