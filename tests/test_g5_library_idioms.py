@@ -43,6 +43,17 @@ from gates.history.ratchet import check_history
 from gates.python_api.module_scope import module_scope
 from gitrepo_builder import ADA, MAX, POLICY, g5_after_edit as change, g5_of as g5, seeded_repo
 
+
+def after_removal(tmp_path, path: str, text: str, old: str, new: str) -> list[tuple[str, str, str]]:
+    """G5's findings once `old` becomes `new` in `path`, the one module (holding `text`) of a seeded package."""
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", path: text})
+    return change(repo, path, old, new, f"{path}: a parameter removed")
+
+
+def removed(path: str, name: str, parameter: str) -> list[tuple[str, str, str]]:
+    return [(path, "error", f"public API break: {name}: parameter '{parameter}' removed; the public API may only grow")]
+
+
 FLAGS = "kernels/ops/flags.py"
 MODEL = "kernels/ops/model.py"
 PATCH = "kernels/ops/patch.py"
@@ -220,10 +231,8 @@ def test_names_bound_inside_a_context_that_may_swallow_an_exception_stay_unsure(
 
 
 def test_a_removed_parameter_beside_catch_warnings_is_reported(tmp_path):
-    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", "kernels/ops/mamba.py": CATCHING})
-    assert change(repo, "kernels/ops/mamba.py", "x, *, use_fast_path=True", "x", "mamba: one path") == [
-        ("kernels/ops/mamba.py", "error", "public API break: kernels.ops.mamba.mamba_forward: parameter "
-                                          "'use_fast_path' removed; the public API may only grow")]
+    assert after_removal(tmp_path, "kernels/ops/mamba.py", CATCHING, "x, *, use_fast_path=True", "x") == removed(
+        "kernels/ops/mamba.py", "kernels.ops.mamba.mamba_forward", "use_fast_path")
 
 
 LOOKUP = """\
@@ -393,10 +402,8 @@ def test_a_name_every_path_sets_by_one_assignment_is_a_constant_of_either_value(
 
 
 def test_a_removed_parameter_beside_a_name_set_on_two_paths_is_reported(tmp_path):
-    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", COMPILE: COMPILE_TEXT})
-    assert change(repo, COMPILE, "hidden, delta, *, scale=1.0", "hidden, delta", "fused_addcmul: no scale") == [
-        (COMPILE, "error", "public API break: kernels.ops.compile.fused_addcmul: parameter 'scale' removed; the "
-                           "public API may only grow")]
+    assert after_removal(tmp_path, COMPILE, COMPILE_TEXT, "hidden, delta, *, scale=1.0", "hidden, delta") == removed(
+        COMPILE, "kernels.ops.compile.fused_addcmul", "scale")
 
 
 @pytest.mark.parametrize("edit", [
@@ -476,10 +483,8 @@ def test_a_library_class_or_a_builtin_stand_in_by_version_is_the_library_s_name(
     scope = module_scope(CACHE_TEXT, CACHE, read_module=lambda dotted: None, module="kernels.ops.cache")
     assert scope.error is None
     assert scope.names["CacheLayerMixin"].source == "builtins:object | transformers.cache_utils:CacheLayerMixin"
-    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", CACHE: CACHE_TEXT})
-    assert change(repo, CACHE, "state=None, offset=1", "state=None", "KernelCacheLayer.update: no offset") == [
-        (CACHE, "error", "public API break: kernels.ops.cache.KernelCacheLayer.update: parameter 'offset' removed; "
-                         "the public API may only grow")]
+    assert after_removal(tmp_path, CACHE, CACHE_TEXT, "state=None, offset=1", "state=None") == removed(
+        CACHE, "kernels.ops.cache.KernelCacheLayer.update", "offset")
 
 
 @pytest.mark.parametrize("stand_in", [
@@ -531,14 +536,13 @@ def test_a_class_defined_on_each_version_path_is_read_with_each_definition():
 
 
 def test_a_break_on_the_version_paths_is_reported(tmp_path):
-    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", VERSIONED: VERSIONED_TEXT})
-    assert change(repo, VERSIONED, "seen_tokens: int = 0, **kwargs", "**kwargs", "Cache: no seen_tokens") == [
-        (VERSIONED, "error", "public API break: kernels.ops.versioned.Cache.__init__: parameter 'seen_tokens' "
-                             "removed; the public API may only grow")]
+    assert after_removal(tmp_path, VERSIONED, VERSIONED_TEXT, "seen_tokens: int = 0, **kwargs", "**kwargs") == removed(
+        VERSIONED, "kernels.ops.versioned.Cache.__init__", "seen_tokens")
 
 
 @pytest.mark.parametrize("edit", [
-    ("    class Cache(LegacyKernelCache):\n", "    def Cache(seen_tokens=0):\n        pass\n\n    class _Unused(LegacyKernelCache):\n"),
+    ("    class Cache(LegacyKernelCache):\n",
+     "    def Cache(seen_tokens=0):\n        pass\n\n    class _Unused(LegacyKernelCache):\n"),
     ("        def __init__(self, seen_tokens: int = 0, **kwargs):\n            self.seen_tokens = seen_tokens\n",
      "        def __init__(self, **kwargs):\n            self.seen_tokens = 0\n"),
 ])
