@@ -63,6 +63,11 @@ class ModuleSurface:
     star_modules: list[str] = field(default_factory=list)  # their dotted names
     import_paths: list[str] = field(default_factory=list)  # files read to follow the imports of public names
     imports: dict[str, Entry] = field(default_factory=dict)  # names a module imports without exporting them
+    # "rms_norm (ImportError fallback 1)" -> "rms_norm": the entries that are another path's binding of a name
+    alternative_of: dict[str, str] = field(default_factory=dict)
+    # class -> its bases from outside the repository (`dict`, `transformers.cache_utils:CacheLayerMixin`), whose
+    # members the checker cannot read: a class that stops deriving from one is reported
+    outside_bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ class ApiChange:
 
 
 _CONSTRUCTORS = ("__init__", "__new__")
+_IMPLICIT_BASES = ("object", "builtins:object", "builtins.object")  # every class derives from it
 
 
 def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
@@ -126,9 +132,15 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
             label = f"another path through {scope.path_variants[name]}, {index}" if name in scope.path_variants \
                 else f"ImportError fallback {index}"
             surface.entries[f"{name} ({label})"] = _with_decorators(scope, fallback)
+            surface.alternative_of[f"{name} ({label})"] = name
         if name in scope.rebound:
             _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
+        if entry.kind == "function":  # attributes set on it (`attention.paged = _paged`)
+            surface.entries.update({key: _with_decorators(scope, member) for key, member in scope.members.items()
+                                    if key.startswith(name + ".") and not key.rpartition(".")[2].startswith("_")})
         if entry.kind == "class":
+            surface.outside_bases[name] = tuple(base for base in entry.bases if base not in _IMPLICIT_BASES
+                                                and scope.lookup(base)[0] is None)
             members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
             members = scope.class_members(name, entry, members)
             surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()
@@ -325,33 +337,51 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
                               "route", after.origin)
                 )
             continue
+        if after is None and name in old.alternative_of:
+            # every path binds it as the head's name now (or the path is gone): that path's callers get the name
+            after = new.entries.get(old.alternative_of[name])
+            if after is None:
+                continue  # the name itself is reported removed
         if after is None:
-            if "(ImportError fallback" not in name:
-                changes.append(_removed(old.module, name, before))
+            changes.append(_removed(old.module, name, before))
             continue
-        if after.kind == UNBOUND and before.kind != UNBOUND:
-            changes.append(ApiChange(name, 1, f"'{old.module}.{name}' is listed in __all__ but no longer bound"))
-            continue
-        changes.extend(_decorator_changes(old.module, name, before, after))
-        if after.is_async and not before.is_async and before.kind == after.kind == "function":
-            changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now `async def`: callers get a "
-                                     "coroutine instead of its result", origin=after.origin))
-        if before.params is not None and after.params is not None:
-            found = _diff_params(f"{old.module}.{name}", after.line, _as_called(name, before.params),
-                                 _as_called(name, after.params))
-            changes.extend(ApiChange(c.name, c.line, c.message, c.kind, after.origin) for c in found)
-        elif before.params is not None and after.params is None:
-            if after.kind in ("import", "module-import"):
-                message = (f"'{old.module}.{name}' is now bound to {_shown(after.source)}, which the checker cannot "
-                           "read from this repository, so its parameters are unknown")
-            else:
-                message = f"'{old.module}.{name}' is no longer callable with the same parameters"
-            changes.append(ApiChange(name, after.line, message, origin=after.origin))
-        elif before.params is None and after.params is None and before.kind in ("import", "module-import") \
-                and before.source != after.source and before.source is not None:
-            changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' is now bound to {_shown(after.source)} "
-                                     f"instead of {_shown(before.source)}", origin=after.origin))
+        changes.extend(_entry_changes(old.module, name, before, after))
+        changes.extend(ApiChange(name, after.line, f"'{old.module}.{name}' no longer derives from {_shown(base)}: "
+                                 "what its instances inherited from it, and `isinstance` checks against it, may break",
+                                 origin=after.origin)
+                       for base in old.outside_bases.get(name, ()) if after.kind == "class" and base not in after.bases)
+    for name, main in new.alternative_of.items():
+        if name not in old.entries and main in old.entries:
+            # a path that bound the name as the base's name binds it otherwise now: its callers had the base's
+            changes.extend(_entry_changes(old.module, name, old.entries[main], new.entries[name]))
     return changes + _constructor_changes(old, new) + _switch_read_changes(old, new)
+
+
+def _entry_changes(module: str, name: str, before: Entry, after: Entry) -> list[ApiChange]:
+    """What a caller of `before` (the base's binding of `name`) would find broken in `after` (the head's)."""
+    changes: list[ApiChange] = []
+    if after.kind == UNBOUND and before.kind != UNBOUND:
+        return [ApiChange(name, 1, f"'{module}.{name}' is listed in __all__ but no longer bound")]
+    changes.extend(_decorator_changes(module, name, before, after))
+    if after.is_async and not before.is_async and before.kind == after.kind == "function":
+        changes.append(ApiChange(name, after.line, f"'{module}.{name}' is now `async def`: callers get a "
+                                 "coroutine instead of its result", origin=after.origin))
+    if before.params is not None and after.params is not None:
+        found = _diff_params(f"{module}.{name}", after.line, _as_called(name, before.params),
+                             _as_called(name, after.params))
+        changes.extend(ApiChange(c.name, c.line, c.message, c.kind, after.origin) for c in found)
+    elif before.params is not None and after.params is None:
+        if after.kind in ("import", "module-import"):
+            message = (f"'{module}.{name}' is now bound to {_shown(after.source)}, which the checker cannot "
+                       "read from this repository, so its parameters are unknown")
+        else:
+            message = f"'{module}.{name}' is no longer callable with the same parameters"
+        changes.append(ApiChange(name, after.line, message, origin=after.origin))
+    elif before.params is None and after.params is None and before.kind in ("import", "module-import") \
+            and before.source != after.source and before.source is not None:
+        changes.append(ApiChange(name, after.line, f"'{module}.{name}' is now bound to {_shown(after.source)} "
+                                 f"instead of {_shown(before.source)}", origin=after.origin))
+    return changes
 
 
 def _as_called(name: str, params: tuple[Parameter, ...]) -> tuple[Parameter, ...]:

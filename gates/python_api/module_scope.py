@@ -85,7 +85,8 @@ class ModuleScope:
     star_modules: list[str] = field(default_factory=list)  # dotted names of the repository modules star imports read
     import_paths: list[str] = field(default_factory=list)  # files read to follow imports (`definition`)
     conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
-    alternatives: dict[str, list[Entry]] = field(default_factory=dict)  # `except ImportError:` fallbacks of a name
+    # the other paths' bindings of a name, one per path after the first, in order: `except ImportError:` fallbacks
+    alternatives: dict[str, list[Entry]] = field(default_factory=dict)
     # names whose `alternatives` are the definitions on the other paths through an `if` (name -> `if ...:`)
     path_variants: dict[str, str] = field(default_factory=dict)
     # conditional names that every path binding them imports from outside the repository, and some path leaves
@@ -250,6 +251,8 @@ class ModuleScope:
             return None
         if found.returns_argument:
             return None  # hands back what it decorates (`fn.__doc__ = ...; return fn`), or a factory of that
+        if found.kind == "constant" and found.value is not None:
+            return f"{decorator} [= {found.value}]"  # `_compile = torch.compile(...)`, or one value per path
         return f"{decorator} [{found.fingerprint or found.kind}]"
 
 

@@ -116,6 +116,17 @@ def _constant_truth(test: ast.expr) -> bool | None:
     return None
 
 
+# what a test over module constants may hold to be decided by the reading (`_Binder.module_constant_truth`)
+_LITERAL_TEST_NODES = (ast.Name, ast.Load, ast.Constant, ast.UnaryOp, ast.Not, ast.BoolOp, ast.And, ast.Or,
+                       ast.Compare, ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.Tuple)
+
+
+def _immutable(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_immutable(item) for item in value)
+    return value is None or isinstance(value, (bool, int, float, complex, str, bytes))
+
+
 def _ends_in_raise(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Raise)
 
@@ -335,6 +346,8 @@ class _Binder(AllChanges):
             truth = _constant_truth(stmt.test)
             if truth is None:
                 truth = self.dependency_truth(stmt.test)
+            if truth is None:
+                truth = self.module_constant_truth(stmt.test)
             self.check_all_mention(stmt.test, line)
             if truth is True:
                 self.block(stmt.body)
@@ -466,6 +479,30 @@ class _Binder(AllChanges):
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             return isinstance(test.ops[0], ast.IsNot)  # `if _X is not None:` where the import of `_X` works
         return None
+
+    def module_constant_truth(self, test: ast.expr) -> bool | None:
+        """`if _LEGACY:` (`not`, `and`, `or`, `==`, `!=`, `is`, `is not` too) over module constants the module set
+        to a literal above, on every path, and nothing rebinds: Python takes the one path, and so does the reading
+        (flipping the constant is then a change of the definitions callers get)."""
+        names = {node.id for node in ast.walk(test) if isinstance(node, ast.Name)}
+        if not names or any(not isinstance(node, _LITERAL_TEST_NODES) for node in ast.walk(test)):
+            return None
+        values = {}
+        for name in names:
+            entry = self.scope.names.get(name)
+            if entry is None or entry.kind != "constant" or entry.value is None or name in self.scope.conditional \
+                    or name in self.scope.rebound:
+                return None
+            try:
+                values[name] = ast.literal_eval(entry.value)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                return None
+            if not _immutable(values[name]):
+                return None  # a list or dict may be changed in place between its assignment and the test
+        try:
+            return bool(eval(compile(ast.Expression(test), "<test>", "eval"), {"__builtins__": {}}, values))
+        except Exception:  # noqa: BLE001 - a test Python would fail on is not one the reading decides
+            return None
 
     def importer_calls(self, node: ast.AST) -> list[ast.Call]:
         """Calls of anything named `import_module` (the static guard leaves those at module level to this reader)."""
@@ -696,10 +733,25 @@ class _Binder(AllChanges):
                 else:
                     self.bind(target.id, Entry(target.id, "constant", line, value=self.constant_text(value)))
                     self.literal_nodes[target.id] = value
+            elif self.function_attribute(target):
+                # `attention.paged = _paged`: callers reach it as `attention.paged`, a member of the function
+                self.check_all_mention(value, line)
+                key = f"{target.value.id}.{target.attr}"
+                aliased = self.scope.names.get(value.id) if isinstance(value, ast.Name) else None
+                self.scope.members[key] = replace(aliased, name=key, line=line) \
+                    if aliased is not None and aliased.kind != "constant" \
+                    else Entry(key, "constant", line, value=self.constant_text(value))
             else:
                 self.check_all_mention(target, line)
                 self.bind_targets(target, line, ast.unparse(stmt))
         self.walrus(value)
+
+    def function_attribute(self, target: ast.expr) -> bool:
+        """`fn.attr` (not a dunder) on a function the module defines: an attribute of the function object."""
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)) or target.attr.startswith("__"):
+            return False
+        owner = self.scope.names.get(target.value.id)
+        return owner is not None and owner.kind == "function" and owner.origin is None and owner.source is None
 
     def augmented(self, name: str, stmt: ast.AugAssign) -> str:
         """The value of `name` after `name += x`, as source text: `(1) + 3`."""
@@ -831,21 +883,22 @@ class _Binder(AllChanges):
                 continue
             if fallbacks and len(present) == len(entries) and entries[0].kind in ("import", "function", "class"):
                 names[name] = entries[0]  # `try: from .cuda import op / except ImportError: from .portable import op`
-                others = [e for e in entries[1:] if not _same(e, entries[0])]
-                self.scope.alternatives[name] = list(dict.fromkeys(others))
+                self.scope.alternatives[name] = entries[1:]  # one per handler, in order, each compared too
                 continue
             if not fallbacks and len(present) == len(entries) and len(kinds) == 1 and kinds <= {"function", "class"}:
                 # `if transformers > X: class Cache(FLACache) / else: class Cache(LegacyFLACache)`: the first path's
-                # definition, the others kept beside it, each compared too
+                # definition, each other path's kept beside it by its place, each compared too
                 names[name] = entries[0]
-                others = [e for e in entries[1:] if not _same(e, entries[0])]
-                self.scope.alternatives[name] = list(dict.fromkeys(others))
+                self.scope.alternatives[name] = entries[1:]
                 self.scope.path_variants[name] = where[0]
                 continue
             assigned = [_assigned_text(body, name) for body in paths] if kinds != {"constant"} else [None]
             if len(present) == len(entries) and None not in assigned:
                 # `if compiling: torch_compile = torch.compile(fullgraph=True) / else: torch_compile = identity`:
                 # a name every path sets by one assignment is a constant, its value the paths' expressions
+                # a path's value naming a definition of this module is that definition: its digest is part of it
+                assigned = [f"{text} [{entry.fingerprint}]" if entry.kind in ("function", "class")
+                            and entry.fingerprint is not None else text for text, entry in zip(assigned, entries)]
                 values = list(dict.fromkeys(assigned))
                 names[name] = Entry(name, "constant", present[-1].line,
                                     value=values[0] if len(values) == 1 else f"{' or '.join(values)} (depending on {where[0]})")

@@ -18,7 +18,8 @@ surface that may not be the real one:
   a module of the same top-level package (`api.attention_decode = ...`,
   `del LayerWorkspace.partials`, `kernels.api.f = g`); `__doc__` and `__module__` may be set, and so
   may an attribute whose name does not start with `__` on a name the module binds only by `def`
-  (`_torch_compile._skip_grpo = True`: a flag on a function object, which no signature reads);
+  (`_torch_compile._skip_grpo = True`, a flag on a function object, which no signature reads; the
+  surface reader keeps a public one, `attention.paged = _paged`, as the function's member);
 - the signature attributes of any function set or deleted (`__defaults__`, `__kwdefaults__`,
   `__code__`, `__signature__`, `__wrapped__`), `__kwdefaults__` even read (a dict changed in
   place), and the `__dict__` of a module-level definition; reading `fn.__code__` changes nothing;

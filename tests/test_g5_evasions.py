@@ -1,0 +1,391 @@
+"""Changes that break a covered package's public API behind the idioms G5 reads: a caller's code
+that worked at base fails (or behaves differently) at head.
+
+Each test builds a repository whose base defines a public entry point a caller can use,
+changes it at head, and asserts that G5 reports the change as an error. A test marked
+`xfail(strict=True)` is a break G5 does not catch yet (its reason says why); the mark comes
+off with the fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gitrepo_builder import ADA, g5_of, seeded_repo
+
+
+def g5_after(tmp_path, base: dict[str, str], head: dict[str, str]) -> list[tuple[str, str, str]]:
+    """G5's findings for a change from `base` (files added to a seeded `kernels` package) to `head`."""
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", **base})
+    repo.branch("change")
+    for path, text in head.items():
+        repo.write(path, text)
+    repo.commit("Change the package", who=ADA)
+    return g5_of(repo.check())
+
+
+def errors(found) -> list[str]:
+    return [message for _, severity, message in found if severity == "error"]
+
+
+def reported(found, *needles: str) -> bool:
+    """Whether one G5 error names every needle (the broken name, say)."""
+    return any(all(needle in message for needle in needles) for message in errors(found))
+
+
+# -- a name every path through an `if` sets by one assignment ---------------------------------------------------
+
+PER_PATH_ALIAS = '''\
+import os
+
+
+def _fast_norm(x, weight, *, eps=1e-6):
+    return x
+
+
+def _slow_norm(x, weight, *, eps=1e-6):
+    return x
+
+
+if os.getenv("KERNELS_FAST"):
+    rms_norm = _fast_norm
+else:
+    rms_norm = _slow_norm
+'''
+
+
+def test_the_function_another_path_binds_losing_a_parameter_is_a_break(tmp_path):
+    """Without KERNELS_FAST (the default), `rms_norm(x, w, eps=1e-5)` raises TypeError at head."""
+    path = "kernels/ops/norm.py"
+    found = g5_after(tmp_path, {path: PER_PATH_ALIAS}, {path: PER_PATH_ALIAS.replace(
+        "def _slow_norm(x, weight, *, eps=1e-6)", "def _slow_norm(x, weight)")})
+    assert reported(found, "rms_norm", "eps"), found
+
+
+# -- a decorator that is a name set on each path of an `if` -----------------------------------------------------
+
+PER_PATH_DECORATOR = '''\
+import os
+
+import torch
+
+
+def _identity(fn):
+    return fn
+
+
+def _swap(fn):
+    def inner(b, a):
+        return fn(a, b)
+    return inner
+
+
+if os.getenv("KERNELS_COMPILE") == "1":
+    _compile = torch.compile(fullgraph=True)
+else:
+    _compile = _identity
+
+
+@_compile
+def fused(hidden, delta):
+    return hidden
+'''
+
+
+def test_a_per_path_decorator_rebound_to_one_that_changes_the_signature_is_a_break(tmp_path):
+    """`fused(h, d)` now gets its arguments swapped; a single `_compile = _swap` is reported, the per-path one not."""
+    path = "kernels/ops/compile.py"
+    found = g5_after(tmp_path, {path: PER_PATH_DECORATOR}, {path: PER_PATH_DECORATOR.replace(
+        "    _compile = _identity", "    _compile = _swap")})
+    assert reported(found, "fused"), found
+
+
+def test_the_function_behind_a_per_path_decorator_redefined_is_a_break(tmp_path):
+    path = "kernels/ops/compile.py"
+    found = g5_after(tmp_path, {path: PER_PATH_DECORATOR}, {path: PER_PATH_DECORATOR.replace(
+        "def _identity(fn):\n    return fn", "def _identity(fn):\n    return _swap(fn)")})
+    assert reported(found, "fused"), found
+
+
+# -- a class or function every path through an `if` defines ------------------------------------------------------
+
+PER_PATH_DEF = '''\
+_LEGACY = False
+
+if _LEGACY:
+    def scale(x, factor=1.0):
+        return x
+else:
+    def scale(x, factor=2.0):
+        return x
+'''
+
+
+def test_flipping_the_constant_that_selects_a_path_is_a_break(tmp_path):
+    """`scale(x)` used `factor=2.0` at base and `factor=1.0` at head; no definition changed."""
+    path = "kernels/ops/scale.py"
+    found = g5_after(tmp_path, {path: PER_PATH_DEF}, {path: PER_PATH_DEF.replace("_LEGACY = False", "_LEGACY = True")})
+    assert reported(found, "scale"), found
+
+
+SAME_ON_EACH_PATH = '''\
+import os
+
+if os.getenv("KERNELS_LEGACY"):
+    def scale(x, *, factor=1.0):
+        return x
+else:
+    def scale(x, *, factor=1.0):
+        return x * 1
+'''
+
+
+def test_the_path_most_machines_take_losing_a_parameter_is_a_break(tmp_path):
+    """Without KERNELS_LEGACY, `scale(x, factor=2.0)` worked at base and raises TypeError at head."""
+    path = "kernels/ops/scale.py"
+    found = g5_after(tmp_path, {path: SAME_ON_EACH_PATH}, {path: SAME_ON_EACH_PATH.replace(
+        "def scale(x, *, factor=1.0):\n        return x * 1", "def scale(x):\n        return x * 1")})
+    assert reported(found, "scale", "factor"), found
+
+
+CLASS_ON_EACH_PATH = '''\
+import os
+
+if os.getenv("KERNELS_LEGACY"):
+    class Cache:
+        def update(self, state, *, layer=0):
+            return state
+else:
+    class Cache:
+        def update(self, state, *, layer=0):
+            return state
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="paths whose members differ make the module unreadable, and importing it "
+                                       "reads only the path the checking machine takes")
+def test_a_class_on_a_path_the_checking_machine_does_not_take_losing_a_parameter_is_a_break(tmp_path):
+    """With KERNELS_LEGACY set, `Cache().update(s, layer=1)` worked at base and raises TypeError at head."""
+    path = "kernels/ops/cache_paths.py"
+    found = g5_after(tmp_path, {path: CLASS_ON_EACH_PATH}, {path: CLASS_ON_EACH_PATH.replace(
+        "def update(self, state, *, layer=0):", "def update(self, state):", 1)})
+    assert reported(found, "Cache"), found
+
+
+# -- a non-dunder attribute set on a function bound by `def` -----------------------------------------------------
+
+FUNCTION_NAMESPACE = '''\
+def _paged(q, k_cache, *, block_size=16):
+    return q
+
+
+def attention(q, k, v):
+    return q
+
+
+attention.paged = _paged
+'''
+
+
+def test_an_entry_point_hung_on_a_function_losing_a_parameter_is_a_break(tmp_path):
+    path = "kernels/ops/attention.py"
+    found = g5_after(tmp_path, {path: FUNCTION_NAMESPACE}, {path: FUNCTION_NAMESPACE.replace(", *, block_size=16", "")})
+    assert reported(found, "paged"), found
+
+
+def test_an_entry_point_hung_on_a_function_removed_is_a_break(tmp_path):
+    path = "kernels/ops/attention.py"
+    found = g5_after(tmp_path, {path: FUNCTION_NAMESPACE}, {path: FUNCTION_NAMESPACE.replace(
+        "attention.paged = _paged\n", "")})
+    assert reported(found, "paged"), found
+
+
+# -- `except ImportError: X = object` beside an outside import, and class bases ----------------------------------
+
+STAND_IN = '''\
+try:
+    from transformers.cache_utils import CacheLayerMixin
+except ImportError:
+    CacheLayerMixin = object
+
+
+class KernelCacheLayer(CacheLayerMixin):
+    def update(self, *, state=None, offset=1):
+        return state
+'''
+
+
+def test_a_stand_in_base_class_turned_into_none_is_a_break(tmp_path):
+    path = "kernels/ops/cache.py"
+    found = g5_after(tmp_path, {path: STAND_IN}, {path: STAND_IN.replace("CacheLayerMixin = object",
+                                                                       "CacheLayerMixin = None")})
+    assert reported(found, "KernelCacheLayer") or reported(found, "CacheLayerMixin"), found
+
+
+def test_a_stand_in_library_class_swapped_for_another_is_a_break(tmp_path):
+    path = "kernels/ops/cache.py"
+    found = g5_after(tmp_path, {path: STAND_IN}, {path: STAND_IN.replace(
+        "from transformers.cache_utils import CacheLayerMixin",
+        "from transformers.cache_utils import DynamicCache as CacheLayerMixin")})
+    assert reported(found, "KernelCacheLayer") or reported(found, "CacheLayerMixin"), found
+
+
+def test_a_public_class_based_on_another_builtin_is_a_break(tmp_path):
+    path = "kernels/ops/table.py"
+    found = g5_after(tmp_path, {path: "class Table(dict):\n    pass\n"}, {path: "class Table(list):\n    pass\n"})
+    assert reported(found, "Table"), found
+
+
+# -- a public alias of a private callable -------------------------------------------------------------------------
+
+PRIVATE_IMPL = "def _norm(x, weight, *, eps=1e-6):\n    return x\n"
+
+
+@pytest.mark.parametrize("alias", [
+    "from kernels.ops._impl import _norm\n\nrms_norm = _norm\n",
+    "from kernels.ops._impl import _norm as rms_norm\n",
+    "from kernels.ops import _impl\n\nrms_norm = _impl._norm\n",
+    # the device-function idiom over a module of the repository: refused statically, but only re-read when the
+    # module itself changes, and an import reads no name defined elsewhere
+    "import triton\n\nfrom kernels.ops import _impl as tl\n\nHAS = True\n\nif HAS:\n    rms_norm = tl._norm\n"
+    "else:\n    @triton.jit\n    def rms_norm(x, weight, eps):\n        return x\n",
+])
+@pytest.mark.xfail(strict=True, reason="in a module that is not a package, a public name bound to a callable "
+                                       "imported from another module is left out of the surface")
+def test_a_public_alias_of_an_imported_private_callable_is_api(tmp_path, alias):
+    """`kernels.ops.api.rms_norm(x, w, eps=1e-5)` worked at base; `_norm` loses `eps` at head."""
+    found = g5_after(tmp_path, {"kernels/ops/_impl.py": PRIVATE_IMPL, "kernels/ops/api.py": alias},
+                     {"kernels/ops/_impl.py": PRIVATE_IMPL.replace(", *, eps=1e-6", "")})
+    assert reported(found, "rms_norm", "eps"), found
+
+
+# -- `try: from .vendor import f` / `except ImportError: from .portable import f` -------------------------------
+
+VENDOR = "def rms_norm(x, weight, eps=1e-6, *, out=None):\n    return x\n"
+PORTABLE = "def rms_norm(x, weight, eps=1e-6):\n    return x\n"
+FALLBACK = '''\
+try:
+    from kernels.ops._cuda_norm import rms_norm
+except ImportError:
+    from kernels.ops._portable import rms_norm
+'''
+VENDOR_PACKAGE = {"kernels/ops/_cuda_norm.py": VENDOR, "kernels/ops/_portable.py": PORTABLE,
+                  "kernels/ops/__init__.py": FALLBACK}
+
+
+@pytest.mark.parametrize("raising", [
+    "    from kernels.ops._cuda_norm import _FEATURE\n",  # a name the vendor module does not have
+    "    raise ImportError('vendor build disabled')\n",
+])
+@pytest.mark.xfail(strict=True, reason="the `try` body's first binding is taken as what every vendor machine gets, "
+                                       "though a later statement of the body raising ImportError hands every "
+                                       "machine the fallback")
+def test_a_try_body_that_always_falls_back_is_a_break(tmp_path, raising):
+    """Where the vendor build is installed, `rms_norm(x, w, out=buf)` worked at base; at head it raises TypeError."""
+    path = "kernels/ops/__init__.py"
+    found = g5_after(tmp_path, VENDOR_PACKAGE,
+                     {path: FALLBACK.replace("import rms_norm\nexcept", "import rms_norm\n" + raising + "except")})
+    assert reported(found, "rms_norm"), found
+
+
+@pytest.mark.xfail(strict=True, reason="an `ImportError fallback` entry that goes away is not reported as removed")
+def test_dropping_the_import_error_fallback_is_a_break(tmp_path):
+    """Without the vendor build, `import kernels.ops` worked at base; at head it raises ImportError."""
+    path = "kernels/ops/__init__.py"
+    found = g5_after(tmp_path, VENDOR_PACKAGE, {path: "from kernels.ops._cuda_norm import rms_norm\n"})
+    assert reported(found, "rms_norm"), found
+
+
+# -- `_import_structure` lazy maps --------------------------------------------------------------------------------
+
+NORM = "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n\n\ndef layer_norm(x, weight):\n    return x\n"
+LAZY_PACKAGE = '''\
+import sys
+
+from transformers.utils import _LazyModule
+
+_import_structure = {"norm": ["rms_norm", "layer_norm"]}
+
+sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure, module_spec=__spec__)
+'''
+
+
+@pytest.mark.parametrize("statement", [
+    '_import_structure["norm"].remove("layer_norm")\n',
+    '_import_structure["norm"].pop()\n',
+])
+@pytest.mark.xfail(strict=True, reason="`.remove` and `.pop` of a list in the lazy map are neither applied nor "
+                                       "refused: the name removed still counts as present")
+def test_a_name_taken_out_of_the_lazy_map_is_a_break(tmp_path, statement):
+    """`from kernels.ops import layer_norm` fails at head."""
+    path = "kernels/ops/__init__.py"
+    found = g5_after(tmp_path, {"kernels/ops/norm.py": NORM, path: LAZY_PACKAGE},
+                     {path: LAZY_PACKAGE.replace("\nsys.modules", statement + "\nsys.modules")})
+    assert reported(found, "layer_norm") or reported(found, "kernels.ops", "cannot read"), found
+
+
+# -- `importlib.import_module` of a literal -----------------------------------------------------------------------
+
+NORM_V1 = "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n"
+NORM_V2 = "def rms_norm(x, weight):\n    return x\n"
+MODULE_ALIAS = 'import importlib\n\nnorm = importlib.import_module("kernels.ops.norm_v1")\n'
+
+
+@pytest.mark.xfail(strict=True, reason="a name bound by `importlib.import_module` of a literal is not compared by "
+                                       "which module it is, while `from kernels.ops import norm_v2 as norm` is")
+def test_a_module_alias_from_import_module_pointed_at_another_module_is_a_break(tmp_path):
+    """`kernels.ops.norm.rms_norm(x, w, eps=1e-5)` breaks."""
+    path = "kernels/ops/__init__.py"
+    found = g5_after(tmp_path, {"kernels/ops/norm_v1.py": NORM_V1, "kernels/ops/norm_v2.py": NORM_V2,
+                                path: MODULE_ALIAS}, {path: MODULE_ALIAS.replace("norm_v1", "norm_v2")})
+    assert reported(found, "norm"), found
+
+
+# -- class members that change how instances behave ---------------------------------------------------------------
+
+BACKEND = "class Backend:\n    def run(self, x, *, scale=1.0):\n        return x\n"
+
+
+@pytest.mark.parametrize("added", [
+    "\n    def __eq__(self, other):\n        return True\n",  # Python sets __hash__ to None beside it
+    "\n    __hash__ = None\n",
+    "\n    __slots__ = ()\n",  # `backend.tag = 'x'` raises AttributeError
+])
+@pytest.mark.xfail(strict=True, reason="a class member that makes instances unhashable or closes their attributes "
+                                       "is taken as growth or not compared")
+def test_a_member_that_takes_away_what_instances_could_do_is_a_break(tmp_path, added):
+    """`{Backend(): 1}` (or `Backend().tag = 'x'`) worked at base and raises TypeError (AttributeError) at head."""
+    path = "kernels/ops/backend.py"
+    found = g5_after(tmp_path, {path: BACKEND}, {path: BACKEND + added})
+    assert reported(found, "Backend"), found
+
+
+# -- a default that is a mutable module constant ------------------------------------------------------------------
+
+MUTABLE_DEFAULT = '_CFG = {"eps": 1e-6}\n\n\ndef rms_norm(x, weight, cfg=_CFG):\n    return x\n'
+
+
+@pytest.mark.parametrize("old, new", [
+    ('_CFG = {"eps": 1e-6}\n', '_CFG = {"eps": 1e-6}\n_CFG["eps"] = 1e-3\n'),  # before the def
+    ("    return x\n", '    return x\n\n\n_CFG.update(eps=1e-3)\n'),  # after it: the same object
+])
+@pytest.mark.xfail(strict=True, reason="a default naming a dict constant is compared by its literal, not by the "
+                                       "value it has once the module changed it in place")
+def test_a_default_changed_in_place_is_a_break(tmp_path, old, new):
+    path = "kernels/ops/cfg.py"
+    found = g5_after(tmp_path, {path: MUTABLE_DEFAULT}, {path: MUTABLE_DEFAULT.replace(old, new)})
+    assert reported(found, "rms_norm", "cfg"), found
+
+
+# -- seen-through decorators --------------------------------------------------------------------------------------
+
+CACHED = ("import functools\n\n\n@functools.lru_cache(maxsize=None)\n"
+          "def block_table(n, *, page=16):\n    return (n, page)\n")
+
+
+@pytest.mark.xfail(strict=True, reason="lru_cache is seen through, so dropping it is not a change, though "
+                                       "`block_table.cache_clear()` then raises AttributeError")
+def test_dropping_lru_cache_is_a_break(tmp_path):
+    path = "kernels/ops/tables.py"
+    found = g5_after(tmp_path, {path: CACHED}, {path: CACHED.replace("@functools.lru_cache(maxsize=None)\n", "")})
+    assert reported(found, "block_table"), found
