@@ -139,8 +139,7 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
             surface.entries.update({key: _with_decorators(scope, member) for key, member in scope.members.items()
                                     if key.startswith(name + ".") and not key.rpartition(".")[2].startswith("_")})
         if entry.kind == "class":
-            surface.outside_bases[name] = tuple(base for base in entry.bases if base not in _IMPLICIT_BASES
-                                                and scope.lookup(base)[0] is None)
+            surface.outside_bases[name] = _outside_ancestors(scope, entry.bases)
             members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
             members = scope.class_members(name, entry, members)
             surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()
@@ -169,6 +168,21 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         surface.entries.update(_switch_reads(scope, surface, name))
     surface.import_paths = [p for p in scope.import_paths if p != path]
     return surface
+
+
+def _outside_ancestors(scope: ModuleScope, bases: tuple[str, ...], depth: int = 0) -> tuple[str, ...]:
+    """The classes from outside the repository a class derives from, directly or through the repository's own
+    classes (`class A(B)` with the repository's `class B(torch.nn.Module)`: `torch.nn:Module`)."""
+    found: list[str] = []
+    for base in bases:
+        if base in _IMPLICIT_BASES:
+            continue
+        definition, _ = scope.lookup(base)
+        if definition is None:
+            found.append(base)
+        elif definition.kind == "class" and depth < 32:
+            found.extend(_outside_ancestors(scope, definition.bases, depth + 1))
+    return tuple(dict.fromkeys(found))
 
 
 def _is_internal(entry: Entry, internal: frozenset) -> bool:
@@ -349,7 +363,8 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
         changes.extend(ApiChange(name, after.line, f"'{old.module}.{name}' no longer derives from {_shown(base)}: "
                                  "what its instances inherited from it, and `isinstance` checks against it, may break",
                                  origin=after.origin)
-                       for base in old.outside_bases.get(name, ()) if after.kind == "class" and base not in after.bases)
+                       for base in old.outside_bases.get(name, ())
+                       if after.kind == "class" and base not in new.outside_bases.get(name, ()))
     for name, main in new.alternative_of.items():
         if name not in old.entries and main in old.entries:
             # a path that bound the name as the base's name binds it otherwise now: its callers had the base's

@@ -251,8 +251,6 @@ class ModuleScope:
             return None
         if found.returns_argument:
             return None  # hands back what it decorates (`fn.__doc__ = ...; return fn`), or a factory of that
-        if found.kind == "constant" and found.value is not None:
-            return f"{decorator} [= {found.value}]"  # `_compile = torch.compile(...)`, or one value per path
         return f"{decorator} [{found.fingerprint or found.kind}]"
 
 

@@ -896,12 +896,13 @@ class _Binder(AllChanges):
             if len(present) == len(entries) and None not in assigned:
                 # `if compiling: torch_compile = torch.compile(fullgraph=True) / else: torch_compile = identity`:
                 # a name every path sets by one assignment is a constant, its value the paths' expressions
-                # a path's value naming a definition of this module is that definition: its digest is part of it
-                assigned = [f"{text} [{entry.fingerprint}]" if entry.kind in ("function", "class")
-                            and entry.fingerprint is not None else text for text, entry in zip(assigned, entries)]
                 values = list(dict.fromkeys(assigned))
+                # the paths' values that name a definition of the module: a decorator bound this way is compared
+                # by them (`_compile = _identity` on one path becoming `_swap`, or `_identity` redefined)
+                named = [str(e.fingerprint) for e in entries if e.kind in ("function", "class") and e.fingerprint]
                 names[name] = Entry(name, "constant", present[-1].line,
-                                    value=values[0] if len(values) == 1 else f"{' or '.join(values)} (depending on {where[0]})")
+                                    value=values[0] if len(values) == 1 else f"{' or '.join(values)} (depending on {where[0]})",
+                                    fingerprint=" ".join(named) or None)
                 conditional[name] = (*where, True)
                 continue
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
