@@ -288,12 +288,19 @@ def test_a_try_body_that_always_falls_back_is_a_break(tmp_path, raising):
     assert reported(found, "rms_norm"), found
 
 
-@pytest.mark.xfail(strict=True, reason="an `ImportError fallback` entry that goes away is not reported as removed")
-def test_dropping_the_import_error_fallback_is_a_break(tmp_path):
+@pytest.mark.parametrize("portable", [PORTABLE, VENDOR], ids=["fallback-differs", "fallback-same-signature"])
+def test_dropping_the_import_error_fallback_is_a_break(tmp_path, portable):
     """Without the vendor build, `import kernels.ops` worked at base; at head it raises ImportError."""
     path = "kernels/ops/__init__.py"
-    found = g5_after(tmp_path, VENDOR_PACKAGE, {path: "from kernels.ops._cuda_norm import rms_norm\n"})
-    assert reported(found, "rms_norm"), found
+    found = g5_after(tmp_path, {**VENDOR_PACKAGE, "kernels/ops/_portable.py": portable},
+                     {path: "from kernels.ops._cuda_norm import rms_norm\n"})
+    assert reported(found, "rms_norm", "no longer falls back"), found
+
+
+def test_a_fallback_that_now_matches_the_vendor_build_is_no_break(tmp_path):
+    """The portable version gains the vendor build's parameter: every machine's callers keep working."""
+    found = g5_after(tmp_path, VENDOR_PACKAGE, {"kernels/ops/_portable.py": VENDOR})
+    assert errors(found) == [], found
 
 
 # -- `_import_structure` lazy maps --------------------------------------------------------------------------------

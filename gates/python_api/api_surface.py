@@ -68,6 +68,8 @@ class ModuleSurface:
     # class -> its bases from outside the repository (`dict`, `transformers.cache_utils:CacheLayerMixin`), whose
     # members the checker cannot read: a class that stops deriving from one is reported
     outside_bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # public names bound under `try:` with `except ImportError:` handlers that bind them too (a vendor fallback)
+    fallback_guarded: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
             header, line = scope.kernel_fallbacks[name]
             _refuse(surface, f"public name '{name}' is bound differently on some paths through {header}", line)
         surface.entries[name] = _with_decorators(scope, entry)
+        if name in scope.fallback_guarded:
+            surface.fallback_guarded.add(name)
         for index, alternative in enumerate(scope.alternatives.get(name, []), 1):
             fallback, _ = _bound(scope, surface, alternative)
             label = f"another path through {scope.path_variants[name]}, {index}" if name in scope.path_variants \
@@ -360,6 +364,10 @@ def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChan
             changes.append(_removed(old.module, name, before))
             continue
         changes.extend(_entry_changes(old.module, name, before, after))
+        if name in old.fallback_guarded and name not in new.fallback_guarded:
+            changes.append(ApiChange(name, after.line, f"'{old.module}.{name}' no longer falls back where its import "
+                                     "fails (`except ImportError:`): without that dependency the module stops importing",
+                                     origin=after.origin))
         changes.extend(ApiChange(name, after.line, f"'{old.module}.{name}' no longer derives from {_shown(base)}: "
                                  "what its instances inherited from it, and `isinstance` checks against it, may break",
                                  origin=after.origin)

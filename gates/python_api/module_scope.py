@@ -87,6 +87,8 @@ class ModuleScope:
     conditional: dict[str, tuple[str, int, bool]] = field(default_factory=dict)  # name -> (`if ...:`, line, value only)
     # the other paths' bindings of a name, one per path after the first, in order: `except ImportError:` fallbacks
     alternatives: dict[str, list[Entry]] = field(default_factory=dict)
+    # names bound under a `try` whose handlers catch `ImportError` and bind them too: they import without the dependency
+    fallback_guarded: set[str] = field(default_factory=set)
     # names whose `alternatives` are the definitions on the other paths through an `if` (name -> `if ...:`)
     path_variants: dict[str, str] = field(default_factory=dict)
     # conditional names that every path binding them imports from outside the repository, and some path leaves

@@ -867,6 +867,10 @@ class _Binder(AllChanges):
             entries = [result[0].get(name) for result in results]
             present = [e for e in entries if e is not None]
             names[name] = present[-1]
+            if fallbacks and len(present) == len(entries) and len(entries) > 1:
+                self.scope.fallback_guarded.add(name)  # bound by the `try` body and, where it fails, by each handler
+            elif len(present) < len(entries):
+                self.scope.fallback_guarded.discard(name)
             if all(e is not None and _same(e, present[0]) for e in entries):
                 continue
             kinds = {e.kind for e in present}
