@@ -29,7 +29,7 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from gates.model.policy import DOCUMENTATION_DECORATORS, INTERNAL_DECORATORS  # noqa: F401 (G5's defaults)
-from gates.python_api.decorators import callee
+from gates.python_api.decorators import ADDITIVE, callee
 from gates.python_api.default_values import fill, read_chain, read_default
 from gates.python_api.module_scope import (
     KEYWORD_ONLY,
@@ -305,8 +305,9 @@ def _shown(source: str | None) -> str:
 
 
 def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> list[ApiChange]:
-    if before.decorators == after.decorators:
-        return []
+    if before.decorators == after.decorators or \
+            tuple(d for d in after.decorators if d not in ADDITIVE or d in before.decorators) == before.decorators:
+        return []  # the same, or `@functools.lru_cache` added: it keeps the signature and only adds attributes
 
     def shown(identities):
         return [d.split(" [", 1)[0].replace(":", ".") for d in identities]

@@ -4,7 +4,8 @@ A decorator can hand callers a different function: a wrapper with its own
 parameters, a `functools.partial`, a property. The surface reader sees through a
 decorator only when it is known to keep the signature:
 
-- `functools.lru_cache` / `functools.cache`, `torch.no_grad` / `torch.inference_mode`
+- `functools.lru_cache` / `functools.cache` (which add `cache_clear` and `cache_info`: dropping one is
+  a change, adding one is not), `torch.no_grad` / `torch.inference_mode`
   / `torch.enable_grad`, `typing.final`, `functools.total_ordering` and
   `dataclasses.dataclass` on classes (modelled apart);
 - `triton.heuristics({...})`, modelled: the parameters named by its literal dict are computed by
@@ -33,6 +34,7 @@ TRANSPARENT = frozenset({
     "torch.autograd.no_grad", "typing.final", "typing_extensions.final", "typing.no_type_check",
     "functools.total_ordering", "dataclasses.dataclass", "triton.heuristics",
 })
+ADDITIVE = frozenset({"functools.lru_cache", "functools.cache"})  # keep the signature, add attributes callers use
 BINDING = frozenset({"staticmethod", "classmethod", "property", "functools.cached_property", "abc.abstractmethod",
                      "typing.overload", "typing_extensions.overload"})
 

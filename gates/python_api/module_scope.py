@@ -45,7 +45,7 @@ import ast
 from dataclasses import dataclass, field, replace
 
 from gates.model.errors import InputError
-from gates.python_api.decorators import BINDING, callee, is_known_transparent
+from gates.python_api.decorators import ADDITIVE, BINDING, callee, is_known_transparent
 from gates.python_api.scope_binder import bind_module
 from gates.python_api.scope_model import (  # noqa: F401  (re-exported: the surface readers import them from here)
     DEFAULT_PACKAGE_ROOTS,
@@ -243,6 +243,8 @@ class ModuleScope:
         plain = decorator.replace(":", ".")
         if plain in BINDING:
             return plain
+        if callee(plain) in ADDITIVE:
+            return callee(plain)  # compared by which it is: dropping it takes `cache_clear` away
         if is_known_transparent(plain) or callee(plain) in self.transparent:
             return None
         target = callee(decorator)
