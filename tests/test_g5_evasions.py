@@ -321,8 +321,6 @@ sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_str
     '_import_structure["norm"].remove("layer_norm")\n',
     '_import_structure["norm"].pop()\n',
 ])
-@pytest.mark.xfail(strict=True, reason="`.remove` and `.pop` of a list in the lazy map are neither applied nor "
-                                       "refused: the name removed still counts as present")
 def test_a_name_taken_out_of_the_lazy_map_is_a_break(tmp_path, statement):
     """`from kernels.ops import layer_norm` fails at head."""
     path = "kernels/ops/__init__.py"

@@ -380,8 +380,11 @@ def changed_name(node: ast.AST) -> str | None:
 
 
 def is_read_only_use(node: ast.AST, name: str, parents: dict) -> bool:
-    """`name` (a Name node) is read, not changed: no subscript store or delete, no mutating method call."""
+    """`name` (a Name node) is read, not changed: no subscript store or delete, no mutating method call, on it or
+    on an item read from it (`_MAP["norm"].remove("rms_norm")` changes the map's list)."""
     parent = parents.get(id(node))
+    while isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+        node, parent = parent, parents.get(id(parent))
     if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, (ast.Store, ast.Del)):
         return False
     if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr not in _READ_ONLY_METHODS:
