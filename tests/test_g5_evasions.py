@@ -356,13 +356,17 @@ BACKEND = "class Backend:\n    def run(self, x, *, scale=1.0):\n        return x
     "\n    __hash__ = None\n",
     "\n    __slots__ = ()\n",  # `backend.tag = 'x'` raises AttributeError
 ])
-@pytest.mark.xfail(strict=True, reason="a class member that makes instances unhashable or closes their attributes "
-                                       "is taken as growth or not compared")
 def test_a_member_that_takes_away_what_instances_could_do_is_a_break(tmp_path, added):
     """`{Backend(): 1}` (or `Backend().tag = 'x'`) worked at base and raises TypeError (AttributeError) at head."""
     path = "kernels/ops/backend.py"
     found = g5_after(tmp_path, {path: BACKEND}, {path: BACKEND + added})
     assert reported(found, "Backend"), found
+
+
+def test_equality_that_keeps_instances_hashable_is_no_break(tmp_path):
+    path = "kernels/ops/backend.py"
+    added = "\n    def __eq__(self, other):\n        return True\n\n    def __hash__(self):\n        return 0\n"
+    assert errors(g5_after(tmp_path, {path: BACKEND}, {path: BACKEND + added})) == []
 
 
 # -- a default that is a mutable module constant ------------------------------------------------------------------

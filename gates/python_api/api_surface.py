@@ -174,6 +174,13 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
     return surface
 
 
+_LIMITS = {
+    "unhashable": "instances are no longer hashable (`__eq__` without `__hash__`, or `__hash__ = None`): callers "
+                  "that keep them in sets or as dict keys break",
+    "slots": "now declares `__slots__`: setting an attribute its instances did not declare raises AttributeError",
+}
+
+
 def _outside_ancestors(scope: ModuleScope, bases: tuple[str, ...], depth: int = 0) -> tuple[str, ...]:
     """The classes from outside the repository a class derives from, directly or through the repository's own
     classes (`class A(B)` with the repository's `class B(torch.nn.Module)`: `torch.nn:Module`)."""
@@ -387,6 +394,8 @@ def _entry_changes(module: str, name: str, before: Entry, after: Entry) -> list[
     if after.kind == UNBOUND and before.kind != UNBOUND:
         return [ApiChange(name, 1, f"'{module}.{name}' is listed in __all__ but no longer bound")]
     changes.extend(_decorator_changes(module, name, before, after))
+    changes.extend(ApiChange(name, after.line, f"'{module}.{name}' {_LIMITS[limit]}", origin=after.origin)
+                   for limit in sorted(after.limits - before.limits))
     if after.is_async and not before.is_async and before.kind == after.kind == "function":
         changes.append(ApiChange(name, after.line, f"'{module}.{name}' is now `async def`: callers get a "
                                  "coroutine instead of its result", origin=after.origin))

@@ -121,6 +121,23 @@ _LITERAL_TEST_NODES = (ast.Name, ast.Load, ast.Constant, ast.UnaryOp, ast.Not, a
                        ast.Compare, ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.Tuple)
 
 
+def _instance_limits(node: ast.ClassDef) -> frozenset[str]:
+    """What a class body takes from its instances (`Entry.limits`): defining `__eq__` without `__hash__` (Python
+    then sets `__hash__ = None`) or `__hash__ = None` makes them unhashable; `__slots__` closes their attributes."""
+    bound: dict[str, ast.stmt] = {}
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound[stmt.name] = stmt
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = stmt
+    hashing = bound.get("__hash__")
+    unhashable = "__eq__" in bound and hashing is None or isinstance(hashing, (ast.Assign, ast.AnnAssign)) \
+        and isinstance(hashing.value, ast.Constant) and hashing.value.value is None
+    return frozenset(limit for limit, on in (("unhashable", unhashable), ("slots", "__slots__" in bound)) if on)
+
+
 def _immutable(value) -> bool:
     if isinstance(value, tuple):
         return all(_immutable(item) for item in value)
@@ -293,7 +310,8 @@ class _Binder(AllChanges):
                                                          generated=True)
         kept = tuple(d for d in decorators if callee(d).replace(":", ".") != "dataclasses.dataclass")
         kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
-        return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases), members
+        return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases, limits=_instance_limits(node)), \
+            members
 
     def method_aliases(self, node: ast.ClassDef, stmt: ast.stmt, defined: dict[str, Entry]) -> dict[str, Entry]:
         """`__call__ = _forward` in a class body: the alias is the method it names, private or not."""

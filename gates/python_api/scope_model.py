@@ -77,6 +77,9 @@ class Entry:
     exported: bool = False  # handed out on purpose: a module `__getattr__` or lazy module lists it
     returns_argument: bool = False  # decorators: `def d(fn): ...; return fn` (or a factory of one)
     is_async: bool = False  # functions: `async def` (callers get a coroutine)
+    # classes: what the body takes from instances, "unhashable" (`__eq__` without `__hash__`, `__hash__ = None`)
+    # and "slots" (`__slots__`)
+    limits: frozenset[str] = frozenset()
 
 
 def decode_source(data: bytes, path: str) -> str:
