@@ -588,7 +588,12 @@ class _Binder(AllChanges):
             self.scope.refuse(f"`{ast.unparse(call)}`", line)  # the module itself: what it does with it is not read
         elif isinstance(stmt, ast.Assign):
             name = stmt.targets[0].id
-            self.bind(name, Entry(name, "module-import", line, source=target))
+            parent, _, leaf = target.rpartition(".")
+            if parent and self.resolver is not None and self.resolver.find(target) is not None:
+                # a module of the repository: the same binding as `from parent import leaf as name`
+                self.bind(name, Entry(name, "import", line, source=f"{parent}:{leaf}"))
+            else:
+                self.bind(name, Entry(name, "module-import", line, source=target))
         elif self.is_package and target.startswith(self.scope.module + "."):
             name = target[len(self.scope.module) + 1:].split(".")[0]
             if name not in self.scope.names:
