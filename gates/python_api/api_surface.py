@@ -86,6 +86,14 @@ _CONSTRUCTORS = ("__init__", "__new__")
 _IMPLICIT_BASES = ("object", "builtins:object", "builtins.object")  # every class derives from it
 
 
+def _public_alias_of_private(scope: ModuleScope, name: str, entry: Entry) -> bool:
+    """`from ._impl import _norm as rms_norm` (or `rms_norm = _norm` after importing it): a public name for a
+    private definition of the repository is handed out on purpose, in a plain module too."""
+    if name.startswith("_") or entry.kind != "import" or not entry.source or ":" not in entry.source:
+        return False
+    return entry.source.rpartition(":")[2].startswith("_") and scope.lookup(entry.source)[0] is not None
+
+
 def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
     if name.startswith("_"):
         return False
@@ -119,7 +127,8 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         public = list(dict.fromkeys(scope.exports)) + unfollowed
     else:
         public = [name for name, entry in scope.names.items()
-                  if _is_public(name, entry, is_package) and not scope.imported_when(name)]
+                  if (_is_public(name, entry, is_package) or _public_alias_of_private(scope, name, entry))
+                  and not scope.imported_when(name)]
     internal = frozenset(internal_decorators)
     for name in public:
         entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))
