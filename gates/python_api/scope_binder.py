@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import hashlib
 import re
 from dataclasses import replace
 
@@ -28,6 +29,7 @@ from gates.python_api.dunder_all import ALL, AllChanges, literal_names
 from gates.python_api.lazy_exports import (
     AttributeOf,
     changed_in_place,
+    changed_name,
     is_lazy_replacement,
     is_read_only_use,
     ModuleValue,
@@ -138,6 +140,20 @@ def _instance_limits(node: ast.ClassDef) -> frozenset[str]:
     return frozenset(limit for limit, on in (("unhashable", unhashable), ("slots", "__slots__" in bound)) if on)
 
 
+def _mutations_digest(tree: ast.Module, name: str) -> str:
+    """A digest of the statements of `tree` that change `name` in place, innermost first as they appear."""
+    found: list[str] = []
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.stmt) and not isinstance(stmt, _COMPOUND) and \
+                any(changed_name(node) == name for node in ast.walk(stmt)):
+            found.append(ast.dump(stmt))
+    return hashlib.sha256("\n".join(found).encode()).hexdigest()[:12]
+
+
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+             ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), getattr(ast, "Match", ast.If))
+
+
 def _immutable(value) -> bool:
     if isinstance(value, tuple):
         return all(_immutable(item) for item in value)
@@ -172,6 +188,7 @@ class _Binder(AllChanges):
         self.hook: ast.FunctionDef | None = None  # a module-level `def __getattr__`
         self.replacement: ast.Assign | None = None  # `sys.modules[__name__] = _LazyModule(...)`
         self.mutated: set[str] = set()  # names some statement changes in place (`_MAP[k] = v`, `_MAP.update(...)`)
+        self.tree: ast.Module | None = None  # the module read
         self.registrars: dict = {}  # module-level functions that alias module names (`static_guard.alias_registrar`)
         self.optional_imports: set[str] = set()  # `_X` of `try: from dep import X as _X / except ...: _X = None`
         self.dependency_flags: set[str] = set()  # `_AVAILABLE` of `try: import dep; _AVAILABLE = True / except ...`
@@ -253,7 +270,12 @@ class _Binder(AllChanges):
         return bounded(template if template is not None else ast.unparse(expr))
 
     def read_chain(self, expr: ast.expr, local: dict[str, Entry] | None) -> str | tuple[str, ...] | None:
-        return read_chain(self.scope, expr, local)
+        found = read_chain(self.scope, expr, local)
+        if isinstance(found, str) and isinstance(expr, ast.Name) and expr.id in self.mutated and self.tree is not None:
+            # `_CFG = {...}` that the module changes in place (`_CFG["eps"] = 1e-3`, `_CFG.update(...)`): a default
+            # naming it is the object those statements leave, so they are part of its value
+            return f"{found}, changed in place [{_mutations_digest(self.tree, expr.id)}]"
+        return found
 
     def function_entry(self, node, name: str | None = None, local: dict[str, Entry] | None = None) -> Entry:
         read_default = lambda expr: self.read_default(expr, local)  # noqa: E731
@@ -1159,6 +1181,7 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
 def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
     """Run `tree`'s top-level statements over `scope` (a `gates.python_api.module_scope.ModuleScope`)."""
     binder = _Binder(scope, resolver, visiting)
+    binder.tree = tree
     mutated = getattr(tree, "_design_gates_mutated", None)  # a tree kept for many commits (`module_scope._parsed`)
     if mutated is None:
         mutated = changed_in_place(tree)
