@@ -281,9 +281,6 @@ VENDOR_PACKAGE = {"kernels/ops/_cuda_norm.py": VENDOR, "kernels/ops/_portable.py
     "    from kernels.ops._cuda_norm import _FEATURE\n",  # a name the vendor module does not have
     "    raise ImportError('vendor build disabled')\n",
 ])
-@pytest.mark.xfail(strict=True, reason="the `try` body's first binding is taken as what every vendor machine gets, "
-                                       "though a later statement of the body raising ImportError hands every "
-                                       "machine the fallback")
 def test_a_try_body_that_always_falls_back_is_a_break(tmp_path, raising):
     """Where the vendor build is installed, `rms_norm(x, w, out=buf)` worked at base; at head it raises TypeError."""
     path = "kernels/ops/__init__.py"

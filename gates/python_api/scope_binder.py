@@ -398,7 +398,14 @@ class _Binder(AllChanges):
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             handlers = [h.body for h in stmt.handlers if not _ends_in_raise(h.body)]
             fallbacks = bool(stmt.handlers) and all(_catches_import_errors(h) for h in stmt.handlers)
-            self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks)
+            failing = self.always_failing(stmt.body) if fallbacks and handlers == [h.body for h in stmt.handlers] \
+                else None
+            if failing is not None:
+                # the body raises ImportError on every machine: Python runs it up to there, then the first handler
+                self.block(stmt.body[:failing])
+                self.block(stmt.handlers[0].body)
+            else:
+                self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks)
             flag = _dependency_flag(stmt, self.scope.module.split(".")[0]) if fallbacks else None
             if flag is not None:
                 self.dependency_flags.add(flag)
@@ -518,6 +525,27 @@ class _Binder(AllChanges):
                 and test.left.id not in self.scope.rebound \
                 and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             return isinstance(test.ops[0], ast.IsNot)  # `if _X is not None:` where the import of `_X` works
+        return None
+
+    def always_failing(self, body: list[ast.stmt]) -> int | None:
+        """The index of the first statement of a `try` body that raises on every machine: a `raise`, or an import
+        of a name that a module of the repository does not bind (nor holds as a submodule); None if none does."""
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, ast.Raise):
+                return index
+            if isinstance(stmt, ast.ImportFrom) and self.resolver is not None and not any(a.name == "*" for a in stmt.names):
+                try:
+                    module = _absolute(stmt, self.scope.module, self.is_package)
+                    if self.resolver.find(module) is None or module in self.visiting:
+                        continue
+                    imported = self.resolver.scope_of(module, self.visiting | {self.scope.module})
+                except (ValueError, InputError):
+                    continue
+                if imported is None or imported.error:
+                    continue
+                if any(a.name not in imported.names and self.resolver.find(f"{module}.{a.name}") is None
+                       for a in stmt.names):
+                    return index
         return None
 
     def module_constant_truth(self, test: ast.expr) -> bool | None:
