@@ -162,8 +162,6 @@ else:
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="paths whose members differ make the module unreadable, and importing it "
-                                       "reads only the path the checking machine takes")
 def test_a_class_on_a_path_the_checking_machine_does_not_take_losing_a_parameter_is_a_break(tmp_path):
     """With KERNELS_LEGACY set, `Cache().update(s, layer=1)` worked at base and raises TypeError at head."""
     path = "kernels/ops/cache_paths.py"

@@ -536,20 +536,34 @@ def test_a_class_defined_on_each_version_path_is_read_with_each_definition():
     assert surface.entries["Cache"].bases != surface.entries["Cache (another path through `if NEW_CACHE:`, 1)"].bases
 
 
-def test_a_break_on_the_version_paths_is_reported(tmp_path):
-    assert after_removal(tmp_path, VERSIONED, VERSIONED_TEXT, "seen_tokens: int = 0, **kwargs", "**kwargs") == removed(
-        VERSIONED, "kernels.ops.versioned.Cache.__init__", "seen_tokens")
+def test_a_break_on_the_version_paths_is_reported_on_each_path(tmp_path):
+    assert after_removal(tmp_path, VERSIONED, VERSIONED_TEXT, "seen_tokens: int = 0, **kwargs", "**kwargs") == [
+        *removed(VERSIONED, "kernels.ops.versioned.Cache.__init__", "seen_tokens"),
+        *removed(VERSIONED, "kernels.ops.versioned.Cache (another path through `if NEW_CACHE:`, 1).__init__",
+                 "seen_tokens")]
 
 
-@pytest.mark.parametrize("edit", [
-    ("    class Cache(LegacyKernelCache):\n",
-     "    def Cache(seen_tokens=0):\n        pass\n\n    class _Unused(LegacyKernelCache):\n"),
-    ("        def __init__(self, seen_tokens: int = 0, **kwargs):\n            self.seen_tokens = seen_tokens\n",
-     "        def __init__(self, **kwargs):\n            self.seen_tokens = 0\n"),
-])
-def test_version_paths_that_disagree_on_a_kind_or_a_member_stay_unreadable(edit):
-    """Each path's class is compared as a whole; members that differ between the paths are not followed."""
-    source = VERSIONED_TEXT[::-1].replace(edit[0][::-1], edit[1][::-1], 1)[::-1]  # on the last path
+def last_path(edit: tuple[str, str]) -> str:
+    """VERSIONED_TEXT with `edit` made on its last path."""
+    source = VERSIONED_TEXT[::-1].replace(edit[0][::-1], edit[1][::-1], 1)[::-1]
     assert source != VERSIONED_TEXT
+    return source
+
+
+def test_version_paths_that_disagree_on_a_kind_stay_unreadable():
+    source = last_path(("    class Cache(LegacyKernelCache):\n",
+                        "    def Cache(seen_tokens=0):\n        pass\n\n    class _Unused(LegacyKernelCache):\n"))
     scope = module_scope(source, VERSIONED, read_module=lambda dotted: None, module="kernels.ops.versioned")
     assert scope.error is not None and "public name 'Cache'" in scope.error
+
+
+def test_version_paths_whose_classes_differ_in_a_member_are_read_with_each_path_s_members():
+    from gates.python_api.api_surface import module_surface
+
+    source = last_path(("        def __init__(self, seen_tokens: int = 0, **kwargs):\n",
+                        "        def __init__(self, **kwargs):\n"))
+    surface = module_surface(source, VERSIONED, read_module=lambda dotted: None, module="kernels.ops.versioned")
+    assert surface.error is None
+    first, other = surface.entries["Cache.__init__"], surface.entries["Cache (another path through `if NEW_CACHE:`, 1).__init__"]
+    assert [p.name for p in first.params] == ["self", "seen_tokens", "kwargs"]
+    assert [p.name for p in other.params] == ["self", "kwargs"]

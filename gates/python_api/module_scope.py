@@ -91,6 +91,8 @@ class ModuleScope:
     fallback_guarded: set[str] = field(default_factory=set)
     # names whose `alternatives` are the definitions on the other paths through an `if` (name -> `if ...:`)
     path_variants: dict[str, str] = field(default_factory=dict)
+    # path-variant classes: each other path's members ("Cache.update" -> entry), in the order of `alternatives`
+    alternative_members: dict[str, list[dict[str, Entry]]] = field(default_factory=dict)
     # conditional names that every path binding them imports from outside the repository, and some path leaves
     # unbound (`if is_peft_available(): from peft import X`): a library's name, there or not by the environment
     outside_only: set[str] = field(default_factory=set)

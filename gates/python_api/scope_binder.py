@@ -933,6 +933,7 @@ class _Binder(AllChanges):
             self.block(body)
             results.append(self.snapshot())
         names, members, conditional = {}, {}, {}
+        variants: set[str] = set()  # classes and functions read with each path's definition (`path_variants`)
         self.bound_on_paths = {name for result in results for name in result[0]}
         for result in results:
             conditional.update(result[3])
@@ -968,6 +969,7 @@ class _Binder(AllChanges):
                 names[name] = entries[0]
                 self.scope.alternatives[name] = entries[1:]
                 self.scope.path_variants[name] = where[0]
+                variants.add(name)
                 continue
             assigned = [_assigned_text(body, name) for body in paths] if kinds != {"constant"} else [None]
             if len(present) == len(entries) and None not in assigned:
@@ -992,12 +994,29 @@ class _Binder(AllChanges):
             if value_only and len(values) > 1 and None not in values:
                 names[name] = replace(present[-1], value=f"{' or '.join(values)} (depending on {where[0]})")
         for key in dict.fromkeys(k for result in results for k in result[1]):
+            owner = key.split(".", 1)[0]
+            classes = [result[0].get(owner) for result in results]
+            if not fallbacks and owner not in variants and all(c is not None and c.kind == "class" for c in classes) \
+                    and any(result[1].get(key) != results[0][1].get(key) for result in results):
+                # one class on every path whose members differ: each path's class, with its members, compared too
+                names[owner] = classes[0]
+                self.scope.alternatives[owner] = classes[1:]
+                self.scope.path_variants[owner] = where[0]
+                variants.add(owner)
+        for key in dict.fromkeys(k for result in results for k in result[1]):
             entries = [result[1].get(key) for result in results]
             present = [e for e in entries if e is not None]
-            members[key] = present[-1]
             owner = key.split(".", 1)[0]
+            if owner in variants:  # the first path's class; each other path's members are kept with its class
+                if entries[0] is not None:
+                    members[key] = entries[0]
+                continue
+            members[key] = present[-1]
             if not all(e is not None and _same(e, present[0]) for e in entries) and owner not in conditional:
                 conditional[owner] = (*where, False)
+        for name in variants:
+            self.scope.alternative_members[name] = [{k: v for k, v in result[1].items() if k.split(".", 1)[0] == name}
+                                                    for result in results[1:]]
         exports = [result[2] for result in results]
         self.scope.names, self.scope.members, self.scope.conditional = names, members, conditional
         self.scope.exports = exports[-1]
