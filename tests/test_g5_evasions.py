@@ -24,6 +24,11 @@ def g5_after(tmp_path, base: dict[str, str], head: dict[str, str]) -> list[tuple
     return g5_of(repo.check())
 
 
+def after_edit(tmp_path, path: str, text: str, old: str, new: str, count: int = -1) -> list[tuple[str, str, str]]:
+    """G5's findings for a module `path` holding `text` at base and `text` with `old` replaced by `new` at head."""
+    return g5_after(tmp_path, {path: text}, {path: text.replace(old, new, count)})
+
+
 def errors(found) -> list[str]:
     return [message for _, severity, message in found if severity == "error"]
 
@@ -56,9 +61,8 @@ else:
 
 def test_the_function_another_path_binds_losing_a_parameter_is_a_break(tmp_path):
     """Without KERNELS_FAST (the default), `rms_norm(x, w, eps=1e-5)` raises TypeError at head."""
-    path = "kernels/ops/norm.py"
-    found = g5_after(tmp_path, {path: PER_PATH_ALIAS}, {path: PER_PATH_ALIAS.replace(
-        "def _slow_norm(x, weight, *, eps=1e-6)", "def _slow_norm(x, weight)")})
+    found = after_edit(tmp_path, "kernels/ops/norm.py", PER_PATH_ALIAS, "def _slow_norm(x, weight, *, eps=1e-6)",
+                       "def _slow_norm(x, weight)")
     assert reported(found, "rms_norm", "eps"), found
 
 
@@ -94,16 +98,14 @@ def fused(hidden, delta):
 
 def test_a_per_path_decorator_rebound_to_one_that_changes_the_signature_is_a_break(tmp_path):
     """`fused(h, d)` now gets its arguments swapped; a single `_compile = _swap` is reported, the per-path one not."""
-    path = "kernels/ops/compile.py"
-    found = g5_after(tmp_path, {path: PER_PATH_DECORATOR}, {path: PER_PATH_DECORATOR.replace(
-        "    _compile = _identity", "    _compile = _swap")})
+    found = after_edit(tmp_path, "kernels/ops/compile.py", PER_PATH_DECORATOR,
+                       "    _compile = _identity", "    _compile = _swap")
     assert reported(found, "fused"), found
 
 
 def test_the_function_behind_a_per_path_decorator_redefined_is_a_break(tmp_path):
-    path = "kernels/ops/compile.py"
-    found = g5_after(tmp_path, {path: PER_PATH_DECORATOR}, {path: PER_PATH_DECORATOR.replace(
-        "def _identity(fn):\n    return fn", "def _identity(fn):\n    return _swap(fn)")})
+    found = after_edit(tmp_path, "kernels/ops/compile.py", PER_PATH_DECORATOR, "def _identity(fn):\n    return fn",
+                       "def _identity(fn):\n    return _swap(fn)")
     assert reported(found, "fused"), found
 
 
@@ -123,8 +125,7 @@ else:
 
 def test_flipping_the_constant_that_selects_a_path_is_a_break(tmp_path):
     """`scale(x)` used `factor=2.0` at base and `factor=1.0` at head; no definition changed."""
-    path = "kernels/ops/scale.py"
-    found = g5_after(tmp_path, {path: PER_PATH_DEF}, {path: PER_PATH_DEF.replace("_LEGACY = False", "_LEGACY = True")})
+    found = after_edit(tmp_path, "kernels/ops/scale.py", PER_PATH_DEF, "_LEGACY = False", "_LEGACY = True")
     assert reported(found, "scale"), found
 
 
@@ -142,9 +143,9 @@ else:
 
 def test_the_path_most_machines_take_losing_a_parameter_is_a_break(tmp_path):
     """Without KERNELS_LEGACY, `scale(x, factor=2.0)` worked at base and raises TypeError at head."""
-    path = "kernels/ops/scale.py"
-    found = g5_after(tmp_path, {path: SAME_ON_EACH_PATH}, {path: SAME_ON_EACH_PATH.replace(
-        "def scale(x, *, factor=1.0):\n        return x * 1", "def scale(x):\n        return x * 1")})
+    found = after_edit(tmp_path, "kernels/ops/scale.py", SAME_ON_EACH_PATH,
+                       "def scale(x, *, factor=1.0):\n        return x * 1",
+                       "def scale(x):\n        return x * 1")
     assert reported(found, "scale", "factor"), found
 
 
@@ -164,9 +165,9 @@ else:
 
 def test_a_class_on_a_path_the_checking_machine_does_not_take_losing_a_parameter_is_a_break(tmp_path):
     """With KERNELS_LEGACY set, `Cache().update(s, layer=1)` worked at base and raises TypeError at head."""
-    path = "kernels/ops/cache_paths.py"
-    found = g5_after(tmp_path, {path: CLASS_ON_EACH_PATH}, {path: CLASS_ON_EACH_PATH.replace(
-        "def update(self, state, *, layer=0):", "def update(self, state):", 1)})
+    found = after_edit(tmp_path, "kernels/ops/cache_paths.py", CLASS_ON_EACH_PATH,
+                       "def update(self, state, *, layer=0):",
+                       "def update(self, state):", 1)
     assert reported(found, "Cache"), found
 
 
@@ -186,15 +187,12 @@ attention.paged = _paged
 
 
 def test_an_entry_point_hung_on_a_function_losing_a_parameter_is_a_break(tmp_path):
-    path = "kernels/ops/attention.py"
-    found = g5_after(tmp_path, {path: FUNCTION_NAMESPACE}, {path: FUNCTION_NAMESPACE.replace(", *, block_size=16", "")})
+    found = after_edit(tmp_path, "kernels/ops/attention.py", FUNCTION_NAMESPACE, ", *, block_size=16", "")
     assert reported(found, "paged"), found
 
 
 def test_an_entry_point_hung_on_a_function_removed_is_a_break(tmp_path):
-    path = "kernels/ops/attention.py"
-    found = g5_after(tmp_path, {path: FUNCTION_NAMESPACE}, {path: FUNCTION_NAMESPACE.replace(
-        "attention.paged = _paged\n", "")})
+    found = after_edit(tmp_path, "kernels/ops/attention.py", FUNCTION_NAMESPACE, "attention.paged = _paged\n", "")
     assert reported(found, "paged"), found
 
 
@@ -214,17 +212,14 @@ class KernelCacheLayer(CacheLayerMixin):
 
 
 def test_a_stand_in_base_class_turned_into_none_is_a_break(tmp_path):
-    path = "kernels/ops/cache.py"
-    found = g5_after(tmp_path, {path: STAND_IN}, {path: STAND_IN.replace("CacheLayerMixin = object",
-                                                                       "CacheLayerMixin = None")})
+    found = after_edit(tmp_path, "kernels/ops/cache.py", STAND_IN, "CacheLayerMixin = object", "CacheLayerMixin = None")
     assert reported(found, "KernelCacheLayer") or reported(found, "CacheLayerMixin"), found
 
 
 def test_a_stand_in_library_class_swapped_for_another_is_a_break(tmp_path):
-    path = "kernels/ops/cache.py"
-    found = g5_after(tmp_path, {path: STAND_IN}, {path: STAND_IN.replace(
-        "from transformers.cache_utils import CacheLayerMixin",
-        "from transformers.cache_utils import DynamicCache as CacheLayerMixin")})
+    found = after_edit(tmp_path, "kernels/ops/cache.py", STAND_IN,
+                       "from transformers.cache_utils import CacheLayerMixin",
+                       "from transformers.cache_utils import DynamicCache as CacheLayerMixin")
     assert reported(found, "KernelCacheLayer") or reported(found, "CacheLayerMixin"), found
 
 
@@ -376,8 +371,7 @@ MUTABLE_DEFAULT = '_CFG = {"eps": 1e-6}\n\n\ndef rms_norm(x, weight, cfg=_CFG):\
     ("    return x\n", '    return x\n\n\n_CFG.update(eps=1e-3)\n'),  # after it: the same object
 ])
 def test_a_default_changed_in_place_is_a_break(tmp_path, old, new):
-    path = "kernels/ops/cfg.py"
-    found = g5_after(tmp_path, {path: MUTABLE_DEFAULT}, {path: MUTABLE_DEFAULT.replace(old, new)})
+    found = after_edit(tmp_path, "kernels/ops/cfg.py", MUTABLE_DEFAULT, old, new)
     assert reported(found, "rms_norm", "cfg"), found
 
 
@@ -388,8 +382,7 @@ CACHED = ("import functools\n\n\n@functools.lru_cache(maxsize=None)\n"
 
 
 def test_dropping_lru_cache_is_a_break(tmp_path):
-    path = "kernels/ops/tables.py"
-    found = g5_after(tmp_path, {path: CACHED}, {path: CACHED.replace("@functools.lru_cache(maxsize=None)\n", "")})
+    found = after_edit(tmp_path, "kernels/ops/tables.py", CACHED, "@functools.lru_cache(maxsize=None)\n", "")
     assert reported(found, "block_table"), found
 
 
