@@ -1,7 +1,5 @@
 """`python -m gates` is `gate-check`."""
 
-import sys
+from gates.frontends.cli import console
 
-from gates.frontends.cli import main
-
-sys.exit(main())
+console()

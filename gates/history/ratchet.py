@@ -106,9 +106,9 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
     Raises `InputError` when enforce_from is not a commit of `head`'s history, and
     `GitContextError` when the history is missing (no repository, a shallow clone).
     """
-    from gates.history import check_change
-    from gates.history.forge_reviews import reviews_folder, reviews_for_merge
+    from gates.history.forge_reviews import reviews_folder
     from gates.history.git_repo import FirstParentHistory
+    from gates.history.heap import kept_between_commits
 
     folder = reviews_folder(reviews, repo_root) if reviews is not None else None
 
@@ -130,22 +130,32 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
                              f"of {head}; fetch the full history, or name a commit of this branch")
         result.enforce_from = start
         result.judged = history.commits(head_sha, after=start)
-        for change in history.change_sets(repo_root, result.judged):
-            sha = change.head
-            if change.read_bytes_at(change.base, policy_path) is None:
-                result.without_policy.append(sha)
-            if folder is not None:
-                change.forge_reviews, missing = reviews_for_merge(folder, sha, repo_root)
-                change.forge_reviews_missing = missing or change.forge_reviews_missing
-            else:
-                change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
-            findings = check_change(change, {}, repo_root, judge_is_newer=True)
-            if _only_sets_the_first_ratchet(history, sha, policy_path):
-                findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
-            result.findings += findings
+        with kept_between_commits() as heap:
+            _judge(history, repo_root, result, folder, policy_path, heap)
     finally:
         history.close()
     return result
+
+
+def _judge(history, repo_root, result: HistoryResult, folder, policy_path: str, heap) -> None:
+    """Judge each commit of `result.judged` as its own change, adding its findings to `result`."""
+    from gates.history import check_change
+    from gates.history.forge_reviews import reviews_for_merge
+
+    for change in history.change_sets(repo_root, result.judged):
+        sha = change.head
+        if change.read_bytes_at(change.base, policy_path) is None:
+            result.without_policy.append(sha)
+        if folder is not None:
+            change.forge_reviews, missing = reviews_for_merge(folder, sha, repo_root)
+            change.forge_reviews_missing = missing or change.forge_reviews_missing
+        else:
+            change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
+        findings = check_change(change, {}, repo_root, judge_is_newer=True)
+        if _only_sets_the_first_ratchet(history, sha, policy_path):
+            findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
+        result.findings += findings
+        heap.commit_done()
 
 
 def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:

@@ -1,0 +1,97 @@
+"""A history run keeps the readings of earlier commits out of the cycle collector's walks, and hands the collector
+back as it found it.
+
+- while commits are judged the automatic collector is off; what the first commits left behind is frozen
+  (`gc.freeze`) before the next one is judged, so a collection walks the commit in progress only;
+- after the run (or when it fails) the collector is on again and nothing stays frozen;
+- a process that froze objects itself keeps its own heap: the run freezes nothing then.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+import gates.history as history_checks
+from gates.history.ratchet import check_history
+from gitrepo_builder import ADA, MAX, POLICY, seeded_repo
+
+
+def _three_commits(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/other.py": "def other(x):\n    return x\n"})
+    start = repo.sha("HEAD")
+    for n in range(2):
+        repo.write("docs/notes.md", f"note {n}\n")
+        repo.commit(f"note {n}", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+    return repo
+
+
+@pytest.fixture
+def collector_as_found():
+    enabled = gc.isenabled()
+    gc.enable()
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+    (gc.enable if enabled else gc.disable)()
+
+
+def test_earlier_commits_are_frozen_while_the_next_is_judged(tmp_path, monkeypatch, collector_as_found):
+    repo = _three_commits(tmp_path)
+    seen = []
+    real = history_checks.check_change
+
+    def judged(*args, **kwargs):
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(history_checks, "check_change", judged)
+    result = check_history(repo.root)
+
+    assert len(result.judged) == 3
+    assert [enabled for enabled, _ in seen] == [False, False, False]
+    assert seen[0][1] == 0 and seen[1][1] > 0 and seen[2][1] >= seen[1][1]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_the_collector_is_handed_back_when_a_commit_fails(tmp_path, monkeypatch, collector_as_found):
+    repo = _three_commits(tmp_path)
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("a check failed")
+
+    monkeypatch.setattr(history_checks, "check_change", failing)
+    with pytest.raises(RuntimeError):
+        check_history(repo.root)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_a_heap_the_caller_froze_is_left_alone(tmp_path, monkeypatch, collector_as_found):
+    repo = _three_commits(tmp_path)
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    seen = []
+    real = history_checks.check_change
+
+    def judged(*args, **kwargs):
+        seen.append((gc.isenabled(), gc.get_freeze_count()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(history_checks, "check_change", judged)
+    check_history(repo.root)
+    assert seen == [(True, frozen)] * 3
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_gate_check_freezes_what_it_kept_before_the_interpreter_exits(monkeypatch):
+    import gates.frontends.cli as cli
+
+    frozen = []
+    monkeypatch.setattr(cli, "main", lambda: 3)
+    monkeypatch.setattr(cli.gc, "freeze", lambda: frozen.append(True))
+    with pytest.raises(SystemExit) as exc:
+        cli.console()
+    assert exc.value.code == 3 and frozen == [True]
