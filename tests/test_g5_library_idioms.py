@@ -199,6 +199,33 @@ def test_an_import_is_repeated_only_where_what_it_looked_at_changed_and_a_break_
     assert imports == ["kernels.ops"] * 3
 
 
+def test_the_base_and_head_imports_of_one_change_run_at_the_same_time(tmp_path, monkeypatch):
+    import threading
+
+    both_running = threading.Barrier(2, timeout=30)  # a serial second import would find nobody waiting
+    real = api_compat.read_by_importing
+
+    def meeting(folder, module, *args, **kwargs):
+        both_running.wait()
+        return real(folder, module, *args, **kwargs)
+
+    monkeypatch.setattr(api_compat, "read_by_importing", meeting)
+    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    repo = seeded_repo(tmp_path / "repo", files={
+        IMPL: "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
+        DYNAMIC: "from kernels.ops._impl import rms_norm\n\nexec('')\n"})
+    start = repo.sha("HEAD")
+    repo.write(IMPL, "def rms_norm(x, weight):\n    return x\n")
+    repo.commit("rms_norm: no eps", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    result = check_history(repo.root)
+    breaks = [(f.path, f.message) for f in result.findings if f.gate == "G5" and f.severity == "error"]
+    assert breaks == [(IMPL, "public API break: kernels.ops.rms_norm: parameter 'eps' removed (through the import in "
+                             "kernels/ops/__init__.py); the public API may only grow")]
+
+
 CATCHING = """\
 import warnings
 

@@ -21,6 +21,7 @@ record still declares `api.default_route_unchanged: true`.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
 from functools import lru_cache
@@ -310,26 +311,52 @@ class _Imports:
     def surface(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
         """The module's surface at `ref` read by importing it; one with `error` when importing fails. Read again only
         where a file, folder listing or path the import looked at differs from every import of it kept before."""
+        return self.surfaces([(ref, module, path, root)])[0]
+
+    def surfaces(self, requests: list[tuple[str, str, str, str]]) -> list[ModuleSurface]:
+        """`surface(ref, module, path, root)` of each request. The imports not kept before run at the same time, each
+        in its own process (base and head of one change: the wait is the longer import, not the sum); checking a
+        side out and keeping what an import looked at go through the one git reader, one at a time."""
+        found = [self._kept(*request) for request in requests]
+        missing = [index for index, surface in enumerate(found) if surface is None]
+        for index in missing:
+            self._folder(requests[index][0])
+        with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
+            readings = list(pool.map(lambda index: self._import(*requests[index]), missing))
+        for index, (surface, looked) in zip(missing, readings):
+            found[index] = surface
+            self._keep(*requests[index], surface, looked)
+        return found
+
+    def _key(self, module: str, root: str) -> tuple:
+        return (module, root, tuple(self.ctx.policy.api_internal_decorators))
+
+    def _kept(self, ref: str, module: str, path: str, root: str) -> ModuleSurface | None:
+        """An import of `module` kept before whose every looked-at path is the same at `ref`; None when there is none."""
         if not self.ctx.change.identifies_blobs:
-            return self._import(ref, module, path, root)[0]
-        key = (module, root, tuple(self.ctx.policy.api_internal_decorators))
+            return None
         tree = self.ctx.change.tree_id(ref, root)
-        for looked, found in _IMPORTED.get(key, ()):
+        for looked, found in _IMPORTED.get(self._key(module, root), ()):
             if looked[0] == "tree" and looked[1] == tree and tree is not None or \
                     looked[0] == "looked" and all(self._state(ref, *item[:2]) == item[2] for item in looked[1]):
                 return found
-        found, looked = self._import(ref, module, path, root)
+        return None
+
+    def _keep(self, ref: str, module: str, path: str, root: str, found: ModuleSurface, looked) -> None:
+        """Keep an import's surface with the state of every path it looked at (or the root's tree id)."""
+        if not self.ctx.change.identifies_blobs:
+            return
+        tree = self.ctx.change.tree_id(ref, root)
         if looked is not None:
             kept = ("looked", tuple((kind, where, self._state(ref, kind, where))
                                     for kind in ("opened", "listed", "probed") for where in getattr(looked, kind)))
         elif tree is not None:
             kept = ("tree", tree)
         else:
-            return found
+            return
         if sum(len(readings) for readings in _IMPORTED.values()) > _KEPT_IMPORTS:
             _IMPORTED.clear()
-        _IMPORTED.setdefault(key, []).append((kept, found))
-        return found
+        _IMPORTED.setdefault(self._key(module, root), []).append((kept, found))
 
     def _state(self, ref: str, kind: str, where: str):
         """What the tree of `ref` holds at `where` as an import sees it: a folder's listing, a file's object id."""
@@ -338,9 +365,13 @@ class _Imports:
             return change.listing(ref, where)
         return change.entry_at(ref, where)
 
-    def _import(self, ref: str, module: str, path: str, root: str):
+    def _folder(self, ref: str) -> Path:
+        """The checkout of `ref`, made once per change."""
         if ref not in self.folders:
             self.folders[ref] = Path(self.stack.enter_context(self.ctx.change.checked_out(ref)))
+        return self.folders[ref]
+
+    def _import(self, ref: str, module: str, path: str, root: str):
         reading = read_by_importing(self.folders[ref], module, [root], self.ctx.policy.api_internal_decorators)
         if reading.error is not None:
             return ModuleSurface(module, path, error=reading.error), reading.looked
@@ -354,8 +385,9 @@ class _Imports:
         if not unreadable or not self.enabled:
             return old, new, None
         change = self.ctx.change
-        imported = [self.surface(ref, module, path, root) if side is not None else None
-                    for ref, path, side in ((change.merge_base, old_path, old), (change.head, new_path, new))]
+        sides = ((change.merge_base, old_path, old), (change.head, new_path, new))
+        read = iter(self.surfaces([(ref, module, path, root) for ref, path, side in sides if side is not None]))
+        imported = [next(read) if side is not None else None for _, _, side in sides]
         failed = [side.error for side in imported if side is not None and side.error]
         if failed:
             def also(side):
