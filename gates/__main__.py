@@ -2,4 +2,5 @@
 
 from gates.frontends.cli import console
 
-console()
+if __name__ == "__main__":  # a worker process of a history run imports this module too (`spawn`)
+    console()

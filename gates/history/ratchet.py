@@ -108,6 +108,7 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
     """
     from gates.history.forge_reviews import reviews_folder
     from gates.history.git_repo import FirstParentHistory
+    from gates.history.commit_blocks import blocks, judge_apart
     from gates.history.heap import kept_between_commits
 
     folder = reviews_folder(reviews, repo_root) if reviews is not None else None
@@ -130,19 +131,42 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
                              f"of {head}; fetch the full history, or name a commit of this branch")
         result.enforce_from = start
         result.judged = history.commits(head_sha, after=start)
-        with kept_between_commits() as heap:
-            _judge(history, repo_root, result, folder, policy_path, heap)
+        cut = blocks(result.judged)
+        if len(cut) == 1:
+            with kept_between_commits() as heap:
+                _judge(history, repo_root, result.judged, result, folder, policy_path, heap)
+        else:
+            for findings, without_policy in judge_apart(
+                    _judge_block, [(repo_root, block, folder, policy_path) for block in cut]):
+                result.findings += findings
+                result.without_policy += without_policy
     finally:
         history.close()
     return result
 
 
-def _judge(history, repo_root, result: HistoryResult, folder, policy_path: str, heap) -> None:
-    """Judge each commit of `result.judged` as its own change, adding its findings to `result`."""
+def _judge_block(repo_root, shas: list[str], folder, policy_path: str) -> tuple[list[Finding], list[str]]:
+    """(the findings, the commits whose parent has no policy) of one block of commits, judged in a worker process
+    through a git reader of its own (`gates.history.commit_blocks`)."""
+    from gates.history.git_repo import FirstParentHistory
+    from gates.history.heap import kept_between_commits
+
+    history = FirstParentHistory(repo_root)
+    try:
+        result = HistoryResult(policy_path=policy_path)
+        with kept_between_commits() as heap:
+            _judge(history, repo_root, shas, result, folder, policy_path, heap)
+        return result.findings, result.without_policy
+    finally:
+        history.close()
+
+
+def _judge(history, repo_root, shas: list[str], result: HistoryResult, folder, policy_path: str, heap) -> None:
+    """Judge each commit of `shas` (oldest first) as its own change, adding its findings to `result`."""
     from gates.history import check_change
     from gates.history.forge_reviews import reviews_for_merge
 
-    for change in history.change_sets(repo_root, result.judged):
+    for change in history.change_sets(repo_root, shas):
         sha = change.head
         if change.read_bytes_at(change.base, policy_path) is None:
             result.without_policy.append(sha)
