@@ -98,3 +98,35 @@ def test_one_walk_finds_what_the_separate_readers_find(text):
     assert walked.mutated == changed_in_place(tree)
     assert walked.reads_names == bool(name_reads(tree))
     assert dynamic_constructs(tree, "kernels.ops.m", walked) == dynamic_constructs(ast.parse(text), "kernels.ops.m")
+
+
+def test_a_surface_read_on_the_base_is_served_on_the_head_when_the_change_touches_none_of_its_files(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(api_compat, "_SURFACES", {})
+    monkeypatch.setattr(api_compat, "_SCOPES", {})
+    monkeypatch.setattr(api_compat, "_DIGESTS", {})
+    compared = []
+    real_same = api_compat._Recorded.same
+
+    def same(self, files):
+        compared.append(self.ref)
+        return real_same(self, files)
+
+    monkeypatch.setattr(api_compat._Recorded, "same", same)
+    repo = seeded_repo(tmp_path / "repo", files={
+        IMPL: WITH_EPS, OTHER: "def other(x):\n    return x\n", INIT: "from kernels.ops._impl import rms_norm\n"})
+    start = repo.sha("HEAD")
+    repo.write(OTHER, "def other(x):\n    return x * 1\n")
+    body_change = repo.commit("other: a body change", who=ADA)
+    repo.write(IMPL, WITHOUT_EPS)
+    repo.commit("rms_norm: no eps", who=ADA)
+    broken = repo.sha("HEAD")
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    result = check_history(repo.root)
+    breaks = [(f.commit, f.path, f.message) for f in result.findings if f.gate == "G5" and f.severity == "error"]
+    assert breaks == [(broken, IMPL, BREAK)]  # the package __init__ read through _impl.py is read again at head
+    # on the head of the body change, what was read on its base is reused by the change's own paths alone, without
+    # looking up every file each reading looked at
+    assert body_change not in compared

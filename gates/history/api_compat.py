@@ -155,17 +155,37 @@ class _Kept:
     whole trees, by id) where those files were found the same. Commit i's head tree is commit i+1's base tree, so a
     history run asks about the same tree again; an equal root tree id is an equal file under every path."""
 
-    __slots__ = ("files", "value", "trees")
+    __slots__ = ("files", "value", "trees", "by_path")
 
     def __init__(self, files: tuple[tuple[str, str | None], ...], value, tree: str | None):
         self.files = files
         self.value = value
         self.trees = {tree} if tree is not None else set()
+        self.by_path = dict(files)
 
 
 _UNSEEN = object()
 _BLOB_IDS: dict[str | None, dict[str, str | None]] = {}
 _KEPT_BLOB_TREES = 8
+
+
+_SIDES: dict[tuple[str, str], tuple[dict[str, str | None], frozenset[str]]] = {}
+_KEPT_SIDES = 8
+
+
+def _sides(ctx: SeriesContext) -> tuple[dict[str, str | None], frozenset[str]]:
+    """({merge base: head's root tree id, head: merge base's root tree id}, every path the change touches), once per
+    change: a path the change leaves alone is the same file (or the same absence) in both trees."""
+    change = ctx.change
+    key = (change.merge_base, change.head)
+    found = _SIDES.get(key)
+    if found is None:
+        if len(_SIDES) >= _KEPT_SIDES:
+            _SIDES.clear()
+        base_tree, head_tree = change.tree_id(change.merge_base, ""), change.tree_id(change.head, "")
+        other = {change.merge_base: head_tree, change.head: base_tree} if base_tree and head_tree else {}
+        found = _SIDES[key] = (other, frozenset(change.changed_paths()))
+    return found
 
 
 def _blob_ids(tree: str | None) -> dict[str, str | None]:
@@ -192,6 +212,8 @@ class _Recorded(ScopeStore):
         self.read_text = read_text
         self.tree = ctx.change.tree_id(ref, "")
         self.blobs = _blob_ids(self.tree)
+        other, self.changed = _sides(ctx)
+        self.other_tree = other.get(ref)  # the change's other side, whose files differ only at `changed`
 
     def blob_id(self, path: str) -> str | None:
         found = self.blobs.get(path, _UNSEEN)
@@ -210,11 +232,20 @@ class _Recorded(ScopeStore):
         blob_id = self.blob_id
         return all(blob_id(path) == blob for path, blob in files)
 
+    def same_where_changed(self, by_path: dict[str, str | None]) -> bool:
+        blob_id = self.blob_id
+        return all(blob_id(path) == by_path[path] for path in self.changed if path in by_path)
+
     def found(self, kept: dict, key: tuple):
         readings = kept.get(key, ())
         known = next((reading for reading in readings if self.tree in reading.trees), None)
+        if known is None and self.other_tree is not None:  # found the same on the change's other side: only the
+            # files the change touches can differ
+            known = next((reading for reading in readings if self.other_tree in reading.trees
+                          and self.same_where_changed(reading.by_path)), None)
         if known is None:
-            known = next((reading for reading in readings if self.same(reading.files)), None)
+            known = next((reading for reading in readings
+                          if self.other_tree not in reading.trees and self.same(reading.files)), None)
         if known is None:
             return None, False
         if self.tree is not None:
