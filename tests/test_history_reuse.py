@@ -130,3 +130,29 @@ def test_a_surface_read_on_the_base_is_served_on_the_head_when_the_change_touche
     # on the head of the body change, what was read on its base is reused by the change's own paths alone, without
     # looking up every file each reading looked at
     assert body_change not in compared
+
+
+def test_a_python_file_is_decoded_once_per_object_id_across_commits(tmp_path, monkeypatch):
+    monkeypatch.setattr(api_compat, "_SURFACES", {})
+    monkeypatch.setattr(api_compat, "_SCOPES", {})
+    monkeypatch.setattr(api_compat, "_TEXTS", {})
+    decoded = []
+    real = api_compat.decode_source
+
+    def counted(data, path):
+        decoded.append(path)
+        return real(data, path)
+
+    monkeypatch.setattr(api_compat, "decode_source", counted)
+    repo = seeded_repo(tmp_path / "repo", files={
+        IMPL: WITH_EPS, OTHER: "def other(x):\n    return x\n", INIT: "from kernels.ops._impl import rms_norm\n"})
+    start = repo.sha("HEAD")
+    for n in range(3):
+        repo.write(OTHER, f"def other(x):\n    return x * {n}\n")
+        repo.commit(f"other: body change {n}", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    check_history(repo.root)
+    assert decoded.count(INIT) == 1 and decoded.count(IMPL) == 1
+    assert decoded.count(OTHER) == 4  # each version of the changed file once

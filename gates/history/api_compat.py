@@ -128,14 +128,30 @@ def _package_root(path: str, located: dict[str, str]) -> str | None:
 _IMPORT = re.compile(r"\bimport\b")
 
 
+_TEXTS: dict[str, str] = {}
+"""Python sources already decoded, by git object id: one commit's head is the next one's base, and most files are the
+same in every commit. A file's text is what its bytes decode to by their own coding cookie, whatever its path."""
+_KEPT_TEXTS = 4_000
+
+
 def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
     """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable); Python
     sources are decoded the way Python decodes them (their coding cookie)."""
+    change = ctx.change
+
     def read(path: str) -> str | None:
         if not path.endswith(".py"):
-            return ctx.change.read_at(ref, path)
-        data = ctx.change.read_bytes_at(ref, path)
-        return None if data is None else decode_source(data, path)
+            return change.read_at(ref, path)
+        blob = change.blob_id(ref, path) if change.identifies_blobs else None
+        if blob is not None and blob in _TEXTS:
+            return _TEXTS[blob]
+        data = change.read_bytes_at(ref, path)
+        text = None if data is None else decode_source(data, path)
+        if blob is not None and text is not None:
+            if len(_TEXTS) >= _KEPT_TEXTS:
+                _TEXTS.clear()
+            _TEXTS[blob] = text
+        return text
 
     cached = lru_cache(maxsize=None)(read)
     cached.ref = ref
