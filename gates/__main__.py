@@ -1,6 +1,8 @@
 """`python -m gates` is `gate-check`."""
 
-from gates.frontends.cli import console
+import sys
+
+from gates.frontends.cli import main
 
 if __name__ == "__main__":  # a worker process of a history run imports this module too (`spawn`)
-    console()
+    sys.exit(main())

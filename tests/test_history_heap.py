@@ -86,12 +86,12 @@ def test_a_heap_the_caller_froze_is_left_alone(tmp_path, monkeypatch, collector_
     assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
-def test_gate_check_freezes_what_it_kept_before_the_interpreter_exits(monkeypatch):
-    import gates.frontends.cli as cli
+def test_the_process_freezes_its_heap_when_it_exits_after_a_history_run(tmp_path, monkeypatch, collector_as_found):
+    import gates.history.heap as heap
 
-    frozen = []
-    monkeypatch.setattr(cli, "main", lambda: 3)
-    monkeypatch.setattr(cli.gc, "freeze", lambda: frozen.append(True))
-    with pytest.raises(SystemExit) as exc:
-        cli.console()
-    assert exc.value.code == 3 and frozen == [True]
+    registered = []
+    monkeypatch.setattr(heap, "_EXIT_FREEZE", [])
+    monkeypatch.setattr(heap.atexit, "register", registered.append)
+    check_history(_three_commits(tmp_path).root)
+    check_history(_three_commits(tmp_path / "again").root)
+    assert registered == [gc.freeze]  # once per process

@@ -20,7 +20,6 @@ mapping from error types to exit codes lives in `main` and nowhere else.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
@@ -254,17 +253,5 @@ def main(argv=None) -> int:
         return EXIT_INTERNAL
 
 
-def console() -> None:
-    """`gate-check` and `python -m gates`: run `main` and exit with its code.
-
-    What a run kept (a `--history` run keeps the modules it read from commit to commit, millions of objects) is
-    frozen first (`gc.freeze`), so that the interpreter's exit frees it without walking it for cycles again, which
-    can take longer than a long run's last minutes of checking. A process that calls `main` itself keeps its heap."""
-    code = main()
-    sys.stdout.flush()
-    gc.freeze()
-    sys.exit(code)
-
-
 if __name__ == "__main__":
-    console()
+    sys.exit(main())
