@@ -82,8 +82,9 @@ def test_a_heap_the_caller_froze_is_left_alone(tmp_path, monkeypatch, collector_
 
     monkeypatch.setattr(history_checks, "check_change", judged)
     check_history(repo.root)
-    assert seen == [(True, frozen)] * 3
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    # neither unfrozen (0) nor frozen further (more); a frozen object that is freed leaves the count
+    assert len(seen) == 3 and all(enabled and 0 < count <= frozen for enabled, count in seen), (frozen, seen)
+    assert gc.isenabled() and 0 < gc.get_freeze_count() <= frozen
 
 
 def test_the_process_freezes_its_heap_when_it_exits_after_a_history_run(tmp_path, monkeypatch, collector_as_found):
