@@ -39,8 +39,9 @@ def collector_as_found():
     (gc.enable if enabled else gc.disable)()
 
 
-def test_earlier_commits_are_frozen_while_the_next_is_judged(tmp_path, monkeypatch, collector_as_found):
-    repo = _three_commits(tmp_path)
+@pytest.fixture
+def collector_seen(monkeypatch):
+    """(collector enabled, frozen objects) as each commit of a history run is judged."""
     seen = []
     real = history_checks.check_change
 
@@ -49,7 +50,13 @@ def test_earlier_commits_are_frozen_while_the_next_is_judged(tmp_path, monkeypat
         return real(*args, **kwargs)
 
     monkeypatch.setattr(history_checks, "check_change", judged)
+    return seen
+
+
+def test_earlier_commits_are_frozen_while_the_next_is_judged(tmp_path, collector_as_found, collector_seen):
+    repo = _three_commits(tmp_path)
     result = check_history(repo.root)
+    seen = collector_seen
 
     assert len(result.judged) == 3
     assert [enabled for enabled, _ in seen] == [False, False, False]
@@ -69,19 +76,12 @@ def test_the_collector_is_handed_back_when_a_commit_fails(tmp_path, monkeypatch,
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
-def test_a_heap_the_caller_froze_is_left_alone(tmp_path, monkeypatch, collector_as_found):
+def test_a_heap_the_caller_froze_is_left_alone(tmp_path, collector_as_found, collector_seen):
     repo = _three_commits(tmp_path)
     gc.freeze()
     frozen = gc.get_freeze_count()
-    seen = []
-    real = history_checks.check_change
-
-    def judged(*args, **kwargs):
-        seen.append((gc.isenabled(), gc.get_freeze_count()))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(history_checks, "check_change", judged)
     check_history(repo.root)
+    seen = collector_seen
     # neither unfrozen (0) nor frozen further (more); a frozen object that is freed leaves the count
     assert len(seen) == 3 and all(enabled and 0 < count <= frozen for enabled, count in seen), (frozen, seen)
     assert gc.isenabled() and 0 < gc.get_freeze_count() <= frozen

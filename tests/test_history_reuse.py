@@ -32,10 +32,14 @@ BREAK = ("public API break: kernels.ops.rms_norm: parameter 'eps' removed (throu
          "kernels/ops/__init__.py); the public API may only grow")
 
 
-def test_a_break_is_reported_again_when_a_revert_brings_back_a_tree_read_before(tmp_path, monkeypatch):
-    monkeypatch.setattr(api_compat, "_SURFACES", {})
-    monkeypatch.setattr(api_compat, "_SCOPES", {})
-    monkeypatch.setattr(api_compat, "_DIGESTS", {})
+@pytest.fixture
+def no_readings(monkeypatch):
+    """The history run's readings kept by id start empty (surfaces, scopes, digests, decoded texts)."""
+    for cache in ("_SURFACES", "_SCOPES", "_DIGESTS", "_TEXTS"):
+        monkeypatch.setattr(api_compat, cache, {})
+
+
+def test_a_break_is_reported_again_when_a_revert_brings_back_a_tree_read_before(tmp_path, monkeypatch, no_readings):
     reads = []
     real = api_compat._read_surface
 
@@ -101,10 +105,7 @@ def test_one_walk_finds_what_the_separate_readers_find(text):
 
 
 def test_a_surface_read_on_the_base_is_served_on_the_head_when_the_change_touches_none_of_its_files(
-        tmp_path, monkeypatch):
-    monkeypatch.setattr(api_compat, "_SURFACES", {})
-    monkeypatch.setattr(api_compat, "_SCOPES", {})
-    monkeypatch.setattr(api_compat, "_DIGESTS", {})
+        tmp_path, monkeypatch, no_readings):
     compared = []
     real_same = api_compat._Recorded.same
 
@@ -132,10 +133,7 @@ def test_a_surface_read_on_the_base_is_served_on_the_head_when_the_change_touche
     assert body_change not in compared
 
 
-def test_a_python_file_is_decoded_once_per_object_id_across_commits(tmp_path, monkeypatch):
-    monkeypatch.setattr(api_compat, "_SURFACES", {})
-    monkeypatch.setattr(api_compat, "_SCOPES", {})
-    monkeypatch.setattr(api_compat, "_TEXTS", {})
+def test_a_python_file_is_decoded_once_per_object_id_across_commits(tmp_path, monkeypatch, no_readings):
     decoded = []
     real = api_compat.decode_source
 
