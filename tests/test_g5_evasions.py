@@ -234,20 +234,13 @@ def test_a_public_class_based_on_another_builtin_is_a_break(tmp_path):
 PRIVATE_IMPL = "def _norm(x, weight, *, eps=1e-6):\n    return x\n"
 
 
-ATTRIBUTE_OF_A_MODULE = pytest.mark.xfail(strict=True, reason="a public name bound to an attribute of an imported "
-                                                               "module (`_impl._norm`) is read as a constant, whose "
-                                                               "target is not followed")
-
-
 @pytest.mark.parametrize("alias", [
     "from kernels.ops._impl import _norm\n\nrms_norm = _norm\n",
     "from kernels.ops._impl import _norm as rms_norm\n",
-    pytest.param("from kernels.ops import _impl\n\nrms_norm = _impl._norm\n", marks=ATTRIBUTE_OF_A_MODULE),
-    # the device-function idiom over a module of the repository: refused statically, but only re-read when the
-    # module itself changes, and an import reads no name defined elsewhere
-    pytest.param("import triton\n\nfrom kernels.ops import _impl as tl\n\nHAS = True\n\nif HAS:\n"
-                 "    rms_norm = tl._norm\nelse:\n    @triton.jit\n    def rms_norm(x, weight, eps):\n        return x\n",
-                 marks=ATTRIBUTE_OF_A_MODULE),
+    "from kernels.ops import _impl\n\nrms_norm = _impl._norm\n",
+    # the device-function idiom over a module of the repository (`tl` is the repository's `_impl`)
+    "import triton\n\nfrom kernels.ops import _impl as tl\n\nHAS = True\n\nif HAS:\n"
+    "    rms_norm = tl._norm\nelse:\n    @triton.jit\n    def rms_norm(x, weight, eps):\n        return x\n",
 ])
 def test_a_public_alias_of_an_imported_private_callable_is_api(tmp_path, alias):
     """`kernels.ops.api.rms_norm(x, w, eps=1e-5)` worked at base; `_norm` loses `eps` at head."""

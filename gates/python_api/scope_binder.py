@@ -799,10 +799,14 @@ class _Binder(AllChanges):
             elif isinstance(target, ast.Name):
                 self.check_all_mention(value, line)
                 aliased = self.scope.names.get(value.id) if isinstance(value, ast.Name) else None
+                module = self.repository_module_of(value.value) if isinstance(value, ast.Attribute) else None
                 if aliased is not None and aliased.kind != "constant":
                     members = {target.id + key[len(value.id):]: replace(m, name=target.id + key[len(value.id):])
                                for key, m in self.scope.members.items() if key.startswith(value.id + ".")}
                     self.bind(target.id, replace(aliased, name=target.id, line=line), members)
+                elif module is not None:
+                    # `rms_norm = _impl._norm` over an imported module of the repository: `from _impl import _norm`
+                    self.bind(target.id, Entry(target.id, "import", line, source=f"{module}:{value.attr}"))
                 else:
                     self.bind(target.id, Entry(target.id, "constant", line, value=self.constant_text(value)))
                     self.literal_nodes[target.id] = value
@@ -818,6 +822,17 @@ class _Binder(AllChanges):
                 self.check_all_mention(target, line)
                 self.bind_targets(target, line, ast.unparse(stmt))
         self.walrus(value)
+
+    def repository_module_of(self, node: ast.expr) -> str | None:
+        """The dotted module a name stands for (`import kernels.ops._impl as impl`, `from kernels.ops import _impl`)
+        when it is a module of the repository bound unconditionally; None otherwise."""
+        if not isinstance(node, ast.Name) or self.resolver is None or node.id in self.scope.conditional:
+            return None
+        entry = self.scope.names.get(node.id)
+        if entry is None or not entry.source or entry.kind not in ("import", "module-import"):
+            return None
+        module = entry.source.replace(":", ".") if entry.kind == "import" else entry.source
+        return module if self.resolver.find(module) is not None else None
 
     def function_attribute(self, target: ast.expr) -> bool:
         """`fn.attr` (not a dunder) on a function the module defines: an attribute of the function object."""
