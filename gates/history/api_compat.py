@@ -134,6 +134,19 @@ same in every commit. A file's text is what its bytes decode to by their own cod
 _KEPT_TEXTS = 4_000
 
 
+def _kept_in(table: dict, limit: int, key, compute):
+    """`compute()`, kept in `table` under `key` (a git object id, a pair of commits) and served from there next time;
+    not kept where the key is None. The table starts afresh once it holds `limit` entries."""
+    if key is not None and key in table:
+        return table[key]
+    value = compute()
+    if key is not None:
+        if len(table) >= limit:
+            table.clear()
+        table[key] = value
+    return value
+
+
 def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
     """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable); Python
     sources are decoded the way Python decodes them (their coding cookie)."""
@@ -142,16 +155,12 @@ def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
     def read(path: str) -> str | None:
         if not path.endswith(".py"):
             return change.read_at(ref, path)
+        def decoded() -> str | None:
+            data = change.read_bytes_at(ref, path)
+            return None if data is None else decode_source(data, path)
+
         blob = change.blob_id(ref, path) if change.identifies_blobs else None
-        if blob is not None and blob in _TEXTS:
-            return _TEXTS[blob]
-        data = change.read_bytes_at(ref, path)
-        text = None if data is None else decode_source(data, path)
-        if blob is not None and text is not None:
-            if len(_TEXTS) >= _KEPT_TEXTS:
-                _TEXTS.clear()
-            _TEXTS[blob] = text
-        return text
+        return _kept_in(_TEXTS, _KEPT_TEXTS, blob, decoded)
 
     cached = lru_cache(maxsize=None)(read)
     cached.ref = ref
@@ -193,15 +202,13 @@ def _sides(ctx: SeriesContext) -> tuple[dict[str, str | None], frozenset[str]]:
     """({merge base: head's root tree id, head: merge base's root tree id}, every path the change touches), once per
     change: a path the change leaves alone is the same file (or the same absence) in both trees."""
     change = ctx.change
-    key = (change.merge_base, change.head)
-    found = _SIDES.get(key)
-    if found is None:
-        if len(_SIDES) >= _KEPT_SIDES:
-            _SIDES.clear()
+
+    def sides():
         base_tree, head_tree = change.tree_id(change.merge_base, ""), change.tree_id(change.head, "")
         other = {change.merge_base: head_tree, change.head: base_tree} if base_tree and head_tree else {}
-        found = _SIDES[key] = (other, frozenset(change.changed_paths()))
-    return found
+        return other, frozenset(change.changed_paths())
+
+    return _kept_in(_SIDES, _KEPT_SIDES, (change.merge_base, change.head), sides)
 
 
 def _blob_ids(tree: str | None) -> dict[str, str | None]:
@@ -366,9 +373,11 @@ class _Imports:
         side out and keeping what an import looked at go through the one git reader, one at a time."""
         found = [self._kept(*request) for request in requests]
         missing = [index for index, surface in enumerate(found) if surface is None]
+        if not missing:
+            return found
         for index in missing:
             self._folder(requests[index][0])
-        with ThreadPoolExecutor(max_workers=max(1, len(missing))) as pool:
+        with ThreadPoolExecutor(max_workers=len(missing)) as pool:
             readings = list(pool.map(lambda index: self._import(*requests[index]), missing))
         for index, (surface, looked) in zip(missing, readings):
             found[index] = surface
@@ -531,16 +540,12 @@ def _token_digest(ctx: SeriesContext, ref: str, path: str) -> str | None:
     """The token digest of a Python file at `ref` (None: not there, or it does not tokenize), kept by the file's
     object id: in a history run, one commit's head is the next one's base."""
     change = ctx.change
-    blob = change.blob_id(ref, path) if change.identifies_blobs else None
-    if blob is not None and blob in _DIGESTS:
-        return _DIGESTS[blob]
-    data = change.read_bytes_at(ref, path)
-    digest = None if data is None else python_token_digest(data)
-    if blob is not None:
-        if len(_DIGESTS) >= _KEPT_DIGESTS:
-            _DIGESTS.clear()
-        _DIGESTS[blob] = digest
-    return digest
+
+    def digest() -> str | None:
+        data = change.read_bytes_at(ref, path)
+        return None if data is None else python_token_digest(data)
+
+    return _kept_in(_DIGESTS, _KEPT_DIGESTS, change.blob_id(ref, path) if change.identifies_blobs else None, digest)
 
 
 def is_private_module(module: str) -> bool:

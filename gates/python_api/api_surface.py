@@ -150,8 +150,9 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
             if path_members and fallback.kind == "class":  # that path's class, member by member
                 for key, member in scope.class_members(name, fallback, path_members[index - 1]).items():
                     if not _is_internal(member, internal):
-                        surface.entries[f"{name} ({label}){key[len(name):]}"] = _with_decorators(scope, member)
-                        surface.alternative_of[f"{name} ({label}){key[len(name):]}"] = key
+                        labelled = f"{name} ({label}){key[len(name):]}"
+                        surface.entries[labelled] = _with_decorators(scope, member)
+                        surface.alternative_of[labelled] = key
         if name in scope.rebound:
             _refuse(surface, f"`global {name}` in a function (it can rebind the public name)", scope.rebound[name])
         if entry.kind == "function":  # attributes set on it (`attention.paged = _paged`)

@@ -189,6 +189,7 @@ class _Binder(AllChanges):
         self.replacement: ast.Assign | None = None  # `sys.modules[__name__] = _LazyModule(...)`
         self.mutated: set[str] = set()  # names some statement changes in place (`_MAP[k] = v`, `_MAP.update(...)`)
         self.tree: ast.Module | None = None  # the module read
+        self.mutation_digests: dict[str, str] = {}  # name -> digest of the statements changing it in place
         self.registrars: dict = {}  # module-level functions that alias module names (`static_guard.alias_registrar`)
         self.optional_imports: set[str] = set()  # `_X` of `try: from dep import X as _X / except ...: _X = None`
         self.dependency_flags: set[str] = set()  # `_AVAILABLE` of `try: import dep; _AVAILABLE = True / except ...`
@@ -274,7 +275,9 @@ class _Binder(AllChanges):
         if isinstance(found, str) and isinstance(expr, ast.Name) and expr.id in self.mutated and self.tree is not None:
             # `_CFG = {...}` that the module changes in place (`_CFG["eps"] = 1e-3`, `_CFG.update(...)`): a default
             # naming it is the object those statements leave, so they are part of its value
-            return f"{found}, changed in place [{_mutations_digest(self.tree, expr.id)}]"
+            if expr.id not in self.mutation_digests:
+                self.mutation_digests[expr.id] = _mutations_digest(self.tree, expr.id)
+            return f"{found}, changed in place [{self.mutation_digests[expr.id]}]"
         return found
 
     def function_entry(self, node, name: str | None = None, local: dict[str, Entry] | None = None) -> Entry:
@@ -1008,11 +1011,11 @@ class _Binder(AllChanges):
             values = list(dict.fromkeys(e.value for e in present))
             if value_only and len(values) > 1 and None not in values:
                 names[name] = replace(present[-1], value=f"{' or '.join(values)} (depending on {where[0]})")
-        for key in dict.fromkeys(k for result in results for k in result[1]):
-            owner = key.split(".", 1)[0]
+        differing = {key.split(".", 1)[0] for result in results for key in result[1]
+                     if any(other[1].get(key) != result[1].get(key) for other in results)}
+        for owner in differing - variants if not fallbacks else ():
             classes = [result[0].get(owner) for result in results]
-            if not fallbacks and owner not in variants and all(c is not None and c.kind == "class" for c in classes) \
-                    and any(result[1].get(key) != results[0][1].get(key) for result in results):
+            if all(c is not None and c.kind == "class" for c in classes):
                 # one class on every path whose members differ: each path's class, with its members, compared too
                 names[owner] = classes[0]
                 self.scope.alternatives[owner] = classes[1:]
