@@ -101,6 +101,8 @@ def in_flight_rule(row: dict, fill: float = 1.25, bytes_target: int = 32768, min
     return chosen
 
 
+PROPOSED = (1.25, 32768, 64, 128)  # fill, bytes_target, min_tokens, slow_merge_tokens: chosen on the fit rows
+
 IN_FLIGHT_GRID = list(itertools.product((0.75, 1.0, 1.25, 1.5, 2.0), (16384, 32768, 65536), (32, 64, 128, 256),
                                         (0, 128, 256, 512)))
 
@@ -235,7 +237,7 @@ def main() -> None:
     lomo, picked = leave_one_model_out(fit)
     print(line("in-flight rule, each model left out of the constants' choice", lomo))
     print(line(f"in-flight rule {p}, held-out rows", ratios(held_out, lambda r: in_flight_rule(r, *p))))
-    proposed = (1.25, 32768, 64, 128)
+    proposed = PROPOSED
     for label, rows in (("fit", fit), ("held-out", held_out)):
         print(line(f"in-flight rule, proposed constants {proposed}, {label}",
                    ratios(rows, lambda r: in_flight_rule(r, *proposed))))
