@@ -19,6 +19,17 @@ SUITE_RUNS = pytest.StashKey[dict]()
 
 SUITES_TEST_FILE = "tests/test_validation_suites.py"
 
+# Under `--dist loadfile` each file runs whole on one worker, in collection order. The files that
+# take longest on two cores go first, so that no worker is still in a long file while the other idles.
+LONGEST_FILES_FIRST = ("test_kernels_semantics.py", "test_evidence_plugin.py", "test_site_build.py",
+                       "test_series_approvals.py", "test_series_scenarios.py", "test_adoption.py",
+                       "test_bench_variant.py", "test_site_browser.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: place for place, name in enumerate(LONGEST_FILES_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
+
 
 def _xdist_controller(config) -> bool:
     return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
