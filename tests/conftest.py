@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from suite_processes import SUITES_DIR_ENV, attach_suites, start_suites, suites_folder
+from suite_processes import SUITES_DIR_ENV, attach_suites, discard_suites, start_suites, suites_folder
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
@@ -72,8 +72,7 @@ def pytest_collection_finish(session):
 
 
 def pytest_unconfigure(config):
-    for run in config.stash.get(SUITE_RUNS, {}).values():
-        run.stop()
+    discard_suites(config.stash.get(SUITE_RUNS, {}))
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ committed CPU and H200 matrices ran, and the main job keeps them fresh.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -84,3 +85,12 @@ def attach_suites(out_dir: Path) -> dict[str, SuiteRun]:
 
 def suites_folder(runs: dict[str, SuiteRun]) -> Path:
     return next(iter(runs.values())).artifact.parent
+
+
+def discard_suites(runs: dict[str, SuiteRun]) -> None:
+    """Stop the suites this process started and remove their folder; attached runs are left to their starter."""
+    started = [run for run in runs.values() if run.process is not None]
+    for run in started:
+        run.stop()
+    if started:
+        shutil.rmtree(suites_folder(runs), ignore_errors=True)
