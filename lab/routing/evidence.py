@@ -4,8 +4,9 @@ rule's, each against the fastest of the project's own routes and the faster peer
     python3 lab/routing/evidence.py RUN.json OUT.json [--id routing-split-choice-h200]
 
 RUN.json is `measure.sh`'s output (`validation.bench --matrix models --sweep`), read on the
-machine that measured it; OUT.json is a `profile` artifact (validation.artifacts), signed
-afterwards on the same runner with `gate-check attest sign`. Per row (results.rows.{row}):
+machine that measured it; OUT.json is a `profile` artifact (validation.artifacts), checked
+against the evidence schema before it is written, and signed afterwards on the same runner
+with `gate-check attest sign`, which needs OUT.json inside the checkout. Per row (results.rows.{row}):
 the shape; the measured times (the single pass, split-KV at every count, the layer as routed,
 the faster of cuDNN and flash SDPA); the current heuristic's count and the in-flight rule's
 (`candidates.in_flight_rule` with `PROPOSED`); each route's time over the best own route and
@@ -28,6 +29,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from analyze import WITHIN, load_rows  # noqa: E402
 from candidates import PROPOSED, best_name, enrich, in_flight_rule, time_of  # noqa: E402
 
+from gates.evidence.artifacts import parse_artifact  # noqa: E402
 from validation.artifacts import build_artifact  # noqa: E402
 
 PEER_WITHIN = 1.02
@@ -54,6 +56,12 @@ def row_entry(r: dict) -> dict:
     if r["peer"]:
         entry |= {"peer_us": r["peer"], "layer_to_peer": r["layer"] / r["peer"], "rule_to_peer": rule_us / r["peer"]}
     return entry
+
+
+def metrics(rows: dict) -> dict:
+    """The profile's named numbers, `{row}.{field}`, as a profile artifact lists them."""
+    return {f"{name}.{field}": value for name, row in rows.items() for field, value in row.items()
+            if isinstance(value, (int, float)) and not isinstance(value, bool)}
 
 
 def summary(rows: dict) -> dict:
@@ -84,6 +92,7 @@ def build(run: dict, run_path: Path, artifact_id: str) -> dict:
                  "min_tokens": PROPOSED[2], "slow_merge_tokens": PROPOSED[3]},
         "run": {"commit": run.get("commit"), "environment": run.get("environment"),
                 "complete": run["results"].get("complete")},
+        "metrics": metrics(rows),
         "rows": rows,
         "summary": summary(rows),
     }
@@ -100,8 +109,10 @@ def main(argv=None) -> int:
     parser.add_argument("--id", default="routing-split-choice-h200")
     args = parser.parse_args(argv)
     artifact = build(json.loads(args.run.read_text()), args.run, args.id)
+    text = json.dumps(artifact, indent=1, ensure_ascii=False) + "\n"
+    parse_artifact(text.encode("utf-8"), str(args.out))  # the evidence schema, before anything is written
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(artifact, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    args.out.write_text(text, encoding="utf-8")
     s = artifact["results"]["summary"]
     for route in ("layer", "rule"):
         q = s[route]
