@@ -119,6 +119,49 @@ def test_a_repository_name_imported_under_a_flag_stays_unreadable():
     assert "public name 'ModulesToSaveWrapper' is unbound or bound differently" in scope.error
 
 
+DUMP_TEXT = '''\
+import os
+
+if os.environ.get("KERNELS_DUMP_PTX") is not None:
+    from kernels.ops import ptx_dump
+
+    ptx_dump.patch()
+
+
+def rms_norm(x, weight, *, eps=1e-6):
+    return x
+'''
+DUMP_READER = {"kernels.ops": ("", "kernels/ops/__init__.py"),
+               "kernels.ops.ptx_dump": ("def patch():\n    pass\n", "kernels/ops/ptx_dump.py")}
+
+
+def test_a_submodule_imported_under_a_flag_is_no_part_of_the_surface():
+    # flash-attention's `if os.environ.get("CUTE_DSL_PTXAS_PATH"): from flash_attn.cute import cute_dsl_ptxas`
+    scope = module_scope(DUMP_TEXT, "kernels/ops/norm.py", read_module=DUMP_READER.get, module="kernels.ops.norm")
+    assert scope.error is None and "rms_norm" in scope.names
+
+
+def test_a_removed_parameter_beside_a_submodule_imported_under_a_flag_is_reported(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "", "kernels/ops/norm.py": DUMP_TEXT,
+                                                  "kernels/ops/ptx_dump.py": "def patch():\n    pass\n"})
+    assert change(repo, "kernels/ops/norm.py", ", *, eps=1e-6", "", "rms_norm: no eps") == \
+        removed("kernels/ops/norm.py", "kernels.ops.norm.rms_norm", "eps")
+
+
+@pytest.mark.parametrize("package", ["ptx_dump = None\n", "def ptx_dump():\n    pass\n"],
+                         ids=["package-binds-the-name", "package-defines-the-name"])
+def test_a_flagged_import_the_package_shadows_stays_unreadable(package):
+    reader = {**DUMP_READER, "kernels.ops": (package, "kernels/ops/__init__.py")}.get
+    scope = module_scope(DUMP_TEXT, "kernels/ops/norm.py", read_module=reader, module="kernels.ops.norm")
+    assert "public name 'ptx_dump' is unbound or bound differently" in scope.error
+
+
+def test_a_flagged_import_of_a_function_stays_unreadable():
+    source = DUMP_TEXT.replace("from kernels.ops import ptx_dump", "from kernels.ops.ptx_dump import patch as ptx_dump")
+    scope = module_scope(source, "kernels/ops/norm.py", read_module=DUMP_READER.get, module="kernels.ops.norm")
+    assert "public name 'ptx_dump' is unbound or bound differently" in scope.error
+
+
 def test_setattr_on_a_nested_local_function_leaves_the_module_readable(repo):
     assert change(repo, PATCH, "return model", "return model  # patched", "apply_patch: note") == []
     assert change(repo, PATCH, "return original(self, x)", "return original(self, x) * 1",

@@ -44,6 +44,21 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 '''
 
+# A name that moved to another module, re-exported for old callers (flash-attention's `flash_fwd`).
+REEXPORT_GETATTR_INIT = '''\
+from .ops.norm import rms_norm
+
+
+def __getattr__(name):
+    if name == "apply_rope":
+        from .ops.rope import apply_rope
+        return apply_rope
+    if name == "rope":
+        import kernels.ops.rope as rope
+        return rope
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+'''
+
 IMPORT_STRUCTURE_INIT = '''\
 from typing import TYPE_CHECKING
 
@@ -100,6 +115,8 @@ VERSION_FALLBACK_INIT = FALLBACK_INIT.replace("except ImportError:", "except (Im
 IDIOMS = {
     "module-getattr": {"src/kernels/__init__.py": GETATTR_INIT, "src/kernels/ops/__init__.py": "",
                        "src/kernels/ops/norm.py": OPS, "src/kernels/ops/rope.py": ROPE},
+    "module-getattr-reexport": {"src/kernels/__init__.py": REEXPORT_GETATTR_INIT, "src/kernels/ops/__init__.py": "",
+                                "src/kernels/ops/norm.py": OPS, "src/kernels/ops/rope.py": ROPE},
     "import-structure": {"src/kernels/__init__.py": IMPORT_STRUCTURE_INIT, "src/kernels/ops/__init__.py": "",
                          "src/kernels/ops/norm.py": OPS, "src/kernels/ops/rope.py": ROPE,
                          "src/kernels/utils.py": "class _LazyModule:\n    pass\n"},
@@ -118,6 +135,7 @@ IDIOMS = {
 # (the file whose function loses a parameter, what the package's own surface shows)
 BREAKS = {
     "module-getattr": ("src/kernels/ops/rope.py", "kernels.apply_rope: parameter 'sin' removed"),
+    "module-getattr-reexport": ("src/kernels/ops/rope.py", "kernels.apply_rope: parameter 'sin' removed"),
     "import-structure": ("src/kernels/ops/rope.py", "kernels.apply_rope: parameter 'sin' removed"),
     "import-module-dispatch": ("src/kernels/backends/dispatch.py", "kernels.rms_norm: parameter 'eps' removed"),
     "import-error-fallback": ("src/kernels/ops/norm.py", "kernels.rms_norm (ImportError fallback 1): parameter 'eps' "

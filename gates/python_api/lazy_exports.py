@@ -7,7 +7,9 @@ each by evaluating what Python evaluates, over literal values only:
   ".api"}`): the hook is run once for every string the literals it reads hold (and once for a
   name none holds, which must raise), with `name` bound to it. What a run returns decides what
   the name is: `import_module(...)` is a submodule, `getattr(import_module(...), attr)` is
-  `from module import attr`, a `raise` is no name. `getattr_exports` returns them.
+  `from module import attr` (and so is a `from module import attr` statement in the hook, as in
+  `if name == "Old": from .new import Old; return Old`), a `raise` is no name. `getattr_exports`
+  returns them.
 - a package that replaces itself in `sys.modules` by a lazy module built from an
   `_import_structure` map (`{"modeling_x": ["XModel"]}`: transformers' `_LazyModule` and its
   copies), whose attributes are the map's submodules and the names it lists for each; literal
@@ -253,6 +255,14 @@ class _HookRunner:
             return
         if isinstance(stmt, (ast.Import, ast.ImportFrom)) and self.imports_importer(stmt):
             return
+        if isinstance(stmt, ast.ImportFrom):
+            self.import_from(stmt, evaluator)
+            return
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:  # `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`
+                bound = alias.asname or alias.name.split(".")[0]
+                evaluator.env[bound] = ModuleValue(alias.name if alias.asname else bound)
+            return
         if isinstance(stmt, ast.Try) and not stmt.finalbody:
             try:
                 self.block(stmt.body, evaluator)
@@ -277,6 +287,23 @@ class _HookRunner:
                 evaluator.env[element.id] = item
         else:
             raise Unmodelled(f"assignment to `{ast.unparse(target)}` in `__getattr__`")
+
+    @staticmethod
+    def import_from(stmt: ast.ImportFrom, evaluator: Evaluator) -> None:
+        """`from module import name [as other]` in the hook (deprecation re-exports: `if name == "Old": from .new
+        import Old; return Old`): each bound name is that module's attribute, as `getattr(import_module(...))` is."""
+        dotted = stmt.module or ""
+        if stmt.level:
+            package = evaluator.env.get("__package__")
+            parts = package.split(".") if isinstance(package, str) and package else []
+            if stmt.level - 1 >= len(parts) or not parts:
+                raise Unmodelled(f"`{ast.unparse(stmt)}` reaches above the package in `__getattr__`")
+            base = ".".join(parts[:len(parts) - (stmt.level - 1)])
+            dotted = f"{base}.{dotted}" if dotted else base
+        for alias in stmt.names:
+            if alias.name == "*":
+                raise Unmodelled(f"`{ast.unparse(stmt)}` in `__getattr__`")
+            evaluator.env[alias.asname or alias.name] = AttributeOf(dotted, alias.name)
 
     def imports_importer(self, stmt) -> bool:
         if isinstance(stmt, ast.Import) and all(a.name == "importlib" for a in stmt.names):

@@ -96,6 +96,9 @@ class ModuleScope:
     # conditional names that every path binding them imports from outside the repository, and some path leaves
     # unbound (`if is_peft_available(): from peft import X`): a library's name, there or not by the environment
     outside_only: set[str] = field(default_factory=set)
+    # conditional names that every path binding them binds by one `from X import Y`, and some path leaves unbound:
+    # a submodule when X.Y is a module of the repository that X itself does not shadow (`_is_submodule`)
+    import_only: set[str] = field(default_factory=set)
     # names that some path binds to a decorated function and every other path to an attribute of a library
     # (`if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`): name -> (`if ...:`, line). A
     # kernel on every path when the decorator is an internal one (`api_surface.module_surface` decides)
@@ -394,9 +397,29 @@ def _bind_scope(scope: ModuleScope, parsed: _Parsed, resolver: _Resolver, visiti
             continue  # `try: import_module(".cuda", __name__) / except ImportError: pass`: a submodule, no API name
         if scope.imported_when(name) and scope.exports is None:
             continue  # `if is_peft_available(): from peft import X`: the library's name, not this module's API
+        if name in scope.import_only and scope.exports is None and _is_submodule(entry, resolver, visiting):
+            continue  # `if os.environ.get("DUMP_PTX"): from pkg import ptx_patch`: a submodule, no API name
         if public and not value_only:
             scope.refuse(f"public name '{name}' is unbound or bound differently on some paths through {header}", line)
     return scope
+
+
+def _is_submodule(entry: Entry | None, resolver: _Resolver, visiting) -> bool:
+    """`from X import Y` gives the repository's module X.Y: it exists and X binds no other `Y` (which Python would
+    hand out first). False whenever that cannot be read."""
+    if entry is None or entry.kind != "import" or ":" not in (entry.source or ""):
+        return False
+    package, _, name = entry.source.partition(":")
+    try:
+        if resolver.find(f"{package}.{name}") is None:
+            return False
+        scope = resolver.scope_of(package, visiting)
+    except (InputError, RecursionError):
+        return False
+    if scope is None or scope.error:
+        return False
+    bound = scope.names.get(name)
+    return bound is None or bound.kind == "module-import" and bound.source == f"{package}.{name}"
 
 
 def module_scope(source: str, path: str, read_module: ReadModule | None = None,

@@ -1008,6 +1008,12 @@ class _Binder(AllChanges):
                 self.scope.outside_only.add(name)  # `if is_peft_available(): from peft import X`
             else:
                 self.scope.outside_only.discard(name)
+            sources = {(e.kind, e.source) for e in present}
+            if len(present) < len(entries) and len(sources) == 1 and present[0].kind == "import" and \
+                    ":" in (present[0].source or ""):
+                self.scope.import_only.add(name)  # `if DUMP_PTX: from pkg import ptx_patch`: a submodule, perhaps
+            else:
+                self.scope.import_only.discard(name)
             values = list(dict.fromkeys(e.value for e in present))
             if value_only and len(values) > 1 and None not in values:
                 names[name] = replace(present[-1], value=f"{' or '.join(values)} (depending on {where[0]})")
