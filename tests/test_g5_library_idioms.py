@@ -40,6 +40,7 @@ import pytest
 
 import gates.history.api_compat as api_compat
 from gates.history.ratchet import check_history
+from gates.python_api.api_surface import diff_surfaces, module_surface
 from gates.python_api.module_scope import module_scope
 from gitrepo_builder import ADA, MAX, POLICY, g5_after_edit as change, g5_of as g5, seeded_repo
 
@@ -637,3 +638,55 @@ def test_version_paths_whose_classes_differ_in_a_member_are_read_with_each_path_
     first, other = surface.entries["Cache.__init__"], surface.entries["Cache (another path through `if NEW_CACHE:`, 1).__init__"]
     assert [p.name for p in first.params] == ["self", "seen_tokens", "kwargs"]
     assert [p.name for p in other.params] == ["self", "kwargs"]
+
+
+SCHEDULER_TEXT = '''\
+from dataclasses import dataclass
+
+
+class TileScheduler:
+    @dataclass
+    class Params:
+        num_block: int
+        num_head: int
+
+        @staticmethod
+        def create(args, *, loc=None, ip=None):
+            return args
+
+    class _Cache:
+        def get(self, key, default):
+            return default
+
+    def __init__(self, params, *, loc=None):
+        self.params = params
+'''
+
+
+def scheduler_changes(old: str, new: str) -> list[str]:
+    before = module_surface(SCHEDULER_TEXT, "kernels/sched.py", module="kernels.sched")
+    after = module_surface(SCHEDULER_TEXT.replace(old, new), "kernels/sched.py", module="kernels.sched")
+    assert before.error is None and after.error is None
+    return [change.message for change in diff_surfaces(before, after)]
+
+
+def test_a_class_defined_in_a_class_body_is_read_with_its_members():
+    # flash-attention's CuTe schedulers: `class SingleTileScheduler: @dataclass class Params(ParamsBase): ...`
+    assert scheduler_changes("def create(args, *, loc=None, ip=None)", "def create(args, *, ip=None)") == [
+        "kernels.sched.TileScheduler.Params.create: parameter 'loc' removed"]
+    assert scheduler_changes("        num_head: int\n", "") == [
+        "kernels.sched.TileScheduler.Params.__init__: parameter 'num_head' removed"]
+
+
+def test_a_nested_class_that_grows_or_a_private_one_that_changes_is_no_break():
+    assert scheduler_changes("ip=None):\n            return", "ip=None, stream=None):\n            return") == []
+    assert scheduler_changes("def get(self, key, default)", "def get(self, key)") == []
+
+
+def test_a_removed_nested_class_is_a_break():
+    removed_class = SCHEDULER_TEXT.split("    @dataclass\n")[0] + "    def __init__(self, params, *, loc=None):\n" \
+        "        self.params = params\n"
+    before = module_surface(SCHEDULER_TEXT, "kernels/sched.py", module="kernels.sched")
+    after = module_surface(removed_class, "kernels/sched.py", module="kernels.sched")
+    assert any("TileScheduler.Params" in change.message and "removed" in change.message
+               for change in diff_surfaces(before, after))

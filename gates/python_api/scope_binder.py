@@ -315,6 +315,8 @@ class _Binder(AllChanges):
                     members[key] = defined[stmt.name]
                 if stmt.name == "__init__":
                     init = stmt
+            elif isinstance(stmt, ast.ClassDef) and stmt.name not in methods:
+                members.update(self.nested_class(node, stmt))
             else:
                 self.check_class_statement(node, stmt, methods)
                 aliases = self.method_aliases(node, stmt, defined)
@@ -337,6 +339,18 @@ class _Binder(AllChanges):
         kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
         return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases, limits=_instance_limits(node)), \
             members
+
+    def nested_class(self, node: ast.ClassDef, inner: ast.ClassDef) -> dict[str, Entry]:
+        """A class defined in a class body (`class Scheduler: @dataclass class Params: ...`): a member of the outer
+        class, its own members under it (`Scheduler.Params.create`); a private one is none of the API."""
+        if inner.name.startswith("_"):
+            return {}
+        entry, members = self.class_entries(inner)
+        outer = f"{node.name}.{inner.name}"
+        found = {outer: replace(entry, name=outer)}
+        for key, member in members.items():
+            found[f"{node.name}.{key}"] = replace(member, name=f"{node.name}.{key}")
+        return found
 
     def method_aliases(self, node: ast.ClassDef, stmt: ast.stmt, defined: dict[str, Entry]) -> dict[str, Entry]:
         """`__call__ = _forward` in a class body: the alias is the method it names, private or not."""
