@@ -424,10 +424,18 @@ def test_a_kernel_or_the_library_s_own_device_function_on_every_path_is_no_part_
                        "only grow")]
 
 
+def test_a_kernel_defined_on_one_path_only_is_no_part_of_the_surface():
+    from gates.python_api.api_surface import module_surface
+
+    source = OPS_TEXT.replace("gather = tl.gather", "pass")  # no `gather` where the library has one: a kernel still
+    reader = {"kernels.ops.flags": (FLAGS_TEXT, FLAGS)}.get
+    surface = module_surface(source, OPS, read_module=reader, module="kernels.ops.op")
+    assert surface.error is None and "gather" not in surface.entries and "row_gather" in surface.entries
+
+
 @pytest.mark.parametrize("edit", [
     ("@triton.jit", "@functools.cache"),                    # not a kernel decorator: a public function on one path
     ("gather = tl.gather", "from kernels.ops.flags import find_spec as gather"),  # the repository's own name
-    ("gather = tl.gather", "pass"),                          # unbound on one path
 ])
 def test_a_device_function_fallback_that_may_be_public_stays_unreadable(edit):
     from gates.python_api.api_surface import module_surface
@@ -690,3 +698,55 @@ def test_a_removed_nested_class_is_a_break():
     after = module_surface(removed_class, "kernels/sched.py", module="kernels.sched")
     assert any("TileScheduler.Params" in change.message and "removed" in change.message
                for change in diff_surfaces(before, after))
+
+
+CUSTOM_OP_TEXT = '''\
+import torch
+
+if torch.__version__ >= "2.4.0":
+    _custom_op = torch.library.custom_op
+else:
+    def noop_custom_op_wrapper(name, fn=None, /, *, mutates_args, device_types=None):
+        return fn
+
+    _custom_op = noop_custom_op_wrapper
+
+
+def flash_attn_func(q, k, v, dropout_p=0.0, *, causal=False):
+    return q
+'''
+
+
+def custom_op_changes(before: str, after: str) -> list[str]:
+    old = module_surface(before, "kernels/iface.py", module="kernels.iface")
+    new = module_surface(after, "kernels/iface.py", module="kernels.iface")
+    assert old.error is None and new.error is None
+    return [change.message for change in diff_surfaces(old, new)]
+
+
+def test_a_function_only_an_old_dependency_needs_is_read_on_its_path():
+    # flash-attention's `noop_custom_op_wrapper`, defined only where torch is older than 2.4
+    assert custom_op_changes(CUSTOM_OP_TEXT, CUSTOM_OP_TEXT.replace("dropout_p=0.0, ", "")) == [
+        "kernels.iface.flash_attn_func: parameter 'dropout_p' removed"]
+    assert custom_op_changes(CUSTOM_OP_TEXT, CUSTOM_OP_TEXT.replace(", device_types=None", "")) == [
+        "kernels.iface.noop_custom_op_wrapper: parameter 'device_types' removed"]
+
+
+def test_a_public_function_moved_under_a_version_test_is_a_break():
+    plain = "import torch\n\n\ndef flash_attn_func(q, k, v, *, causal=False):\n    return q\n"
+    hidden = 'import torch\n\nif torch.__version__ >= "0":\n    def flash_attn_func(q, k, v, *, causal=False):\n' \
+             '        return q\n'
+    assert custom_op_changes(plain, hidden) == [
+        "'kernels.iface.flash_attn_func' is now defined on one path through `if torch.__version__ >= '0':` only: "
+        "where another path runs, callers lose it"]
+    assert custom_op_changes(hidden, plain) == []  # defined everywhere now: it only grew
+
+
+def test_a_name_two_paths_define_differently_or_a_nested_one_stays_unreadable():
+    twice = CUSTOM_OP_TEXT.replace("    _custom_op = torch.library.custom_op\n",
+                                   "    noop_custom_op_wrapper = torch.library.custom_op\n")
+    assert "noop_custom_op_wrapper" in module_surface(twice, "kernels/iface.py", module="kernels.iface").error
+    nested = CUSTOM_OP_TEXT.replace("    def noop_custom_op_wrapper", "    if torch.cuda.is_available():\n        pass\n"
+                                    "    else:\n        def noop_custom_op_wrapper")
+    nested = nested.replace("        return fn\n\n    _custom_op", "            return fn\n\n    _custom_op")
+    assert "noop_custom_op_wrapper" in module_surface(nested, "kernels/iface.py", module="kernels.iface").error

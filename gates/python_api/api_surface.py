@@ -137,6 +137,9 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         if name in scope.kernel_fallbacks:
             header, line = scope.kernel_fallbacks[name]
             _refuse(surface, f"public name '{name}' is bound differently on some paths through {header}", line)
+        condition = scope.bound_only_where(name)
+        if condition is not None:
+            entry = replace(entry, limits=entry.limits | {BOUND_ONLY_WHERE + condition})
         surface.entries[name] = _with_decorators(scope, entry)
         if name in scope.fallback_guarded:
             surface.fallback_guarded.add(name)
@@ -195,6 +198,16 @@ _LIMITS = {
                   "that keep them in sets or as dict keys break",
     "slots": "now declares `__slots__`: setting an attribute its instances did not declare raises AttributeError",
 }
+
+
+BOUND_ONLY_WHERE = "bound-only-where:"
+
+
+def _limit_message(limit: str) -> str:
+    if limit.startswith(BOUND_ONLY_WHERE):
+        return f"is now defined on one path through {limit[len(BOUND_ONLY_WHERE):]} only: where another path runs, " \
+               "callers lose it"
+    return _LIMITS[limit]
 
 
 def _outside_ancestors(scope: ModuleScope, bases: tuple[str, ...], depth: int = 0) -> tuple[str, ...]:
@@ -410,7 +423,7 @@ def _entry_changes(module: str, name: str, before: Entry, after: Entry) -> list[
     if after.kind == UNBOUND and before.kind != UNBOUND:
         return [ApiChange(name, 1, f"'{module}.{name}' is listed in __all__ but no longer bound")]
     changes.extend(_decorator_changes(module, name, before, after))
-    changes.extend(ApiChange(name, after.line, f"'{module}.{name}' {_LIMITS[limit]}", origin=after.origin)
+    changes.extend(ApiChange(name, after.line, f"'{module}.{name}' {_limit_message(limit)}", origin=after.origin)
                    for limit in sorted(after.limits - before.limits))
     if after.is_async and not before.is_async and before.kind == after.kind == "function":
         changes.append(ApiChange(name, after.line, f"'{module}.{name}' is now `async def`: callers get a "

@@ -99,6 +99,14 @@ class ModuleScope:
     # conditional names that every path binding them binds by one `from X import Y`, and some path leaves unbound:
     # a submodule when X.Y is a module of the repository that X itself does not shadow (`_is_submodule`)
     import_only: set[str] = field(default_factory=set)
+    # public functions and classes that one path through an `if` defines and every other path leaves unbound: name ->
+    # the `if ...:` header; the surface reads the definition with that condition, so becoming conditional is a break
+    some_paths: dict[str, str] = field(default_factory=dict)
+
+    def bound_only_where(self, name: str) -> str | None:
+        """The `if ...:` header under which alone `name` is defined (`some_paths`), while it is still conditional."""
+        header = self.some_paths.get(name)
+        return header if header is not None and self.conditional.get(name, (None,))[0] == header else None
     # names that some path binds to a decorated function and every other path to an attribute of a library
     # (`if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`): name -> (`if ...:`, line). A
     # kernel on every path when the decorator is an internal one (`api_surface.module_surface` decides)
@@ -399,7 +407,7 @@ def _bind_scope(scope: ModuleScope, parsed: _Parsed, resolver: _Resolver, visiti
             continue  # `if is_peft_available(): from peft import X`: the library's name, not this module's API
         if name in scope.import_only and scope.exports is None and _is_submodule(entry, resolver, visiting):
             continue  # `if os.environ.get("DUMP_PTX"): from pkg import ptx_patch`: a submodule, no API name
-        if public and not value_only:
+        if public and not value_only and scope.bound_only_where(name) is None:
             scope.refuse(f"public name '{name}' is unbound or bound differently on some paths through {header}", line)
     return scope
 

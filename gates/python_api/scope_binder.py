@@ -1018,6 +1018,14 @@ class _Binder(AllChanges):
                 continue
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
+            defining = [result for result in results if name in result[0]]
+            if not fallbacks and where[0].strip("`").startswith("if ") and len(present) == 1 and len(entries) > 1 and \
+                    present[0].kind in ("function", "class") and name not in defining[0][3]:
+                # `if torch.__version__ >= "2.4": ... / else: def noop_custom_op(...)`: one path defines it, the others
+                # leave it unbound; read as that definition, bound only where the test holds (`api_surface`)
+                self.scope.some_paths[name] = where[0]
+            else:
+                self.scope.some_paths.pop(name, None)
             if self.alternatives_outside(present) is not None and len(present) < len(entries):
                 self.scope.outside_only.add(name)  # `if is_peft_available(): from peft import X`
             else:
