@@ -135,6 +135,9 @@ def test_a_removed_parameter_behind_a_backend_overlay_is_reported(repo):
 
 @pytest.mark.parametrize("statement, construct", [
     ("__path__.append('elsewhere')", "`__path__`"),
+    ("from pkgutil import extend_path\n__path__ = extend_path(__path__, 'other_name')", "`__path__`"),
+    ("from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n__path__.insert(0, 'x')",
+     "`__path__`"),
     ("def extend():\n    import pkgutil\n    return pkgutil.extend_path(__path__, __name__)", "`__path__`"),
     ("def put(value):\n    globals()['geglu'] = value", "`globals()`"),
     ("def copy(impl_ops, names):\n    for name in names:\n        globals()[name] = getattr(impl_ops, name)",
@@ -147,6 +150,14 @@ def test_a_removed_parameter_behind_a_backend_overlay_is_reported(repo):
 def test_other_uses_of_path_and_globals_still_refuse_the_module(statement, construct):
     scope = module_scope(OPS_TEXT + "\n" + statement + "\n", OPS, read_module=reader(), module="kernels.ops")
     assert scope.error is not None and construct in scope.error
+
+
+def test_a_package_that_shares_its_name_with_other_installations_is_read_statically(repo):
+    # flash-attention: `__path__ = extend_path(__path__, __name__)`, so that FA2 and FA4 install side by side
+    shared = "from pkgutil import extend_path\n\n__path__ = extend_path(__path__, __name__)\n\n" + OPS_TEXT
+    scope = module_scope(shared, OPS, read_module=reader(), module="kernels.ops")
+    assert scope.error is None
+    assert change(repo, OPS, OPS_TEXT, shared, "Share the package name with the other build") == []
 
 
 def test_a_package_importing_its_private_subpackages_for_registration_is_read_statically():

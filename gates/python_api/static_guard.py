@@ -43,7 +43,8 @@ Two idioms of kernel libraries that pick an implementation per machine are read 
   `_register_aliases()`: flash-linear-attention's `fla.utils`): the surface reader binds each alias
   (`alias_registrar`), so the function is not refused;
 - `pkgutil.iter_modules(__path__)` (or `walk_packages`) lists the package's folders; it reads
-  `__path__` and changes nothing, so only a `__path__` used otherwise is refused;
+  `__path__` and changes nothing, and `__path__ = extend_path(__path__, __name__)` only appends other
+  installations' folders after the package's own, so only a `__path__` used otherwise is refused;
 - a function that copies the names of an implementation module it imports by a computed name over
   its own (`impl = importlib.import_module(info.module_path)`, then `for name in names:
   globals()[name] = getattr(impl, name)`: liger-kernel's backend overlay): on a machine that selects
@@ -200,6 +201,8 @@ class _Finder(ast.NodeVisitor):
     def visit_Assign(self, node) -> None:
         if self.depth == 0 and is_lazy_replacement(node):
             return  # read by the surface reader (`gates.python_api.lazy_exports`)
+        if self.depth == 0 and _extends_path(node):
+            return  # `__path__ = extend_path(__path__, __name__)`: other installations' folders come after its own
         if self.functions and _is_overlay(node, self.functions[-1]):
             self.overlays.add(id(node.targets[0].value))
         if self.functions:
@@ -322,6 +325,18 @@ class _Finder(ast.NodeVisitor):
 
 
 _PACKAGE_LISTERS = frozenset({"iter_modules", "walk_packages"})
+
+
+def _extends_path(node: ast.Assign) -> bool:
+    """`__path__ = extend_path(__path__, __name__)` (or `pkgutil.extend_path`): a package that shares its name with
+    other installations (flash-attention 2 and 4 installed side by side). Python appends their folders after the
+    package's own, so every module of the repository is still the one imported, and what they add is not the
+    repository's."""
+    value = node.value
+    return (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "__path__"
+            and isinstance(value, ast.Call) and ast.unparse(value.func) in ("extend_path", "pkgutil.extend_path")
+            and len(value.args) == 2 and not value.keywords
+            and [ast.unparse(arg) for arg in value.args] == ["__path__", "__name__"])
 
 
 def _is_overlay(node: ast.Assign, function: ast.AST) -> bool:
