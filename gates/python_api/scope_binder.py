@@ -1022,7 +1022,7 @@ class _Binder(AllChanges):
             if not fallbacks and where[0].strip("`").startswith("if ") and len(present) == 1 and len(entries) > 1 and \
                     present[0].kind in ("function", "class") and name not in defining[0][3]:
                 # `if torch.__version__ >= "2.4": ... / else: def noop_custom_op(...)`: one path defines it, the others
-                # leave it unbound; read as that definition, bound only where the test holds (`api_surface`)
+                # leave it unbound; read as that definition, defined on that path only (`api_surface`)
                 self.scope.some_paths[name] = where[0]
             else:
                 self.scope.some_paths.pop(name, None)
