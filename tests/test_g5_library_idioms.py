@@ -750,3 +750,53 @@ def test_a_name_two_paths_define_differently_or_a_nested_one_stays_unreadable():
                                     "    else:\n        def noop_custom_op_wrapper")
     nested = nested.replace("        return fn\n\n    _custom_op", "            return fn\n\n    _custom_op")
     assert "noop_custom_op_wrapper" in module_surface(nested, "kernels/iface.py", module="kernels.iface").error
+
+
+REDUCTIONS_TEXT = '''\
+import builtins
+
+import triton
+
+
+def max(inp, dim=None, keepdim=False):
+    block = builtins.min(triton.next_power_of_2(inp.shape[-1]), 1024)
+    return inp, block
+'''
+
+
+def test_import_builtins_used_only_to_call_a_shadowed_builtin_leaves_the_module_readable():
+    # FlagGems names its reductions `min` and `max`, and calls Python's through `builtins.min(...)`
+    surface = module_surface(REDUCTIONS_TEXT, "kernels/ops/max.py", module="kernels.ops.max")
+    assert surface.error is None and [p.name for p in surface.entries["max"].params] == ["inp", "dim", "keepdim"]
+    changed = module_surface(REDUCTIONS_TEXT.replace(", keepdim=False", ""), "kernels/ops/max.py",
+                             module="kernels.ops.max")
+    assert [c.message for c in diff_surfaces(surface, changed)] == [
+        "kernels.ops.max.max: parameter 'keepdim' removed"]
+
+
+@pytest.mark.parametrize("use", [
+    "builtins.max = max",                         # replaces a builtin
+    "setter = builtins.setattr",                  # reads one as an object
+    "builtins.exec('x = 1')",                     # calls one that changes a namespace
+    "names = builtins.__dict__",                  # reads the namespace itself
+])
+def test_import_builtins_used_otherwise_still_refuses_the_module(use):
+    surface = module_surface(REDUCTIONS_TEXT + use + "\n", "kernels/ops/max.py", module="kernels.ops.max")
+    assert surface.error is not None
+
+
+SORTED_ALL_TEXT = 'from .max import max\nfrom .min import min\n\n__all__ = ["max", "min"]\n'
+
+
+@pytest.mark.parametrize("check", ["assert __all__ == sorted(__all__)", "assert len(set(__all__)) == len(__all__)"])
+def test_an_assert_that_only_reads_all_leaves_the_package_readable(check):
+    # FlagGems' `modules/__init__.py` and `patches/__init__.py` keep their lists sorted
+    scope = module_scope(SORTED_ALL_TEXT + check + "\n", "kernels/ops/__init__.py", module="kernels.ops")
+    assert scope.error is None and scope.exports == ["max", "min"]
+
+
+@pytest.mark.parametrize("check", ["assert __all__.append('extra') is None", "assert keep(__all__)",
+                                   "assert sorted(__all__, key=len)"])
+def test_an_assert_that_may_change_all_still_refuses_the_package(check):
+    scope = module_scope(SORTED_ALL_TEXT + check + "\n", "kernels/ops/__init__.py", module="kernels.ops")
+    assert scope.error is not None and "__all__" in scope.error

@@ -177,7 +177,7 @@ HOLES = [
     pytest.param(BASE, BASE + "\n__path__ = ['elsewhere']\n",
                  unreadable("`__path__` (it changes where the package's modules are found) at kernels/api.py:22"),
                  id="package-path"),
-    pytest.param(BASE, BASE + "\nimport builtins\n", unreadable("`import builtins` at kernels/api.py:22"),
+    pytest.param(BASE, BASE + "\nimport builtins\nbuiltins.len = len\n", unreadable("`import builtins` at kernels/api.py:22"),
                  id="builtins"),
     pytest.param(BASE, BASE + "\n\ndef _lazy(name):\n    raise AttributeError(name)\n\n\n__getattr__ = _lazy\n",
                  unreadable("a module-level `__getattr__` hook at kernels/api.py:27"), id="module-getattr-assigned"),

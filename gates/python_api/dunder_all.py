@@ -31,6 +31,9 @@ def _literal(node: ast.expr | None):
         raise ValueError(ast.unparse(node)) from None
 
 
+_READING_BUILTINS = frozenset({"len", "sorted", "set", "list", "tuple", "frozenset"})
+
+
 def _mentions_all(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Name) and n.id == ALL for n in ast.walk(node))
 
@@ -95,6 +98,26 @@ class AllChanges:
             self.scope.refuse(f"`{ast.unparse(call)}` (extends `__all__` by the letters of a string)", stmt.lineno)
             return
         self.change_all(lambda names: getattr(names, method)(*args), stmt)
+
+    def asserts_on_all(self, stmt: ast.stmt) -> bool:
+        """`assert __all__ == sorted(__all__)` (FlagGems keeps its lists sorted): an `assert` that only reads
+        `__all__`, compared or passed alone to `len`, `sorted`, `set`, `list`, `tuple` or `frozenset` (names the
+        module does not bind), and changes nothing."""
+        if not isinstance(stmt, ast.Assert):
+            return False
+        parents = {id(child): parent for parent in ast.walk(stmt) for child in ast.iter_child_nodes(parent)}
+        for node in ast.walk(stmt):
+            if not (isinstance(node, ast.Name) and node.id == ALL):
+                continue
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Compare):
+                continue
+            if isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords and \
+                    isinstance(parent.func, ast.Name) and parent.func.id in _READING_BUILTINS and \
+                    parent.func.id not in self.scope.names:
+                continue
+            return False
+        return True
 
     def check_all_mention(self, node: ast.AST, line: int) -> None:
         if _mentions_all(node):

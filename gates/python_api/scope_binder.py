@@ -477,6 +477,8 @@ class _Binder(AllChanges):
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
                 isinstance(stmt.value.func, ast.Attribute) and self.is_all(stmt.value.func.value):
             self.all_method(stmt.value, stmt)
+        elif self.asserts_on_all(stmt):
+            self.walrus(stmt)
         else:
             self.check_all_mention(stmt, line)
             self.walrus(stmt)

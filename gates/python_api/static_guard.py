@@ -6,7 +6,8 @@ with its line, anywhere in the module (a function that does it may be called at
 import time), so that the surface reader refuses the module instead of trusting a
 surface that may not be the real one:
 
-- `globals`, `exec`, `eval`, `builtins` / `__builtins__` (named at all, called or not),
+- `globals`, `exec`, `eval`, `builtins` / `__builtins__` (named at all, called or not; but
+  `import builtins` used only to call a pure builtin a kernel's name shadows, `builtins.min(a, b)`),
   `vars()` / `locals()` at module level, `vars(name)` of a module-level name;
 - `sys.modules`, `sys.__dict__`, `sys` passed around (`getattr(sys, ...)`), `from sys import
   modules`; `import_module(...)` / `__import__(...)` of this module, of a module of its own top-level package, or of a computed name;
@@ -152,6 +153,7 @@ class _Finder(ast.NodeVisitor):
         self.overlays: set[int] = set()  # ids of `globals()` calls that copy an implementation module's names
         self.registrars: set[str] = set()  # module-level functions `alias_registrar` reads, called once at top level
         self.lookups: set[int] = set()  # ids of `sys.modules` nodes a function only reads a module's attributes through
+        self.builtin_calls_only = False  # `import builtins` used only to call a builtin a kernel's name shadows
 
     def note(self, what: str, node: ast.AST) -> None:
         self.found.append((what, node.lineno))
@@ -243,7 +245,7 @@ class _Finder(ast.NodeVisitor):
             self.note(f"a module-level `{node.id}` hook", node)
 
     def visit_Import(self, node) -> None:
-        if any(alias.name == "builtins" for alias in node.names):
+        if any(alias.name == "builtins" for alias in node.names) and not self.builtin_calls_only:
             self.note("`import builtins`", node)
 
     def visit_ImportFrom(self, node) -> None:
@@ -435,8 +437,32 @@ def dynamic_constructs(tree: ast.Module, module: str, walked: ModuleWalk | None 
     finder = _Finder(set(walked.defined), set(walked.sys_names), package)
     finder.def_only = walked.def_only
     finder.registrars = registrars(tree, finder.sys_names)
+    finder.builtin_calls_only = builtin_calls_only(tree)
     finder.visit(tree)
     return sorted(finder.found, key=lambda item: item[1]), finder.globals
+
+
+# Builtins that compute a value from their arguments and touch no namespace: what a module calls as `builtins.min(...)`
+# because a kernel of its own is named `min`.
+_PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bin", "bool", "callable", "chr", "dict", "divmod", "enumerate", "filter", "float", "format",
+    "frozenset", "hash", "hex", "id", "int", "isinstance", "issubclass", "iter", "len", "list", "map", "max", "min",
+    "next", "oct", "ord", "pow", "print", "range", "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum",
+    "tuple", "type", "zip"})
+
+
+def builtin_calls_only(tree: ast.Module) -> bool:
+    """Every name `import builtins` binds is used only to call a pure builtin (`builtins.min(a, b)`, FlagGems'
+    reductions named `min` and `max`): no builtin is replaced, read as an object or passed on."""
+    aliases = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for alias in node.names if alias.name == "builtins"}
+    if not aliases:
+        return False
+    calls = {id(node.func.value) for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+             and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases
+             and node.func.attr in _PURE_BUILTINS}
+    return all(id(node) in calls for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in aliases)
 
 
 def alias_registrar(function: ast.stmt, sys_names: set[str]) -> tuple[tuple[str, ...], str] | None:
