@@ -285,3 +285,60 @@ def test_a_module_nested_past_what_the_checker_follows_is_unreadable_not_a_crash
     files = {**IDIOMS["module-getattr"], "src/kernels/__init__.py": hook}
     error = package_surface(files).error
     assert error is not None and ("cannot evaluate" in error or "does not parse" in error)
+
+
+REGISTERING_INIT = '''\
+from .ops.norm import rms_norm
+
+_registry = {}
+exec("_registry['rms_norm'] = rms_norm")  # registers operators at import time: unreadable statically
+'''
+
+
+def registering_library(tmp_path, policy_tail: str):
+    policy = POLICY + "  import_fallback: false\n" + policy_tail
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=policy)
+    for path, text in {"src/kernels/__init__.py": REGISTERING_INIT, "src/kernels/ops/__init__.py": "",
+                       "src/kernels/ops/norm.py": OPS}.items():
+        repo.write(path, text)
+    repo.commit("A package that registers its operators at import time", who=MAX)
+    return repo
+
+
+def test_a_module_the_base_policy_leaves_unchecked_is_skipped_with_a_warning(tmp_path):
+    # FlagGems' `flag_gems/__init__.py` passes `globals()` to its registration, and importing it needs a GPU
+    repo = registering_library(tmp_path, "  unchecked_modules: [kernels]\n")
+    repo.branch("register-more")
+    repo.write("src/kernels/__init__.py", REGISTERING_INIT + "exec(\"_registry['norm'] = rms_norm\")\n")
+    repo.commit("Register one more", who=ADA)
+    findings = repo.check()
+    assert g5(findings) == []
+    assert g5(findings, "warning") == [("src/kernels/__init__.py", "module kernels is listed in api.unchecked_modules "
+                                        "of the base policy: its own surface is not compared")]
+
+
+def test_a_module_beside_an_unchecked_one_is_still_checked(tmp_path):
+    repo = registering_library(tmp_path, "  unchecked_modules: [kernels]\n")
+    repo.branch("shrink")
+    repo.write("src/kernels/ops/norm.py", shrink(OPS))
+    repo.commit("Drop a parameter", who=ADA)
+    assert ("src/kernels/ops/norm.py", "public API break: kernels.ops.norm.rms_norm: parameter 'eps' removed; the "
+            "public API may only grow") in g5(repo.check())
+
+
+def test_without_the_listing_the_unreadable_package_fails_the_change(tmp_path):
+    repo = registering_library(tmp_path, "")
+    repo.branch("register-more")
+    repo.write("src/kernels/__init__.py", REGISTERING_INIT + "exec(\"_registry['norm'] = rms_norm\")\n")
+    repo.commit("Register one more", who=ADA)
+    assert any("`exec()`" in message for _, message in g5(repo.check()))
+
+
+def test_an_unchecked_module_that_is_no_module_of_a_checked_package_is_an_error(tmp_path):
+    repo = registering_library(tmp_path, "  unchecked_modules: [kernels, kernels.gone]\n")
+    repo.branch("touch")
+    repo.write("src/kernels/ops/norm.py", OPS.replace("return x", "return x * 1"))
+    repo.commit("Touch the norm", who=ADA)
+    assert [(p, m) for p, m in g5(repo.check()) if "unchecked_modules" in m] == [
+        (".design-gates/policy.yaml", "api.unchecked_modules lists kernels.gone, which is no module of the checked "
+                                      "packages (kernels) at head")]

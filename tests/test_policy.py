@@ -135,3 +135,10 @@ def test_reading_more_of_the_api_by_trust_is_a_loosening():
     assert base.loosenings(back_to_the_defaults) == [
         "api import_fallback turned on", "api internal_decorators added triton.autotune, triton.heuristics"]
     assert looser.loosenings(looser) == [] and base.loosenings(base) == []
+
+
+def test_leaving_a_module_unchecked_is_a_loosening():
+    base = parse_policy("schema_version: 1\nrules: []\napi:\n  packages: [kernels]\n")
+    looser = parse_policy("schema_version: 1\nrules: []\napi:\n  packages: [kernels]\n  unchecked_modules: [kernels]\n")
+    assert base.loosenings(looser) == ["api unchecked_modules added kernels"]
+    assert looser.loosenings(base) == []

@@ -512,14 +512,37 @@ def check(ctx: SeriesContext) -> None:
            if entry.path.endswith(".py") or (entry.old_path or "").endswith(".py")):
         _check_route_declarations(ctx)  # no module changed but in comments or blank lines: every surface is what it was
         return
+    unchecked = _unchecked_modules(ctx, located, head)
     with ExitStack() as stack:
         imports = _Imports(ctx, stack)
         for module, root in modules.items():
             if is_private_module(module) and module not in switches:
                 continue  # `pkg._impl`: not API itself; what a public module re-exports from it is checked there
+            if module in unchecked:
+                path = _module_file(head, module, root) or _module_file(base, module, root)
+                ctx.report("G5", path or POLICY_PATH, 1, f"module {module} is listed in api.unchecked_modules of the "
+                           "base policy: its own surface is not compared", severity="warning")
+                continue
             _check_module(ctx, imports, module, root, switches, base, head, located, reported)
-        _check_importers(ctx, imports, located, switches, base, head, reported)
+        _check_importers(ctx, imports, located, switches, base, head, reported, unchecked)
     _check_route_declarations(ctx)
+
+
+def _unchecked_modules(ctx: SeriesContext, located: dict[str, str], head: ReadText) -> set[str]:
+    """The base policy's `api.unchecked_modules`; each one that is no module of a checked package at head is an error
+    (a listed name that matches nothing must not pass silently)."""
+    listed = set(ctx.policy.api_unchecked_modules)
+    policy_path = ctx.policy.path or POLICY_PATH
+    text = ctx.change.read_at(ctx.change.base, policy_path) or "" if listed else ""
+    lines = text.splitlines()
+    start = next((n for n, line in enumerate(lines) if "unchecked_modules" in line), 0)
+    for module in sorted(listed):
+        package = next((p for p in located if module == p or module.startswith(p + ".")), None)
+        if package is None or _module_file(head, module, located[package]) is None:
+            line = next((n for n, text_line in enumerate(lines[start:], start + 1) if module in text_line), 1)
+            ctx.report("G5", policy_path, line, f"api.unchecked_modules lists {module}, which is no module of the "
+                       f"checked packages ({', '.join(sorted(located)) or 'none'}) at head")
+    return listed
 
 
 def _same_tokens(ctx: SeriesContext, entry) -> bool:
@@ -647,12 +670,14 @@ _IMPORTING: dict[str, bool] = {}  # git object id of a module -> whether its tex
 
 
 def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, str], switches, base: ReadText,
-                     head: ReadText, reported: set[tuple[str, int]]) -> None:
+                     head: ReadText, reported: set[tuple[str, int]], unchecked=frozenset()) -> None:
     """An unchanged module whose imports reach a changed module: its surface may break all the same."""
     change = ctx.change
     changed = set(change.changed_paths())
     for path in _unchanged_importers(ctx, located, changed, base):
         root = _package_root(path, located)
+        if module_name(path, root) in unchecked:
+            continue
         names = switches.get(module_name(path, root), set())
         old = _surface(ctx, base, path, root, names)
         new = _surface(ctx, head, path, root, names)

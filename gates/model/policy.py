@@ -99,6 +99,7 @@ class Policy:
     api_internal_decorators: list[str] = field(default_factory=lambda: list(INTERNAL_DECORATORS))
     api_transparent_decorators: list[str] = field(default_factory=lambda: list(DOCUMENTATION_DECORATORS))
     api_import_fallback: bool = True  # read an unreadable module by importing it in a subprocess
+    api_unchecked_modules: list[str] = field(default_factory=list)  # modules whose own surface G5 does not compare
     path: str = POLICY_PATH
     sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
 
@@ -150,6 +151,9 @@ class Policy:
                 found.append(f"switch {switch} no longer checked")
         if newer.api_import_fallback and not self.api_import_fallback:
             found.append("api import_fallback turned on")
+        added = sorted(set(newer.api_unchecked_modules) - set(self.api_unchecked_modules))
+        if added:
+            found.append(f"api unchecked_modules added {', '.join(added)}")
         for key in ("internal_decorators", "transparent_decorators"):
             added = sorted(set(getattr(newer, f"api_{key}")) - set(getattr(self, f"api_{key}")))
             if added:
@@ -190,6 +194,7 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         api_internal_decorators=list(data.get("api", {}).get("internal_decorators", INTERNAL_DECORATORS)),
         api_transparent_decorators=list(data.get("api", {}).get("transparent_decorators", DOCUMENTATION_DECORATORS)),
         api_import_fallback=data.get("api", {}).get("import_fallback", True),
+        api_unchecked_modules=list(data.get("api", {}).get("unchecked_modules", [])),
         path=path,
         sections=data,
     )
