@@ -92,7 +92,7 @@ def _locate(ctx: SeriesContext, packages: list[str], base: ReadText, head: ReadT
         else:
             if package in ctx.policy.api_packages:
                 looked = ", ".join(path for _, path in module_paths(package, roots))
-                ctx.report("G5", POLICY_PATH, _policy_line(ctx, package),
+                ctx.report("G5", POLICY_PATH, _policy_line(ctx, "packages", package),
                            f"api package {package!r} resolves to no module on base or head: looked for {looked} "
                            f"(package roots {', '.join(roots)}; set api.package_roots)")
     return located
@@ -105,9 +105,13 @@ def _exists(read_text: ReadText, path: str) -> bool:
         return True  # there, but unreadable: the surface reports it
 
 
-def _policy_line(ctx: SeriesContext, package: str) -> int:
-    text = ctx.change.read_at(ctx.change.base, POLICY_PATH) or ""
-    return next((n for n, line in enumerate(text.splitlines(), 1) if "packages" in line and package in line), 1)
+def _policy_line(ctx: SeriesContext, key: str, name: str) -> int:
+    """The line of the base policy that names `name` in its `key` list (inline or one item per line); 1 if none."""
+    lines = (ctx.change.read_at(ctx.change.base, POLICY_PATH) or "").splitlines()
+    start = next((n for n, line in enumerate(lines) if key in line), None)
+    if start is None:
+        return 1
+    return next((n for n, line in enumerate(lines[start:], start + 1) if name in line), 1)
 
 
 def _prefix(root: str) -> str:
@@ -532,16 +536,12 @@ def _unchecked_modules(ctx: SeriesContext, located: dict[str, str], head: ReadTe
     """The base policy's `api.unchecked_modules`; each one that is no module of a checked package at head is an error
     (a listed name that matches nothing must not pass silently)."""
     listed = set(ctx.policy.api_unchecked_modules)
-    policy_path = ctx.policy.path or POLICY_PATH
-    text = ctx.change.read_at(ctx.change.base, policy_path) or "" if listed else ""
-    lines = text.splitlines()
-    start = next((n for n, line in enumerate(lines) if "unchecked_modules" in line), 0)
     for module in sorted(listed):
         package = next((p for p in located if module == p or module.startswith(p + ".")), None)
         if package is None or _module_file(head, module, located[package]) is None:
-            line = next((n for n, text_line in enumerate(lines[start:], start + 1) if module in text_line), 1)
-            ctx.report("G5", policy_path, line, f"api.unchecked_modules lists {module}, which is no module of the "
-                       f"checked packages ({', '.join(sorted(located)) or 'none'}) at head")
+            ctx.report("G5", POLICY_PATH, _policy_line(ctx, "unchecked_modules", module),
+                       f"api.unchecked_modules lists {module}, which is no module of the checked packages "
+                       f"({', '.join(sorted(located)) or 'none'}) at head")
     return listed
 
 
@@ -676,9 +676,10 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
     changed = set(change.changed_paths())
     for path in _unchanged_importers(ctx, located, changed, base):
         root = _package_root(path, located)
-        if module_name(path, root) in unchecked:
+        module = module_name(path, root)
+        if module in unchecked:
             continue
-        names = switches.get(module_name(path, root), set())
+        names = switches.get(module, set())
         old = _surface(ctx, base, path, root, names)
         new = _surface(ctx, head, path, root, names)
         if old is None or new is None:
@@ -687,7 +688,6 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
         imported = [p for p in dict.fromkeys(old.import_paths + new.import_paths) if p in changed and p not in star]
         if not star and not imported:
             continue
-        module = module_name(path, root)
         old, new, note = imports.compared(module, root, old, new, path, path)
         if note:
             ctx.report("G5", path, 1, note, commit=change.last_commit_touching(star[0] if star else imported[0]),

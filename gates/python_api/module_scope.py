@@ -102,11 +102,6 @@ class ModuleScope:
     # public functions and classes that one path through an `if` defines and every other path leaves unbound: name ->
     # the `if ...:` header; the surface reads the definition with that condition, so becoming conditional is a break
     some_paths: dict[str, str] = field(default_factory=dict)
-
-    def bound_only_where(self, name: str) -> str | None:
-        """The `if ...:` header under which alone `name` is defined (`some_paths`), while it is still conditional."""
-        header = self.some_paths.get(name)
-        return header if header is not None and self.conditional.get(name, (None,))[0] == header else None
     # names that some path binds to a decorated function and every other path to an attribute of a library
     # (`if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`): name -> (`if ...:`, line). A
     # kernel on every path when the decorator is an internal one (`api_surface.module_surface` decides)
@@ -121,6 +116,11 @@ class ModuleScope:
         if self.exports is not None:
             return list(dict.fromkeys(self.exports))
         return [name for name in self.names if not name.startswith("_") and not self.imported_when(name)]
+
+    def bound_only_where(self, name: str) -> str | None:
+        """The `if ...:` header under which alone `name` is defined (`some_paths`), while it is still conditional."""
+        header = self.some_paths.get(name)
+        return header if header is not None and self.conditional.get(name, (None,))[0] == header else None
 
     def imported_when(self, name: str) -> bool:
         """`name` is bound on some paths only, each time by an import from outside the repository (a third-party

@@ -87,12 +87,14 @@ class ModuleWalk:
     mutated: frozenset[str]  # changed in place somewhere (`lazy_exports.changed_in_place`)
     reads_names: bool  # some call reads a name with a default (`switch_reads.name_reads` finds one)
     def_only: frozenset[str] = frozenset()  # bound by `def` and in no other way, anywhere
+    builtins_names: frozenset[str] = frozenset()  # the names `builtins` is imported as
 
 
 def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
     """`ModuleWalk` of `tree`, in one `ast.walk`; `package` is the module's top-level package."""
     defined: set[str] = set()
     sys_names: set[str] = set()
+    builtins_names: set[str] = set()
     mutated: set[str] = set()
     by_def: set[str] = set()
     otherwise: set[str] = set()
@@ -122,10 +124,12 @@ def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
                     defined.add(alias.asname or alias.name.split(".")[0])
                 if alias.name == "sys":
                     sys_names.add(alias.asname or "sys")
+                elif alias.name == "builtins":
+                    builtins_names.add(alias.asname or "builtins")
         elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == package):
             defined.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
     return ModuleWalk(frozenset(defined), frozenset(sys_names), frozenset(mutated), reads_names,
-                      frozenset(by_def - otherwise))
+                      frozenset(by_def - otherwise), frozenset(builtins_names))
 
 
 def _root(node: ast.expr) -> ast.expr:
@@ -437,7 +441,7 @@ def dynamic_constructs(tree: ast.Module, module: str, walked: ModuleWalk | None 
     finder = _Finder(set(walked.defined), set(walked.sys_names), package)
     finder.def_only = walked.def_only
     finder.registrars = registrars(tree, finder.sys_names)
-    finder.builtin_calls_only = builtin_calls_only(tree)
+    finder.builtin_calls_only = bool(walked.builtins_names) and builtin_calls_only(tree, walked.builtins_names)
     finder.visit(tree)
     return sorted(finder.found, key=lambda item: item[1]), finder.globals
 
@@ -451,18 +455,19 @@ _PURE_BUILTINS = frozenset({
     "tuple", "type", "zip"})
 
 
-def builtin_calls_only(tree: ast.Module) -> bool:
-    """Every name `import builtins` binds is used only to call a pure builtin (`builtins.min(a, b)`, FlagGems'
-    reductions named `min` and `max`): no builtin is replaced, read as an object or passed on."""
-    aliases = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-               for alias in node.names if alias.name == "builtins"}
-    if not aliases:
-        return False
-    calls = {id(node.func.value) for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-             and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases
-             and node.func.attr in _PURE_BUILTINS}
-    return all(id(node) in calls for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in aliases)
+def builtin_calls_only(tree: ast.Module, aliases: frozenset[str]) -> bool:
+    """Every use of `aliases` (the names `import builtins` binds, `ModuleWalk.builtins_names`) calls a pure builtin
+    (`builtins.min(a, b)`, FlagGems' reductions named `min` and `max`): no builtin is replaced, read as an object or
+    passed on."""
+    calls: set[int] = set()
+    uses: list[ast.Name] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in aliases:
+            uses.append(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PURE_BUILTINS \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases:
+            calls.add(id(node.func.value))
+    return all(id(node) in calls for node in uses)
 
 
 def alias_registrar(function: ast.stmt, sys_names: set[str]) -> tuple[tuple[str, ...], str] | None:
