@@ -43,7 +43,7 @@ def test_rows_that_see_nothing_are_zero_and_the_rest_attend_causally():
 
 
 def test_more_splits_than_tiles_leaves_empty_splits_harmless():
-    q, k, v = inputs(s=20)
+    q, k, v = inputs(hq=2, hkv=1, s=20)
     visible = torch.tensor([3, 20], dtype=torch.int32)
     single = kernels.attention_decode(q, k, v, visible)
     split = kernels.attention_decode_splitkv(q, k, v, visible, num_splits=64)
@@ -99,10 +99,12 @@ def _table(batch, pages_per_request):
     return torch.arange(batch * pages_per_request, dtype=torch.int32).reshape(batch, pages_per_request)
 
 
-@pytest.mark.parametrize("d, num_splits", [(64, 150), (256, 40)], ids=["d64-three-tiles", "d256-two-tiles"])
-def test_a_combine_over_several_tiles_of_splits_matches_the_oracle(d, num_splits):
-    # the combine loads splits 1.. in tiles (64 rows at D <= 128, 32 above): these calls
-    # need three and two tiles, and the running maximum moves between them
+@pytest.mark.parametrize("d, num_splits", [(128, 70), (256, 70)], ids=["d128-two-tiles", "d256-three-tiles"])
+def test_a_combine_over_several_tiles_of_splits_matches_the_oracle(d, num_splits, launch_config):
+    # the combine kernel loads splits 1.. in tiles (64 rows at D <= 128, 32 above): 69 rows
+    # need two tiles at D 128 and three at D 256, and the running maximum moves between them.
+    # These launches would merge in place; the combine kernel is what this test reads.
+    launch_config(fused_combine=False)
     q, k, v = inputs(batch=1, hq=2, hkv=1, d=d, s=64 * num_splits)
     q[..., 0, :] *= 4  # sharper softmax: the maximum is not in split 0 for every row
     visible = torch.tensor([64 * num_splits - 5], dtype=torch.int32)
