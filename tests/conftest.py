@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 import torch
 
+import interpreter_speed
 from suite_processes import SUITES_DIR_ENV, attach_suites, discard_suites, start_suites, suites_folder
 
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
+if os.environ.get("TRITON_INTERPRET") == "1":
+    interpreter_speed.install()
 
 SUITE_RUNS = pytest.StashKey[dict]()
 

@@ -62,17 +62,24 @@ def _paths(out_dir: Path, suite: str) -> tuple[Path, Path, Path]:
     return out_dir / f"{suite}-matrix.json", out_dir / f"{suite}.log", out_dir / f"{suite}.status"
 
 
+def _run_suite() -> list[str]:
+    """The command that runs a suite: through the interpreter without its repeated set-up where the kernels run
+    interpreted (`tests/interpreted_suite.py`), else `python -m validation.run_suite`."""
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        return [sys.executable, str(REPO / "tests" / "interpreted_suite.py")]
+    return [sys.executable, "-m", "validation.run_suite"]
+
+
 def start_suites() -> dict[str, SuiteRun]:
-    """suite name -> its running `python -m validation.run_suite` process, writing into a fresh temporary folder."""
+    """suite name -> its running suite process (`_run_suite`), writing into a fresh temporary folder."""
     out_dir = Path(tempfile.mkdtemp(prefix="design-gates-suites-"))
     runs = {}
     for suite in SUITES:
         artifact, log, status = _paths(out_dir, suite)
         with open(log, "w", encoding="utf-8") as handle:
             process = subprocess.Popen(
-                [sys.executable, "-c", _RECORD_EXIT, str(status),
-                 sys.executable, "-m", "validation.run_suite", suite, "--out", str(artifact), "--tier", TIER,
-                 "--", "-rfE", *DESELECT.get(suite, [])],
+                [sys.executable, "-c", _RECORD_EXIT, str(status), *_run_suite(), suite, "--out", str(artifact),
+                 "--tier", TIER, "--", "-rfE", *DESELECT.get(suite, [])],
                 cwd=REPO, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
         runs[suite] = SuiteRun(suite, artifact, log, status, process)
     return runs
