@@ -2,15 +2,15 @@
 
 Through the interpreter (`TRITON_INTERPRET=1`) every call of a `@triton.jit` helper inside a kernel patches
 `triton.language` again (`interpreter._patch_lang`: an `inspect.getmembers` over the language's modules and
-a new wrapper for each builtin), once per program and per helper call: about a quarter of the time of a
+a new wrapper for each builtin), once per program and per helper call: a fifth to a quarter of the time of a
 kernel test. While one grid runs, the language modules a helper sees are the ones the grid's first patch
 already changed, so `install()` lets a helper's call skip the patch when the modules its globals name were
 patched in the running grid, and patch as before when they were not (a helper of another module that names
 `triton.language.core`, which the kernel's module does not). The grid's own patch, and the restore at its
 end, are Triton's.
 
-Installed only where the interpreter keeps its patches in a `_LangPatchScope` (Triton 3.4 and later); with an
-older interpreter `install()` leaves it as it is, and the tests only take longer.
+Installed only where the interpreter keeps its patches in a `_LangPatchScope` (as Triton 3.9's does); with an
+interpreter that does not, `install()` leaves it as it is, and the tests only take longer.
 """
 
 from __future__ import annotations
