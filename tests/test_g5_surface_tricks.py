@@ -111,7 +111,7 @@ HOLES = [
     pytest.param(BASE, wrap_def(BASE.replace("import torch\n", "import torch\n\n_NEVER = False\n"), "if _NEVER:"),
                  "public name 'kernels.api.attention_decode_splitkv' removed", id="if-runtime-false"),  # read as Python runs it
     pytest.param(BASE, BASE + "\nif torch.cuda.is_available():\n    del attention_decode_splitkv\n",
-                 "'kernels.api.attention_decode_splitkv' is now defined on one path through `if "
+                 "'kernels.api.attention_decode_splitkv' is now defined on one path through the else of `if "
                  "torch.cuda.is_available():` only: where another path runs, callers lose it", id="conditional-del"),
     pytest.param(BASE, BASE + "\ntry:\n    1 / 0\n\n    def attention_decode(q, k_cache, v_cache, *, scale=None):\n"
                  "        return None\nexcept ZeroDivisionError:\n    del attention_decode\n",
@@ -343,3 +343,34 @@ def test_a_function_that_imports_a_module_when_called_leaves_the_module_readable
     assert found("import importlib\n\nmod = importlib.import_module(NAME)\n") == []  # left to the surface reader
     assert found("def patch():\n    setattr(__import__('kernels.api'), 'f', None)\n") != []
     assert found("def load(name):\n    globals()[name] = __import__(name)\n") != []
+
+
+# A definition on one path of an `if` the checker cannot decide is read with the path that defines it, and only where
+# the test reads the environment alone (libraries, builtins): a test that reads the repository's own names can move
+# the definition without changing its text, so it is refused (and read by importing, where that works).
+ONE_PATH = '''\
+import sys
+
+if sys.version_info >= (3, 0):
+    def fast_norm(x, w, eps=1e-6):
+        return x
+'''
+
+
+def test_a_definition_moved_to_the_other_path_of_its_if_is_a_break():
+    moved = ONE_PATH.replace("    def fast_norm", "    pass\nelse:\n    def fast_norm")
+    assert diff(ONE_PATH, moved) == ["'kernels.api.fast_norm' is now defined on one path through the else of "
+                                     "`if sys.version_info >= (3, 0):` only: where another path runs, callers lose it"]
+
+
+@pytest.mark.parametrize("test, before", [
+    ("sys.version_info >= _MIN", "_MIN = (3, 0)\n"),
+    ("_supported()", "def _supported():\n    return True\n"),
+    ("ENABLE_FAST", "from kernels.config import ENABLE_FAST\n"),
+], ids=["module-constant", "module-helper", "repository-flag"])
+def test_a_definition_under_a_test_that_reads_the_repository_is_refused(test, before):
+    source = ONE_PATH.replace("if sys.version_info >= (3, 0):", before + f"if {test}:")
+    surface = module_surface(source, PATH, read_module=module_reader({"kernels/config.py": "ENABLE_FAST = True\n",
+                                                                      PATH: None}.get))
+    assert surface.error and "public name 'fast_norm' is defined on one path through" in surface.error, surface.error
+    assert "the test reads a name of the repository" in surface.error

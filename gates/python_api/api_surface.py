@@ -138,7 +138,11 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
             header, line = scope.kernel_fallbacks[name]
             _refuse(surface, f"public name '{name}' is bound differently on some paths through {header}", line)
         condition = scope.bound_only_where(name)
-        if condition is not None:
+        if condition is not None and scope.bound_by_repository_test(name):
+            _refuse(surface, f"public name '{name}' is defined on one path through {scope.some_paths[name][0]} only, "
+                    "and the test reads a name of the repository, which can move it without changing the test",
+                    scope.conditional[name][1])
+        elif condition is not None:
             entry = replace(entry, limits=entry.limits | {BOUND_ONLY_WHERE + condition})
         surface.entries[name] = _with_decorators(scope, entry)
         if name in scope.fallback_guarded:

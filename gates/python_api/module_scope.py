@@ -100,8 +100,11 @@ class ModuleScope:
     # a submodule when X.Y is a module of the repository that X itself does not shadow (`_is_submodule`)
     import_only: set[str] = field(default_factory=set)
     # public functions and classes that one path through an `if` defines and every other path leaves unbound: name ->
-    # the `if ...:` header; the surface reads the definition with that condition, so becoming conditional is a break
-    some_paths: dict[str, str] = field(default_factory=dict)
+    # (the `if ...:` header, the path that defines it: the header, or "the else of" it, and whether the test reads
+    # only the environment); the surface reads such a definition with its path, so becoming conditional, or moving
+    # to the other path, is a break, and refuses one whose test reads the repository's own names (a constant, a
+    # helper, a flag it imports), which can move the definition without changing the test's text
+    some_paths: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
     # names that some path binds to a decorated function and every other path to an attribute of a library
     # (`if HAS_GATHER: gather = tl.gather / else: @triton.jit def gather(...)`): name -> (`if ...:`, line). A
     # kernel on every path when the decorator is an internal one (`api_surface.module_surface` decides)
@@ -119,8 +122,12 @@ class ModuleScope:
 
     def bound_only_where(self, name: str) -> str | None:
         """The `if ...:` header under which alone `name` is defined (`some_paths`), while it is still conditional."""
-        header = self.some_paths.get(name)
-        return header if header is not None and self.conditional.get(name, (None,))[0] == header else None
+        header, path, _ = self.some_paths.get(name, (None, None, None))
+        return path if header is not None and self.conditional.get(name, (None,))[0] == header else None
+
+    def bound_by_repository_test(self, name: str) -> bool:
+        """`bound_only_where(name)` holds under a test that reads a name of the repository."""
+        return self.bound_only_where(name) is not None and not self.some_paths[name][2]
 
     def imported_when(self, name: str) -> bool:
         """`name` is bound on some paths only, each time by an import from outside the repository (a third-party

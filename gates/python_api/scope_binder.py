@@ -411,7 +411,8 @@ class _Binder(AllChanges):
             elif truth is False:
                 self.block(stmt.orelse)
             else:
-                self.branches([stmt.body, stmt.orelse], self.where(f"if {ast.unparse(stmt.test)}:", stmt))
+                self.branches([stmt.body, stmt.orelse], self.where(f"if {ast.unparse(stmt.test)}:", stmt),
+                              test=stmt.test)
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             handlers = [h.body for h in stmt.handlers if not _ends_in_raise(h.body)]
             fallbacks = bool(stmt.handlers) and all(_catches_import_errors(h) for h in stmt.handlers)
@@ -891,6 +892,29 @@ class _Binder(AllChanges):
                 self.bind(name, Entry(name, "import", stmt.lineno, source=source))
 
     # branches -------------------------------------------------------------------------------------------
+    def reads_outside_only(self, test: ast.expr) -> bool:
+        """Every name `test` reads is a builtin the module does not shadow or an import from outside the repository
+        (`torch.__version__ >= "2.4"`, `sys.version_info >= (3, 10)`): what it evaluates to is the environment's,
+        never the repository's. A module constant, a helper of the module or a flag imported from the repository can
+        change what it picks without changing its text, so such a test is not read this way."""
+        for node in ast.walk(test):
+            if isinstance(node, ast.NamedExpr):
+                return False
+            if not isinstance(node, ast.Name):
+                continue
+            entry = self.scope.names.get(node.id)
+            if entry is None:
+                if node.id in self.bound_on_paths or not hasattr(builtins, node.id):
+                    return False
+                continue
+            if entry.kind not in ("import", "module-import") or not entry.source:
+                return False
+            module = entry.source.split(":", 1)[0]
+            if self.resolver is None or self.resolver.find(module) is not None \
+                    or self.resolver.find(module.split(".", 1)[0]) is not None:
+                return False
+        return True
+
     def alternatives_outside(self, entries: list) -> Entry | None:
         """One import entry for a name every path imports from outside the repository, else None.
 
@@ -953,7 +977,8 @@ class _Binder(AllChanges):
         self.scope.exports = None if exports is None else list(exports)
         self.scope.conditional = dict(conditional)
 
-    def branches(self, paths: list[list[ast.stmt]], where: tuple[str, int], fallbacks: bool = False) -> None:
+    def branches(self, paths: list[list[ast.stmt]], where: tuple[str, int], fallbacks: bool = False,
+                 test: ast.expr | None = None) -> None:
         """Run each path from the same state, then keep what every path agrees on; mark the rest conditional.
 
         With `fallbacks` (a `try` whose handlers catch only `ImportError`), a name that the `try` body binds and
@@ -1021,11 +1046,14 @@ class _Binder(AllChanges):
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
             defining = [result for result in results if name in result[0]]
-            if not fallbacks and where[0].strip("`").startswith("if ") and len(present) == 1 and len(entries) > 1 and \
+            if not fallbacks and test is not None and len(present) == 1 and len(entries) > 1 and \
                     present[0].kind in ("function", "class") and name not in defining[0][3]:
                 # `if torch.__version__ >= "2.4": ... / else: def noop_custom_op(...)`: one path defines it, the others
-                # leave it unbound; read as that definition, defined on that path only (`api_surface`)
-                self.scope.some_paths[name] = where[0]
+                # leave it unbound; read as that definition, defined on that path only (`api_surface`), where the
+                # test reads only the environment (libraries, builtins), which no change to the repository moves.
+                # The path is named, so moving the definition to the other path is a change of its limit
+                path = "" if entries[0] is not None else "the else of "
+                self.scope.some_paths[name] = (where[0], f"{path}{where[0]}", self.reads_outside_only(test))
             else:
                 self.scope.some_paths.pop(name, None)
             if self.alternatives_outside(present) is not None and len(present) < len(entries):
