@@ -238,6 +238,25 @@ def test_a_module_neither_readable_nor_importable_fails_closed(tmp_path):
            "named 'vendor_runtime')" in message
 
 
+def test_a_package_that_points_its_path_elsewhere_is_not_read_by_importing(tmp_path):
+    # `kernels.ops` comes from `_v2/ops.py` once `__path__` is changed: an import of the package shows its own names,
+    # not where its modules come from, so the change fails instead of passing on the unchanged `ops.py`
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/ops.py": OPS})
+    repo.branch("redirect")
+    repo.write("src/kernels/_paths.py", "import os\n\n\ndef extend_path(path, name):\n"
+               "    return [os.path.join(p, '_v2') for p in path]\n")
+    repo.write("src/kernels/__init__.py", "from kernels._paths import extend_path\n\n"
+               "__path__ = extend_path(__path__, __name__)\n")
+    repo.write("src/kernels/_v2/ops.py", OPS.replace(", *, eps=1e-6", ""))
+    repo.commit("Serve the modules from _v2", who=ADA)
+    findings = repo.check()
+    assert g5(findings, "warning") == []
+    ((path, message),) = g5(findings)
+    assert path == "src/kernels/__init__.py" and "`__path__` (it changes where the package's modules are found)" \
+        in message
+
+
 SWALLOWING_INIT = """\
 import importlib
 

@@ -211,6 +211,26 @@ HOLES = [
 
 WITH_SHAPE = BASE.replace("import torch\n", "import typing\nimport torch\n") + \
     "\n\nclass Shape(typing.NamedTuple):\n    batch: int\n    heads: int = 8\n"
+# Signature attributes reached without an assignment, `__all__` changed by an `assert`'s comparison, and `__path__`
+# pointed elsewhere by an `extend_path` of the repository's own: each leaves the module unreadable.
+HOLES += [
+    pytest.param(BASE, BASE + "\nobject.__setattr__(attention_decode, '__defaults__', (1.0,))\n",
+                 unreadable("`object.__setattr__(attention_decode, '__defaults__', ...)`"), id="object-setattr"),
+    pytest.param(BASE, BASE + "\nsetter = object.__setattr__\n",
+                 unreadable("`object.__setattr__` passed around"), id="object-setattr-passed-around"),
+    pytest.param(BASE, BASE + "\ntype(attention_decode).__kwdefaults__.__set__(attention_decode, {'scale': 1.0})\n",
+                 unreadable("`type(attention_decode).__kwdefaults__.__set__` (a descriptor's setter called directly)"), id="descriptor-set"),
+    pytest.param(BASE, BASE + "\n__import__('builtins').setattr(attention_decode, '__defaults__', (1.0,))\n",
+                 unreadable("`__import__('builtins')`"), id="dunder-import-builtins"),
+    pytest.param(EXPORTING, EXPORTING + "\n\nclass _Equal:\n    def __eq__(self, names):\n        names.clear()\n"
+                 "        return True\n\n\nassert __all__ == _Equal()\n",
+                 unreadable("`assert __all__ == _Equal()`"), id="assert-that-edits-all"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import torch\nfrom kernels.paths import extend_path\n\n"
+                                    "__path__ = extend_path(__path__, __name__)\n"),
+                 unreadable("`__path__` (it changes where the package's modules are found)"),
+                 id="extend-path-of-its-own"),
+]
+
 HOLES.append(pytest.param(WITH_SHAPE, WITH_SHAPE.replace("heads: int = 8", "heads: int"),
                           "kernels.api.Shape.__init__: parameter 'heads' was optional and is now required",
                           id="named-tuple-field"))

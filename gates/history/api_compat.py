@@ -42,6 +42,7 @@ from gates.python_api.module_scope import (
     package_homes,
 )
 from gates.python_api.scope_model import decode_source
+from gates.python_api.static_guard import PATH_CHANGE
 
 
 def _packages(ctx: SeriesContext) -> list[str]:
@@ -442,8 +443,8 @@ class _Imports:
         """(old, new, a note) read by importing where a side cannot be read statically; (old, new, None) as they
         are when both can, or when importing fails too (the static error then stands, with why importing failed)."""
         unreadable = [side for side in (old, new) if side is not None and side.error]
-        if not unreadable or not self.enabled:
-            return old, new, None
+        if not unreadable or not self.enabled or any(PATH_CHANGE in side.error for side in unreadable):
+            return old, new, None  # a changed `__path__` moves its modules' files, which no import of it shows
         change = self.ctx.change
         sides = ((change.merge_base, old_path, old), (change.head, new_path, new))
         read = iter(self.surfaces([(ref, module, path, root) for ref, path, side in sides if side is not None]))

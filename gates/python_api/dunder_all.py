@@ -38,6 +38,10 @@ def _mentions_all(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Name) and n.id == ALL for n in ast.walk(node))
 
 
+_INERT_NODES = (ast.Assert, ast.Compare, ast.cmpop, ast.BoolOp, ast.boolop, ast.UnaryOp, ast.Not, ast.Constant,
+                ast.Tuple, ast.List, ast.Set, ast.expr_context)
+
+
 class AllChanges:
     """The `__all__` part of the statement runner."""
 
@@ -107,15 +111,22 @@ class AllChanges:
             return False
         parents = {id(child): parent for parent in ast.walk(stmt) for child in ast.iter_child_nodes(parent)}
         for node in ast.walk(stmt):
-            if not (isinstance(node, ast.Name) and node.id == ALL):
+            if isinstance(node, _INERT_NODES):
+                continue  # the assert, a comparison, `and`/`or`/`not`, a literal, a literal's tuple, list or set
+            if isinstance(node, ast.Call):
+                if node.keywords or not isinstance(node.func, ast.Name) or node.func.id not in _READING_BUILTINS \
+                        or node.func.id in self.scope.names:
+                    return False  # a call of anything else can run the module's code (an `__eq__` that edits it)
                 continue
+            if not isinstance(node, ast.Name):
+                return False  # an attribute, a subscript, a lambda ...: only `__all__` and literals are compared
             parent = parents.get(id(node))
-            if isinstance(parent, ast.Compare):
+            if node.id == ALL and isinstance(parent, ast.Compare):
                 continue
-            if isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords and \
-                    isinstance(parent.func, ast.Name) and parent.func.id in _READING_BUILTINS and \
-                    parent.func.id not in self.scope.names:
+            if node.id == ALL and isinstance(parent, ast.Call) and parent.args == [node]:
                 continue
+            if isinstance(parent, ast.Call) and parent.func is node:
+                continue  # the reading builtin itself
             return False
         return True
 

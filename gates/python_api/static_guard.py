@@ -74,7 +74,17 @@ MODULE_HOOKS = frozenset({"__getattr__", "__dir__"})
 _IMPORTERS = frozenset({"import_module", "__import__"})
 
 
+# A package's `__path__` changed otherwise than by `pkgutil.extend_path`: where each of its modules comes from is no
+# longer the file the checker reads, and importing the package shows its own names, not that (no import fallback)
+PATH_CHANGE = "`__path__` (it changes where the package's modules are found)"
 _SETTABLE = frozenset({"__doc__", "__module__"})
+# `object.__setattr__(obj, "name", value)`: read as `setattr` (a frozen dataclass's `__post_init__` sets a field of
+# its own instance this way); passed around, it is `setattr` passed around
+_SLOT_SETTERS = frozenset({"__setattr__", "__delattr__"})
+# `type(f).__defaults__.__set__(f, ...)`: a descriptor's setter reaches what an assignment would
+_DESCRIPTOR_SETTERS = frozenset({"__set__", "__delete__"})
+# `__import__("builtins").setattr(...)`, `import_module("sys").modules`: the modules the guard watches by their names
+_GUARDED_MODULES = frozenset({"builtins", "sys"})
 _NAMED = frozenset({"globals", "exec", "eval", "__builtins__", "setattr", "delattr"})
 
 
@@ -145,6 +155,8 @@ class _Finder(ast.NodeVisitor):
         self.package = package
         self.def_only: frozenset[str] = frozenset()  # bound only by `def` (`ModuleWalk.def_only`)
         self.called: set[int] = set()  # ids of Name nodes that are the callee of a call with arguments
+        self.called_attributes: set[int] = set()  # ids of Attribute nodes that are the callee of a call
+        self.pkgutil_names: frozenset[str] = frozenset()  # `pkgutil_bindings`
         self.attribute_values: set[int] = set()  # ids of Name nodes read as `name.attribute`
         self.found: list[tuple[str, int]] = []
         self.globals: dict[str, int] = {}
@@ -207,7 +219,7 @@ class _Finder(ast.NodeVisitor):
     def visit_Assign(self, node) -> None:
         if self.depth == 0 and is_lazy_replacement(node):
             return  # read by the surface reader (`gates.python_api.lazy_exports`)
-        if self.depth == 0 and _extends_path(node):
+        if self.depth == 0 and _extends_path(node, self.pkgutil_names):
             return  # `__path__ = extend_path(__path__, __name__)`: other installations' folders come after its own
         if self.functions and _is_overlay(node, self.functions[-1]):
             self.overlays.add(id(node.targets[0].value))
@@ -244,7 +256,7 @@ class _Finder(ast.NodeVisitor):
         elif node.id in ("vars", "locals") and self.depth == 0 and id(node) not in self.called:
             self.note(f"`{node.id}` at module level", node)
         elif node.id == "__path__" and id(node) not in self.read_paths:
-            self.note("`__path__` (it changes where the package's modules are found)", node)
+            self.note(PATH_CHANGE, node)
         elif node.id in MODULE_HOOKS and self.depth == 0 and isinstance(node.ctx, ast.Store):
             self.note(f"a module-level `{node.id}` hook", node)
 
@@ -263,6 +275,10 @@ class _Finder(ast.NodeVisitor):
     def visit_Attribute(self, node) -> None:
         if isinstance(node.value, ast.Name):
             self.attribute_values.add(id(node.value))
+        if node.attr in _SLOT_SETTERS and id(node) not in self.called_attributes:
+            self.note(f"`{ast.unparse(node)}` passed around", node)
+        elif node.attr in _DESCRIPTOR_SETTERS:
+            self.note(f"`{ast.unparse(node)}` (a descriptor's setter called directly)", node)
         on_sys = isinstance(node.value, ast.Name) and node.value.id in self.sys_names
         if node.attr in ("modules", "__dict__") and on_sys and id(node) not in self.lookups:
             self.note(f"`sys.{node.attr}`", node)
@@ -305,6 +321,15 @@ class _Finder(ast.NodeVisitor):
         elif isinstance(func, ast.Name) and name in ("setattr", "delattr") and self._is_module_level_object(first) \
                 and not self._is_local(first):
             self.note(f"`{name}({ast.unparse(first)}, ...)`", node)
+        elif isinstance(func, ast.Attribute) and name in _SLOT_SETTERS:
+            self.called_attributes.add(id(func))
+            attribute = node.args[1] if len(node.args) > 1 else None
+            literal = isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
+            if (self._is_module_level_object(first) and not self._is_local(first)) or not literal \
+                    or attribute.value in SIGNATURE_ATTRIBUTES or attribute.value == "__dict__":
+                self.note(f"`{ast.unparse(func)}({', '.join(ast.unparse(a) for a in node.args[:2])}, ...)`", node)
+        elif name in _IMPORTERS and isinstance(first, ast.Constant) and first.value in _GUARDED_MODULES:
+            self.note(f"`{ast.unparse(node)}`", node)
         elif name == "import_module" and (self.depth == 0 or self.in_hook):
             pass  # the surface reader computes what it imports, or refuses the module
         elif name in _IMPORTERS and self.in_function and not self.in_hook:
@@ -333,16 +358,52 @@ class _Finder(ast.NodeVisitor):
 _PACKAGE_LISTERS = frozenset({"iter_modules", "walk_packages"})
 
 
-def _extends_path(node: ast.Assign) -> bool:
-    """`__path__ = extend_path(__path__, __name__)` (or `pkgutil.extend_path`): a package that shares its name with
-    other installations (flash-attention 2 and 4 installed side by side). Python appends their folders after the
+def _extends_path(node: ast.Assign, pkgutil_names: frozenset[str]) -> bool:
+    """`__path__ = extend_path(__path__, __name__)` (or `pkgutil.extend_path`), the name bound only by `from pkgutil
+    import extend_path` (or `import pkgutil`, `pkgutil_bindings`): a package that shares its name with other
+    installations (flash-attention 2 and 4 installed side by side). Python appends their folders after the
     package's own, so every module of the repository is still the one imported, and what they add is not the
-    repository's."""
+    repository's. An `extend_path` of the repository's own could return any folders."""
     value = node.value
+    wanted = {"extend_path": "extend_path", "pkgutil.extend_path": "pkgutil"}
     return (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "__path__"
-            and isinstance(value, ast.Call) and ast.unparse(value.func) in ("extend_path", "pkgutil.extend_path")
+            and isinstance(value, ast.Call) and wanted.get(ast.unparse(value.func)) in pkgutil_names
             and len(value.args) == 2 and not value.keywords
             and [ast.unparse(arg) for arg in value.args] == ["__path__", "__name__"])
+
+
+def _assigns_path(tree: ast.Module) -> bool:
+    return any(isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__path__" for t in stmt.targets)
+               for stmt in tree.body)
+
+
+def pkgutil_bindings(tree: ast.Module) -> frozenset[str]:
+    """Of `extend_path` and `pkgutil`, the names the module binds only by `from pkgutil import extend_path` and
+    `import pkgutil` (at least once, and in no other way anywhere)."""
+    good: set[str] = set()
+    bad: set[str] = set()
+    names = {"extend_path", "pkgutil"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                if bound in names:
+                    ok = node.module == "pkgutil" and not node.level and alias.name == "extend_path" == bound
+                    (good if ok else bad).add(bound)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if bound in names:
+                    (good if alias.name == "pkgutil" == bound else bad).add(bound)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and node.id in names:
+            bad.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names:
+            bad.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bad.update(names.intersection(node.names))
+        elif isinstance(node, ast.arg) and node.arg in names:
+            bad.add(node.arg)
+    return frozenset(good - bad)
 
 
 def _is_overlay(node: ast.Assign, function: ast.AST) -> bool:
@@ -442,6 +503,7 @@ def dynamic_constructs(tree: ast.Module, module: str, walked: ModuleWalk | None 
     finder.def_only = walked.def_only
     finder.registrars = registrars(tree, finder.sys_names)
     finder.builtin_calls_only = bool(walked.builtins_names) and builtin_calls_only(tree, walked.builtins_names)
+    finder.pkgutil_names = pkgutil_bindings(tree) if _assigns_path(tree) else frozenset()
     finder.visit(tree)
     return sorted(finder.found, key=lambda item: item[1]), finder.globals
 
