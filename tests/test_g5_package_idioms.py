@@ -345,6 +345,19 @@ def test_a_module_beside_an_unchecked_one_is_still_checked(tmp_path):
             "public API may only grow") in g5(repo.check())
 
 
+def test_a_change_to_what_an_unchecked_module_imports_is_named_in_a_warning(tmp_path):
+    # what `kernels` re-exports from `kernels.ops.norm` is not compared through `kernels`: the change says so
+    repo = registering_library(tmp_path, "  unchecked_modules: [kernels]\n")
+    repo.branch("touch")
+    repo.write("src/kernels/ops/norm.py", OPS.replace("return x", "return x * 1"))
+    repo.commit("Touch the norm", who=ADA)
+    findings = repo.check()
+    assert g5(findings) == []
+    assert g5(findings, "warning") == [("src/kernels/__init__.py", "module kernels is listed in api.unchecked_modules "
+                                        "of the base policy: what it imports from src/kernels/ops/norm.py, which this "
+                                        "change edits, is not compared through it")]
+
+
 def test_without_the_listing_the_unreadable_package_fails_the_change(tmp_path):
     repo = registering_library(tmp_path, "")
     repo.branch("register-more")

@@ -20,6 +20,7 @@ record still declares `api.default_route_unchanged: true`.
 
 from __future__ import annotations
 
+import ast
 import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -679,6 +680,7 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
         root = _package_root(path, located)
         module = module_name(path, root)
         if module in unchecked:
+            _warn_unchecked_importer(ctx, head, path, root, module, changed)
             continue
         names = switches.get(module, set())
         old = _surface(ctx, base, path, root, names)
@@ -702,6 +704,36 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
             else:
                 message = f"{api_change.message} (through the import in {path})"
             _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown))
+
+
+def _warn_unchecked_importer(ctx: SeriesContext, head: ReadText, path: str, root: str, module: str,
+                             changed: set[str]) -> None:
+    """A module of `api.unchecked_modules` that imports from a module this change edits: what it re-exports from
+    there is not compared through it, which the change's reviewer should know (a warning, as for a change to it)."""
+    try:
+        text = head(path)
+        tree = ast.parse(text) if text is not None else None
+    except (InputError, SyntaxError, ValueError):
+        tree = None
+    edited = {module_name(p, root): p for p in changed if p.endswith(".py") and p.startswith(_prefix(root))}
+    if tree is None:
+        reached = sorted(edited.values())
+    else:
+        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+                source = ".".join([*base, *([node.module] if node.module else [])])
+                imported.add(source)
+                imported.update(f"{source}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+        reached = sorted(p for name, p in edited.items() if name in imported)
+    if reached:
+        ctx.report("G5", path, 1, f"module {module} is listed in api.unchecked_modules of the base policy: what it "
+                   f"imports from {', '.join(reached)}, which this change edits, is not compared through it",
+                   commit=ctx.change.last_commit_touching(reached[0]), severity="warning")
 
 
 def _where(api_change: ApiChange, through: list[str]) -> tuple[str, int]:
