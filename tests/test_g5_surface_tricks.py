@@ -185,7 +185,7 @@ HOLES = [
                  unreadable("assignment to `kernels.api.attention_decode` at kernels/api.py:24"),
                  id="rebind-through-the-package"),
     pytest.param(BASE, BASE.replace("        return None\n", "        return None\n\n    partials = None\n"),
-                 unreadable("method 'LayerWorkspace.partials' rebound or deleted in the class body at "
+                 unreadable("method or nested class 'LayerWorkspace.partials' rebound or deleted in the class body at "
                             "kernels/api.py:22"), id="method-rebound-in-class-body"),
     pytest.param(BASE, BASE.replace("    def partials(self, num_splits):\n        return None\n",
                                     "    if False:\n        def partials(self, num_splits):\n            return None\n"),
@@ -229,6 +229,23 @@ HOLES += [
                                     "__path__ = extend_path(__path__, __name__)\n"),
                  unreadable("`__path__` (it changes where the package's modules are found)"),
                  id="extend-path-of-its-own"),
+]
+
+# A public class in a class body rebound, deleted or named after a class of the module: its members are not what the
+# checker reads, so the module is unreadable.
+NESTED = BASE + "\n\nclass _ParamsV1:\n    def __init__(self, tile, cluster=1):\n        pass\n\n\n" \
+    "class Scheduler:\n    class Params:\n        def __init__(self, tile, cluster=1):\n            pass\n"
+HOLES += [
+    pytest.param(NESTED, NESTED + "\n    Params = _ParamsV1\n",
+                 unreadable("method or nested class 'Scheduler.Params' rebound or deleted in the class body"),
+                 id="nested-class-rebound"),
+    pytest.param(NESTED, NESTED + "\n    del Params\n",
+                 unreadable("method or nested class 'Scheduler.Params' rebound or deleted in the class body"),
+                 id="nested-class-deleted"),
+    pytest.param(NESTED, NESTED.replace("    class Params:\n        def __init__(self, tile, cluster=1):\n"
+                                        "            pass\n", "    Params = _ParamsV1\n"),
+                 unreadable("class attribute `Params = _ParamsV1` in class 'Scheduler' names a class or function of "
+                            "the module"), id="nested-class-alias"),
 ]
 
 HOLES.append(pytest.param(WITH_SHAPE, WITH_SHAPE.replace("heads: int = 8", "heads: int"),

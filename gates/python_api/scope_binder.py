@@ -306,6 +306,7 @@ class _Binder(AllChanges):
         local: dict[str, Entry] = {}  # the class body's own constants, which its methods' defaults see first
         init = None
         methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        nested = {s.name for s in node.body if isinstance(s, ast.ClassDef) and s.name not in methods}
         defined: dict[str, Entry] = {}  # every method so far, private ones too: a public alias can name them
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -318,7 +319,7 @@ class _Binder(AllChanges):
             elif isinstance(stmt, ast.ClassDef) and stmt.name not in methods:
                 members.update(self.nested_class(node, stmt))
             else:
-                self.check_class_statement(node, stmt, methods)
+                self.check_class_statement(node, stmt, methods | nested)
                 aliases = self.method_aliases(node, stmt, defined)
                 members.update(self.class_attributes(node, stmt))
                 members.update(aliases)
@@ -385,7 +386,15 @@ class _Binder(AllChanges):
         nested = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(stmt))
         if stored & methods:
             name = sorted(stored & methods)[0]
-            self.scope.refuse(f"method '{node.name}.{name}' rebound or deleted in the class body", stmt.lineno)
+            self.scope.refuse(f"method or nested class '{node.name}.{name}' rebound or deleted in the class body",
+                              stmt.lineno)
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and any(
+                isinstance(t, ast.Name) and not t.id.startswith("_") for t in stmt.targets) and \
+                getattr(self.scope.names.get(stmt.value.id), "kind", None) in ("class", "function"):
+            # `Params = _ParamsV1` in a class body: a public name for a class or function of the module, whose
+            # signature the class attribute (read by its text) would not follow
+            self.scope.refuse(f"class attribute `{ast.unparse(stmt).splitlines()[0]}` in class '{node.name}' names a "
+                              "class or function of the module", stmt.lineno)
         elif nested:
             self.scope.refuse(f"a method of class '{node.name}' defined under a compound statement "
                               f"(`{ast.unparse(stmt).splitlines()[0]}`)", stmt.lineno)
