@@ -248,6 +248,15 @@ HOLES += [
                             "the module"), id="nested-class-alias"),
 ]
 
+# A kernel decorator replaced while the module is imported would hide the host functions under it as kernels.
+HOLES += [
+    pytest.param(BASE, BASE.replace("import torch\n", "import torch\nimport triton\n\ntriton.jit = lambda fn: fn\n"),
+                 unreadable("`triton.jit` replaced"), id="kernel-decorator-replaced"),
+    pytest.param(BASE, BASE.replace("import torch\n", "import torch\nimport triton\n\nsetattr(triton, 'autotune', "
+                                    "lambda *a, **k: lambda fn: fn)\n"),
+                 unreadable("`setattr(triton, ...)`"), id="kernel-decorator-setattr"),
+]
+
 HOLES.append(pytest.param(WITH_SHAPE, WITH_SHAPE.replace("heads: int = 8", "heads: int"),
                           "kernels.api.Shape.__init__: parameter 'heads' was optional and is now required",
                           id="named-tuple-field"))

@@ -78,6 +78,19 @@ _IMPORTERS = frozenset({"import_module", "__import__"})
 # longer the file the checker reads, and importing the package shows its own names, not that (no import fallback)
 PATH_CHANGE = "`__path__` (it changes where the package's modules are found)"
 _SETTABLE = frozenset({"__doc__", "__module__"})
+# `triton.jit = lambda fn: fn` at module level: the last part of the decorators read as marking kernels
+# (`api.internal_decorators`, default `triton.jit`, `triton.autotune`, `triton.heuristics`; CuTe's `cute.kernel`),
+# replaced on any object while the module is imported. A function that does it (flash-linear-attention's
+# `configure_fla_cache_autotune`, a caching autotuner the user switches on) is left alone
+_KERNEL_DECORATORS = frozenset({"jit", "autotune", "heuristics", "kernel"})
+
+
+def _names_a_kernel_decorator(call: ast.Call) -> bool:
+    """`setattr(triton, "jit", ...)`: the attribute a `setattr`/`delattr` call names is a kernel decorator's."""
+    name = call.args[1] if len(call.args) > 1 else None
+    return isinstance(name, ast.Constant) and name.value in _KERNEL_DECORATORS
+
+
 # `object.__setattr__(obj, "name", value)`: read as `setattr` (a frozen dataclass's `__post_init__` sets a field of
 # its own instance this way); passed around, it is `setattr` passed around
 _SLOT_SETTERS = frozenset({"__setattr__", "__delattr__"})
@@ -275,7 +288,10 @@ class _Finder(ast.NodeVisitor):
     def visit_Attribute(self, node) -> None:
         if isinstance(node.value, ast.Name):
             self.attribute_values.add(id(node.value))
-        if node.attr in _SLOT_SETTERS and id(node) not in self.called_attributes:
+        if node.attr in _KERNEL_DECORATORS and not isinstance(node.ctx, ast.Load) and self.depth == 0:
+            self.note(f"`{ast.unparse(node)}` replaced (a function under a kernel decorator is read as a kernel, none "
+                      "of the API)", node)
+        elif node.attr in _SLOT_SETTERS and id(node) not in self.called_attributes:
             self.note(f"`{ast.unparse(node)}` passed around", node)
         elif node.attr in _DESCRIPTOR_SETTERS:
             self.note(f"`{ast.unparse(node)}` (a descriptor's setter called directly)", node)
@@ -318,7 +334,8 @@ class _Finder(ast.NodeVisitor):
         elif isinstance(func, ast.Name) and name == "vars" and self._is_module_level_object(first) \
                 and not self._is_local(first):
             self.note(f"`{ast.unparse(node)}`", node)
-        elif isinstance(func, ast.Name) and name in ("setattr", "delattr") and self._is_module_level_object(first) \
+        elif isinstance(func, ast.Name) and name in ("setattr", "delattr") and (
+                self._is_module_level_object(first) or self.depth == 0 and _names_a_kernel_decorator(node)) \
                 and not self._is_local(first):
             self.note(f"`{name}({ast.unparse(first)}, ...)`", node)
         elif isinstance(func, ast.Attribute) and name in _SLOT_SETTERS:
