@@ -680,7 +680,7 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
         root = _package_root(path, located)
         module = module_name(path, root)
         if module in unchecked:
-            _warn_unchecked_importer(ctx, head, path, root, module, changed)
+            _warn_unchecked_importer(ctx, head, path, root, module, changed, unchecked)
             continue
         names = switches.get(module, set())
         old = _surface(ctx, base, path, root, names)
@@ -707,15 +707,17 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
 
 
 def _warn_unchecked_importer(ctx: SeriesContext, head: ReadText, path: str, root: str, module: str,
-                             changed: set[str]) -> None:
+                             changed: set[str], unchecked) -> None:
     """A module of `api.unchecked_modules` that imports from a module this change edits: what it re-exports from
-    there is not compared through it, which the change's reviewer should know (a warning, as for a change to it)."""
+    there is not compared through it, which the change's reviewer should know (a warning, as for a change to it).
+    An edited module that is unchecked itself has its own warning."""
     try:
         text = head(path)
         tree = ast.parse(text) if text is not None else None
     except (InputError, SyntaxError, ValueError):
         tree = None
-    edited = {module_name(p, root): p for p in changed if p.endswith(".py") and p.startswith(_prefix(root))}
+    edited = {name: p for p in changed if p.endswith(".py") and p.startswith(_prefix(root))
+              for name in [module_name(p, root)] if name not in unchecked}
     if tree is None:
         reached = sorted(edited.values())
     else:
