@@ -16,10 +16,6 @@ fi
 
 bash scripts/setup.sh test
 . .venv/bin/activate
-# The tests start hundreds of Python processes (gate-check, pytest, mkdocs) that import this checkout's modules:
-# each compiles them from source where PYTHONDONTWRITEBYTECODE is set. Let the first one keep its bytecode in
-# __pycache__ (ignored by git) for the others.
-unset PYTHONDONTWRITEBYTECODE
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   export TRITON_INTERPRET=1
 fi
