@@ -257,6 +257,18 @@ def test_a_package_that_points_its_path_elsewhere_is_not_read_by_importing(tmp_p
         in message
 
 
+def test_a_module_read_by_importing_compares_the_members_of_its_nested_classes(tmp_path):
+    nested = "class Scheduler:\n    class Params:\n        def create(self, tile, swizzle=1):\n            pass\n" \
+             "\n\nexec('')\n"
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/ops.py": nested})
+    repo.branch("shrink")
+    repo.write("src/kernels/ops.py", nested.replace("tile, swizzle=1", "tile"))
+    repo.commit("Drop a parameter of a nested class's method", who=ADA)
+    assert ("src/kernels/ops.py", "public API break: kernels.ops.Scheduler.Params.create: parameter 'swizzle' "
+            "removed; the public API may only grow") in g5(repo.check())
+
+
 SWALLOWING_INIT = """\
 import importlib
 

@@ -257,6 +257,19 @@ HOLES += [
                  unreadable("`setattr(triton, ...)`"), id="kernel-decorator-setattr"),
 ]
 
+# What a nested class inherits is its API too: from a class of the module, compared; from a class of the same class
+# body, which the checker does not follow, unreadable.
+MIXED = BASE + "\n\nclass _Mixin:\n    def create(self, tile, swizzle=1):\n        pass\n\n\n" \
+    "class Scheduler:\n    class Params(_Mixin):\n        pass\n"
+HOLES += [
+    pytest.param(MIXED, MIXED.replace("tile, swizzle=1", "tile"),
+                 "kernels.api.Scheduler.Params.create: parameter 'swizzle' removed", id="nested-class-inherited"),
+    pytest.param(MIXED, MIXED.replace("    class Params(_Mixin):\n", "    class _Base(_Mixin):\n        pass\n\n"
+                                      "    class Params(_Base):\n"),
+                 unreadable("nested class 'Scheduler.Params' derives from 'Scheduler._Base', a class of the same "
+                            "class body whose members the checker does not follow"), id="nested-class-sibling-base"),
+]
+
 HOLES.append(pytest.param(WITH_SHAPE, WITH_SHAPE.replace("heads: int = 8", "heads: int"),
                           "kernels.api.Shape.__init__: parameter 'heads' was optional and is now required",
                           id="named-tuple-field"))

@@ -169,6 +169,11 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
             surface.outside_bases[name] = _outside_ancestors(scope, entry.bases)
             members = members or {k: v for k, v in scope.members.items() if k.startswith(name + ".")}
             members = scope.class_members(name, entry, members)
+            for key, nested in list(members.items()):
+                if key != name and nested.kind == "class" and nested.bases:
+                    # `class Scheduler: class Params(_Mixin)`: what the nested class inherits is its API too
+                    own = {k: v for k, v in members.items() if k.startswith(key + ".")}
+                    members.update(scope.class_members(key, nested, own))
             surface.entries.update({k: _with_decorators(scope, v) for k, v in members.items()
                                     if not _is_internal(v, internal)})
     for name, entry in scope.names.items():

@@ -101,6 +101,29 @@ def internal_object(obj):
     return not inspect.isclass(obj) and not inspect.isfunction(obj) and \
         any(kind.split(".")[0] == d.split(".")[0] for d in internal)
 
+def add_class(n, obj, depth):
+    # a class, its public members (inherited from the package's classes too), and a class defined in its body with
+    # its own members under it (`Scheduler.Params.create`), as the static reading reads them
+    entries[n] = {"kind": "class"}
+    entries[n + ".__init__"] = {"kind": "function", "params": signature(obj, bound=True)}
+    for attr in dir(obj):
+        owner = next((c for c in inspect.getmro(obj) if attr in vars(c)), None)
+        if owner is None or (owner.__module__ or "").split(".")[0] != top:
+            continue
+        public = not attr.startswith("_") or attr == "__call__" or \
+            (attr.startswith("__") and attr.endswith("__") and attr not in NOT_PROTOCOL)
+        if not public:
+            continue
+        raw = vars(owner)[attr]
+        if inspect.isclass(raw) and depth < 4 and (raw.__module__ or "").split(".")[0] == top:
+            add_class(f"{n}.{attr}", raw, depth + 1)
+            continue
+        if isinstance(raw, (staticmethod, classmethod, property)) or not callable(raw):
+            entries[f"{n}.{attr}"] = {"kind": "constant"}
+            continue
+        entries[f"{n}.{attr}"] = {"kind": "function", "params": signature(raw),
+                                  "async": inspect.iscoroutinefunction(raw)}
+
 try:
     module = importlib.import_module(name)
 except Exception as exc:
@@ -128,22 +151,7 @@ for n in names:
     if internal_object(obj) and (exports is None or n not in exports):
         continue
     if inspect.isclass(obj):
-        entries[n] = {"kind": "class"}
-        entries[n + ".__init__"] = {"kind": "function", "params": signature(obj, bound=True)}
-        for attr in dir(obj):
-            owner = next((c for c in inspect.getmro(obj) if attr in vars(c)), None)
-            if owner is None or (owner.__module__ or "").split(".")[0] != top:
-                continue
-            public = not attr.startswith("_") or attr == "__call__" or \
-                (attr.startswith("__") and attr.endswith("__") and attr not in NOT_PROTOCOL)
-            if not public:
-                continue
-            raw = vars(owner)[attr]
-            if isinstance(raw, (staticmethod, classmethod, property)) or not callable(raw):
-                entries[f"{n}.{attr}"] = {"kind": "constant"}
-                continue
-            entries[f"{n}.{attr}"] = {"kind": "function", "params": signature(raw),
-                                      "async": inspect.iscoroutinefunction(raw)}
+        add_class(n, obj, 0)
     elif callable(obj):
         entries[n] = {"kind": "function", "params": signature(obj), "async": inspect.iscoroutinefunction(obj)}
     else:

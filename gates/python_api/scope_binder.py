@@ -317,6 +317,12 @@ class _Binder(AllChanges):
                 if stmt.name == "__init__":
                     init = stmt
             elif isinstance(stmt, ast.ClassDef) and stmt.name not in methods:
+                siblings = sorted(n.id for base in stmt.bases for n in ast.walk(base)
+                                  if isinstance(n, ast.Name) and n.id in nested)
+                if siblings and not stmt.name.startswith("_"):
+                    self.scope.refuse(f"nested class '{node.name}.{stmt.name}' derives from '{node.name}."
+                                      f"{siblings[0]}', a class of the same class body whose members the checker does "
+                                      "not follow", stmt.lineno)
                 members.update(self.nested_class(node, stmt))
             else:
                 self.check_class_statement(node, stmt, methods | nested)
