@@ -423,10 +423,12 @@ def test_a_definition_moved_to_the_other_path_of_its_if_is_a_break():
 
 
 @pytest.mark.parametrize("test, before", [
+    ("sys.version_info >= (3, 0)", "sys.version_info = (2, 7)\n"),
+    ("os.sep == '/'", "import os\n\nsetattr(os, 'sep', '\\\\')\n"),
     ("sys.version_info >= _MIN", "_MIN = (3, 0)\n"),
     ("_supported()", "def _supported():\n    return True\n"),
     ("ENABLE_FAST", "from kernels.config import ENABLE_FAST\n"),
-], ids=["module-constant", "module-helper", "repository-flag"])
+], ids=["library-patched", "library-patched-by-setattr", "module-constant", "module-helper", "repository-flag"])
 def test_a_definition_under_a_test_that_reads_the_repository_is_refused(test, before):
     source = ONE_PATH.replace("if sys.version_info >= (3, 0):", before + f"if {test}:")
     surface = module_surface(source, PATH, read_module=module_reader({"kernels/config.py": "ENABLE_FAST = True\n",

@@ -189,6 +189,7 @@ class _Binder(AllChanges):
         self.replacement: ast.Assign | None = None  # `sys.modules[__name__] = _LazyModule(...)`
         self.mutated: set[str] = set()  # names some statement changes in place (`_MAP[k] = v`, `_MAP.update(...)`)
         self.tree: ast.Module | None = None  # the module read
+        self.patched: set[str] | None = None  # `patched_names`, found when first asked
         self.mutation_digests: dict[str, str] = {}  # name -> digest of the statements changing it in place
         self.registrars: dict = {}  # module-level functions that alias module names (`static_guard.alias_registrar`)
         self.optional_imports: set[str] = set()  # `_X` of `try: from dep import X as _X / except ...: _X = None`
@@ -917,6 +918,8 @@ class _Binder(AllChanges):
                 return False
             if not isinstance(node, ast.Name):
                 continue
+            if node.id in self.patched_names():
+                return False  # `torch.__version__ = "0"` above the test: the module sets what the test reads
             entry = self.scope.names.get(node.id)
             if entry is None:
                 if node.id in self.bound_on_paths or not hasattr(builtins, node.id):
@@ -929,6 +932,25 @@ class _Binder(AllChanges):
                     or self.resolver.find(module.split(".", 1)[0]) is not None:
                 return False
         return True
+
+    def patched_names(self) -> set[str]:
+        """Names whose attributes or items the module sets or deletes anywhere (`torch.__version__ = "0"`,
+        `del sys.modules[...]`), or that it passes to `setattr` or `delattr` (`setattr(torch, "__version__", "0")`)."""
+        if self.tree is None:
+            return set()
+        if self.patched is None:
+            self.patched = set()
+            for node in ast.walk(self.tree):
+                if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                    root = node.value
+                    while isinstance(root, (ast.Attribute, ast.Subscript)):
+                        root = root.value
+                    if isinstance(root, ast.Name):
+                        self.patched.add(root.id)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and \
+                        node.func.id in ("setattr", "delattr") and isinstance(node.args[0], ast.Name):
+                    self.patched.add(node.args[0].id)
+        return self.patched
 
     def alternatives_outside(self, entries: list) -> Entry | None:
         """One import entry for a name every path imports from outside the repository, else None.
