@@ -927,11 +927,15 @@ class _Binder(AllChanges):
                 continue
             if entry.kind not in ("import", "module-import") or not entry.source:
                 return False
-            module = entry.source.split(":", 1)[0]
-            if self.resolver is None or self.resolver.find(module) is not None \
-                    or self.resolver.find(module.split(".", 1)[0]) is not None:
+            if not self.from_outside(entry.source.split(":", 1)[0]):
                 return False
         return True
+
+    def from_outside(self, module: str) -> bool:
+        """`module` is no module of the repository, and neither is its top-level package (one the checker could not
+        tell apart from one of the repository's counts as the repository's)."""
+        return self.resolver is not None and self.resolver.find(module) is None \
+            and self.resolver.find(module.split(".", 1)[0]) is None
 
     def patched_names(self) -> set[str]:
         """Names whose attributes or items the module sets or deletes anywhere (`torch.__version__ = "0"`,
@@ -997,9 +1001,7 @@ class _Binder(AllChanges):
             root = self.scope.names.get(entry.value.split(".", 1)[0])
             if root is None or root.kind not in ("module-import", "import") or not root.source:
                 return None
-            module = root.source.split(":", 1)[0]
-            if self.resolver is None or self.resolver.find(module) is not None \
-                    or self.resolver.find(module.split(".", 1)[0]) is not None:
+            if not self.from_outside(root.source.split(":", 1)[0]):
                 return None  # a module of the repository, or one the checker cannot tell apart from one
         return decorated[0]
 
