@@ -42,6 +42,7 @@ from gates.python_api.module_scope import (
     module_reader,
     package_homes,
 )
+from gates.python_api.scope_binder import absolute_import
 from gates.python_api.scope_model import decode_source
 from gates.python_api.static_guard import PATH_CHANGE
 
@@ -721,12 +722,13 @@ def _warn_unchecked_importer(ctx: SeriesContext, head: ReadText, path: str, root
     if tree is None:
         reached = sorted(edited.values())
     else:
-        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
         imported = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
-                source = ".".join([*base, *([node.module] if node.module else [])])
+                try:
+                    source = absolute_import(node, module, path.endswith("__init__.py"))
+                except ValueError:
+                    continue  # climbs out of the package: imports nothing of it
                 imported.add(source)
                 imported.update(f"{source}.{alias.name}" for alias in node.names)
             elif isinstance(node, ast.Import):

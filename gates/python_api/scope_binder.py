@@ -164,7 +164,7 @@ def _ends_in_raise(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Raise)
 
 
-def _absolute(stmt: ast.ImportFrom, module: str, is_package: bool) -> str:
+def absolute_import(stmt: ast.ImportFrom, module: str, is_package: bool) -> str:
     """The absolute dotted module an import from reads; ValueError when a relative one climbs out."""
     if not stmt.level:
         return stmt.module or ""
@@ -571,7 +571,7 @@ class _Binder(AllChanges):
                 return index
             if isinstance(stmt, ast.ImportFrom) and self.resolver is not None and not any(a.name == "*" for a in stmt.names):
                 try:
-                    module = _absolute(stmt, self.scope.module, self.is_package)
+                    module = absolute_import(stmt, self.scope.module, self.is_package)
                     if self.resolver.find(module) is None or module in self.visiting:
                         continue
                     imported = self.resolver.scope_of(module, self.visiting | {self.scope.module})
@@ -902,7 +902,7 @@ class _Binder(AllChanges):
             else:
                 name = alias.asname or alias.name
                 try:
-                    source = f"{_absolute(stmt, self.scope.module, self.is_package)}:{alias.name}"
+                    source = f"{absolute_import(stmt, self.scope.module, self.is_package)}:{alias.name}"
                 except ValueError:
                     source = None
                 self.bind(name, Entry(name, "import", stmt.lineno, source=source))
@@ -1303,7 +1303,7 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
     statement = ast.unparse(stmt)
     failure = f"cannot follow '{statement}' (line {stmt.lineno})"
     try:
-        target = _absolute(stmt, scope.module, scope.path.endswith("__init__.py"))
+        target = absolute_import(stmt, scope.module, scope.path.endswith("__init__.py"))
     except ValueError as exc:
         scope.error = scope.error or f"{failure}: {exc}"
         return
