@@ -714,30 +714,38 @@ def _warn_unchecked_importer(ctx: SeriesContext, head: ReadText, path: str, root
     An edited module that is unchecked itself has its own warning."""
     try:
         text = head(path)
-        tree = ast.parse(text) if text is not None else None
-    except (InputError, SyntaxError, ValueError):
-        tree = None
+    except InputError:
+        text = None
+    imported = _imported_modules(text, module, path.endswith("__init__.py")) if text is not None else None
     edited = {name: p for p in changed if p.endswith(".py") and p.startswith(_prefix(root))
               for name in [module_name(p, root)] if name not in unchecked}
-    if tree is None:
-        reached = sorted(edited.values())
-    else:
-        imported = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                try:
-                    source = absolute_import(node, module, path.endswith("__init__.py"))
-                except ValueError:
-                    continue  # climbs out of the package: imports nothing of it
-                imported.add(source)
-                imported.update(f"{source}.{alias.name}" for alias in node.names)
-            elif isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-        reached = sorted(p for name, p in edited.items() if name in imported)
+    reached = sorted(p for name, p in edited.items() if imported is None or name in imported)
     if reached:
         ctx.report("G5", path, 1, f"module {module} is listed in api.unchecked_modules of the base policy: what it "
                    f"imports from {', '.join(reached)}, which this change edits, is not compared through it",
                    commit=ctx.change.last_commit_touching(reached[0]), severity="warning")
+
+
+@lru_cache(maxsize=256)
+def _imported_modules(text: str, module: str, is_package: bool) -> frozenset[str] | None:
+    """Every module (and `module.name`) the module's imports name, kept by its text across a history run's commits;
+    None when it does not parse (then every edited module counts)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            try:
+                source = absolute_import(node, module, is_package)
+            except ValueError:
+                continue  # climbs out of the package: imports nothing of it
+            imported.add(source)
+            imported.update(f"{source}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    return frozenset(imported)
 
 
 def _where(api_change: ApiChange, through: list[str]) -> tuple[str, int]:
