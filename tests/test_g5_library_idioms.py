@@ -28,7 +28,11 @@
   library's name on every path (a builtin class stands in for it), no name of the module's own;
 - a class (or function) defined on each path through a version check (`class Cache(FLACache)` /
   `class Cache(LegacyFLACache)`) is read with each definition, every one compared; paths that define it
-  as different kinds, or give its members different signatures, keep the module unreadable.
+  as different kinds, or give its members different signatures, keep the module unreadable;
+- a class defined in a `try` body that only imports a dependency (`try: from transformers... import
+  MllamaTextRMSNorm; class MllamaNorm(MllamaTextRMSNorm) / except ImportError: pass`, unsloth's
+  `rms_layernorm`) is read on that path; where the body runs the repository's own code, which may raise
+  ImportError by the repository's state, it stays unreadable.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
 or path its import looked at changed, and a break behind it is still reported.
@@ -751,6 +755,53 @@ def test_a_name_two_paths_define_differently_or_a_nested_one_stays_unreadable():
     nested = nested.replace("        return fn\n\n    _custom_op", "            return fn\n\n    _custom_op")
     assert "noop_custom_op_wrapper" in module_surface(nested, "kernels/iface.py", module="kernels.iface").error
 
+
+
+VENDOR_CLASS_TEXT = '''\
+import torch
+
+try:
+    from transformers.models.mllama.modeling_mllama import MllamaTextRMSNorm
+
+    class MllamaNorm(MllamaTextRMSNorm):
+        def forward(self, x, eps=1e-6):
+            return x
+except ImportError:
+    pass
+
+
+def rms_norm(x, weight):
+    return x
+'''
+
+
+def test_a_class_defined_where_a_dependency_imports_is_read_on_that_path():
+    # unsloth's `Unsloth_MllamaTextRMSNorm`, a subclass defined only where transformers has Mllama
+    assert custom_op_changes(VENDOR_CLASS_TEXT, VENDOR_CLASS_TEXT.replace("weight)", "weight, eps=1e-6)")) == []
+    assert custom_op_changes(VENDOR_CLASS_TEXT, VENDOR_CLASS_TEXT.replace("x, weight)", "x)")) == [
+        "kernels.iface.rms_norm: parameter 'weight' removed"]
+    assert custom_op_changes(VENDOR_CLASS_TEXT, VENDOR_CLASS_TEXT.replace(", eps=1e-6):", "):")) == [
+        "kernels.iface.MllamaNorm.forward: parameter 'eps' removed"]
+
+
+def test_a_class_moved_under_a_dependency_import_is_a_break():
+    hidden = VENDOR_CLASS_TEXT.replace("class MllamaNorm(MllamaTextRMSNorm)", "class Norm(MllamaTextRMSNorm)")
+    plain = "from transformers.models.mllama.modeling_mllama import MllamaTextRMSNorm\n\n\n" \
+        "class Norm(MllamaTextRMSNorm):\n    def forward(self, x, eps=1e-6):\n        return x\n"
+    assert custom_op_changes(plain, hidden) == [
+        "'kernels.iface.Norm' is now defined on one path through `try:` importing "
+        "transformers.models.mllama.modeling_mllama only: where another path runs, callers lose it"]
+
+
+@pytest.mark.parametrize("body", [
+    "    from .vendor import MllamaTextRMSNorm\n",                        # an import of the repository's own
+    "    from transformers import MllamaTextRMSNorm\n    check_backend()\n",  # a call the repository answers
+    "    from transformers import MllamaTextRMSNorm\n    FLAGS.value\n",   # a repository object's attribute
+])
+def test_a_class_defined_where_the_repository_may_raise_import_error_stays_unreadable(body):
+    text = "from .flags import FLAGS, check_backend\n\ntry:\n" + body + \
+        "    class MllamaNorm(MllamaTextRMSNorm):\n        pass\nexcept ImportError:\n    pass\n"
+    assert "MllamaNorm" in (module_surface(text, "kernels/iface.py", module="kernels.iface").error or "")
 
 REDUCTIONS_TEXT = '''\
 import builtins

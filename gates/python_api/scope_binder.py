@@ -439,7 +439,9 @@ class _Binder(AllChanges):
                 self.block(stmt.body[:failing])
                 self.block(stmt.handlers[0].body)
             else:
-                self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks)
+                fails_by = self.environment_imports(stmt.body) if fallbacks else None
+                self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks,
+                              fails_by=fails_by)
             flag = _dependency_flag(stmt, self.scope.module.split(".")[0]) if fallbacks else None
             if flag is not None:
                 self.dependency_flags.add(flag)
@@ -931,6 +933,80 @@ class _Binder(AllChanges):
                 return False
         return True
 
+    def environment_imports(self, body: list[ast.stmt]) -> tuple[str, ...] | None:
+        """The modules a `try` body imports when only those imports can make it raise ImportError: every statement is
+        an import from outside the repository, a `def` or `class`, an assignment to a name, or a docstring, and
+        whatever they evaluate as they run (decorators, bases, defaults, annotations, values, a class body) calls and
+        looks into nothing but those imports, other imports from outside and builtins. None otherwise: a call into
+        the repository, or a repository object's attribute (a lazy module's `__getattr__`), may raise ImportError
+        by the repository's own state, which can move a definition without changing the body's text."""
+        modules: list[str] = []
+        imported: set[str] = set()
+        for stmt in body:
+            if isinstance(stmt, ast.Import):
+                if not all(self.from_outside(alias.name) for alias in stmt.names):
+                    return None
+                modules.extend(alias.name for alias in stmt.names)
+                imported.update((alias.asname or alias.name).split(".")[0] for alias in stmt.names)
+            elif isinstance(stmt, ast.ImportFrom):
+                if stmt.level or not stmt.module or not self.from_outside(stmt.module) or \
+                        any(alias.name == "*" for alias in stmt.names):
+                    return None
+                modules.append(stmt.module)
+                imported.update(alias.asname or alias.name for alias in stmt.names)
+            elif not self.runs_outside_only(stmt, imported):
+                return None
+        return tuple(dict.fromkeys(modules)) or None
+
+    def runs_outside_only(self, stmt: ast.stmt, imported: set[str]) -> bool:
+        """What `stmt` (a definition, an assignment to a name, a docstring, `pass`) evaluates as it runs calls and looks
+        into only `imported`, imports from outside the repository in scope and builtins (`environment_imports`)."""
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = stmt.args
+            evaluated = [*stmt.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d),
+                         *(a.annotation for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                                  arguments.vararg, arguments.kwarg] if a is not None and a.annotation),
+                         *([stmt.returns] if stmt.returns else [])]
+            return all(self.looks_outside_only(expr, imported) for expr in evaluated)
+        if isinstance(stmt, ast.ClassDef):
+            evaluated = [*stmt.decorator_list, *stmt.bases, *(k.value for k in stmt.keywords)]
+            return all(self.looks_outside_only(expr, imported) for expr in evaluated) and \
+                all(self.runs_outside_only(inner, imported) for inner in stmt.body)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            return all(isinstance(t, ast.Name) for t in targets) and \
+                (stmt.value is None or self.looks_outside_only(stmt.value, imported))
+        if isinstance(stmt, ast.Expr):
+            return isinstance(stmt.value, ast.Constant)
+        return isinstance(stmt, ast.Pass)
+
+    def looks_outside_only(self, expr: ast.expr, imported: set[str]) -> bool:
+        """Every call, attribute and item `expr` evaluates is rooted at `imported`, an import from outside the
+        repository in scope or a builtin the module does not shadow (a plain name read raises no ImportError)."""
+        for node in ast.walk(expr):
+            if isinstance(node, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
+                return False
+            if isinstance(node, ast.Call):
+                root = node.func
+            elif isinstance(node, (ast.Attribute, ast.Subscript)):
+                root = node.value
+            else:
+                continue
+            while isinstance(root, (ast.Attribute, ast.Subscript, ast.Call)):
+                root = root.func if isinstance(root, ast.Call) else root.value
+            if not isinstance(root, ast.Name) or root.id in self.patched_names():
+                return False
+            if root.id in imported:
+                continue
+            entry = self.scope.names.get(root.id)
+            if entry is None:
+                if root.id in self.bound_on_paths or not hasattr(builtins, root.id):
+                    return False
+            elif entry.kind not in ("import", "module-import") or not entry.source or \
+                    not self.from_outside(entry.source.split(":", 1)[0]):
+                return False
+        return True
+
     def from_outside(self, module: str) -> bool:
         """`module` is no module of the repository, and neither is its top-level package (one the checker could not
         tell apart from one of the repository's counts as the repository's)."""
@@ -1017,12 +1093,14 @@ class _Binder(AllChanges):
         self.scope.conditional = dict(conditional)
 
     def branches(self, paths: list[list[ast.stmt]], where: tuple[str, int], fallbacks: bool = False,
-                 test: ast.expr | None = None) -> None:
+                 test: ast.expr | None = None, fails_by: tuple[str, ...] | None = None) -> None:
         """Run each path from the same state, then keep what every path agrees on; mark the rest conditional.
 
         With `fallbacks` (a `try` whose handlers catch only `ImportError`), a name that the `try` body binds and
         every handler binds too, otherwise, is the `try` body's binding (what Python binds where the import
         works) with the handlers' bindings kept as its fallbacks (`ModuleScope.alternatives`), each compared too.
+        `fails_by` (`environment_imports`): the modules from outside the repository whose import alone can make
+        such a `try` body fail; a class or function it defines that no handler binds is then defined on that path only.
         """
         before = self.snapshot()
         results = []
@@ -1093,6 +1171,12 @@ class _Binder(AllChanges):
                 # The path is named, so moving the definition to the other path is a change of its limit
                 path = "" if entries[0] is not None else "the else of "
                 self.scope.some_paths[name] = (where[0], f"{path}{where[0]}", self.reads_outside_only(test))
+            elif fails_by and entries[0] is not None and len(present) == 1 and len(entries) > 1 and \
+                    present[0].kind in ("function", "class") and name not in defining[0][3]:
+                # `try: from transformers... import MllamaTextRMSNorm; class MllamaNorm(MllamaTextRMSNorm) / except
+                # ImportError: pass`: defined where the dependency imports, which the environment decides; named by
+                # what it imports, so moving the definition under another dependency is a change of its limit
+                self.scope.some_paths[name] = (where[0], f"{where[0]} importing {', '.join(fails_by)}", True)
             else:
                 self.scope.some_paths.pop(name, None)
             if self.alternatives_outside(present) is not None and len(present) < len(entries):
