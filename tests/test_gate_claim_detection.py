@@ -230,3 +230,18 @@ def test_a_result_given_to_a_metric_named_just_before_is_a_claim(text, line):
 ], ids=["another-subject", "kernel-under-a-label", "pronoun-without-result"])
 def test_a_later_sentence_about_something_else_gives_no_result(text):
     assert list(find_claims_in_text(text)) == []
+
+
+def test_a_negated_mention_labels_no_paragraph_after_it():
+    # a real pull request's disclaimer, then a sentence of its own about the kernel path
+    assert list(find_claims_in_text("This change makes no end-to-end claim.\n\n"
+                                    "This is a prerequisite for the 2x faster MoE path.\n")) == []
+
+
+@pytest.mark.parametrize("text, line", [
+    ("We do not report TTFT here. It dropped by 30%.", 1),      # a pronoun still takes the metric up
+    ("TTFT (not claimed)\n\n- main: 410 ms\n- this PR: 290 ms\n", 3),  # a label with a remark is still a label
+    ("No end-to-end claim.\n\nTTFT dropped 30%.\n", 3),        # a metric named again is judged on its own
+], ids=["pronoun-after-negation", "remark-in-a-label", "metric-named-again"])
+def test_values_after_a_negated_mention_that_name_their_metric_are_still_claims(text, line):
+    assert [found_line for found_line, _, _ in find_claims_in_text(text)][:1] == [line]

@@ -60,6 +60,10 @@ _SUBJECT = Prefiltered(re.compile(sharing_assertion(SERVING_SUBJECTS, LATIN_WORD
 _MEASURE = Prefiltered(re.compile(sharing_assertion(SERVING_MEASURES, LATIN_WORD_START), _I))
 _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
 MENTION = "a mention: the clause states no result"
+# "This change makes no end-to-end claim.": a mention a negation or scope marker governs. A later sentence's pronoun
+# may still take it up ("We do not report TTFT here. It dropped 30%."), but it labels no block after it
+NEGATED_MENTION = "a mention under a negation or scope marker: the clause states no result"
+_MENTIONS = frozenset({MENTION, NEGATED_MENTION})
 _PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|它们?|其|该指标|这一指标)(?![A-Za-z])", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
 _MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
@@ -218,7 +222,7 @@ class _Block:
         previous = label
         for start, end in self.spans:
             verdict = self._judge(start, end)
-            if verdict is None and previous is not None and previous.reason == MENTION:
+            if verdict is None and previous is not None and previous.reason in _MENTIONS:
                 if previous is label or _PRONOUN.match(self.text, start):
                     verdict = self._continued(previous, start, end)
             if verdict is not None:
@@ -290,7 +294,8 @@ class _Block:
                 return self._verdict(at, words, False, clause, reason=level)
         result = self._result_of(term, results)
         if result is None:
-            return self._verdict(at, words, False, clause, reason=MENTION)
+            negated = is_excused(masked, mark, quantity_follows(self.text, term.end(), sentence_end), self.under_lead_in)
+            return self._verdict(at, words, False, clause, reason=NEGATED_MENTION if negated else MENTION)
         mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
         if mood is not None:
             return self._verdict(at, words, False, clause, result, reason=mood.explain())
