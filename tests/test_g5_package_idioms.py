@@ -235,7 +235,8 @@ def test_a_module_neither_readable_nor_importable_fails_closed(tmp_path):
     repo.commit("Drop a parameter", who=ADA)
     ((path, message),) = g5(repo.check())
     assert "importing it in a subprocess failed too (importing kernels.ops failed: ModuleNotFoundError: No module " \
-           "named 'vendor_runtime')" in message
+           "named 'vendor_runtime'; install the package's dependencies where gate-check runs to read it this way)" \
+        in message
 
 
 def test_a_package_that_points_its_path_elsewhere_is_not_read_by_importing(tmp_path):
@@ -376,6 +377,41 @@ def test_without_the_listing_the_unreadable_package_fails_the_change(tmp_path):
     repo.write("src/kernels/__init__.py", REGISTERING_INIT + "exec(\"_registry['norm'] = rms_norm\")\n")
     repo.commit("Register one more", who=ADA)
     assert any("`exec()`" in message for _, message in g5(repo.check()))
+
+
+def test_an_unchanged_unreadable_importer_says_what_it_imports_and_the_ways_out(tmp_path):
+    # unsloth's models import its kernels by `from ..kernels import *` and `exec()` patched code: a change to a kernel
+    # reaches them, and neither reading works where gate-check runs
+    repo = registering_library(tmp_path, "")
+    repo.branch("touch")
+    repo.write("src/kernels/ops/norm.py", OPS.replace("return x", "return x * 1"))
+    repo.commit("Touch the norm", who=ADA)
+    [(path, message)] = g5(repo.check())
+    assert path == "src/kernels/ops/norm.py" and "`exec()`" in message
+    assert "the module is unchanged, but it imports from src/kernels/ops/norm.py, which this change edits" in message
+    assert "list it in the base policy's api.unchecked_modules" in message
+
+
+def test_unchecked_modules_takes_patterns(tmp_path):
+    repo = registering_library(tmp_path, "  unchecked_modules: [\"kern*\"]\n")
+    repo.branch("register-more")
+    repo.write("src/kernels/__init__.py", REGISTERING_INIT + "exec(\"_registry['norm'] = rms_norm\")\n")
+    repo.write("src/kernels/ops/norm.py", shrink(OPS))
+    repo.commit("Register one more, drop a parameter", who=ADA)
+    findings = repo.check()
+    assert g5(findings) == []  # `kern*` matches every module of the package, kernels.ops.norm too
+    assert ("src/kernels/__init__.py", "module kernels is listed in api.unchecked_modules of the base policy: its own "
+            "surface is not compared") in g5(findings, "warning")
+
+
+def test_an_unchecked_pattern_that_matches_no_module_is_an_error(tmp_path):
+    repo = registering_library(tmp_path, "  unchecked_modules: [kernels, \"kernels.models.*\"]\n")
+    repo.branch("touch")
+    repo.write("src/kernels/ops/norm.py", OPS.replace("return x", "return x * 1"))
+    repo.commit("Touch the norm", who=ADA)
+    assert [(p, m) for p, m in g5(repo.check()) if "unchecked_modules" in m] == [
+        (".design-gates/policy.yaml", "api.unchecked_modules lists kernels.models.*, which matches no module of the "
+                                      "checked packages (kernels) at head")]
 
 
 def test_an_unchecked_module_that_is_no_module_of_a_checked_package_is_an_error(tmp_path):

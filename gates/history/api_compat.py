@@ -25,6 +25,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
@@ -453,8 +454,11 @@ class _Imports:
         imported = [next(read) if side is not None else None for _, _, side in sides]
         failed = [side.error for side in imported if side is not None and side.error]
         if failed:
+            hint = "; install the package's dependencies where gate-check runs to read it this way" \
+                if "ModuleNotFoundError" in failed[0] else ""
+
             def also(side):
-                return replace(side, error=f"{side.error}; importing it in a subprocess failed too ({failed[0]})") \
+                return replace(side, error=f"{side.error}; importing it in a subprocess failed too ({failed[0]}{hint})") \
                     if side is not None and side.error else side
             return also(old), also(new), None
         reason = unreadable[0].error
@@ -535,17 +539,46 @@ def check(ctx: SeriesContext) -> None:
     _check_route_declarations(ctx)
 
 
-def _unchecked_modules(ctx: SeriesContext, located: dict[str, str], head: ReadText) -> set[str]:
-    """The base policy's `api.unchecked_modules`; each one that is no module of a checked package at head is an error
-    (a listed name that matches nothing must not pass silently)."""
-    listed = set(ctx.policy.api_unchecked_modules)
-    for module in sorted(listed):
-        package = next((p for p in located if module == p or module.startswith(p + ".")), None)
-        if package is None or _module_file(head, module, located[package]) is None:
+class UncheckedModules:
+    """The base policy's `api.unchecked_modules`: dotted module names, and patterns with `*`
+    (`unsloth.models.*`, every module below `unsloth.models`), as one `module in unchecked` test."""
+
+    def __init__(self, listed):
+        self.listed = list(dict.fromkeys(listed))
+        self.names = {name for name in self.listed if "*" not in name}
+        self.patterns = [name for name in self.listed if "*" in name]
+
+    def __contains__(self, module: str) -> bool:
+        return module in self.names or any(fnmatchcase(module, pattern) for pattern in self.patterns)
+
+
+def _unchecked_modules(ctx: SeriesContext, located: dict[str, str], head: ReadText) -> UncheckedModules:
+    """The base policy's `api.unchecked_modules`; each name that is no module of a checked package at head, and each
+    pattern that matches none, is an error (a listed name that matches nothing must not pass silently)."""
+    unchecked = UncheckedModules(ctx.policy.api_unchecked_modules)
+    present = _modules_at(ctx, located, ctx.change.head) if unchecked.patterns else set()
+    for module in unchecked.listed:
+        if "*" in module:
+            missing = not any(fnmatchcase(name, module) for name in present)
+        else:
+            package = next((p for p in located if module == p or module.startswith(p + ".")), None)
+            missing = package is None or _module_file(head, module, located[package]) is None
+        if missing:
             ctx.report("G5", POLICY_PATH, _policy_line(ctx, "unchecked_modules", module),
-                       f"api.unchecked_modules lists {module}, which is no module of the checked packages "
-                       f"({', '.join(sorted(located)) or 'none'}) at head")
-    return listed
+                       f"api.unchecked_modules lists {module}, which {'matches' if '*' in module else 'is'} no module "
+                       f"of the checked packages ({', '.join(sorted(located)) or 'none'}) at head")
+    return unchecked
+
+
+def _modules_at(ctx: SeriesContext, located: dict[str, str], ref: str) -> set[str]:
+    """Every module of the checked packages at `ref`, by its dotted name."""
+    found = set()
+    for package, root in located.items():
+        folder = _prefix(root) + package.replace(".", "/")
+        for path in [*ctx.change.list_files(ref, folder), folder + ".py"]:
+            if path.endswith(".py") and ctx.change.entry_at(ref, path) is not None:
+                found.add(module_name(path, root))
+    return found
 
 
 def _same_tokens(ctx: SeriesContext, entry) -> bool:
@@ -581,8 +614,15 @@ def is_private_module(module: str) -> bool:
                for part in module.split("."))
 
 
-def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, message: str, commit: str | None) -> None:
-    if api_change.kind == "route":
+def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, message: str, commit: str | None,
+            reached: list[str] | None = None) -> None:
+    """One finding of `api_change`; `reached`: the edited files through which an unchanged importer was read."""
+    if api_change.kind == "unreadable-base" and not api_change.head_readable and reached:
+        ctx.report("G5", path, line, f"{message}; the module is unchanged, but it imports from {', '.join(reached)}, "
+                   "which this change edits, so what it re-exports cannot be compared: make it readable statically, "
+                   "let the import read it, or list it in the base policy's api.unchecked_modules (its own surface is then not compared, and a change to "
+                   "what it imports is warned about)", commit=commit)
+    elif api_change.kind == "route":
         _route_findings(ctx, path, line, message)
     elif api_change.kind == "unreadable-base" and api_change.head_readable:
         ctx.report("G5", path, line, f"{message}; this change makes it readable, so it is judged against nothing "
@@ -704,7 +744,7 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
                 continue  # already reported where the definition changed
             else:
                 message = f"{api_change.message} (through the import in {path})"
-            _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown))
+            _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown), star + imported)
 
 
 def _warn_unchecked_importer(ctx: SeriesContext, head: ReadText, path: str, root: str, module: str,
