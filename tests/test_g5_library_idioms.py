@@ -803,6 +803,43 @@ def test_a_class_defined_where_the_repository_may_raise_import_error_stays_unrea
         "    class MllamaNorm(MllamaTextRMSNorm):\n        pass\nexcept ImportError:\n    pass\n"
     assert "MllamaNorm" in (module_surface(text, "kernels/iface.py", module="kernels.iface").error or "")
 
+
+FP8_TEXT = '''\
+import os
+
+import torch
+
+from .compile import torch_compile
+
+
+@torch_compile
+def torch_linear(X, weight, weight_scale):
+    return X
+
+
+@torch_compile
+def fbgemm_linear(X, weight, weight_scale, bias=None):
+    return X
+
+
+block_linear = torch_linear
+try:
+    import fbgemm_gpu
+
+    if fbgemm_gpu.__version__ >= "1.4.0":
+        block_linear = fbgemm_linear
+except:
+    pass
+'''
+
+
+def test_a_name_bound_to_one_of_two_decorated_functions_by_the_environment_is_read_with_both():
+    # unsloth's `fp8_block_quant_linear`: the FBGEMM path where fbgemm_gpu is new enough, else the torch path
+    assert custom_op_changes(FP8_TEXT, FP8_TEXT.replace("weight_scale, bias=None)", "weight_scale, bias)")) == [
+        "kernels.iface.fbgemm_linear: parameter 'bias' was optional and is now required",
+        "kernels.iface.block_linear: parameter 'bias' was optional and is now required"]
+
+
 REDUCTIONS_TEXT = '''\
 import builtins
 

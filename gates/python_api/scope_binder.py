@@ -1069,8 +1069,8 @@ class _Binder(AllChanges):
             return None
         decorated = [e for e in entries if e.kind == "function" and e.decorators]
         others = [e for e in entries if not (e.kind == "function" and e.decorators)]
-        if not decorated or len({e.decorators for e in decorated}) != 1:
-            return None
+        if not decorated or not others or len({e.decorators for e in decorated}) != 1:
+            return None  # a decorated function on every path: each path's own definition (`branches`)
         for entry in others:
             if entry.kind != "constant" or not entry.value or not _DOTTED.fullmatch(entry.value) or "." not in entry.value:
                 return None
