@@ -195,6 +195,7 @@ class _Binder(AllChanges):
         self.optional_imports: set[str] = set()  # `_X` of `try: from dep import X as _X / except ...: _X = None`
         self.dependency_flags: set[str] = set()  # `_AVAILABLE` of `try: import dep; _AVAILABLE = True / except ...`
         self.bound_on_paths: set[str] = set()  # what any path of the branches being joined binds (`branches`)
+        self.bound_in: dict[int, tuple[frozenset[str], bool]] = {}  # id of a statement -> `_bound_names` of it
 
     def line_of(self, node: ast.AST) -> int:
         return getattr(node, "lineno", 1)
@@ -1147,7 +1148,7 @@ class _Binder(AllChanges):
                 self.scope.path_variants[name] = where[0]
                 variants.add(name)
                 continue
-            assigned = [_assigned_text(body, name) for body in paths] if kinds != {"constant"} else [None]
+            assigned = [_assigned_text(body, name, self.bound_in) for body in paths] if kinds != {"constant"} else [None]
             if len(present) == len(entries) and None not in assigned:
                 # `if compiling: torch_compile = torch.compile(fullgraph=True) / else: torch_compile = identity`:
                 # a name every path sets by one assignment is a constant, its value the paths' expressions
@@ -1223,11 +1224,21 @@ class _Binder(AllChanges):
             self.scope.refuse(f"`__all__` that differs between the paths through {where[0]}", where[1])
 
 
-def _assigned_text(body: list[ast.stmt], name: str) -> str | None:
+def _assigned_text(body: list[ast.stmt], name: str, known: dict[int, tuple[frozenset[str], bool]] | None = None
+                   ) -> str | None:
     """The expression `name = <expression>` sets `name` to in `body`, when that one top-level assignment is the only
     statement of `body` that binds `name` in any way (a nested block, `def`, import or star import that may bind it
-    counts); None otherwise."""
-    binding = [stmt for stmt in body if _may_bind(stmt, name)]
+    counts); None otherwise. `known` keeps each statement's `_bound_names` (by `id`, for one binding of a module,
+    whose tree outlives it): a large `try` body is walked once, not once per name its paths disagree on."""
+    known = {} if known is None else known
+
+    def binds(stmt: ast.stmt) -> bool:
+        if id(stmt) not in known:
+            known[id(stmt)] = _bound_names(stmt)
+        names, anything = known[id(stmt)]
+        return anything or name in names
+
+    binding = [stmt for stmt in body if binds(stmt)]
     if len(binding) != 1:
         return None
     stmt = binding[0]
@@ -1238,19 +1249,32 @@ def _assigned_text(body: list[ast.stmt], name: str) -> str | None:
 
 
 def _may_bind(node: ast.AST, name: str) -> bool:
+    names, anything = _bound_names(node)
+    return anything or name in names
+
+
+def _bound_names(node: ast.AST) -> tuple[frozenset[str], bool]:
+    """The names `node` may bind anywhere within it (assigned, defined, imported, declared `global`), and whether it
+    may bind any name at all (a star import, `setattr`, `globals().update`, `exec`, `eval`)."""
+    names: set[str] = set()
+    anything = False
     for inner in ast.walk(node):
-        if isinstance(inner, ast.Name) and inner.id == name and not isinstance(inner.ctx, ast.Load):
-            return True
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and inner.name == name:
-            return True
-        if isinstance(inner, (ast.Import, ast.ImportFrom)) and any(
-                alias.name == "*" or (alias.asname or alias.name.split(".")[0]) == name for alias in inner.names):
-            return True
-        if isinstance(inner, (ast.Global, ast.Nonlocal)) and name in inner.names:
-            return True
-        if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("setattr", "globals().update", "exec", "eval"):
-            return True
-    return False
+        if isinstance(inner, ast.Name):
+            if not isinstance(inner.ctx, ast.Load):
+                names.add(inner.id)
+        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(inner.name)
+        elif isinstance(inner, (ast.Import, ast.ImportFrom)):
+            for alias in inner.names:
+                if alias.name == "*":
+                    anything = True
+                else:
+                    names.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(inner, (ast.Global, ast.Nonlocal)):
+            names.update(inner.names)
+        elif isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("setattr", "globals().update", "exec", "eval"):
+            anything = True
+    return frozenset(names), anything
 
 
 _BUILTIN_STAND_INS = frozenset({"None"} | {name for name, value in vars(builtins).items()
@@ -1377,6 +1401,8 @@ def _changed_map(stmt: ast.stmt, name: str):
 
 def _same(a: Entry, b: Entry, value: bool = True) -> bool:
     """The same binding as callers see it, wherever it was made (two bodies of one signature are the same)."""
+    if a is b:
+        return True  # a name no path rebinds: one entry, kept by each path's snapshot
     strip = dict(line=0, origin=None, fingerprint=None)
     strip.update({} if value else dict(value=None))
     return replace(a, **strip) == replace(b, **strip)
