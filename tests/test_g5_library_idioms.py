@@ -840,6 +840,27 @@ def test_a_name_bound_to_one_of_two_decorated_functions_by_the_environment_is_re
         "kernels.iface.block_linear: parameter 'bias' was optional and is now required"]
 
 
+
+DISABLE_DYNAMO_TEXT = '''\
+import torch
+
+
+def fast_cross_entropy_loss(logits, labels, logit_softcapping=0, n_items=None):
+    return logits
+
+
+if torch.__version__ < "2.4.0" and not hasattr(fast_cross_entropy_loss, "__wrapped__"):
+    fast_cross_entropy_loss = torch._disable_dynamo(fast_cross_entropy_loss)
+'''
+
+
+def test_a_function_wrapped_on_one_path_by_a_library_call_is_read_on_both():
+    # unsloth's `fast_cross_entropy_loss`, wrapped by `torch._disable_dynamo` where torch is older than 2.4
+    assert custom_op_changes(DISABLE_DYNAMO_TEXT, DISABLE_DYNAMO_TEXT.replace(", n_items=None", "")) == [
+        "kernels.iface.fast_cross_entropy_loss: parameter 'n_items' removed",
+        "kernels.iface.fast_cross_entropy_loss (another path through `if torch.__version__ < '2.4.0' and (not "
+        "hasattr(fast_cross_entropy_loss, '__wrapped__')):`, 1): parameter 'n_items' removed"]
+
 REDUCTIONS_TEXT = '''\
 import builtins
 

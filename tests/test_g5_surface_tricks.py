@@ -96,6 +96,9 @@ HOLES = [
                  "_drop()\n",
                  unreadable("`global attention_decode_splitkv` in a function (it can rebind or delete the module-level "
                             "name) at kernels/api.py:24"), id="global-del"),
+    pytest.param(BASE, BASE + "\n\nclass _Patch:\n    global attention_decode_splitkv\n    attention_decode_splitkv = None\n",
+                 unreadable("`global attention_decode_splitkv` in a function (it can rebind or delete the module-level "
+                            "name) at kernels/api.py:24"), id="global-in-a-class-body"),
     pytest.param(BASE, BASE + '\nattention_decode.__kwdefaults__ = {"scale": 2.0}\n',
                  unreadable("`attention_decode.__kwdefaults__` at kernels/api.py:22"), id="kwdefaults"),
     pytest.param(BASE, BASE + "\nattention_decode.__defaults__ = ()\n",
@@ -164,7 +167,13 @@ HOLES = [
                  "'kernels.api.attention_decode' is now bound to torch.nn.functional.softmax, which the checker cannot "
                  "read from this repository", id="import-from-outside"),
     pytest.param(BASE, BASE + "\nattention_decode = functools.partial(attention_decode, scale=2.0)\n",
-                 "'kernels.api.attention_decode' is no longer callable with the same parameters", id="rebind-partial"),
+                 "'kernels.api.attention_decode' is now decorated with @functools.partial(<fn>, scale=2.0), which may "
+                 "change its signature", id="rebind-partial"),
+    pytest.param(BASE, BASE + "\nattention_decode = torch.compile(attention_decode)\n",
+                 "'kernels.api.attention_decode' is now decorated with @torch.compile", id="rebind-compiled"),
+    pytest.param(BASE + "\nattention_decode = torch.compile(attention_decode)\n",
+                 (BASE + "\nattention_decode = torch.compile(attention_decode)\n").replace(", *, scale=None", ""),
+                 "kernels.api.attention_decode: parameter 'scale' removed", id="wrapped-then-shrunk"),
     pytest.param(BASE, BASE + "\nattention_decode, attention_decode_splitkv = attention_decode_splitkv, attention_decode\n",
                  "'kernels.api.attention_decode' is no longer callable with the same parameters", id="tuple-swap"),
     pytest.param(BASE, BASE + "\n\ndef _v2(q, k_cache, v_cache, stream, *, scale=None):\n    return None\n\n\n"
@@ -299,6 +308,7 @@ def test_a_trick_that_shrinks_or_changes_the_api_is_reported(base, head, message
 BENIGN = [
     pytest.param(BASE, BASE + "\ndel functools\n", id="del-an-import"),
     pytest.param(BASE, BASE + "\n\ndef _helper():\n    global _CACHE\n    _CACHE = {}\n", id="global-of-a-private-name"),
+    pytest.param(BASE, BASE + "\nglobal attention_decode_splitkv\n", id="global-at-module-level"),  # unsloth's utils
     pytest.param(EXPORTING, EXPORTING + '\n__all__ += ["LayerWorkspace"]\n', id="all-grows"),
     pytest.param(EXPORTING, EXPORTING.replace(
         '__all__ = ["attention_decode", "attention_decode_splitkv"]',

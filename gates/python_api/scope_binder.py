@@ -250,6 +250,29 @@ class _Binder(AllChanges):
             head = f"{self.scope.module}:{node.id}"
         return ".".join([head, *attributes])
 
+    def wrapped_definition(self, value: ast.expr) -> str | None:
+        """NAME of `wrapper(NAME, ...)`, a call whose first argument is a function or class of the module: what a
+        decorator does (`loss = torch._disable_dynamo(loss)`, `fast = torch.compile(loss, mode="max-autotune")`)."""
+        if not (isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name)):
+            return None
+        wrapped = self.scope.names.get(value.args[0].id)
+        return value.args[0].id if wrapped is not None and wrapped.kind in ("function", "class") else None
+
+    def bind_wrapped(self, name: str, value: ast.Call, line: int) -> None:
+        """`name = wrapper(f, ...)`, read as `f` under one more, outermost decorator: its signature is still compared,
+        and the wrapper (with its other arguments, `f` shown as `<fn>`) is a decorator like any other."""
+        wrapped = self.wrapped_definition(value)
+        definition = self.scope.names[wrapped]
+        if len(value.args) == 1 and not value.keywords:
+            decorator = self.qualify(value.func)
+        else:
+            arguments = ["<fn>"] + [ast.unparse(a) for a in value.args[1:]] + [ast.unparse(k) for k in value.keywords]
+            decorator = f"{self.qualify(value.func)}({', '.join(arguments)})"
+        members = {name + key[len(wrapped):]: replace(m, name=name + key[len(wrapped):])
+                   for key, m in self.scope.members.items() if key.startswith(wrapped + ".")}
+        self.bind(name, replace(definition, name=name, line=line, decorators=(decorator, *definition.decorators)),
+                  members)
+
     def decorators(self, node) -> tuple[str, ...]:
         return tuple(self.qualify(d) for d in node.decorator_list)
 
@@ -846,6 +869,8 @@ class _Binder(AllChanges):
                 elif module is not None:
                     # `rms_norm = _impl._norm` over an imported module of the repository: `from _impl import _norm`
                     self.bind(target.id, Entry(target.id, "import", line, source=f"{module}:{value.attr}"))
+                elif self.wrapped_definition(value) is not None:
+                    self.bind_wrapped(target.id, value, line)
                 else:
                     self.bind(target.id, Entry(target.id, "constant", line, value=self.constant_text(value)))
                     self.literal_nodes[target.id] = value

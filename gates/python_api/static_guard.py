@@ -54,8 +54,9 @@ Two idioms of kernel libraries that pick an implementation per machine are read 
   implementation module of the package is read as a module of its own. Any other use of `globals`
   is refused.
 
-A `global NAME` statement in a function is returned separately (`rebinds_through_global`):
-whether it matters depends on whether NAME is public, which the surface reader decides.
+A `global NAME` statement in a function or class body is returned separately (the second item of
+`dynamic_constructs`): whether it matters depends on whether NAME is public, which the surface reader
+decides. At module level it changes nothing (names there are global already) and is not returned.
 """
 
 from __future__ import annotations
@@ -256,6 +257,8 @@ class _Finder(ast.NodeVisitor):
         self.depth -= 1
 
     def visit_Global(self, node) -> None:
+        if self.depth == 0:
+            return  # `global NAME` at module level (unsloth's `kernels/utils.py`) changes nothing: names there are global
         for name in node.names:
             self.globals.setdefault(name, node.lineno)
 
