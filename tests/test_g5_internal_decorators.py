@@ -9,6 +9,8 @@ Both are defaults the policy can change (`api.internal_decorators`, `api.transpa
 
 from __future__ import annotations
 
+import pytest
+
 from gates.python_api.api_surface import diff_surfaces, module_surface
 from gates.python_api.module_scope import module_reader
 
@@ -96,7 +98,26 @@ def test_the_policy_decides_which_outside_decorators_keep_the_signature():
     assert diff(MODEL, undecorated, transparent_decorators=()) == [
         "'kernels.softmax.DecoderLayer.forward' is no longer decorated with "
         "@transformers.utils.add_start_docstrings_to_model_forward(DOCS), which may change its signature or how it is "
-        "called (the checker sees through functools.wraps pass-through wrappers, lru_cache and no_grad only)"]
+        "called (the checker sees through functools.wraps pass-through wrappers, lru_cache, no_grad and TorchDynamo's "
+        "disable; a library's decorator that keeps the signature can be listed in the base policy's "
+        "api.transparent_decorators)"]
+
+
+@pytest.mark.parametrize("decorator", ["@torch.compiler.disable", "@torch.compiler.disable(recursive=False)",
+                                       "@torch._dynamo.disable"])
+def test_dynamo_s_opt_out_keeps_the_signature(decorator):
+    # SageAttention adds and drops `@torch.compiler.disable` on its entry points, which pass through `functools.wraps`
+    plain = "import torch\n\n\ndef attn(q, k, v, *, scale=None):\n    return q\n"
+    decorated = plain.replace("def attn", decorator + "\ndef attn")
+    assert diff(plain, decorated) == [] and diff(decorated, plain) == []
+    assert diff(decorated, decorated.replace(", *, scale=None", "")) == [
+        "kernels.softmax.attn: parameter 'scale' removed"]
+
+
+def test_a_decorator_s_arguments_are_shown_as_written():
+    op = 'import torch\n\n\n@torch.library.custom_op("mylib::attn_op", mutates_args=())\ndef attn_op(q):\n    return q\n'
+    [message] = diff(op, op.replace("mutates_args=()", 'mutates_args=("q",)'))
+    assert "@torch.library.custom_op('mylib::attn_op', mutates_args=('q',))" in message
 
 
 def test_a_documentation_decorator_the_repository_defines_keeps_the_signature():

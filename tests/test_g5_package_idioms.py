@@ -239,6 +239,28 @@ def test_a_module_neither_readable_nor_importable_fails_closed(tmp_path):
         in message
 
 
+def test_removing_a_module_that_does_not_parse_takes_nothing_from_a_caller(tmp_path):
+    # SageAttention once committed merge-conflict markers, then deleted the file: nobody could have imported it
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/ops.py": OPS, "src/kernels/bad.py": "<<<<<<< HEAD\nx = 1\n"})
+    repo.branch("drop")
+    repo.delete("src/kernels/bad.py")
+    repo.commit("Drop the broken module", who=ADA)
+    assert g5(repo.check()) == []
+
+
+def test_removing_a_module_that_cannot_be_read_is_a_break_that_says_so(tmp_path):
+    unreadable = OPS + "\nimport vendor_runtime\nexec('')\n"
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/ops.py": unreadable})
+    repo.branch("drop")
+    repo.delete("src/kernels/ops.py")
+    repo.commit("Drop the module", who=ADA)
+    [(path, message)] = g5(repo.check())
+    assert path == "src/kernels/ops.py" and message.startswith(
+        "public API break: module kernels.ops is removed, and its surface on the base could not be read")
+
+
 def test_a_package_that_points_its_path_elsewhere_is_not_read_by_importing(tmp_path):
     # `kernels.ops` comes from `_v2/ops.py` once `__path__` is changed: an import of the package shows its own names,
     # not where its modules come from, so the change fails instead of passing on the unchanged `ops.py`

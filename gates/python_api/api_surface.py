@@ -33,6 +33,7 @@ from gates.python_api.decorators import ADDITIVE, callee
 from gates.python_api.default_values import fill, read_chain, read_default
 from gates.python_api.module_scope import (
     KEYWORD_ONLY,
+    NOT_PARSED,
     POSITIONAL,
     POSITIONAL_ONLY,
     STAR_IMPORT,
@@ -355,7 +356,10 @@ def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> l
         return []  # the same, or `@functools.lru_cache` added: it keeps the signature and only adds attributes
 
     def shown(identities):
-        return [d.split(" [", 1)[0].replace(":", ".") for d in identities]
+        """`kernels.stream:with_stream [digest]` as `kernels.stream.with_stream`; a call's arguments as written
+        (`torch.library.custom_op("mylib::attn_op", ...)` keeps its `::`)."""
+        named = [d.split(" [", 1)[0] for d in identities]
+        return [callee.replace(":", ".") + rest for callee, rest in (_split_call(d) for d in named)]
 
     added = [d for d in shown(after.decorators) if d not in shown(before.decorators)]
     dropped = [d for d in shown(before.decorators) if d not in shown(after.decorators)]
@@ -364,13 +368,25 @@ def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> l
     what = " and ".join(p for p in parts if p) or \
         f"has decorators whose definitions changed (@{', @'.join(shown(after.decorators))})"
     return [ApiChange(name, after.line, f"'{module}.{name}' {what}, which may change its signature or how it is "
-                      "called (the checker sees through functools.wraps pass-through wrappers, lru_cache and no_grad "
-                      "only)",
+                      "called (the checker sees through functools.wraps pass-through wrappers, lru_cache, no_grad and "
+                      "TorchDynamo's disable; a library's decorator that keeps the signature can be listed in the base "
+                      "policy's api.transparent_decorators)",
                       origin=after.origin)]
+
+
+def _split_call(decorator: str) -> tuple[str, str]:
+    """`torch.library.custom_op('a::b', ...)` -> (`torch.library.custom_op`, `('a::b', ...)`)."""
+    at = decorator.find("(")
+    return (decorator, "") if at < 0 else (decorator[:at], decorator[at:])
 
 
 def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChange]:
     """What a caller of `old` would find broken in `new` (None: the module is gone)."""
+    if old.error and new is None:
+        if old.error.startswith(NOT_PARSED):
+            return []  # it could not be imported on the base either: removing it takes nothing from a caller
+        return [ApiChange(old.module, 1, f"module {old.module} is removed, and its surface on the base could not be "
+                          f"read ({old.error}), so what callers lose cannot be listed")]
     if old.error:
         return [ApiChange(old.module, 1, f"module {old.module}: its surface on the base could not be read "
                           f"({old.error}), so its changes could not be checked", "unreadable-base",

@@ -6,7 +6,8 @@ decorator only when it is known to keep the signature:
 
 - `functools.lru_cache` / `functools.cache` (which add `cache_clear` and `cache_info`: dropping one is
   a change, adding one is not), `torch.no_grad` / `torch.inference_mode`
-  / `torch.enable_grad`, `typing.final`, `functools.total_ordering` and
+  / `torch.enable_grad`, TorchDynamo's opt-outs (`torch.compiler.disable`, `torch._dynamo.disable`,
+  `torch._disable_dynamo`), `typing.final`, `functools.total_ordering` and
   `dataclasses.dataclass` on classes (modelled apart);
 - `triton.heuristics({...})`, modelled: the parameters named by its literal dict are computed by
   the decorator, so they count as having a default (`scope_binder.SUPPLIED_BY_HEURISTICS`);
@@ -33,6 +34,8 @@ TRANSPARENT = frozenset({
     "functools.lru_cache", "functools.cache", "torch.no_grad", "torch.inference_mode", "torch.enable_grad",
     "torch.autograd.no_grad", "typing.final", "typing_extensions.final", "typing.no_type_check",
     "functools.total_ordering", "dataclasses.dataclass", "triton.heuristics",
+    # TorchDynamo's opt-outs hand back a `functools.wraps` wrapper of `(*args, **kwargs)` (`recursive=False` too)
+    "torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
 })
 ADDITIVE = frozenset({"functools.lru_cache", "functools.cache"})  # keep the signature, add attributes callers use
 BINDING = frozenset({"staticmethod", "classmethod", "property", "functools.cached_property", "abc.abstractmethod",

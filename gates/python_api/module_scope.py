@@ -288,6 +288,11 @@ def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -
     return (own[0], *ordered)
 
 
+# How the reason for a module that Python cannot compile starts (a syntax error, conflict markers committed): no
+# caller could import it, so removing it takes nothing from one, and importing it to read it would fail too
+NOT_PARSED = "does not parse"
+
+
 class ScopeStore:
     """Where scopes read before can be found again (a history run reads the same modules commit after commit).
 
@@ -371,9 +376,9 @@ def _parsed(source: str, path: str, module: str) -> _Parsed:
         reads = name_reads(tree) if walked.reads_names else ()
         found = _Parsed(tree, None, tuple(constructs), tuple(rebound.items()), tuple(reads))
     except (SyntaxError, ValueError) as exc:
-        found = _Parsed(None, f"does not parse: {exc}")
+        found = _Parsed(None, f"{NOT_PARSED}: {exc}")
     except (RecursionError, MemoryError):
-        found = _Parsed(None, "does not parse: nested too deeply for the checker to read")
+        found = _Parsed(None, f"{NOT_PARSED}: nested too deeply for the checker to read")
     if len(_PARSED) >= _KEPT_PARSED:
         _PARSED.clear()
     _PARSED[key] = found
