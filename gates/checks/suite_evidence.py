@@ -178,5 +178,6 @@ def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
     plugins = plugin_files(run.data or {}, ctx, {path: "" for path in run.imported}, run.suite)
     return [f"{path} is edited by this change and was imported by the run of {run.suite}, which judges it; code "
             "the suite runs that the record does not cover is the author's own judge: cover it with an approved "
-            "record at base, or land it first"
+            "record at base, land it first, or, for a single-pr record, have an independent reviewer approve this "
+            "change in it (a forge review or a signed approval commit the policy counts)"
             for path in edited if judges_the_run(path, run.suite, ran, plugins) and not approved_at_base(change, path)]

@@ -270,7 +270,8 @@ def suite_edit_message(path: str, suite: str) -> str:
     """The finding for `path`, a file configuring or being the suite, edited by the change."""
     return (f"{path} is edited by this change and judges it (suite {suite}); the results of a suite the "
             "change rewrites cannot be trusted without review: cover it with an approved record at base, "
-            "or land the suite change first")
+            "land the suite change first, or, for a single-pr record, have an independent reviewer approve this "
+            "change in it (a forge review or a signed approval commit the policy counts)")
 
 
 def test_folders(suite: str, ran_files=()) -> list[str]:
