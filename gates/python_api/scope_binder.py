@@ -40,6 +40,7 @@ from gates.python_api.lazy_exports import (
     literal_value,
 )
 from gates.python_api.static_guard import alias_registrar, registrars
+from gates.python_api.syntax_walk import nodes
 from gates.python_api.scope_model import KEYWORD_ONLY, POSITIONAL, STAR_IMPORT, Entry, Parameter, fingerprint, parameters
 
 _PUBLIC_DUNDERS = ("__init__", "__call__")
@@ -1046,7 +1047,7 @@ class _Binder(AllChanges):
             return set()
         if self.patched is None:
             self.patched = set()
-            for node in ast.walk(self.tree):
+            for node in nodes(self.tree):
                 if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
                     root = node.value
                     while isinstance(root, (ast.Attribute, ast.Subscript)):

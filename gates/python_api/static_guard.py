@@ -66,6 +66,7 @@ from dataclasses import dataclass
 
 from gates.python_api.lazy_exports import changed_name, is_lazy_replacement
 from gates.python_api.switch_reads import reads_a_name
+from gates.python_api.syntax_walk import FastVisitor, nodes
 
 SIGNATURE_ATTRIBUTES = frozenset(
     {"__defaults__", "__kwdefaults__", "__code__", "__signature__", "__wrapped__", "__text_signature__"})
@@ -123,7 +124,7 @@ def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
     by_def: set[str] = set()
     otherwise: set[str] = set()
     reads_names = False
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             by_def.add(node.name)
         elif isinstance(node, ast.ClassDef):
@@ -162,7 +163,7 @@ def _root(node: ast.expr) -> ast.expr:
     return node
 
 
-class _Finder(ast.NodeVisitor):
+class _Finder(FastVisitor):
     def __init__(self, defined: set[str], sys_names: set[str], package: str):
         self.defined = defined
         self.sys_names = sys_names
@@ -403,7 +404,7 @@ def pkgutil_bindings(tree: ast.Module) -> frozenset[str]:
     good: set[str] = set()
     bad: set[str] = set()
     names = {"extend_path", "pkgutil"}
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 bound = alias.asname or alias.name
@@ -543,7 +544,7 @@ def builtin_calls_only(tree: ast.Module, aliases: frozenset[str]) -> bool:
     passed on."""
     calls: set[int] = set()
     uses: list[ast.Name] = []
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, ast.Name) and node.id in aliases:
             uses.append(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PURE_BUILTINS \
@@ -597,7 +598,7 @@ def registrars(tree: ast.Module, sys_names: set[str]) -> set[str]:
         if alias_registrar(stmt, sys_names) is None:
             continue
         name = stmt.name
-        uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
+        uses = [n for n in nodes(tree) if isinstance(n, ast.Name) and n.id == name]
         calls = [s for s in tree.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
                  and isinstance(s.value.func, ast.Name) and s.value.func.id == name
                  and not s.value.args and not s.value.keywords]
