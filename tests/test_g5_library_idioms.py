@@ -790,13 +790,24 @@ def test_a_class_moved_under_a_dependency_import_is_a_break():
         "class Norm(MllamaTextRMSNorm):\n    def forward(self, x, eps=1e-6):\n        return x\n"
     assert custom_op_changes(plain, hidden) == [
         "'kernels.iface.Norm' is now defined on one path through `try:` importing "
-        "transformers.models.mllama.modeling_mllama only: where another path runs, callers lose it"]
+        "transformers.models.mllama.modeling_mllama (MllamaTextRMSNorm) only: where another path runs, callers lose it"]
+
+
+def test_a_name_added_to_the_dependency_import_of_its_try_body_is_a_break():
+    # a dependency without the new name fails the body: the definition is gone there
+    more = VENDOR_CLASS_TEXT.replace("import MllamaTextRMSNorm\n", "import MllamaTextRMSNorm, MllamaTextRMSNormV2\n")
+    assert custom_op_changes(VENDOR_CLASS_TEXT, more) == [
+        "'kernels.iface.MllamaNorm' is now defined on one path through `try:` importing "
+        "transformers.models.mllama.modeling_mllama (MllamaTextRMSNorm, MllamaTextRMSNormV2) only: where another path "
+        "runs, callers lose it"]
 
 
 @pytest.mark.parametrize("body", [
     "    from .vendor import MllamaTextRMSNorm\n",                        # an import of the repository's own
     "    from transformers import MllamaTextRMSNorm\n    check_backend()\n",  # a call the repository answers
     "    from transformers import MllamaTextRMSNorm\n    FLAGS.value\n",   # a repository object's attribute
+    "    import importlib\n    from transformers import MllamaTextRMSNorm\n"
+    "    _C = importlib.import_module('kernels._C')\n",                 # an outside call that imports the repository
 ])
 def test_a_class_defined_where_the_repository_may_raise_import_error_stays_unreadable(body):
     text = "from .flags import FLAGS, check_backend\n\ntry:\n" + body + \

@@ -249,6 +249,19 @@ def test_removing_a_module_that_does_not_parse_takes_nothing_from_a_caller(tmp_p
     assert g5(repo.check()) == []
 
 
+def test_removing_a_module_python_imports_but_the_checker_cannot_parse_is_a_break(tmp_path):
+    # a generated 600-branch `elif` chain, deeper than the checker reads: Python still imports it, so callers may use it
+    deep = "def rms_norm(x, eps=1e-6):\n    return x\n\n\nx = 1\nif x == 0:\n    y = 0\n" + \
+        "".join(f"elif x == {i}:\n    y = {i}\n" for i in range(1, 600))
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/ops.py": OPS, "src/kernels/deep.py": deep})
+    repo.branch("drop")
+    repo.delete("src/kernels/deep.py")
+    repo.commit("Drop the generated module", who=ADA)
+    messages = [message for _, message in g5(repo.check())]
+    assert any("kernels.deep" in message for message in messages), messages
+
+
 def test_removing_a_module_that_cannot_be_read_is_a_break_that_says_so(tmp_path):
     unreadable = OPS + "\nimport vendor_runtime\nexec('')\n"
     repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={

@@ -445,3 +445,86 @@ def test_a_definition_under_a_test_that_reads_the_repository_is_refused(test, be
                                                                       PATH: None}.get))
     assert surface.error and "public name 'fast_norm' is defined on one path through" in surface.error, surface.error
     assert "the test reads a name of the repository" in surface.error
+
+
+# Found by probing the readings with real breaks: each head breaks a caller of the base, and G5 says so.
+REGISTRY = '''\
+class _Registry:
+    def register(self, fn):
+        return fn
+
+
+_registry = _Registry()
+
+
+@_registry.register
+def rms_norm(x, weight, eps=1e-6):
+    return x
+'''
+WRAPPER_CLASS = '''\
+class _Op:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
+def _rms_norm(x, weight, eps=1e-6):
+    return x
+
+
+rms_norm = _Op(_rms_norm)
+'''
+FALLBACK = '''\
+try:
+    from flash_attn.ops.triton.layer_norm import rms_norm_fn as rms_norm
+except ImportError:
+    def rms_norm(x, weight, eps=1e-6):
+        return x
+'''
+PRESET = '''\
+import functools
+
+_PRESET = {}
+
+
+def _rms_norm(x, weight, eps):
+    return x
+
+
+rms_norm = functools.partial(_rms_norm, **_PRESET)
+'''
+
+
+@pytest.mark.parametrize("base, head, message", [
+    pytest.param(REGISTRY, REGISTRY.replace("        return fn\n", "        return lambda x, weight: fn(x, weight)\n"),
+                 "'kernels.api.rms_norm' has decorators whose definitions changed (@kernels.api._registry.register)",
+                 id="method-of-a-held-object-as-decorator"),
+    pytest.param(WRAPPER_CLASS, WRAPPER_CLASS.replace("(self, *args, **kwargs)", "(self, x, weight)"),
+                 "'kernels.api.rms_norm' has decorators whose definitions changed (@kernels.api._Op)",
+                 id="class-of-the-module-as-wrapper"),
+    pytest.param(FALLBACK, FALLBACK.replace(", eps=1e-6", ""),
+                 "kernels.api.rms_norm (ImportError fallback 1): parameter 'eps' removed", id="fallback-of-a-module"),
+    pytest.param(FALLBACK, "from flash_attn.ops.triton.layer_norm import rms_norm_fn as rms_norm\n",
+                 "'kernels.api.rms_norm' no longer falls back where its import fails", id="fallback-dropped"),
+    pytest.param(PRESET, PRESET.replace("_PRESET = {}", "_PRESET = {'eps': 1e-6}"),
+                 "@functools.partial(<fn>, **{'eps': 1e-06})", id="partial-of-a-constant"),
+    pytest.param("class KernelLaunchError(RuntimeError):\n    pass\n",
+                 "def KernelLaunchError(message):\n    return RuntimeError(message)\n",
+                 "'kernels.api.KernelLaunchError' is no longer a class", id="class-made-a-function"),
+])
+def test_a_break_behind_a_wrapper_a_fallback_or_a_kind_is_reported(base, head, message):
+    found = diff(base, head)
+    assert any(message in m for m in found), found
+
+
+@pytest.mark.parametrize("source, reason", [
+    ("import torch\nimport triton\n\n\n@triton.jit\ndef _device(x):\n    pass\n\n\ndef _host(x, weight, eps=1e-6):\n"
+     "    return x\n\n\nif torch.version.hip is not None:\n    rms_norm = _device\nelse:\n    rms_norm = _host\n",
+     "is a kernel on one path and a function callers call on another"),
+    ("import dataclasses\n\n\nclass _LaunchConfig:\n    block_m: int = 64\n\n\n"
+     "LaunchConfig = dataclasses.dataclass(frozen=True)(_LaunchConfig)\n", "a class given a constructor by a call"),
+], ids=["kernel-on-one-path", "dataclass-by-a-call"])
+def test_a_binding_whose_callers_cannot_be_told_is_refused(source, reason):
+    assert reason in (module_surface(source, PATH).error or "")

@@ -36,7 +36,7 @@ from gates.python_api.token_digest import python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.imported_surface import outline_names, read_by_importing, suspiciously_small
 from gates.python_api.module_scope import (
-    NOT_PARSED,
+    CONFLICT_MARKERS,
     ReadText,
     ScopeStore,
     module_name,
@@ -449,8 +449,8 @@ class _Imports:
         unreadable = [side for side in (old, new) if side is not None and side.error]
         if not unreadable or not self.enabled or any(PATH_CHANGE in side.error for side in unreadable):
             return old, new, None  # a changed `__path__` moves its modules' files, which no import of it shows
-        if all(side.error.startswith(NOT_PARSED) for side in unreadable):
-            return old, new, None  # Python cannot compile it: an import fails the same way
+        if all(side.error.startswith(CONFLICT_MARKERS) for side in unreadable):
+            return old, new, None  # no Python compiles a merge-conflict marker: an import fails the same way
         change = self.ctx.change
         sides = ((change.merge_base, old_path, old), (change.head, new_path, new))
         read = iter(self.surfaces([(ref, module, path, root) for ref, path, side in sides if side is not None]))

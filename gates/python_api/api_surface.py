@@ -32,8 +32,8 @@ from gates.model.policy import DOCUMENTATION_DECORATORS, INTERNAL_DECORATORS  # 
 from gates.python_api.decorators import ADDITIVE, callee
 from gates.python_api.default_values import fill, read_chain, read_default
 from gates.python_api.module_scope import (
+    CONFLICT_MARKERS,
     KEYWORD_ONLY,
-    NOT_PARSED,
     POSITIONAL,
     POSITIONAL_ONLY,
     STAR_IMPORT,
@@ -103,6 +103,14 @@ def _is_public(name: str, entry: Entry, is_package: bool) -> bool:
     return entry.kind != "module-import" and (entry.kind != "import" or is_package)
 
 
+def _falls_back_to_its_own(scope: ModuleScope, name: str) -> bool:
+    """`try: from flash_attn... import rms_norm_fn as rms_norm / except ImportError: def rms_norm(...)` in a module
+    that is no package: an import, which is no API of such a module, but where the dependency is missing the module's
+    own definition, which is; both are compared."""
+    return not name.startswith("_") and any(alternative.kind in ("function", "class")
+                                            for alternative in scope.alternatives.get(name, []))
+
+
 def module_surface(source: str, path: str, switch_names=(), read_module: ReadModule | None = None,
                    module: str | None = None, internal_decorators=INTERNAL_DECORATORS,
                    transparent_decorators=DOCUMENTATION_DECORATORS, store: ScopeStore | None = None
@@ -128,12 +136,18 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
         public = list(dict.fromkeys(scope.exports)) + unfollowed
     else:
         public = [name for name, entry in scope.names.items()
-                  if (_is_public(name, entry, is_package) or _public_alias_of_private(scope, name, entry))
+                  if (_is_public(name, entry, is_package) or _public_alias_of_private(scope, name, entry)
+                      or _falls_back_to_its_own(scope, name))
                   and not scope.imported_when(name)]
     internal = frozenset(internal_decorators)
     for name in public:
         entry, members = _bound(scope, surface, scope.names.get(name, Entry(name, UNBOUND, 1)))
         if _is_internal(entry, internal) and (scope.exports is None or name not in scope.exports):
+            if any(not _is_internal(_bound(scope, surface, alternative)[0], internal)
+                   for alternative in scope.alternatives.get(name, [])):
+                # `if hip: rms_norm = _rms_norm_kernel / else: rms_norm = _rms_norm_host`: the host path is API
+                _refuse(surface, f"public name '{name}' is a kernel on one path and a function callers call on "
+                        "another", entry.line)
             continue  # a kernel; with `kernel_fallbacks`, a kernel or the library's own on every path
         if name in scope.kernel_fallbacks:
             header, line = scope.kernel_fallbacks[name]
@@ -383,8 +397,8 @@ def _split_call(decorator: str) -> tuple[str, str]:
 def diff_surfaces(old: ModuleSurface, new: ModuleSurface | None) -> list[ApiChange]:
     """What a caller of `old` would find broken in `new` (None: the module is gone)."""
     if old.error and new is None:
-        if old.error.startswith(NOT_PARSED):
-            return []  # it could not be imported on the base either: removing it takes nothing from a caller
+        if old.error.startswith(CONFLICT_MARKERS):
+            return []  # no Python could import it on the base: removing it takes nothing from a caller
         return [ApiChange(old.module, 1, f"module {old.module} is removed, and its surface on the base could not be "
                           f"read ({old.error}), so what callers lose cannot be listed")]
     if old.error:
@@ -447,6 +461,9 @@ def _entry_changes(module: str, name: str, before: Entry, after: Entry) -> list[
     changes: list[ApiChange] = []
     if after.kind == UNBOUND and before.kind != UNBOUND:
         return [ApiChange(name, 1, f"'{module}.{name}' is listed in __all__ but no longer bound")]
+    if before.kind == "class" and after.kind in ("function", "constant"):
+        changes.append(ApiChange(name, after.line, f"'{module}.{name}' is no longer a class: `isinstance`, `except` "
+                                 "and subclassing of it break", origin=after.origin))
     changes.extend(_decorator_changes(module, name, before, after))
     changes.extend(ApiChange(name, after.line, f"'{module}.{name}' {_limit_message(limit)}", origin=after.origin)
                    for limit in sorted(after.limits - before.limits))

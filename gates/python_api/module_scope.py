@@ -42,6 +42,7 @@ gets an `error`: "the checker cannot read this module's surface statically:
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field, replace
 
 from gates.model.errors import InputError
@@ -241,6 +242,21 @@ class ModuleScope:
             return None, {}
         return found, members
 
+    def _held_object_class(self, target: str) -> str | None:
+        """For a decorator that is a method of an object this module holds (`@_registry.register`, `_registry =
+        _Registry()`): the object's value and the fingerprint of the module's class that made it, so a change to that
+        class changes the decorator; None otherwise."""
+        module, _, dotted = target.partition(":")
+        root, _, rest = dotted.partition(".")
+        held = self.names.get(root) if module == self.module and rest else None
+        if held is None or held.kind != "constant" or not held.value:
+            return None
+        maker = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\(", held.value)
+        made_by = self.names.get(maker.group(1)) if maker else None
+        if made_by is None or made_by.kind != "class" or made_by.fingerprint is None:
+            return None
+        return f"{held.value} {made_by.fingerprint}"
+
     def class_members(self, name: str, entry: Entry, members: dict[str, Entry], depth: int = 0) -> dict[str, Entry]:
         """A class's members with those it inherits from base classes the repository defines (own ones first)."""
         merged = dict(members)
@@ -270,6 +286,9 @@ class ModuleScope:
         target = callee(decorator)
         found, _ = self.lookup(target)
         if found is None:
+            held = self._held_object_class(target)
+            if held is not None:
+                return f"{decorator} [{held}]"
             return decorator  # outside the repository (or unreadable): opaque, compared by its text
         if found.passthrough and target == decorator:
             return None
@@ -288,9 +307,20 @@ def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -
     return (own[0], *ordered)
 
 
-# How the reason for a module that Python cannot compile starts (a syntax error, conflict markers committed): no
-# caller could import it, so removing it takes nothing from one, and importing it to read it would fail too
+# How the reason for a module the checker cannot compile starts. Python may still import it: a newer Python's syntax,
+# or nesting deeper than the checker's parser goes, so the import fallback still reads it, and removing it is a break
 NOT_PARSED = "does not parse"
+# ... and the reason for one whose syntax error is a committed merge-conflict marker (`<<<<<<< HEAD`): no Python
+# imports it, so no caller can have used it, and removing it takes nothing from one
+CONFLICT_MARKERS = f"{NOT_PARSED}: it holds merge-conflict markers"
+_MARKER = re.compile(r"(<{7}|>{7})( |$)|={7}$")
+
+
+def _at_conflict_marker(source: str, exc: Exception) -> bool:
+    """The syntax error `exc` of `source` is at a merge-conflict marker line (`<<<<<<< `, `=======`, `>>>>>>> `)."""
+    line = getattr(exc, "lineno", None)
+    lines = source.splitlines()
+    return isinstance(line, int) and 0 < line <= len(lines) and bool(_MARKER.match(lines[line - 1]))
 
 
 class ScopeStore:
@@ -376,7 +406,8 @@ def _parsed(source: str, path: str, module: str) -> _Parsed:
         reads = name_reads(tree) if walked.reads_names else ()
         found = _Parsed(tree, None, tuple(constructs), tuple(rebound.items()), tuple(reads))
     except (SyntaxError, ValueError) as exc:
-        found = _Parsed(None, f"{NOT_PARSED}: {exc}")
+        found = _Parsed(None, f"{CONFLICT_MARKERS} (line {exc.lineno})" if _at_conflict_marker(source, exc)
+                        else f"{NOT_PARSED}: {exc}")
     except (RecursionError, MemoryError):
         found = _Parsed(None, f"{NOT_PARSED}: nested too deeply for the checker to read")
     if len(_PARSED) >= _KEPT_PARSED:

@@ -267,8 +267,15 @@ class _Binder(AllChanges):
         if len(value.args) == 1 and not value.keywords:
             decorator = self.qualify(value.func)
         else:
-            arguments = ["<fn>"] + [ast.unparse(a) for a in value.args[1:]] + [ast.unparse(k) for k in value.keywords]
+            # with the module's constants they name filled in (`partial(f, **_PRESET)` changes with `_PRESET`)
+            arguments = ["<fn>"] + [self.constant_text(a) for a in value.args[1:]] + \
+                [f"{k.arg}={self.constant_text(k.value)}" if k.arg else f"**{self.constant_text(k.value)}"
+                 for k in value.keywords]
             decorator = f"{self.qualify(value.func)}({', '.join(arguments)})"
+        if definition.kind == "class" and callee(decorator).rsplit(".", 1)[-1] in _FIELD_MAKERS:
+            # `LaunchConfig = dataclasses.dataclass(frozen=True)(_LaunchConfig)`: a constructor made from fields,
+            # which the checker models only for the decorator written on the class
+            self.scope.refuse(f"`{name} = {ast.unparse(value)}` (a class given a constructor by a call)", line)
         members = {name + key[len(wrapped):]: replace(m, name=name + key[len(wrapped):])
                    for key, m in self.scope.members.items() if key.startswith(wrapped + ".")}
         self.bind(name, replace(definition, name=name, line=line, decorators=(decorator, *definition.decorators)),
@@ -370,8 +377,9 @@ class _Binder(AllChanges):
                                                          generated=True)
         kept = tuple(d for d in decorators if callee(d).replace(":", ".") != "dataclasses.dataclass")
         kept += tuple(f"({k.arg}={self.qualify(k.value)})" for k in node.keywords)  # metaclass=...
-        return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases, limits=_instance_limits(node)), \
-            members
+        # the fingerprint names the class's code where it decorates or wraps something (`rms_norm = _Op(_rms_norm)`)
+        return Entry(node.name, "class", node.lineno, decorators=kept, bases=bases, limits=_instance_limits(node),
+                     fingerprint=fingerprint(node)), members
 
     def nested_class(self, node: ast.ClassDef, inner: ast.ClassDef) -> dict[str, Entry]:
         """A class defined in a class body (`class Scheduler: @dataclass class Params: ...`): a member of the outer
@@ -979,7 +987,8 @@ class _Binder(AllChanges):
                 if stmt.level or not stmt.module or not self.from_outside(stmt.module) or \
                         any(alias.name == "*" for alias in stmt.names):
                     return None
-                modules.append(stmt.module)
+                # each name it imports: a dependency without one of them fails the body as surely as without the module
+                modules.append(f"{stmt.module} ({', '.join(alias.name for alias in stmt.names)})")
                 imported.update(alias.asname or alias.name for alias in stmt.names)
             elif not self.runs_outside_only(stmt, imported):
                 return None
@@ -990,13 +999,17 @@ class _Binder(AllChanges):
         into only `imported`, imports from outside the repository in scope and builtins (`environment_imports`)."""
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             arguments = stmt.args
-            evaluated = [*stmt.decorator_list, *arguments.defaults, *(d for d in arguments.kw_defaults if d),
+            if not all(self.constant_decorator(d, imported) for d in stmt.decorator_list):
+                return False
+            evaluated = [*arguments.defaults, *(d for d in arguments.kw_defaults if d),
                          *(a.annotation for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                                   arguments.vararg, arguments.kwarg] if a is not None and a.annotation),
                          *([stmt.returns] if stmt.returns else [])]
             return all(self.looks_outside_only(expr, imported) for expr in evaluated)
         if isinstance(stmt, ast.ClassDef):
-            evaluated = [*stmt.decorator_list, *stmt.bases, *(k.value for k in stmt.keywords)]
+            if not all(self.constant_decorator(d, imported) for d in stmt.decorator_list):
+                return False
+            evaluated = [*stmt.bases, *(k.value for k in stmt.keywords)]
             return all(self.looks_outside_only(expr, imported) for expr in evaluated) and \
                 all(self.runs_outside_only(inner, imported) for inner in stmt.body)
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -1007,15 +1020,24 @@ class _Binder(AllChanges):
             return isinstance(stmt.value, ast.Constant)
         return isinstance(stmt, ast.Pass)
 
+    def constant_decorator(self, decorator: ast.expr, imported: set[str]) -> bool:
+        """A decorator of a definition in such a `try` body: an outside name (`@torch.no_grad`), or a call of one with
+        constant arguments (`@torch.compile(mode="max-autotune")`), which cannot name the repository's own code."""
+        if isinstance(decorator, ast.Call):
+            arguments = [*decorator.args, *(k.value for k in decorator.keywords)]
+            return all(isinstance(a, ast.Constant) for a in arguments) and \
+                self.looks_outside_only(decorator.func, imported)
+        return self.looks_outside_only(decorator, imported)
+
     def looks_outside_only(self, expr: ast.expr, imported: set[str]) -> bool:
-        """Every call, attribute and item `expr` evaluates is rooted at `imported`, an import from outside the
-        repository in scope or a builtin the module does not shadow (a plain name read raises no ImportError)."""
+        """`expr` calls nothing (an outside function may run the repository's code: `importlib.import_module(
+        "kernels._C")`, `cpp_extension.load(...)`, `open(...)`), and every attribute and item it evaluates is rooted
+        at `imported`, an import from outside the repository in scope or a builtin the module does not shadow (a
+        plain name read raises no ImportError)."""
         for node in ast.walk(expr):
-            if isinstance(node, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
+            if isinstance(node, (ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom, ast.Call)):
                 return False
-            if isinstance(node, ast.Call):
-                root = node.func
-            elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            if isinstance(node, (ast.Attribute, ast.Subscript)):
                 root = node.value
             else:
                 continue
@@ -1303,6 +1325,8 @@ def _bound_names(node: ast.AST) -> tuple[frozenset[str], bool]:
     return frozenset(names), anything
 
 
+# Decorators that give a class a constructor from its fields (`dataclasses.dataclass`, attrs' `define` and `s`)
+_FIELD_MAKERS = frozenset({"dataclass", "define", "frozen", "mutable", "s", "attrs"})
 _BUILTIN_STAND_INS = frozenset({"None"} | {name for name, value in vars(builtins).items()
                                            if isinstance(value, type) and not name.startswith("_")})
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
