@@ -496,6 +496,46 @@ def _rms_norm(x, weight, eps):
 rms_norm = functools.partial(_rms_norm, **_PRESET)
 '''
 
+DOCS_FACTORY = '''\
+def add_docs(*lines):
+    def decorate(fn):
+        fn.__doc__ = "\\n".join(lines)
+        return fn
+    return decorate
+
+
+@add_docs("Root-mean-square normalization.")
+def rms_norm(x, weight, eps=1e-6):
+    return x
+'''
+DOCUMENTED_CLASS = '''\
+def _documented(cls):
+    cls.__doc__ = "Launches a Triton kernel."
+    return cls
+
+
+def _init(self, hidden):
+    self.hidden = hidden
+
+
+@_documented
+class RMSNorm:
+    def __init__(self, hidden, eps=1e-6):
+        self.hidden = hidden
+'''
+HELD_DECORATOR = '''\
+import functools
+
+import torch
+
+_decorate = torch.no_grad()
+
+
+@_decorate
+def rms_norm(x, weight, eps=1e-6):
+    return x
+'''
+
 
 @pytest.mark.parametrize("base, head, message", [
     pytest.param(REGISTRY, REGISTRY.replace("        return fn\n", "        return lambda x, weight: fn(x, weight)\n"),
@@ -510,6 +550,13 @@ rms_norm = functools.partial(_rms_norm, **_PRESET)
                  "'kernels.api.rms_norm' no longer falls back where its import fails", id="fallback-dropped"),
     pytest.param(PRESET, PRESET.replace("_PRESET = {}", "_PRESET = {'eps': 1e-6}"),
                  "@functools.partial(<fn>, **{'eps': 1e-06})", id="partial-of-a-constant"),
+    pytest.param(DOCS_FACTORY, DOCS_FACTORY.replace('@add_docs("Root-mean-square normalization.")', "@add_docs"),
+                 "'kernels.api.rms_norm' is now decorated with @kernels.api.add_docs", id="factory-used-without-a-call"),
+    pytest.param(DOCUMENTED_CLASS, DOCUMENTED_CLASS.replace("    return cls\n", "    cls.__init__ = _init\n    return cls\n"),
+                 "'kernels.api.RMSNorm' is now decorated with @kernels.api._documented", id="documenting-sets-init"),
+    pytest.param(HELD_DECORATOR, HELD_DECORATOR.replace("torch.no_grad()", "functools.singledispatch"),
+                 "'kernels.api.rms_norm' has decorators whose definitions changed (@kernels.api._decorate)",
+                 id="decorator-held-in-a-constant"),
     pytest.param("class KernelLaunchError(RuntimeError):\n    pass\n",
                  "def KernelLaunchError(message):\n    return RuntimeError(message)\n",
                  "'kernels.api.KernelLaunchError' is no longer a class", id="class-made-a-function"),

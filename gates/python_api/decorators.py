@@ -83,17 +83,24 @@ _NOT_SETTABLE = frozenset({"__defaults__", "__kwdefaults__", "__code__", "__sign
                            "__text_signature__", "__class__", "__dict__", "__call__"})
 
 
-def returns_argument(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """`node` hands back what it decorates: `def d(fn)` that sets only non-signature attributes of `fn`
-    (`fn.__doc__ = ...`) and local names, then `return fn`; or a factory whose body defines such a
-    decorator and returns it (`def add_docs(*text): def d(fn): ...; return d`)."""
+# The dunder attributes a documenting decorator may set; any other (`cls.__init__ = ...`, `__call__`, `__new__`) can
+# change how what it decorates is called
+_DOCUMENTING = frozenset({"__doc__", "__module__", "__qualname__", "__name__", "__annotations__"})
+DIRECT, FACTORY = "direct", "factory"
+
+
+def returns_argument(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """How `node` hands back what it decorates: `DIRECT` for `def d(fn)` that sets only non-signature attributes of
+    `fn` (`fn.__doc__ = ...`) and local names, then `return fn`, used as `@d`; `FACTORY` for a function whose body
+    defines such a decorator and returns it (`def add_docs(*text): def d(fn): ...; return d`), used as `@add_docs(...)`;
+    None otherwise. Used the other way (`@add_docs` without a call), either hands back something else."""
     if isinstance(node, ast.AsyncFunctionDef) or node.decorator_list:
-        return False
+        return None
     body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
     if len(body) == 2 and isinstance(body[0], ast.FunctionDef) and isinstance(body[1], ast.Return) and \
             isinstance(body[1].value, ast.Name) and body[1].value.id == body[0].name:
-        return _returns_its_argument(body[0])
-    return _returns_its_argument(node)
+        return FACTORY if _returns_its_argument(body[0]) else None
+    return DIRECT if _returns_its_argument(node) else None
 
 
 def _returns_its_argument(node: ast.FunctionDef) -> bool:
@@ -117,7 +124,8 @@ def _only_documents(stmt: ast.stmt, wrapped: str) -> bool:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         for target in targets:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
-                    target.value.id == wrapped and target.attr not in _NOT_SETTABLE:
+                    target.value.id == wrapped and target.attr not in _NOT_SETTABLE and \
+                    not (target.attr.startswith("__") and target.attr not in _DOCUMENTING):
                 continue
             if isinstance(target, ast.Name) and target.id != wrapped:
                 continue

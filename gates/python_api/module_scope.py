@@ -46,7 +46,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from gates.model.errors import InputError
-from gates.python_api.decorators import ADDITIVE, BINDING, callee, is_known_transparent
+from gates.python_api.decorators import ADDITIVE, BINDING, DIRECT, FACTORY, callee, is_known_transparent
 from gates.python_api.scope_binder import bind_module
 from gates.python_api.scope_model import (  # noqa: F401  (re-exported: the surface readers import them from here)
     DEFAULT_PACKAGE_ROOTS,
@@ -292,8 +292,10 @@ class ModuleScope:
             return decorator  # outside the repository (or unreadable): opaque, compared by its text
         if found.passthrough and target == decorator:
             return None
-        if found.returns_argument:
-            return None  # hands back what it decorates (`fn.__doc__ = ...; return fn`), or a factory of that
+        if found.returns_argument == (FACTORY if target != decorator else DIRECT):
+            return None  # hands back what it decorates (`fn.__doc__ = ...; return fn`), or, called, a factory of that
+        if found.fingerprint is None and found.kind == "constant" and found.value:
+            return f"{decorator} [{found.value}]"  # `_decorate = torch.no_grad()`: what it holds is what decorates
         return f"{decorator} [{found.fingerprint or found.kind}]"
 
 

@@ -75,7 +75,7 @@ class Entry:
     bases: tuple[str, ...] = ()  # classes: qualified base classes, inherited members are read from them
     generated: bool = False  # the `__init__` a dataclass or NamedTuple generates from its fields
     exported: bool = False  # handed out on purpose: a module `__getattr__` or lazy module lists it
-    returns_argument: bool = False  # decorators: `def d(fn): ...; return fn` (or a factory of one)
+    returns_argument: str | None = None  # decorators: `decorators.DIRECT` (`def d(fn): ...; return fn`), or `FACTORY`
     is_async: bool = False  # functions: `async def` (callers get a coroutine)
     # classes: what the body takes from instances, "unhashable" (`__eq__` without `__hash__`, `__hash__ = None`)
     # and "slots" (`__slots__`)
