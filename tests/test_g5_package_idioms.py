@@ -439,21 +439,15 @@ def test_unchecked_modules_takes_patterns(tmp_path):
             "surface is not compared") in g5(findings, "warning")
 
 
-def test_an_unchecked_pattern_that_matches_no_module_is_an_error(tmp_path):
-    repo = registering_library(tmp_path, "  unchecked_modules: [kernels, \"kernels.models.*\"]\n")
+@pytest.mark.parametrize("listed, message", [
+    ("kernels.gone", "api.unchecked_modules lists kernels.gone, which is no module of the checked packages (kernels) "
+                     "at head"),
+    ('"kernels.models.*"', "api.unchecked_modules lists kernels.models.*, which matches no module of the checked "
+                           "packages (kernels) at head"),
+], ids=["name", "pattern"])
+def test_an_unchecked_name_or_pattern_that_matches_no_module_is_an_error(tmp_path, listed, message):
+    repo = registering_library(tmp_path, f"  unchecked_modules: [kernels, {listed}]\n")
     repo.branch("touch")
     repo.write("src/kernels/ops/norm.py", OPS.replace("return x", "return x * 1"))
     repo.commit("Touch the norm", who=ADA)
-    assert [(p, m) for p, m in g5(repo.check()) if "unchecked_modules" in m] == [
-        (".design-gates/policy.yaml", "api.unchecked_modules lists kernels.models.*, which matches no module of the "
-                                      "checked packages (kernels) at head")]
-
-
-def test_an_unchecked_module_that_is_no_module_of_a_checked_package_is_an_error(tmp_path):
-    repo = registering_library(tmp_path, "  unchecked_modules: [kernels, kernels.gone]\n")
-    repo.branch("touch")
-    repo.write("src/kernels/ops/norm.py", OPS.replace("return x", "return x * 1"))
-    repo.commit("Touch the norm", who=ADA)
-    assert [(p, m) for p, m in g5(repo.check()) if "unchecked_modules" in m] == [
-        (".design-gates/policy.yaml", "api.unchecked_modules lists kernels.gone, which is no module of the checked "
-                                      "packages (kernels) at head")]
+    assert [(p, m) for p, m in g5(repo.check()) if "unchecked_modules" in m] == [(".design-gates/policy.yaml", message)]
