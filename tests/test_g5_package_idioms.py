@@ -249,6 +249,20 @@ def test_removing_a_module_that_does_not_parse_takes_nothing_from_a_caller(tmp_p
     assert g5(repo.check()) == []
 
 
+def test_an_unreadable_module_that_names_an_edited_one_in_a_string_is_compared_as_its_importer(tmp_path):
+    # `importlib.import_module("kernels._fast")` in a `try` whose handler leaves `rms_norm` unbound: deleting the
+    # private module takes `rms_norm` away, which only importing the unchanged module shows
+    api = ("import importlib\n\ntry:\n    _fast = importlib.import_module('kernels._fast')\n\n"
+           "    def rms_norm(x, weight, eps=1e-6):\n        return x\nexcept ImportError:\n    pass\n")
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "", "src/kernels/api.py": api, "src/kernels/_fast.py": "SPEED = 2\n"})
+    repo.branch("drop")
+    repo.delete("src/kernels/_fast.py")
+    repo.commit("Drop the fast path", who=ADA)
+    assert ("src/kernels/_fast.py", "public API break: public name 'kernels.api.rms_norm' removed (through the import "
+            "in src/kernels/api.py); the public API may only grow") in g5(repo.check())
+
+
 def test_removing_a_module_python_imports_but_the_checker_cannot_parse_is_a_break(tmp_path):
     # a generated 600-branch `elif` chain, deeper than the checker reads: Python still imports it, so callers may use it
     deep = "def rms_norm(x, eps=1e-6):\n    return x\n\n\nx = 1\nif x == 0:\n    y = 0\n" + \

@@ -733,6 +733,8 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
             continue
         star = [p for p in dict.fromkeys(old.star_paths + new.star_paths) if p in changed]
         imported = [p for p in dict.fromkeys(old.import_paths + new.import_paths) if p in changed and p not in star]
+        if not star and not imported and (old.error or new.error):
+            imported = _named_by_unreadable(base, path, root, module, changed)
         if not star and not imported:
             continue
         old, new, note = imports.compared(module, root, old, new, path, path)
@@ -767,6 +769,31 @@ def _warn_unchecked_importer(ctx: SeriesContext, head: ReadText, path: str, root
         ctx.report("G5", path, 1, f"module {module} is listed in api.unchecked_modules of the base policy: what it "
                    f"imports from {', '.join(reached)}, which this change edits, is not compared through it",
                    commit=ctx.change.last_commit_touching(reached[0]), severity="warning")
+
+
+def _named_by_unreadable(base: ReadText, path: str, root: str, module: str, changed: set[str]) -> list[str]:
+    """The edited modules an unreadable module names, by an import or by a string of their dotted name
+    (`importlib.import_module("kernels._fast")`): what it binds may depend on them, so it is compared (by importing)
+    as an importer of them. Every edited module when it does not parse."""
+    try:
+        text = base(path)
+    except InputError:
+        return []
+    if text is None:
+        return []
+    named = _imported_modules(text, module, path.endswith("__init__.py"))
+    strings = _string_constants(text)
+    edited = [p for p in sorted(changed) if p.endswith(".py") and p.startswith(_prefix(root)) and p != path]
+    return [p for p in edited if named is None or module_name(p, root) in named or module_name(p, root) in strings]
+
+
+@lru_cache(maxsize=256)
+def _string_constants(text: str) -> frozenset[str]:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str))
 
 
 @lru_cache(maxsize=256)
