@@ -46,6 +46,7 @@ import gates.history.api_compat as api_compat
 from gates.history.ratchet import check_history
 from gates.python_api.api_surface import diff_surfaces, module_surface
 from gates.python_api.module_scope import module_scope
+from gates.python_api.scope_model import module_reader
 from gitrepo_builder import ADA, MAX, POLICY, g5_after_edit as change, g5_of as g5, seeded_repo
 
 
@@ -155,16 +156,23 @@ def test_a_removed_parameter_beside_a_submodule_imported_under_a_flag_is_reporte
 
 @pytest.mark.parametrize("package", ["ptx_dump = None\n", "def ptx_dump():\n    pass\n"],
                          ids=["package-binds-the-name", "package-defines-the-name"])
-def test_a_flagged_import_the_package_shadows_stays_unreadable(package):
+def test_a_flagged_import_the_package_shadows_is_read_on_the_path_the_environment_picks(package):
+    # the test reads an environment variable only: the name is the package's `ptx_dump` where it is set
     reader = {**DUMP_READER, "kernels.ops": (package, "kernels/ops/__init__.py")}.get
     scope = module_scope(DUMP_TEXT, "kernels/ops/norm.py", read_module=reader, module="kernels.ops.norm")
-    assert "public name 'ptx_dump' is unbound or bound differently" in scope.error
+    assert scope.error is None and scope.bound_only_where("ptx_dump") is not None
 
 
-def test_a_flagged_import_of_a_function_stays_unreadable():
+def test_a_flagged_import_of_a_function_is_read_on_the_path_the_environment_picks():
     source = DUMP_TEXT.replace("from kernels.ops import ptx_dump", "from kernels.ops.ptx_dump import patch as ptx_dump")
     scope = module_scope(source, "kernels/ops/norm.py", read_module=DUMP_READER.get, module="kernels.ops.norm")
-    assert "public name 'ptx_dump' is unbound or bound differently" in scope.error
+    assert scope.error is None and scope.bound_only_where("ptx_dump") is not None
+    flagged = source.replace('os.environ.get("KERNELS_DUMP_PTX") is not None', "DUMP")
+    flagged = flagged.replace("import os\n", "from kernels.ops.ptx_dump import DUMP\n")
+    reader = {**DUMP_READER, "kernels.ops.ptx_dump": ("DUMP = False\n\n\ndef patch():\n    pass\n",
+                                                       "kernels/ops/ptx_dump.py")}.get
+    refused = module_scope(flagged, "kernels/ops/norm.py", read_module=reader, module="kernels.ops.norm")
+    assert "public name 'ptx_dump' is unbound or bound differently" in refused.error  # a flag of the repository's
 
 
 def test_setattr_on_a_nested_local_function_leaves_the_module_readable(repo):
@@ -871,6 +879,44 @@ def test_a_function_wrapped_on_one_path_by_a_library_call_is_read_on_both():
         "kernels.iface.fast_cross_entropy_loss: parameter 'n_items' removed",
         "kernels.iface.fast_cross_entropy_loss (another path through `if torch.__version__ < '2.4.0' and (not "
         "hasattr(fast_cross_entropy_loss, '__wrapped__')):`, 1): parameter 'n_items' removed"]
+
+
+FBGEMM_TEXT = '''\
+from packaging.version import Version
+
+
+def linear(x, weight):
+    return x
+
+
+try:
+    import fbgemm_gpu
+
+    if Version(fbgemm_gpu.__version__) >= Version("1.4.0"):
+        from kernels.fixes import suppress_printf
+        with suppress_printf():
+            _probed = True
+except:
+    pass
+'''
+
+
+@pytest.mark.parametrize("before_binding, readable", [
+    ("", True),                                      # only fbgemm's import and version decide
+    ("    check_backend()\n", False),                 # the repository's own code runs first
+], ids=["environment", "repository-code-first"])
+def test_a_helper_imported_where_a_new_enough_dependency_is_found_is_read_on_that_path(before_binding, readable):
+    # unsloth's `fp8` imports `suppress_cuda_printf` only where fbgemm >= 1.4, inside `try: ... except: pass`
+    text = FBGEMM_TEXT.replace("    import fbgemm_gpu\n", "    import fbgemm_gpu\n" + before_binding)
+    text = text.replace("from packaging", "from kernels.fixes import check_backend\nfrom packaging") if before_binding \
+        else text
+    files = {"kernels/__init__.py": "from .iface import *\n", "kernels/iface.py": text,
+             "kernels/fixes.py": "def suppress_printf():\n    pass\n\n\ndef check_backend():\n    pass\n"}
+    reader = module_reader(files.get, ["."])
+    package = module_surface(files["kernels/__init__.py"], "kernels/__init__.py", read_module=reader, module="kernels")
+    assert (package.error is None) == readable, package.error
+    if readable:
+        assert "suppress_printf" in package.entries and "linear" in package.entries
 
 REDUCTIONS_TEXT = '''\
 import builtins

@@ -309,6 +309,8 @@ BENIGN = [
     pytest.param(BASE, BASE + "\ndel functools\n", id="del-an-import"),
     pytest.param(BASE, BASE + "\n\ndef _helper():\n    global _CACHE\n    _CACHE = {}\n", id="global-of-a-private-name"),
     pytest.param(BASE, BASE + "\nglobal attention_decode_splitkv\n", id="global-at-module-level"),  # unsloth's utils
+    pytest.param(BASE, BASE + "\n\ndef _stream(i):\n    global attention_decode_splitkv\n    return attention_decode_splitkv\n",
+                 id="global-only-read-in-a-function"),  # unsloth's dequantize reads XPU_STREAMS so
     pytest.param(EXPORTING, EXPORTING + '\n__all__ += ["LayerWorkspace"]\n', id="all-grows"),
     pytest.param(EXPORTING, EXPORTING.replace(
         '__all__ = ["attention_decode", "attention_decode_splitkv"]',

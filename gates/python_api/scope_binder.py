@@ -474,7 +474,7 @@ class _Binder(AllChanges):
             else:
                 fails_by = self.environment_imports(stmt.body) if fallbacks else None
                 self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks,
-                              fails_by=fails_by)
+                              fails_by=fails_by, try_body=stmt.body if handlers and not fallbacks else None)
             flag = _dependency_flag(stmt, self.scope.module.split(".")[0]) if fallbacks else None
             if flag is not None:
                 self.dependency_flags.add(flag)
@@ -968,6 +968,32 @@ class _Binder(AllChanges):
                 return False
         return True
 
+    def repository_import(self, entry: Entry) -> bool:
+        """`entry` imports a name of a module of the repository (`from pkg.fixes import helper`)."""
+        return entry.kind == "import" and ":" in (entry.source or "") and \
+            not self.from_outside(entry.source.split(":", 1)[0])
+
+    def environment_prefix(self, body: list[ast.stmt], name: str, imported: set[str] | None = None) -> bool:
+        """Python reaches the statement of `body` that binds `name` unless the environment stops it: every statement
+        before it imports from outside the repository or runs nothing but such imports and builtins
+        (`runs_outside_only`), and it is that binding (an import, a `def`, a `class`) or an `if` whose body reaches it
+        the same way (its test is judged where the `if` is read: `some_paths`)."""
+        imported = set() if imported is None else imported
+        for stmt in body:
+            if _may_bind(stmt, name):
+                if isinstance(stmt, ast.If):
+                    return self.environment_prefix(stmt.body, name, imported)
+                return isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
+                                         ast.ClassDef))
+            if isinstance(stmt, ast.Import) and all(self.from_outside(alias.name) for alias in stmt.names):
+                imported.update((alias.asname or alias.name).split(".")[0] for alias in stmt.names)
+            elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module and \
+                    self.from_outside(stmt.module) and all(alias.name != "*" for alias in stmt.names):
+                imported.update(alias.asname or alias.name for alias in stmt.names)
+            elif not self.runs_outside_only(stmt, imported):
+                return False
+        return False
+
     def environment_imports(self, body: list[ast.stmt]) -> tuple[str, ...] | None:
         """The modules a `try` body imports when only those imports can make it raise ImportError: every statement is
         an import from outside the repository, a `def` or `class`, an assignment to a name, or a docstring, and
@@ -1142,7 +1168,8 @@ class _Binder(AllChanges):
         self.scope.conditional = dict(conditional)
 
     def branches(self, paths: list[list[ast.stmt]], where: tuple[str, int], fallbacks: bool = False,
-                 test: ast.expr | None = None, fails_by: tuple[str, ...] | None = None) -> None:
+                 test: ast.expr | None = None, fails_by: tuple[str, ...] | None = None,
+                 try_body: list[ast.stmt] | None = None) -> None:
         """Run each path from the same state, then keep what every path agrees on; mark the rest conditional.
 
         With `fallbacks` (a `try` whose handlers catch only `ImportError`), a name that the `try` body binds and
@@ -1212,8 +1239,12 @@ class _Binder(AllChanges):
             value_only = len(present) == len(entries) and all(_same(e, present[0], value=False) for e in present)
             conditional[name] = (*where, value_only)
             defining = [result for result in results if name in result[0]]
-            if not fallbacks and test is not None and len(present) == 1 and len(entries) > 1 and \
-                    present[0].kind in ("function", "class") and name not in defining[0][3]:
+            # a definition on one path; or a helper of the repository imported on one path, read so only where
+            # the environment alone decides the path (a test of the repository's own names stays refused)
+            defines = len(present) == 1 and len(entries) > 1 and (
+                present[0].kind in ("function", "class")
+                or self.repository_import(present[0]) and (test is None or self.reads_outside_only(test)))
+            if not fallbacks and test is not None and defines and name not in defining[0][3]:
                 # `if torch.__version__ >= "2.4": ... / else: def noop_custom_op(...)`: one path defines it, the others
                 # leave it unbound; read as that definition, defined on that path only (`api_surface`), where the
                 # test reads only the environment (libraries, builtins), which no change to the repository moves.
@@ -1226,6 +1257,14 @@ class _Binder(AllChanges):
                 # ImportError: pass`: defined where the dependency imports, which the environment decides; named by
                 # what it imports, so moving the definition under another dependency is a change of its limit
                 self.scope.some_paths[name] = (where[0], f"{where[0]} importing {', '.join(fails_by)}", True)
+            elif try_body is not None and defines and entries[0] is not None and \
+                    self.environment_prefix(try_body, name) and \
+                    (name not in defining[0][3] or (self.scope.some_paths.get(name) or (None, None, False))[2]):
+                # `try: import fbgemm_gpu / if Version(fbgemm_gpu.__version__) >= ...: from pkg.fixes import helper
+                # / except: pass` (unsloth's `fp8`): only the environment decides whether the body gets to it
+                inner = self.scope.some_paths.get(name) if name in defining[0][3] else None
+                label = f"{inner[1]} within {where[0]}" if inner else where[0]
+                self.scope.some_paths[name] = (where[0], label, True)
             else:
                 self.scope.some_paths.pop(name, None)
             if self.alternatives_outside(present) is not None and len(present) < len(entries):

@@ -157,6 +157,29 @@ def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
                       frozenset(by_def - otherwise), frozenset(builtins_names))
 
 
+def _rebound_names(function: ast.AST) -> set[str] | None:
+    """The names a function (its nested functions and classes too) may bind or delete: assignment and loop targets,
+    `del`, `import ... as`, `def`/`class` names, `except ... as`, walrus targets; None where it may bind any name
+    (a star import, `exec`, `globals()`)."""
+    names: set[str] = set()
+    for node in nodes(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" for alias in node.names):
+                return None
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("exec", "eval", "globals"):
+            return None
+    return names
+
+
 def _root(node: ast.expr) -> ast.expr:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
@@ -260,7 +283,10 @@ class _Finder(FastVisitor):
     def visit_Global(self, node) -> None:
         if self.depth == 0:
             return  # `global NAME` at module level (unsloth's `kernels/utils.py`) changes nothing: names there are global
+        rebinding = _rebound_names(self.functions[-1]) if self.functions else None
         for name in node.names:
+            if rebinding is not None and name not in rebinding:
+                continue  # `global XPU_STREAMS` in a function that only reads it (unsloth's dequantize) binds nothing
             self.globals.setdefault(name, node.lineno)
 
     def visit_Name(self, node) -> None:
