@@ -453,6 +453,25 @@ def test_unchecked_modules_takes_patterns(tmp_path):
             "surface is not compared") in g5(findings, "warning")
 
 
+def test_a_package_importing_from_an_unchecked_module_is_still_read(tmp_path):
+    # unsloth's `kernels/__init__.py` imports `get_lora_parameters` from `kernels/utils.py`, which G5 cannot read
+    policy = POLICY + "  import_fallback: false\n  unchecked_modules: [kernels.utils]\n"
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=policy)
+    for path, text in {"src/kernels/__init__.py": "from .utils import get_lora_parameters\nfrom .ops.norm import rms_norm\n",
+                       "src/kernels/utils.py": "def get_lora_parameters(proj):\n    return proj\n\n\nexec('')\n",
+                       "src/kernels/ops/__init__.py": "", "src/kernels/ops/norm.py": OPS}.items():
+        repo.write(path, text)
+    repo.commit("A package that imports from a module G5 cannot read", who=MAX)
+    repo.branch("touch")
+    repo.write("src/kernels/ops/norm.py", OPS.replace("return x", "return x * 1"))
+    repo.commit("Touch the norm", who=ADA)
+    assert g5(repo.check()) == []
+    repo.write("src/kernels/ops/norm.py", shrink(OPS))
+    repo.commit("Drop a parameter", who=ADA)
+    assert ("src/kernels/ops/norm.py", "public API break: kernels.ops.norm.rms_norm: parameter 'eps' removed; the "
+            "public API may only grow") in g5(repo.check())
+
+
 @pytest.mark.parametrize("listed, message", [
     ("kernels.gone", "api.unchecked_modules lists kernels.gone, which is no module of the checked packages (kernels) "
                      "at head"),

@@ -239,7 +239,8 @@ class _Recorded(ScopeStore):
     def __init__(self, ctx: SeriesContext, read_text: ReadText, ref: str):
         self.ctx = ctx
         self.ref = ref
-        self.roots = tuple(ctx.policy.api_package_roots)
+        # where modules are found, and which of them read as outside the repository (`_module_reader`)
+        self.roots = (tuple(ctx.policy.api_package_roots), tuple(ctx.policy.api_unchecked_modules))
         self.frames: list[dict[str, str | None]] = []
         self.read_text = read_text
         self.tree = ctx.change.tree_id(ref, "")
@@ -341,8 +342,20 @@ def _read_surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str,
         return ModuleSurface(module, path, error=exc.message)
     if text is None:
         return None
-    return module_surface(text, path, sorted(names), module_reader(read_text, ctx.policy.api_package_roots), module,
+    return module_surface(text, path, sorted(names), _module_reader(ctx, read_text), module,
                           store=store, **_decorator_rules(ctx))
+
+
+def _module_reader(ctx: SeriesContext, read_text: ReadText):
+    """The repository's modules as the surface reader follows them; a module of the base policy's
+    `api.unchecked_modules` reads as one outside the repository: what others import from it is that library's name,
+    bound as an import (compared by presence, not by signature), so an unreadable module listed there does not make
+    every module that imports from it unreadable too."""
+    read_module = module_reader(read_text, ctx.policy.api_package_roots)
+    unchecked = UncheckedModules(ctx.policy.api_unchecked_modules)
+    if not unchecked.listed:
+        return read_module
+    return lambda dotted: None if dotted in unchecked else read_module(dotted)
 
 
 def _decorator_rules(ctx: SeriesContext) -> dict:
