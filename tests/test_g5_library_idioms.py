@@ -940,6 +940,14 @@ def test_import_builtins_used_only_to_call_a_shadowed_builtin_leaves_the_module_
         "kernels.ops.max.max: parameter 'keepdim' removed"]
 
 
+def test_a_lookup_of_one_named_builtin_leaves_the_module_readable():
+    # unsloth's notebook detection: `getattr(builtins, "get_ipython", None)`
+    lookup = REDUCTIONS_TEXT + '\n\ndef in_notebook():\n    return getattr(builtins, "get_ipython", None) is not None\n'
+    assert module_surface(lookup, "kernels/ops/max.py", module="kernels.ops.max").error is None
+    unseen = lookup.replace('"get_ipython", None) is not None', '"exec")("x = 1")')
+    assert module_surface(unseen, "kernels/ops/max.py", module="kernels.ops.max").error is not None
+
+
 @pytest.mark.parametrize("use", [
     "builtins.max = max",                         # replaces a builtin
     "setter = builtins.setattr",                  # reads one as an object

@@ -576,7 +576,23 @@ def builtin_calls_only(tree: ast.Module, aliases: frozenset[str]) -> bool:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PURE_BUILTINS \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases:
             calls.add(id(node.func.value))
+        elif _looks_up_a_builtin(node, aliases):
+            calls.add(id(node.args[0]))
     return all(id(node) in calls for node in uses)
+
+
+# Builtins through which code can change a namespace or run text: a lookup of one is a way to call it unseen
+_NAMESPACE_BUILTINS = frozenset({"exec", "eval", "compile", "globals", "locals", "vars", "setattr", "delattr",
+                                 "__import__", "__dict__", "__builtins__", "__loader__", "__spec__"})
+
+
+def _looks_up_a_builtin(node: ast.AST, aliases: frozenset[str]) -> bool:
+    """`getattr(builtins, "get_ipython", None)` or `hasattr(builtins, "get_ipython")`: a read of one named builtin
+    (unsloth's notebook detection), none through which a namespace changes."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") \
+        and len(node.args) in (2, 3) and not node.keywords and isinstance(node.args[0], ast.Name) \
+        and node.args[0].id in aliases and isinstance(node.args[1], ast.Constant) \
+        and isinstance(node.args[1].value, str) and node.args[1].value not in _NAMESPACE_BUILTINS
 
 
 def alias_registrar(function: ast.stmt, sys_names: set[str]) -> tuple[tuple[str, ...], str] | None:
