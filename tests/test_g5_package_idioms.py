@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from gates.python_api.api_surface import diff_surfaces, module_surface
-from gates.python_api.module_scope import module_reader
+from gates.python_api.module_scope import module_reader, opaque_when_unreadable
 from gitrepo_builder import ADA, MAX, seeded_repo
 
 POLICY = """\
@@ -470,6 +470,15 @@ def test_a_package_importing_from_an_unchecked_module_is_still_read(tmp_path):
     repo.commit("Drop a parameter", who=ADA)
     assert ("src/kernels/ops/norm.py", "public API break: kernels.ops.norm.rms_norm: parameter 'eps' removed; the "
             "public API may only grow") in g5(repo.check())
+
+
+def test_a_test_of_a_name_from_an_unchecked_module_is_still_the_repository_s():
+    # listed unchecked, `kernels.utils` is still the repository's: a flag it sets can move a definition unseen
+    files = {"kernels/__init__.py": "", "kernels/utils.py": "HAS_XPU = False\nexec('')\n",
+             "kernels/api.py": "from kernels.utils import HAS_XPU\n\nif HAS_XPU:\n    def rms_norm(x):\n        return x\n"}
+    reader = opaque_when_unreadable(module_reader(files.get, ["."]), lambda dotted: dotted == "kernels.utils")
+    surface = module_surface(files["kernels/api.py"], "kernels/api.py", read_module=reader, module="kernels.api")
+    assert "the test reads a name of the repository" in (surface.error or ""), surface.error
 
 
 @pytest.mark.parametrize("listed, message", [

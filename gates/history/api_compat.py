@@ -42,6 +42,7 @@ from gates.python_api.module_scope import (
     module_name,
     module_paths,
     module_reader,
+    opaque_when_unreadable,
     package_homes,
 )
 from gates.python_api.scope_binder import absolute_import
@@ -347,15 +348,15 @@ def _read_surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str,
 
 
 def _module_reader(ctx: SeriesContext, read_text: ReadText):
-    """The repository's modules as the surface reader follows them; a module of the base policy's
-    `api.unchecked_modules` reads as one outside the repository: what others import from it is that library's name,
-    bound as an import (compared by presence, not by signature), so an unreadable module listed there does not make
-    every module that imports from it unreadable too."""
+    """The repository's modules as the surface reader follows them. A module of the base policy's
+    `api.unchecked_modules` stays the repository's (a test that reads its names is no environment's), but where it
+    cannot be read, what others import from it is bound as an import the checker does not follow (compared by
+    presence, not by signature), so it does not make every module that imports from it unreadable too."""
     read_module = module_reader(read_text, ctx.policy.api_package_roots)
     unchecked = UncheckedModules(ctx.policy.api_unchecked_modules)
-    if not unchecked.listed:
-        return read_module
-    return lambda dotted: None if dotted in unchecked else read_module(dotted)
+    if unchecked.listed:
+        read_module = opaque_when_unreadable(read_module, unchecked.__contains__)
+    return read_module
 
 
 def _decorator_rules(ctx: SeriesContext) -> dict:

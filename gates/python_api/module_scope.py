@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Callable
 from dataclasses import dataclass, field, replace
 
 from gates.model.errors import InputError
@@ -157,6 +158,8 @@ class ModuleScope:
                 if target is None:
                     break  # outside the repository
                 self.import_paths += [p for p in [target.path] if p not in self.import_paths]
+                if target.error and self.resolver.opaque(module):
+                    break  # listed unchecked: bound as the import it is, not followed
                 if target.error:
                     return entry, {}, f"cannot follow the import of '{entry.name}' (line {entry.line}): " \
                                       f"{target.path} {target.error}"
@@ -346,6 +349,16 @@ class ScopeStore:
         pass
 
 
+def opaque_when_unreadable(read_module: ReadModule, opaque: Callable[[str], bool]) -> ReadModule:
+    """`read_module`, marked so that a module `opaque(dotted)` names which cannot be read is bound where it is imported
+    as a name the checker does not follow, instead of making the importer unreadable (`api.unchecked_modules`)."""
+    def reading(dotted: str):
+        return read_module(dotted)
+
+    reading.opaque = opaque
+    return reading
+
+
 class _Resolver:
     """Reads and caches the scopes of the repository's modules for star imports and `definition`."""
 
@@ -356,6 +369,11 @@ class _Resolver:
 
     def find(self, dotted: str) -> tuple[str, str] | None:
         return self.read_module(dotted) if self.read_module is not None else None
+
+    def opaque(self, dotted: str) -> bool:
+        """`dotted` is to be bound without being followed where it cannot be read (`opaque_when_unreadable`)."""
+        opaque = getattr(self.read_module, "opaque", None)
+        return opaque is not None and opaque(dotted)
 
     def scope_of(self, dotted: str, visiting=frozenset()) -> ModuleScope | None:
         if dotted not in self.cache:

@@ -1520,6 +1520,10 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
     path = imported.path
     scope.star_paths += [p for p in [path, *imported.star_paths] if p not in scope.star_paths]
     scope.star_modules += [m for m in [target, *imported.star_modules] if m not in scope.star_modules]
+    if imported.error and resolver.opaque(target):
+        name = f"*:{target}"  # listed unchecked: what it brings in is not followed, as for a module outside
+        scope.names[name] = Entry(name, STAR_IMPORT, stmt.lineno)
+        return
     if imported.error:
         scope.error = scope.error or f"{failure}: {path} {imported.error}"
         return
