@@ -472,6 +472,22 @@ def test_a_package_importing_from_an_unchecked_module_is_still_read(tmp_path):
             "public API may only grow") in g5(repo.check())
 
 
+@pytest.mark.parametrize("package", [
+    "from kernels.utils import deco\n\n\n@deco\ndef rms_norm(x):\n    return x\n",
+    "from kernels.utils import Base\n\n\nclass Norm(Base):\n    pass\n",
+], ids=["decorator-from-it", "base-class-from-it"])
+def test_what_a_checked_definition_takes_from_an_unreadable_unchecked_module_changes_with_it(package):
+    # the decorator or base class is not followed, so any change to the listed module changes the definition
+    def surface(utils):
+        files = {"kernels/__init__.py": package, "kernels/utils.py": utils + "exec('')\n"}
+        reader = opaque_when_unreadable(module_reader(files.get, ["."]), lambda dotted: dotted == "kernels.utils")
+        return module_surface(package, "kernels/__init__.py", read_module=reader, module="kernels")
+    before = surface("def deco(fn):\n    return fn\n\n\nclass Base:\n    def __init__(self, eps):\n        pass\n")
+    after = surface("def deco(fn):\n    return lambda x, dim: fn(x)\n\n\nclass Base:\n    def __init__(self, eps, dim):\n"
+                    "        pass\n")
+    assert before.error is None and after.error is None and diff_surfaces(before, after)
+
+
 def test_a_test_of_a_name_from_an_unchecked_module_is_still_the_repository_s():
     # listed unchecked, `kernels.utils` is still the repository's: a flag it sets can move a definition unseen
     files = {"kernels/__init__.py": "", "kernels/utils.py": "HAS_XPU = False\nexec('')\n",

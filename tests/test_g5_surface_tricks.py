@@ -577,3 +577,31 @@ def test_a_break_behind_a_wrapper_a_fallback_or_a_kind_is_reported(base, head, m
 ], ids=["kernel-on-one-path", "dataclass-by-a-call"])
 def test_a_binding_whose_callers_cannot_be_told_is_refused(source, reason):
     assert reason in (module_surface(source, PATH).error or "")
+
+
+LOOKUP_FALLBACK = '''\
+import torch
+
+
+def _rms_norm(x, weight, eps=1e-6):
+    return x
+
+
+rms_norm = getattr(torch.nn.functional, "fused_rms_norm", _rms_norm)
+'''
+
+
+def test_a_lookup_that_falls_back_on_a_function_of_the_module_compares_that_function():
+    # `getattr(lib, "fast_op", _own_op)`: where the library lacks the name, callers get the module's own function
+    assert "kernels.api.rms_norm: parameter 'eps' removed" in diff(LOOKUP_FALLBACK, LOOKUP_FALLBACK.replace(
+        ", eps=1e-6", ""))
+
+
+@pytest.mark.parametrize("statement", [
+    "_set = getattr(object, '__setattr__')\n_set(rms_norm, '__defaults__', None)\n",
+    "_kwdefaults = getattr(rms_norm, '__kwdefaults__')\n",
+    "Norm = type('Norm', (), {'__init__': rms_norm})\n",
+], ids=["looked-up-setter", "looked-up-kwdefaults", "class-made-by-type"])
+def test_a_setter_or_class_reached_by_a_call_refuses_the_module(statement):
+    source = "def rms_norm(x, weight, eps=1e-6):\n    return x\n\n\n" + statement
+    assert module_surface(source, PATH).error is not None

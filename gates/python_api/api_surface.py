@@ -242,7 +242,10 @@ def _outside_ancestors(scope: ModuleScope, bases: tuple[str, ...], depth: int = 
         if base in _IMPLICIT_BASES:
             continue
         definition, _ = scope.lookup(base)
-        if definition is None:
+        unfollowed = scope.unfollowed_digest(base) if definition is None else None
+        if unfollowed is not None:
+            found.append(f"{base} [{unfollowed}]")  # of a module not followed: any change to it may change the class
+        elif definition is None:
             found.append(base)
         elif definition.kind == "class" and depth < 32:
             found.extend(_outside_ancestors(scope, definition.bases, depth + 1))

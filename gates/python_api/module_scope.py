@@ -42,6 +42,7 @@ gets an `error`: "the checker cannot read this module's surface statically:
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from typing import Callable
 from dataclasses import dataclass, field, replace
@@ -245,6 +246,19 @@ class ModuleScope:
             return None, {}
         return found, members
 
+    def unfollowed_digest(self, qualified: str) -> str | None:
+        """For a name (`kernels.flag:Base`) of a module bound without being followed (`opaque_when_unreadable`): a
+        digest of that module's text, so that what depends on the name (a decorator, a base class) changes with it;
+        None for any other name."""
+        module = qualified.partition(":")[0] if ":" in qualified else qualified.rpartition(".")[0]
+        if self.resolver is None or not module or not self.resolver.opaque(module):
+            return None
+        found = self.resolver.find(module)
+        target = self.resolver.scope_of(module) if found is not None else None
+        if target is None or not target.error:
+            return None
+        return hashlib.sha256(found[0].encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
     def _held_object_class(self, target: str) -> str | None:
         """For a decorator that is a method of an object this module holds (`@_registry.register`, `_registry =
         _Registry()`): the object's value and the fingerprint of the module's class that made it, so a change to that
@@ -289,6 +303,9 @@ class ModuleScope:
         target = callee(decorator)
         found, _ = self.lookup(target)
         if found is None:
+            unfollowed = self.unfollowed_digest(target)
+            if unfollowed is not None:
+                return f"{decorator} [{unfollowed}]"  # any change to that module may change what it decorates with
             held = self._held_object_class(target)
             if held is not None:
                 return f"{decorator} [{held}]"

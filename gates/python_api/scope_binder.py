@@ -252,12 +252,18 @@ class _Binder(AllChanges):
         return ".".join([head, *attributes])
 
     def wrapped_definition(self, value: ast.expr) -> str | None:
-        """NAME of `wrapper(NAME, ...)`, a call whose first argument is a function or class of the module: what a
-        decorator does (`loss = torch._disable_dynamo(loss)`, `fast = torch.compile(loss, mode="max-autotune")`)."""
-        if not (isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Name)):
+        """NAME of `wrapper(..., NAME, ...)`, a call one of whose positional arguments is a function or class of the
+        module (the first such): what a decorator does (`loss = torch._disable_dynamo(loss)`, `fast =
+        torch.compile(loss, mode="max-autotune")`), or a lookup that falls back on it (`rms_norm =
+        getattr(torch.nn.functional, "rms_norm", _rms_norm)`): callers may get that definition."""
+        if not isinstance(value, ast.Call):
             return None
-        wrapped = self.scope.names.get(value.args[0].id)
-        return value.args[0].id if wrapped is not None and wrapped.kind in ("function", "class") else None
+        for argument in value.args:
+            if isinstance(argument, ast.Name):
+                wrapped = self.scope.names.get(argument.id)
+                if wrapped is not None and wrapped.kind in ("function", "class"):
+                    return argument.id
+        return None
 
     def bind_wrapped(self, name: str, value: ast.Call, line: int) -> None:
         """`name = wrapper(f, ...)`, read as `f` under one more, outermost decorator: its signature is still compared,
@@ -268,7 +274,8 @@ class _Binder(AllChanges):
             decorator = self.qualify(value.func)
         else:
             # with the module's constants they name filled in (`partial(f, **_PRESET)` changes with `_PRESET`)
-            arguments = ["<fn>"] + [self.constant_text(a) for a in value.args[1:]] + \
+            at = next(index for index, a in enumerate(value.args) if isinstance(a, ast.Name) and a.id == wrapped)
+            arguments = [self.constant_text(a) if index != at else "<fn>" for index, a in enumerate(value.args)] + \
                 [f"{k.arg}={self.constant_text(k.value)}" if k.arg else f"**{self.constant_text(k.value)}"
                  for k in value.keywords]
             decorator = f"{self.qualify(value.func)}({', '.join(arguments)})"
@@ -878,6 +885,10 @@ class _Binder(AllChanges):
                 elif module is not None:
                     # `rms_norm = _impl._norm` over an imported module of the repository: `from _impl import _norm`
                     self.bind(target.id, Entry(target.id, "import", line, source=f"{module}:{value.attr}"))
+                elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "type" \
+                        and len(value.args) == 3 and "type" not in self.scope.names:
+                    # `Norm = type("Norm", (), {"__init__": _init})`: a class whose members a dict builds
+                    self.scope.refuse(f"`{target.id} = {ast.unparse(value)}` (a class made by `type(...)`)", line)
                 elif self.wrapped_definition(value) is not None:
                     self.bind_wrapped(target.id, value, line)
                 else:
@@ -1520,10 +1531,6 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
     path = imported.path
     scope.star_paths += [p for p in [path, *imported.star_paths] if p not in scope.star_paths]
     scope.star_modules += [m for m in [target, *imported.star_modules] if m not in scope.star_modules]
-    if imported.error and resolver.opaque(target):
-        name = f"*:{target}"  # listed unchecked: what it brings in is not followed, as for a module outside
-        scope.names[name] = Entry(name, STAR_IMPORT, stmt.lineno)
-        return
     if imported.error:
         scope.error = scope.error or f"{failure}: {path} {imported.error}"
         return

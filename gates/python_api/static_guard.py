@@ -101,6 +101,9 @@ _DESCRIPTOR_SETTERS = frozenset({"__set__", "__delete__"})
 # `__import__("builtins").setattr(...)`, `import_module("sys").modules`: the modules the guard watches by their names
 _GUARDED_MODULES = frozenset({"builtins", "sys"})
 _NAMED = frozenset({"globals", "exec", "eval", "__builtins__", "setattr", "delattr"})
+# Fetched by name, these reach what writing them out would: setters, and objects changed in place (reading
+# `__wrapped__` or `__defaults__` by `getattr(fn, "__wrapped__", fn)` changes nothing)
+_LOOKED_UP_SETTERS = _SLOT_SETTERS | _DESCRIPTOR_SETTERS | {"__kwdefaults__", "__dict__"}
 
 
 @dataclass(frozen=True)
@@ -355,6 +358,10 @@ class _Finder(FastVisitor):
         if name in _PACKAGE_LISTERS and isinstance(first, ast.Name) and first.id == "__path__" \
                 and len(node.args) == 1 and not node.keywords:
             self.read_paths.add(id(first))
+        if isinstance(func, ast.Name) and name == "getattr" and len(node.args) >= 2 \
+                and isinstance(node.args[1], ast.Constant) and node.args[1].value in _LOOKED_UP_SETTERS:
+            # `getattr(object, "__setattr__")`: a setter fetched by name reaches what writing it out would
+            self.note(f"`{ast.unparse(node)}`", node)
         if isinstance(func, ast.Name) and name in ("exec", "eval", "globals"):
             if id(node) not in self.overlays:
                 self.note(f"`{name}()`", node)
@@ -583,7 +590,7 @@ def builtin_calls_only(tree: ast.Module, aliases: frozenset[str]) -> bool:
 
 # Builtins through which code can change a namespace or run text: a lookup of one is a way to call it unseen
 _NAMESPACE_BUILTINS = frozenset({"exec", "eval", "compile", "globals", "locals", "vars", "setattr", "delattr",
-                                 "__import__", "__dict__", "__builtins__", "__loader__", "__spec__"})
+                                 "__import__", "__dict__", "__builtins__", "__loader__", "__spec__", "type", "object"})
 
 
 def _looks_up_a_builtin(node: ast.AST, aliases: frozenset[str]) -> bool:
