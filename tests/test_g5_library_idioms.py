@@ -755,6 +755,23 @@ def test_a_public_function_moved_under_a_version_test_is_a_break():
     assert custom_op_changes(hidden, plain) == []  # defined everywhere now: it only grew
 
 
+def test_a_function_defined_on_one_path_is_read_the_same_where_a_package_imports_it_by_name():
+    # `from .iface import noop_custom_op_wrapper` reads it as the star import does: on its path, its limit with it
+    def package(iface):
+        files = {"kernels/__init__.py": "from .iface import noop_custom_op_wrapper\n", "kernels/iface.py": iface}
+        return module_surface(files["kernels/__init__.py"], "kernels/__init__.py",
+                              read_module=module_reader(files.get, ["."]), module="kernels")
+    before = package(CUSTOM_OP_TEXT)
+    assert before.error is None
+    after = package(CUSTOM_OP_TEXT.replace(", device_types=None", ""))
+    assert [c.message for c in diff_surfaces(before, after)] == [
+        "kernels.noop_custom_op_wrapper: parameter 'device_types' removed"]
+    moved = package(CUSTOM_OP_TEXT.replace('"2.4.0"', '"2.5.0"'))
+    assert [c.message for c in diff_surfaces(before, moved)] == [
+        "'kernels.noop_custom_op_wrapper' is now defined on one path through the else of `if torch.__version__ >= "
+        "'2.5.0':` only: where another path runs, callers lose it"]
+
+
 def test_a_name_two_paths_define_differently_or_a_nested_one_stays_unreadable():
     twice = CUSTOM_OP_TEXT.replace("    _custom_op = torch.library.custom_op\n",
                                    "    noop_custom_op_wrapper = torch.library.custom_op\n")

@@ -32,6 +32,7 @@ from gates.model.policy import DOCUMENTATION_DECORATORS, INTERNAL_DECORATORS  # 
 from gates.python_api.decorators import ADDITIVE, callee
 from gates.python_api.default_values import fill, read_chain, read_default
 from gates.python_api.module_scope import (
+    BOUND_ONLY_WHERE,
     CONFLICT_MARKERS,
     KEYWORD_ONLY,
     POSITIONAL,
@@ -224,7 +225,6 @@ _LIMITS = {
 }
 
 
-BOUND_ONLY_WHERE = "bound-only-where:"
 
 
 def _limit_message(limit: str) -> str:

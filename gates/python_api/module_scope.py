@@ -175,9 +175,15 @@ class ModuleScope:
                 return entry, {}, f"cannot follow the import of '{entry.name}' (line {entry.line}): " \
                                   f"{exc.path} {exc.message}"
             where = target.conditional.get(name)
-            if where is not None and not where[2]:
+            one_path = target.bound_only_where(name) if where is not None else None
+            if one_path is not None and target.bound_by_repository_test(name):
+                one_path = None
+            if where is not None and not where[2] and one_path is None:
                 return entry, {}, f"'{name}' is unbound or bound differently on some paths through {where[0]} " \
                                   f"at {target.path}:{where[1]}"
+            if one_path is not None:
+                # defined there on the one path the environment picks: so it is here, the limit compared as there
+                found = replace(found, limits=found.limits | {BOUND_ONLY_WHERE + one_path})
             origin = found.origin or (target.path, found.line)
             members = {key: replace(m, origin=m.origin or (target.path, m.line))
                        for key, m in target.members.items() if key.startswith(name + ".")}
@@ -329,6 +335,8 @@ def _inherited_fields(base: tuple[Parameter, ...], own: tuple[Parameter, ...]) -
     return (own[0], *ordered)
 
 
+# The limit of a definition bound on one path only (`ModuleScope.some_paths`), followed by the path
+BOUND_ONLY_WHERE = "bound-only-where:"
 # How the reason for a module the checker cannot compile starts. Python may still import it: a newer Python's syntax,
 # or nesting deeper than the checker's parser goes, so the import fallback still reads it, and removing it is a break
 NOT_PARSED = "does not parse"
