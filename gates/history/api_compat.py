@@ -48,6 +48,7 @@ from gates.python_api.module_scope import (
 from gates.python_api.scope_binder import absolute_import
 from gates.python_api.scope_model import decode_source
 from gates.python_api.static_guard import PATH_CHANGE
+from gates.python_api.syntax_walk import nodes
 
 
 def _packages(ctx: SeriesContext) -> list[str]:
@@ -802,21 +803,28 @@ def _named_by_unreadable(base: ReadText, path: str, root: str, module: str, chan
 
 
 @lru_cache(maxsize=256)
-def _string_constants(text: str) -> frozenset[str]:
+def _parsed_text(text: str) -> ast.Module | None:
+    """The syntax tree of a module's text (None when it does not parse), parsed once for the questions below."""
     try:
-        tree = ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=256)
+def _string_constants(text: str) -> frozenset[str]:
+    tree = _parsed_text(text)
+    if tree is None:
         return frozenset()
-    return frozenset(node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return frozenset(node.value for node in nodes(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str))
 
 
 @lru_cache(maxsize=256)
 def _imported_modules(text: str, module: str, is_package: bool) -> frozenset[str] | None:
     """Every module (and `module.name`) the module's imports name, kept by its text across a history run's commits;
     None when it does not parse (then every edited module counts)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = _parsed_text(text)
+    if tree is None:
         return None
     imported = set()
     for node in ast.walk(tree):

@@ -996,14 +996,22 @@ class _Binder(AllChanges):
                     return self.environment_prefix(stmt.body, name, imported)
                 return isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
                                          ast.ClassDef))
-            if isinstance(stmt, ast.Import) and all(self.from_outside(alias.name) for alias in stmt.names):
-                imported.update((alias.asname or alias.name).split(".")[0] for alias in stmt.names)
-            elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module and \
-                    self.from_outside(stmt.module) and all(alias.name != "*" for alias in stmt.names):
-                imported.update(alias.asname or alias.name for alias in stmt.names)
+            bound = self.outside_import(stmt)
+            if bound is not None:
+                imported.update(bound)
             elif not self.runs_outside_only(stmt, imported):
                 return False
         return False
+
+    def outside_import(self, stmt: ast.stmt) -> list[str] | None:
+        """The names `stmt` binds when it is an import wholly from outside the repository (no star import); None for
+        any other statement."""
+        if isinstance(stmt, ast.Import) and all(self.from_outside(alias.name) for alias in stmt.names):
+            return [(alias.asname or alias.name).split(".")[0] for alias in stmt.names]
+        if isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module and self.from_outside(stmt.module) \
+                and all(alias.name != "*" for alias in stmt.names):
+            return [alias.asname or alias.name for alias in stmt.names]
+        return None
 
     def environment_imports(self, body: list[ast.stmt]) -> tuple[str, ...] | None:
         """The modules a `try` body imports when only those imports can make it raise ImportError: every statement is
@@ -1015,20 +1023,17 @@ class _Binder(AllChanges):
         modules: list[str] = []
         imported: set[str] = set()
         for stmt in body:
+            bound = self.outside_import(stmt)
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)) and bound is None:
+                return None  # an import of the repository's own
             if isinstance(stmt, ast.Import):
-                if not all(self.from_outside(alias.name) for alias in stmt.names):
-                    return None
                 modules.extend(alias.name for alias in stmt.names)
-                imported.update((alias.asname or alias.name).split(".")[0] for alias in stmt.names)
             elif isinstance(stmt, ast.ImportFrom):
-                if stmt.level or not stmt.module or not self.from_outside(stmt.module) or \
-                        any(alias.name == "*" for alias in stmt.names):
-                    return None
                 # each name it imports: a dependency without one of them fails the body as surely as without the module
                 modules.append(f"{stmt.module} ({', '.join(alias.name for alias in stmt.names)})")
-                imported.update(alias.asname or alias.name for alias in stmt.names)
             elif not self.runs_outside_only(stmt, imported):
                 return None
+            imported.update(bound or ())
         return tuple(dict.fromkeys(modules)) or None
 
     def runs_outside_only(self, stmt: ast.stmt, imported: set[str]) -> bool:
