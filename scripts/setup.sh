@@ -7,7 +7,9 @@
 # torch 2.13.0 comes from the CPU wheel index (https://download.pytorch.org/whl/cpu) when that index
 # is reachable, so that nothing pulls the multi-GB CUDA build; otherwise from the default index. The
 # run says which. Each mode keeps a stamp of what it installed (pyproject.toml and this script) and
-# skips its installs when nothing changed since its last run.
+# skips its installs when nothing changed since its last run. The installs skip compiling every
+# installed module to bytecode (--no-compile): Python compiles the modules a run imports, when it
+# first imports them, and torch alone ships thousands it never imports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,13 +37,13 @@ fi
 if [ "$MODE" = test ]; then
   reachable="import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=5)"
   if python -c "$reachable" "$CPU_INDEX" 2>/dev/null \
-      && python -m pip install --quiet --index-url "$CPU_INDEX" "$TORCH"; then
+      && python -m pip install --quiet --no-compile --index-url "$CPU_INDEX" "$TORCH"; then
     echo "setup: $TORCH, the CPU build, from the CPU wheel index $CPU_INDEX"
   else
-    python -m pip install --quiet "$TORCH"
+    python -m pip install --quiet --no-compile "$TORCH"
     echo "setup: $TORCH from the default index (the CPU wheel index $CPU_INDEX is not reachable)"
   fi
-  PYTHONWARNINGS=ignore python -m pip install --quiet -e ".[test]"
+  PYTHONWARNINGS=ignore python -m pip install --quiet --no-compile -e ".[test]"
 else
   PYTHONWARNINGS=ignore python -m pip install --quiet -e .
 fi
