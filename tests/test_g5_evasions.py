@@ -384,3 +384,44 @@ def test_adding_lru_cache_is_no_break(tmp_path):
     path = "kernels/ops/tables.py"
     found = g5_after(tmp_path, {path: CACHED.replace("@functools.lru_cache(maxsize=None)\n", "")}, {path: CACHED})
     assert errors(found) == [], found
+
+
+# -- a folder of the repository put where imports look for modules --------------------------------------------------
+
+def _vendoring(change_path: str) -> str:
+    return f'''\
+import os
+import sys
+
+_VENDOR = os.path.join(os.path.dirname(__file__), "..", "..", "vendor")
+{change_path}
+from vendored import rms_norm  # noqa: E402
+'''
+
+
+@pytest.mark.parametrize("change_path", [
+    "sys.path.insert(0, _VENDOR)",
+    "sys.path[:0] = [_VENDOR]",
+    "search = sys.path\nsearch.append(_VENDOR)",
+    "from sys import path\npath.append(_VENDOR)",
+    "import site\nsite.addsitedir(_VENDOR)",
+], ids=["insert", "slice", "alias", "from-sys", "site"])
+def test_a_repository_folder_put_on_the_import_path_is_no_library(tmp_path, change_path):
+    """`from vendored import rms_norm` reads like a library's name, but the module put the repository's `vendor/` where
+    imports look first: a parameter the vendored function loses breaks `kernels.ops.rms_norm`'s callers. The module
+    cannot be read statically, so it is read by importing it."""
+    module = "kernels/ops/__init__.py"
+    found = g5_after(tmp_path, {"vendor/vendored.py": "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
+                                module: _vendoring(change_path)},
+                     {"vendor/vendored.py": "def rms_norm(x, weight):\n    return x\n", module: _vendoring(change_path)
+                      + "\nVERSION = 2\n"})
+    assert errors(found) == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed; the public API may "
+                             "only grow"]  # read by importing base and head, from the whole tree
+    assert any(severity == "warning" and "look for modules" in message for _, severity, message in found), found
+
+
+def test_a_membership_test_of_the_import_path_leaves_the_module_readable(tmp_path):
+    path = "kernels/ops/norm.py"
+    text = "import sys\n\nFROZEN = 'x' in sys.path\n\n\ndef rms_norm(x, weight, *, eps=1e-6):\n    return x\n"
+    assert errors(after_edit(tmp_path, path, text, ", *, eps=1e-6", "")) == [
+        "public API break: kernels.ops.norm.rms_norm: parameter 'eps' removed; the public API may only grow"]

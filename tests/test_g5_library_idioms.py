@@ -35,7 +35,9 @@
   ImportError by the repository's state, it stays unreadable.
 
 And the import fallback: a module read by importing it is imported again only where a file, folder listing
-or path its import looked at changed, and a break behind it is still reported.
+or path its import looked at changed, and a break behind it is still reported. It is imported from a part of
+the tree first (the checked packages, and what lies directly in the top folder); where it looked beyond that
+part, it is imported again from the whole tree.
 """
 
 from __future__ import annotations
@@ -280,6 +282,71 @@ def test_the_base_and_head_imports_of_one_change_run_at_the_same_time(tmp_path, 
     breaks = [(f.path, f.message) for f in result.findings if f.gate == "G5" and f.severity == "error"]
     assert breaks == [(IMPL, "public API break: kernels.ops.rms_norm: parameter 'eps' removed (through the import in "
                              "kernels/ops/__init__.py); the public API may only grow")]
+
+
+def test_an_import_reads_the_package_from_a_part_of_the_tree(tmp_path, monkeypatch):
+    seen = []
+    real = api_compat.read_by_importing
+
+    def looking(folder, module, *args, **kwargs):
+        seen.append(sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()))
+        return real(folder, module, *args, **kwargs)
+
+    monkeypatch.setattr(api_compat, "read_by_importing", looking)
+    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    repo = seeded_repo(tmp_path / "repo", files={
+        IMPL: "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
+        DYNAMIC: "from kernels.ops._impl import rms_norm\n\nexec('')\n",
+        "docs/big/table.csv": "a,b\n" * 1000})
+    start = repo.sha("HEAD")
+    repo.write(IMPL, "def rms_norm(x, weight):\n    return x\n")
+    repo.commit("rms_norm: no eps", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    breaks = [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
+    assert breaks == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed (through the import in "
+                      "kernels/ops/__init__.py); the public API may only grow"]
+    assert len(seen) == 2  # base and head, each once, from the part
+    assert all(not any(path.startswith(("docs/", "tests/")) for path in files) and DYNAMIC in files
+               for files in seen)
+
+
+VENDORING = """\
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "vendor"))
+from vendored import rms_norm  # noqa: E402
+
+exec('')
+"""
+
+
+def test_an_import_that_looked_beyond_the_part_is_read_again_from_the_whole_tree(tmp_path, monkeypatch):
+    imports = []
+    real = api_compat.read_by_importing
+
+    def counted(folder, module, *args, **kwargs):
+        imports.append((folder / "vendor" / "vendored.py").exists())
+        return real(folder, module, *args, **kwargs)
+
+    monkeypatch.setattr(api_compat, "read_by_importing", counted)
+    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    repo = seeded_repo(tmp_path / "repo", files={
+        "vendor/vendored.py": "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
+        DYNAMIC: VENDORING})
+    start = repo.sha("HEAD")
+    repo.write("vendor/vendored.py", "def rms_norm(x, weight):\n    return x\n")
+    repo.write(DYNAMIC, VENDORING + "\nVERSION = 2\n")
+    repo.commit("rms_norm: no eps (vendored)", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    breaks = [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
+    assert breaks == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed; the public API may only "
+                      "grow"]
+    assert sorted(imports) == [False, False, True, True]  # the part (no vendor/ files), then the whole tree
 
 
 CATCHING = """\

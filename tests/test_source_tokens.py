@@ -13,6 +13,7 @@ import pytest
 
 from gates.evidence.artifacts import EvidenceArtifact, stale_sources
 from gates.evidence.source_binding import python_token_digest, source_tokens
+from gates.python_api.token_digest import code_digest
 
 KERNEL = b'''"""Row sums."""
 
@@ -42,6 +43,21 @@ def test_edits_that_change_no_token_keep_the_digest(edited):
 ], ids=["code", "default", "docstring", "coding-cookie", "indentation"])
 def test_edits_to_code_docstrings_or_the_encoding_change_the_digest(edited):
     assert python_token_digest(edited) != python_token_digest(KERNEL)
+
+
+SAME_TOKENS = [KERNEL.replace(b"    return", b"    # multiply once, after the sum\n    return"),
+               KERNEL.replace(b"def row_sum", b"\n\ndef row_sum"), KERNEL.replace(b"sum(x) * scale", b"sum( x )*scale")]
+OTHER_TOKENS = [KERNEL.replace(b"* scale", b"* scale * 2"), KERNEL.replace(b'"""Row sums."""', b'"""Row sums (fast)."""'),
+                KERNEL.replace(b"sum(x) * scale", b"(sum(x)\n            * scale)")]
+
+
+def test_the_code_digest_tells_apart_only_files_whose_tokens_differ():
+    # G5's quick test before it reads tokens: equal tokens give equal code digests; a code digest that differs
+    # means the tokens differ; equal code digests (a line broken inside brackets) leave it to the tokens
+    assert all(code_digest(edited) == code_digest(KERNEL) for edited in SAME_TOKENS)
+    assert [code_digest(edited) == code_digest(KERNEL) for edited in OTHER_TOKENS] == [False, False, True]
+    assert python_token_digest(OTHER_TOKENS[2]) != python_token_digest(KERNEL)
+    assert code_digest(b"def f(:\n") is None
 
 
 def test_a_file_that_does_not_tokenize_has_no_digest():

@@ -29,10 +29,11 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
+from gates.history import partial_checkout
 from gates.history.context import SeriesContext, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
-from gates.python_api.token_digest import python_token_digest
+from gates.python_api.token_digest import code_digest, python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.imported_surface import outline_names, read_by_importing, suspiciously_small
 from gates.python_api.module_scope import (
@@ -380,11 +381,15 @@ class _Imports:
     """The second way to read a module: importing it from base and from head, each checked out once
     (`gates.python_api.imported_surface`)."""
 
-    def __init__(self, ctx: SeriesContext, stack: ExitStack):
+    def __init__(self, ctx: SeriesContext, stack: ExitStack, located: dict[str, str]):
         self.ctx = ctx
         self.stack = stack
-        self.folders: dict[str, Path] = {}
+        self.folders: dict[tuple[str, bool], Path] = {}
         self.enabled = ctx.policy.api_import_fallback
+        # An import first runs in a part of the tree: the checked packages' folders, and what lies directly in the
+        # top folder and in each package root; where it looked beyond that part, it runs again in the whole tree.
+        self.whole = sorted({_prefix(root) + package.replace(".", "/") for package, root in located.items()})
+        self.tops = sorted({_prefix(root).rstrip("/") for root in located.values()} - {""})
 
     def surface(self, ref: str, module: str, path: str, root: str) -> ModuleSurface:
         """The module's surface at `ref` read by importing it; one with `error` when importing fails. Read again only
@@ -399,14 +404,31 @@ class _Imports:
         missing = [index for index, surface in enumerate(found) if surface is None]
         if not missing:
             return found
+        readings = dict(zip(missing, self._imports(requests, missing, partial=True)))
+        again = [index for index in missing if not self._part_held(requests[index][0], readings[index][1])]
+        if again:
+            readings.update(zip(again, self._imports(requests, again, partial=False)))
         for index in missing:
-            self._folder(requests[index][0])
-        with ThreadPoolExecutor(max_workers=len(missing)) as pool:
-            readings = list(pool.map(lambda index: self._import(*requests[index]), missing))
-        for index, (surface, looked) in zip(missing, readings):
+            surface, looked = readings[index]
             found[index] = surface
             self._keep(*requests[index], surface, looked)
         return found
+
+    def _imports(self, requests: list[tuple[str, str, str, str]], indexes: list[int], partial: bool) -> list:
+        """(surface, what it looked at) of each request of `indexes`, imported at the same time from the checkouts
+        of their sides (made first, one at a time, through the one git reader)."""
+        folders = [self._folder(requests[index][0], partial) for index in indexes]
+        with ThreadPoolExecutor(max_workers=len(indexes)) as pool:
+            return list(pool.map(lambda job: self._import(job[0], *requests[job[1]][1:]), zip(folders, indexes)))
+
+    def _part_held(self, ref: str, looked) -> bool:
+        """Whether every path an import from the part of `ref`'s tree looked at is one that part holds as the whole
+        tree does (False when the import did not say what it looked at)."""
+        if looked is None:
+            return False
+        return all(partial_checkout.holds(where, kind, self.whole, self.tops,
+                                          lambda path: self.ctx.change.entry_at(ref, path) is not None)
+                   for kind in ("opened", "listed", "probed") for where in getattr(looked, kind))
 
     def _key(self, module: str, root: str) -> tuple:
         return (module, root, tuple(self.ctx.policy.api_internal_decorators))
@@ -445,14 +467,16 @@ class _Imports:
             return change.listing(ref, where)
         return change.entry_at(ref, where)
 
-    def _folder(self, ref: str) -> Path:
-        """The checkout of `ref`, made once per change."""
-        if ref not in self.folders:
-            self.folders[ref] = Path(self.stack.enter_context(self.ctx.change.checked_out(ref)))
-        return self.folders[ref]
+    def _folder(self, ref: str, partial: bool) -> Path:
+        """The checkout of `ref` (its part, or the whole tree), made once per change."""
+        if (ref, partial) not in self.folders:
+            checkout = self.ctx.change.checked_out(ref, self.whole, self.tops) if partial else \
+                self.ctx.change.checked_out(ref)
+            self.folders[(ref, partial)] = Path(self.stack.enter_context(checkout))
+        return self.folders[(ref, partial)]
 
-    def _import(self, ref: str, module: str, path: str, root: str):
-        reading = read_by_importing(self.folders[ref], module, [root], self.ctx.policy.api_internal_decorators)
+    def _import(self, folder: Path, module: str, path: str, root: str):
+        reading = read_by_importing(folder, module, [root], self.ctx.policy.api_internal_decorators)
         if reading.error is not None:
             return ModuleSurface(module, path, error=reading.error), reading.looked
         return ModuleSurface(module, path, entries=reading.entries, exports=reading.exports), reading.looked
@@ -543,7 +567,7 @@ def check(ctx: SeriesContext) -> None:
         return
     unchecked = _unchecked_modules(ctx, located, head)
     with ExitStack() as stack:
-        imports = _Imports(ctx, stack)
+        imports = _Imports(ctx, stack, located)
         for module, root in modules.items():
             if is_private_module(module) and module not in switches:
                 continue  # `pkg._impl`: not API itself; what a public module re-exports from it is checked there
@@ -605,24 +629,36 @@ def _same_tokens(ctx: SeriesContext, entry) -> bool:
     if entry.status != "M":
         return False
     change = ctx.change
+    compiled = [_kept_in(_CODE_DIGESTS, _KEPT_DIGESTS, _blob_id(ctx, ref, entry.path),
+                         lambda ref=ref: _digest_of(ctx, ref, entry.path, code_digest))
+                for ref in (change.merge_base, change.head)]
+    if None not in compiled and compiled[0] != compiled[1]:
+        return False  # the code differs beyond its line numbers, so the tokens differ: no need to read them
     before, after = _token_digest(ctx, change.merge_base, entry.path), _token_digest(ctx, change.head, entry.path)
     return before is not None and before == after
 
 
 _DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
+_CODE_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its code digest (this interpreter's)
 _KEPT_DIGESTS = 20_000
 
 
 def _token_digest(ctx: SeriesContext, ref: str, path: str) -> str | None:
     """The token digest of a Python file at `ref` (None: not there, or it does not tokenize), kept by the file's
     object id: in a history run, one commit's head is the next one's base."""
+    return _kept_in(_DIGESTS, _KEPT_DIGESTS, _blob_id(ctx, ref, path),
+                    lambda: _digest_of(ctx, ref, path, python_token_digest))
+
+
+def _blob_id(ctx: SeriesContext, ref: str, path: str) -> str | None:
+    """The file's object id where the reader names objects; None (nothing kept) otherwise."""
     change = ctx.change
+    return change.blob_id(ref, path) if change.identifies_blobs else None
 
-    def digest() -> str | None:
-        data = change.read_bytes_at(ref, path)
-        return None if data is None else python_token_digest(data)
 
-    return _kept_in(_DIGESTS, _KEPT_DIGESTS, change.blob_id(ref, path) if change.identifies_blobs else None, digest)
+def _digest_of(ctx: SeriesContext, ref: str, path: str, digest) -> str | None:
+    data = ctx.change.read_bytes_at(ref, path)
+    return None if data is None else digest(data)
 
 
 def is_private_module(module: str) -> bool:

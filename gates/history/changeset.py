@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Sequence
 
 from gates.model.config import DEFAULT_RECORDS
 from gates.model.config import is_record_path as _is_record_path
@@ -206,9 +207,12 @@ class ChangeSet:
         """The newest commit after `after` up to head that changed `path`, merges included."""
         return self._reader.newest_commit_touching(after, self.head, path)
 
-    def checked_out(self, ref: str):
-        """A context manager yielding a folder that holds the files of commit `ref` (removed afterwards)."""
-        return self._reader.checked_out(ref)
+    def checked_out(self, ref: str, whole: Sequence[str] | None = None, tops: Sequence[str] = ()):
+        """A context manager yielding a folder that holds the files of commit `ref` (removed afterwards); with
+        `whole`, a part of them only (`gates.history.git_repo.checked_out_tree`)."""
+        if whole is None:
+            return self._reader.checked_out(ref)
+        return self._reader.checked_out(ref, whole, tops)
 
     def approval_commits(self) -> list[Commit]:
         """Every commit reachable from head with a `Design-Approved:` trailer, newest first."""

@@ -17,9 +17,11 @@ import shutil
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Callable, Sequence
 
 import git
 
+from gates.history.partial_checkout import below
 from gates.model.errors import GitContextError, InputError
 from gates.model.paths import not_utf8_name
 from gates.model.record import parse_record
@@ -314,8 +316,8 @@ class _GitReader:
         reason = " ".join((stderr or "").split())[-300:] or f"git verify-commit exited {status}"
         return SignatureCheck(None, reason)
 
-    def checked_out(self, ref: str):
-        return checked_out_tree(self.repo.working_tree_dir, ref)
+    def checked_out(self, ref: str, whole: Sequence[str] | None = None, tops: Sequence[str] = ()):
+        return checked_out_tree(self.repo.working_tree_dir, ref, whole, tops)
 
     def snapshot(self, ref: str, path: str) -> RecordSnapshot | None:
         """The record at `path` in `ref`, parsed once per blob (a history run meets the same record many times)."""
@@ -644,13 +646,18 @@ def _write_blob(blob, folder: Path) -> None:
 
 
 @contextmanager
-def checked_out_tree(repo_root, rev: str):
+def checked_out_tree(repo_root, rev: str, whole: Sequence[str] | None = None, tops: Sequence[str] = ()):
     """The files of commit `rev`, in a fresh folder inside the repository's git directory
     (`<git-dir>/design-gates/`), removed afterwards. Yields the folder's path.
 
     Every blob of the commit's tree is written as stored. `git archive` is not used: it
     honours the tree's own `.gitattributes`, where `export-ignore` would let a change hide
-    files (its records) from the checks and `export-subst` rewrite them."""
+    files (its records) from the checks and `export-subst` rewrite them.
+
+    A part of the tree only, where `whole` is given: every file below the folders `whole` names,
+    and of each folder `tops` names (and of the top folder) the files in it, its other folders
+    made empty. What reads such a part must check it found there what the whole tree holds
+    (`gates.history.partial_checkout.holds`)."""
     repo = _open_repo(Path(repo_root))
     reader = _GitReader(repo)
     sha = _resolve_or_fail(reader, rev, "head")
@@ -661,9 +668,12 @@ def checked_out_tree(repo_root, rev: str):
     folder.mkdir(parents=True)
     try:
         try:
-            for item in repo.commit(sha).tree.traverse():
+            tree = repo.commit(sha).tree
+            for item in (tree.traverse() if whole is None else _partial_items(tree, whole, tops)):
                 if item.type == "blob":
                     _write_blob(item, folder)
+                elif item.type == "tree":
+                    (folder / item.path).mkdir(parents=True, exist_ok=True)
         except ValueError as exc:  # GitPython's word for an object the clone does not have
             raise GitContextError(_missing_object(str(exc).split("'")[1] if "'" in str(exc) else "?",
                                                   f"a file of {sha[:12]}")) from None
@@ -675,6 +685,31 @@ def checked_out_tree(repo_root, rev: str):
         except OSError:
             pass
         repo.close()
+
+
+def _partial_items(tree, whole: Sequence[str], tops: Sequence[str]):
+    """The items of a partial checkout (`checked_out_tree`): each blob below the `whole` folders; the blobs and
+    (as empty folders) the folders directly in the top folder and in each of `tops`."""
+    for path in dict.fromkeys(["", *tops]):
+        folder = _subtree(tree, path)
+        for item in folder if folder is not None else ():
+            if item.type == "blob" or item.type == "tree" and not below(item.path, whole):
+                yield item
+    for path in dict.fromkeys(whole):
+        folder = _subtree(tree, path)
+        if folder is not None:
+            yield from folder.traverse()
+
+
+def _subtree(tree, path: str):
+    """The folder `path` of `tree` ("" is the tree); None where there is no folder."""
+    if not path:
+        return tree
+    try:
+        found = tree / path
+    except KeyError:
+        return None
+    return found if found.type == "tree" else None
 
 
 def checkout_of(folder) -> tuple[Path, str | None] | None:

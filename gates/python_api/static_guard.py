@@ -10,7 +10,9 @@ surface that may not be the real one:
   `import builtins` used only to call a pure builtin a kernel's name shadows, `builtins.min(a, b)`),
   `vars()` / `locals()` at module level, `vars(name)` of a module-level name;
 - `sys.modules`, `sys.__dict__`, `sys` passed around (`getattr(sys, ...)`), `from sys import
-  modules`; `import_module(...)` / `__import__(...)` of this module, of a module of its own top-level package, or of a computed name;
+  modules`; where imports look for modules (`sys.path`, `sys.meta_path`, `sys.path_hooks`,
+  `site.addsitedir`) used but to test membership (`folder not in sys.path`): an import may then read a
+  file of the repository under a name read as a library's; `import_module(...)` / `__import__(...)` of this module, of a module of its own top-level package, or of a computed name;
 - `setattr(...)` / `delattr(...)` on a module-level definition or a module of the same
   package (or `setattr` itself passed around); on a function or class that a function defines
   in its own body (a nested `def` it patches in somewhere) it changes that call's object, not
@@ -100,6 +102,9 @@ _SLOT_SETTERS = frozenset({"__setattr__", "__delattr__"})
 _DESCRIPTOR_SETTERS = frozenset({"__set__", "__delete__"})
 # `__import__("builtins").setattr(...)`, `import_module("sys").modules`: the modules the guard watches by their names
 _GUARDED_MODULES = frozenset({"builtins", "sys"})
+# Where imports look for modules: a module that changes them may import a file of the repository under a name read
+# as a library's; only a test of membership (`if folder not in sys.path`) leaves them as they are.
+_IMPORT_PATHS = frozenset({"path", "meta_path", "path_hooks", "path_importer_cache"})
 _NAMED = frozenset({"globals", "exec", "eval", "__builtins__", "setattr", "delattr"})
 # Fetched by name, these reach what writing them out would: setters, and objects changed in place (reading
 # `__wrapped__` or `__defaults__` by `getattr(fn, "__wrapped__", fn)` changes nothing)
@@ -211,6 +216,7 @@ class _Finder(FastVisitor):
         self.registrars: set[str] = set()  # module-level functions `alias_registrar` reads, called once at top level
         self.lookups: set[int] = set()  # ids of `sys.modules` nodes a function only reads a module's attributes through
         self.builtin_calls_only = False  # `import builtins` used only to call a builtin a kernel's name shadows
+        self.membership_tested: set[int] = set()  # ids of the right sides of `in` / `not in` tests
 
     def note(self, what: str, node: ast.AST) -> None:
         self.found.append((what, node.lineno))
@@ -306,6 +312,11 @@ class _Finder(FastVisitor):
         elif node.id in MODULE_HOOKS and self.depth == 0 and isinstance(node.ctx, ast.Store):
             self.note(f"a module-level `{node.id}` hook", node)
 
+    def visit_Compare(self, node) -> None:
+        self.membership_tested.update(id(right) for op, right in zip(node.ops, node.comparators)
+                                      if isinstance(op, (ast.In, ast.NotIn)))
+        self.generic_visit(node)
+
     def visit_Import(self, node) -> None:
         if any(alias.name == "builtins" for alias in node.names) and not self.builtin_calls_only:
             self.note("`import builtins`", node)
@@ -313,6 +324,9 @@ class _Finder(FastVisitor):
     def visit_ImportFrom(self, node) -> None:
         if node.module == "sys" and any(alias.name == "modules" for alias in node.names):
             self.note("`from sys import modules`", node)
+        elif node.module == "sys" and any(alias.name in _IMPORT_PATHS for alias in node.names):
+            self.note(f"`from sys import {', '.join(a.name for a in node.names if a.name in _IMPORT_PATHS)}` (where "
+                      "imports look for modules)", node)
         elif node.module == "builtins":
             self.note("`from builtins import ...`", node)
         elif self.depth == 0 and any((alias.asname or alias.name) in MODULE_HOOKS for alias in node.names):
@@ -331,6 +345,11 @@ class _Finder(FastVisitor):
         on_sys = isinstance(node.value, ast.Name) and node.value.id in self.sys_names
         if node.attr in ("modules", "__dict__") and on_sys and id(node) not in self.lookups:
             self.note(f"`sys.{node.attr}`", node)
+        elif node.attr in _IMPORT_PATHS and on_sys and id(node) not in self.membership_tested:
+            self.note(f"`sys.{node.attr}` (where imports look for modules: an import may then read a file of the "
+                      "repository as a library)", node)
+        elif node.attr == "addsitedir":
+            self.note(f"`{ast.unparse(node)}` (it changes where imports look for modules)", node)
         elif node.attr in SIGNATURE_ATTRIBUTES and not (isinstance(node.ctx, ast.Load)
                                                          and node.attr in _READ_ONLY_WHEN_LOADED) \
                 and not self._is_local(node):

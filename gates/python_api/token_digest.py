@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import marshal
 import tokenize
+import types
+import warnings
 
 TOKEN_SCHEME = "python-tokens/2"
 _DROPPED_TOKENS = (tokenize.COMMENT, tokenize.NL)
@@ -54,3 +57,23 @@ def _text_between(lines: list[str], start: tuple[int, int], end: tuple[int, int]
     if row_a == row_b:
         return lines[row_a - 1][col_a:col_b]
     return lines[row_a - 1][col_a:] + "".join(lines[row_a:row_b - 1]) + lines[row_b - 1][:col_b]
+
+
+def code_digest(data: bytes) -> str | None:
+    """SHA-256 of the code a Python file compiles to on this interpreter, without line and column numbers: the same
+    for two files whose token digests (`python_token_digest`) are the same, so two different code digests tell two
+    different token streams apart at a fraction of the cost (the compiler is native code, the tokenizer Python). Not
+    the same on every Python version: compare two digests of one interpreter only. None when the file does not
+    compile."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like: the code is what is compared
+            code = compile(data, "<module>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError, UnicodeDecodeError, LookupError):
+        return None
+    return hashlib.sha256(marshal.dumps(_without_positions(code))).hexdigest()
+
+
+def _without_positions(code: types.CodeType) -> types.CodeType:
+    consts = tuple(_without_positions(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=1, co_linetable=b"", co_consts=consts)
