@@ -349,6 +349,34 @@ def test_an_import_that_looked_beyond_the_part_is_read_again_from_the_whole_tree
     assert sorted(imports) == [False, False, True, True]  # the part (no vendor/ files), then the whole tree
 
 
+FLAGGED = """\
+import os
+
+exec('')
+if os.access(os.path.join(os.path.dirname(__file__), "..", "..", "config", "fast.flag"), os.F_OK):
+    def rms_norm(x, weight, *, eps=1e-6):
+        return x
+else:
+    def rms_norm(x, weight):
+        return x
+"""
+
+
+def test_an_import_that_tested_a_path_beyond_the_part_is_read_again_from_the_whole_tree(tmp_path, monkeypatch):
+    """The part has no `config/fast.flag`: read there, both sides take the `else` path and the break is not seen."""
+    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    repo = seeded_repo(tmp_path / "repo", files={"config/fast.flag": "", DYNAMIC: FLAGGED})
+    start = repo.sha("HEAD")
+    repo.write(DYNAMIC, FLAGGED.replace(", *, eps=1e-6", ""))
+    repo.commit("rms_norm: no eps on the fast path", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    breaks = [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
+    assert breaks == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed; the public API may only "
+                      "grow"]
+
+
 CATCHING = """\
 import warnings
 

@@ -465,7 +465,10 @@ class _Imports:
         change = self.ctx.change
         if kind == "listed":
             return change.listing(ref, where)
-        return change.entry_at(ref, where)
+        found = change.entry_at(ref, where)
+        if kind == "probed" and found is not None and found[0] == "40000":
+            return found[0]  # a folder stat'ed (the import system checks each folder it searches): there, no more
+        return found
 
     def _folder(self, ref: str, partial: bool) -> Path:
         """The checkout of `ref` (its part, or the whole tree), made once per change."""

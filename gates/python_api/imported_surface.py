@@ -75,7 +75,12 @@ def probing(real):
     return probe
 
 sys.addaudithook(audit)
-os.stat, os.lstat = probing(os.stat), probing(os.lstat)
+# stat, lstat and access answer whether a path is there (os.path.exists, Path.is_file): each is noted, on `os` and on
+# the platform module it comes from (`posix.stat` is the same function under another name)
+for platform in {os, sys.modules.get("posix") or sys.modules.get("nt")} - {None}:
+    for probe_name in ("stat", "lstat", "access"):
+        if hasattr(platform, probe_name):
+            setattr(platform, probe_name, probing(getattr(platform, probe_name)))
 
 def done(document):
     document["looked"] = {kind: sorted(paths) for kind, paths in looked.items()}
@@ -173,7 +178,7 @@ class Looked:
     """What an import looked at inside the folder it was imported from, as paths relative to that folder: the files
     it opened (the modules it loaded among them, and the `.pyc` it looked for), the folders it listed (the import
     system lists each folder it finds modules in; `pkgutil.iter_modules` too) and the paths it stat'ed
-    (`os.path.exists`). Where each of these is the same in another tree, importing there does the same."""
+    (`os.path.exists`, `os.access`). Where each of these is the same in another tree, importing there does the same."""
 
     opened: tuple[str, ...] = ()
     listed: tuple[str, ...] = ()
