@@ -95,6 +95,27 @@ def test_differing_outputs_are_recorded_not_hidden(tmp_path):
     assert artifact["results"]["outputs_equal"] is False
 
 
+def test_outputs_of_different_kernels_are_compared_within_the_tolerance(tmp_path):
+    command = fake_command(tmp_path, "line['outputs_sample'] = [1.0, 2.0, 3.0] if switch == '0' else [1.0, 2.0, 3.01]")
+    artifact = run_ab(plan_for(tmp_path, command, outputs_tolerance=1e-2))
+    compared = artifact["results"]["outputs_compared"]
+    assert compared["against"] == "off#1" and compared["within"] is True and compared["positions"] == 3
+    assert compared["per_arm"]["off"] == 0.0 and compared["per_arm"]["on"] == pytest.approx(0.01 / 14 ** 0.5)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("line['outputs_sample'] = [1.0, 2.0, 3.0] if switch == '0' else [1.0, 2.0, 4.0]",
+     r"outside --outputs-tolerance 0.01 \(relative L2 from off#1\): on 0.267"),
+    ("line['outputs_sample'] = [1.0, 2.0, 3.0] if switch == '0' else [1.0, 2.0]", "not the same positions"),
+    ("line['outputs_sample'] = [1.0, 2.0, 3.0] if switch == '0' else [1.0, 2.0, float('nan')]",
+     "no outputs_sample .* in the JSON line of on#1, on#2, on#3"),
+    ("pass", "no outputs_sample"),
+], ids=["outside", "other-length", "not-finite", "none"])
+def test_outputs_outside_the_tolerance_or_not_comparable_write_nothing(tmp_path, body, message):
+    with pytest.raises(AbError, match=message):
+        run_ab(plan_for(tmp_path, fake_command(tmp_path, body), outputs_tolerance=1e-2))
+
+
 def test_a_metric_read_by_pattern(tmp_path):
     command = fake_command(tmp_path, "print(f'throughput: {line[\"tokens_per_s\"] + 1} tok/s')")
     artifact = run_ab(plan_for(tmp_path, command, metric=MetricSpec("tokens_per_s", r"throughput: ([\d.]+)")))

@@ -4,10 +4,17 @@
 
 The decode step is captured in a CUDA graph and replayed (`--eager` runs it as plain
 calls; on the CPU it always does). The split-KV switch is the layer's own:
-DESIGN_GATES_SPLITKV=1 turns it on. The JSON line holds `tokens_per_s`, `step_ms`,
-`outputs_sha256` (the generated token ids), `fixtures` (the prompt's and the
-seeded weights' identities), the route the layer took, and the environment, so that
-`python -m gates.ab` can compare processes with the switch off and on.
+DESIGN_GATES_SPLITKV=1 turns it on. `--attention` picks what a step's attention runs:
+the layer over a paged cache (`paged`, the default), the layer over a contiguous cache
+(`contiguous`), or torch's SDPA over that contiguous cache (`sdpa`, the backend a user
+would otherwise pick; `examples/decode_loop/model.py` says how it is called). The JSON
+line holds `tokens_per_s`, `step_ms`, `outputs_sha256` (the generated token ids),
+`outputs_sample` (logits of the first decoded step, the same positions of every request:
+different kernels are compared on them within a tolerance, since their bits differ and
+a token chosen differently changes every later step), `fixtures` (the prompt's and the
+seeded weights' identities), the route the attention took, and the environment, so that
+`python -m gates.ab` can compare processes with the switch off and on, or one attention
+with another (`--arg-option --attention`).
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ import torch
 from kernels.decode_layer import SWITCH_ENV
 
 from .configs import MODELS
-from .model import Decoder
+from .model import ATTENTION, Decoder
+
+OUTPUTS_SAMPLE = 256  # logits per request in `outputs_sample`, evenly spaced over the vocabulary
 
 
 def _environment(device: torch.device) -> dict:
@@ -51,6 +60,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eager", action="store_true", help="no CUDA graph")
     parser.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")
+    parser.add_argument("--attention", choices=ATTENTION, default="paged",
+                        help="the layer over a paged or a contiguous cache, or torch SDPA over a contiguous cache")
     args = parser.parse_args(argv)
     if args.context < 1 or args.steps < 1 or args.batch < 1:
         parser.error("--context, --steps and --batch must be positive")
@@ -63,12 +74,15 @@ def main(argv=None) -> int:
         shape = replace(shape, layers=min(args.layers, shape.layers))
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     max_tokens = args.context + args.steps + 1
-    decoder = Decoder(shape, batch=args.batch, max_tokens=max_tokens, seed=args.seed, dtype=dtype, device=device)
+    decoder = Decoder(shape, batch=args.batch, max_tokens=max_tokens, seed=args.seed, dtype=dtype, device=device,
+                      attention=args.attention)
     prompt = torch.randint(0, shape.vocab, (args.batch, args.context),
                            generator=torch.Generator().manual_seed(args.seed + 2)).to(device)
     with torch.no_grad():
         decoder.prefill(prompt)
         decoder.step()  # the first decoded token, eager: compiles the kernels
+        stride = max(1, shape.vocab // OUTPUTS_SAMPLE)
+        outputs_sample = decoder.logits[:, ::stride][:, :OUTPUTS_SAMPLE].float().reshape(-1).cpu().tolist()
         use_graph = device.type == "cuda" and not args.eager
         if use_graph:
             torch.cuda.synchronize()
@@ -88,7 +102,6 @@ def main(argv=None) -> int:
         elapsed = time.perf_counter() - start
     timed_steps = max(args.steps - 1, 1)
     generated = decoder.generated[:args.steps].cpu()
-    route = decoder.attention.route_for(args.batch, 1, max_tokens, paged=True)
     print(json.dumps({
         "model": shape.name,
         "layers": shape.layers,
@@ -97,10 +110,12 @@ def main(argv=None) -> int:
         "steps": args.steps,
         "cuda_graph": use_graph,
         "split_kv_switch": os.environ.get(SWITCH_ENV, "0"),
-        "route": {"path": route.path, "num_splits": route.num_splits},
+        "attention": args.attention,
+        "route": decoder.route(),
         "tokens_per_s": args.batch * timed_steps / elapsed,
         "step_ms": 1e3 * elapsed / timed_steps,
         "outputs_sha256": hashlib.sha256(generated.numpy().astype("int64").tobytes()).hexdigest(),
+        "outputs_sample": outputs_sample,
         "fixtures": {
             "prompt": hashlib.sha256(prompt.cpu().numpy().astype("int64").tobytes()).hexdigest(),
             "weights": decoder.weights_identity(),

@@ -3,8 +3,13 @@
     python -m gates.ab --id ID --out PATH (--env-var NAME | --arg-option --OPT)
                        --arm NAME=VALUE --arm NAME=VALUE --metric KEY [--pattern REGEX]
                        [--samples 3] [--warmup 1] [--unit tok/s] [--lower-is-better]
-                       [--fixture NAME=PATH ...] [--source GLOB ...] [--replace]
-                       -- COMMAND [ARGS...]
+                       [--fixture NAME=PATH ...] [--source GLOB ...] [--outputs-tolerance REL_L2]
+                       [--replace] -- COMMAND [ARGS...]
+
+Arms that run different kernels give different bits: where the command prints an
+`outputs_sample` (a list of numbers from the same positions of its outputs),
+`--outputs-tolerance` bounds each sample's relative L2 distance from the first arm's
+first sample, and a run outside it writes nothing.
 
 On a trusted runner that holds a key (DESIGN_GATES_SIGNING_KEY or
 DESIGN_GATES_SIGNING_KEY_FILE, with DESIGN_GATES_SIGNING_KEY_ID) the artifact is
@@ -45,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--fixture", action="append", default=[], metavar="NAME=PATH", help="an input file to hash")
     parser.add_argument("--source", action="append", default=[], metavar="GLOB",
                         help="repository files the measurement depends on (each glob must match)")
+    parser.add_argument("--outputs-tolerance", type=float, metavar="REL_L2",
+                        help="most relative L2 distance of each sample's outputs_sample from the first arm's")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per sample (default 1800)")
     parser.add_argument("--replace", action="store_true", help="replace an existing artifact at --out")
     parser.add_argument("--repo-root", type=Path, default=Path.cwd(), help="repository root (default: here)")
@@ -71,7 +78,8 @@ def _plan(args, parser) -> AbPlan:
         parser.error(str(exc))
     return AbPlan(args.id, command, variable, arms, MetricSpec(args.metric, args.pattern), args.repo_root.resolve(),
                   samples=args.samples, warmup=args.warmup, unit=args.unit, higher_is_better=not args.lower_is_better,
-                  fixtures=fixtures, sources=list(args.source), timeout_s=args.timeout)
+                  fixtures=fixtures, sources=list(args.source), timeout_s=args.timeout,
+                  outputs_tolerance=args.outputs_tolerance)
 
 
 def output_path(out: Path, repo_root: Path, replace: bool) -> Path:

@@ -8,13 +8,17 @@ The harness refuses to produce evidence that G7 would have to trust blindly:
   or identities the command reports (`"fixtures": {name: sha256}` in its JSON line);
 * fixture identities or device environments that differ between samples: the arms
   did not measure the same inputs on the same machine;
-* a failed sample (its exit status and output tail are reported).
+* a failed sample (its exit status and output tail are reported);
+* with an outputs tolerance: a sample whose `outputs_sample` is missing, or farther from the
+  first arm's first sample (relative L2) than the tolerance: arms that run different kernels
+  differ in their bits, but not by more than the tolerance, or they computed different things.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
+import math
 import os
 import platform
 import shlex
@@ -51,6 +55,7 @@ class AbPlan:
     fixtures: dict[str, Path] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
     timeout_s: float = 1800.0
+    outputs_tolerance: float | None = None  # most relative L2 distance of an outputs_sample from the reference
 
 
 def _sha256_file(path: Path) -> str:
@@ -192,6 +197,7 @@ def run_ab(plan: AbPlan, progress=None, invocation: list[str] | None = None) -> 
     }
     digests = [s.outputs_sha256 for s in measured]
     outputs_equal = None if any(d is None for d in digests) else len(set(digests)) == 1
+    outputs_compared = compare_outputs(measured, reference, plan.outputs_tolerance)
     return {
         "schema_version": 1,
         "id": plan.artifact_id,
@@ -215,5 +221,43 @@ def run_ab(plan: AbPlan, progress=None, invocation: list[str] | None = None) -> 
             "arms": arms,
             "comparison": comparison,
             "outputs_equal": outputs_equal,
+            **({"outputs_compared": outputs_compared} if outputs_compared is not None else {}),
         },
     }
+
+
+def rel_l2(values: list[float], reference: list[float]) -> float:
+    """||values - reference|| / ||reference|| (the distance itself where the reference is all zeros)."""
+    difference = math.sqrt(math.fsum((a - b) ** 2 for a, b in zip(values, reference)))
+    scale = math.sqrt(math.fsum(b * b for b in reference))
+    return difference / scale if scale else difference
+
+
+def compare_outputs(measured: list[Sample], reference_arm: str, tolerance: float | None) -> dict | None:
+    """Each arm's largest relative L2 distance of a sample's `outputs_sample` from the reference arm's first one;
+    None where no sample printed one and no tolerance was asked for. Raises AbError where a tolerance was asked for
+    and a sample printed none, printed one of another length, or lies outside it."""
+    samples = [s.outputs_sample for s in measured]
+    if all(sample is None for sample in samples) and tolerance is None:
+        return None
+    missing = [f"{s.arm}#{s.index}" for s, sample in zip(measured, samples) if sample is None]
+    if missing:
+        raise AbError(f"no outputs_sample (a list of finite numbers) in the JSON line of {', '.join(missing)}: the "
+                      "arms' outputs cannot be compared" + (" within --outputs-tolerance" if tolerance is not None
+                                                            else ""))
+    first = next(s for s in measured if s.arm == reference_arm)
+    reference = first.outputs_sample
+    per_arm: dict[str, float] = {}
+    for sample, values in zip(measured, samples):
+        if len(values) != len(reference):
+            raise AbError(f"{sample.arm}#{sample.index} printed an outputs_sample of {len(values)} numbers, "
+                          f"{first.arm}#{first.index} one of {len(reference)}: they are not the same positions")
+        per_arm[sample.arm] = max(per_arm.get(sample.arm, 0.0), rel_l2(values, reference))
+    if tolerance is not None:
+        outside = {arm: distance for arm, distance in per_arm.items() if distance > tolerance}
+        if outside:
+            raise AbError("outputs outside --outputs-tolerance " + f"{tolerance:g} (relative L2 from "
+                          f"{first.arm}#{first.index}): " + ", ".join(f"{arm} {d:.3g}" for arm, d in outside.items()))
+    return {"metric": "rel_l2", "against": f"{first.arm}#{first.index}", "per_arm": per_arm,
+            "tolerance": tolerance, "within": None if tolerance is None else True,
+            "positions": len(reference)}

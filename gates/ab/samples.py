@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 OUTPUT_TAIL = 2000
+MAX_OUTPUTS_SAMPLE = 1 << 16
 
 
 class SampleError(RuntimeError):
@@ -95,6 +96,17 @@ class Sample:
     def outputs_sha256(self) -> str | None:
         value = self.reported.get("outputs_sha256")
         return value if isinstance(value, str) and _SHA256.match(value) else None
+
+    @property
+    def outputs_sample(self) -> list[float] | None:
+        """The numbers the command printed from the same positions of its outputs (`outputs_sample`); None when it
+        printed none, or anything but a list of finite numbers."""
+        value = self.reported.get("outputs_sample")
+        if not isinstance(value, list) or not value or len(value) > MAX_OUTPUTS_SAMPLE:
+            return None
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in value):
+            return None
+        return [float(x) for x in value]
 
     @property
     def environment(self) -> dict:
