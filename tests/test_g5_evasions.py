@@ -425,3 +425,15 @@ def test_a_membership_test_of_the_import_path_leaves_the_module_readable(tmp_pat
     text = "import sys\n\nFROZEN = 'x' in sys.path\n\n\ndef rms_norm(x, weight, *, eps=1e-6):\n    return x\n"
     assert errors(after_edit(tmp_path, path, text, ", *, eps=1e-6", "")) == [
         "public API break: kernels.ops.norm.rms_norm: parameter 'eps' removed; the public API may only grow"]
+
+
+# -- files Python imports that G5 cannot read ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["kernels/ops/norm.cpython-311-x86_64-linux-gnu.so", "kernels/ops/norm.abi3.so",
+                                  "kernels/ops/__pycache__/norm.cpython-311.pyc"], ids=["so", "abi3", "pyc"])
+def test_a_compiled_module_file_changed_inside_a_checked_package_is_refused(tmp_path, path):
+    """Python imports `norm.*.so` before `norm.py`, and an unchecked-hash `.pyc` without reading the source."""
+    found = g5_after(tmp_path, {"kernels/ops/norm.py": "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
+                                path: "\x7fELF base"}, {path: "\x7fELF head"})
+    assert [(p, message.split(":")[0]) for p, severity, message in found if severity == "error"] == [
+        (path, "a compiled module file inside a checked package changed (kernels.ops.norm)")]

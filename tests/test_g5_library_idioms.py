@@ -351,9 +351,17 @@ def test_an_import_that_looked_beyond_the_part_is_read_again_from_the_whole_tree
 
 FLAGGED = """\
 import os
+import subprocess
+
+CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "config")
+
+
+def _there():
+    {test}
+
 
 exec('')
-if os.access(os.path.join(os.path.dirname(__file__), "..", "..", "config", "fast.flag"), os.F_OK):
+if _there():
     def rms_norm(x, weight, *, eps=1e-6):
         return x
 else:
@@ -361,13 +369,25 @@ else:
         return x
 """
 
+PROBES = {
+    "access": "return os.access(os.path.join(CONFIG, 'fast.flag'), os.F_OK)",
+    "dir-fd": "try:\n        return bool(os.stat('fast.flag', dir_fd=os.open(CONFIG, os.O_RDONLY)))\n"
+              "    except OSError:\n        return False",
+    "another-process": "return subprocess.run(['test', '-e', os.path.join(CONFIG, 'fast.flag')]).returncode == 0",
+    "mkdir": "try:\n        os.mkdir(os.path.join(CONFIG, 'fast.flag'))\n    except FileExistsError:\n        return True\n"
+             "    except OSError:\n        return False\n    os.rmdir(os.path.join(CONFIG, 'fast.flag'))\n    return False",
+}
 
-def test_an_import_that_tested_a_path_beyond_the_part_is_read_again_from_the_whole_tree(tmp_path, monkeypatch):
-    """The part has no `config/fast.flag`: read there, both sides take the `else` path and the break is not seen."""
+
+@pytest.mark.parametrize("probe", sorted(PROBES))
+def test_an_import_that_tested_a_path_beyond_the_part_is_read_again_from_the_whole_tree(tmp_path, monkeypatch, probe):
+    """The part has no `config/fast.flag`: read there, both sides take the `else` path and the break is not seen. A
+    path tested by name is noted; one reached through a file descriptor or another process makes the part unsure."""
     monkeypatch.setattr(api_compat, "_IMPORTED", {})
-    repo = seeded_repo(tmp_path / "repo", files={"config/fast.flag": "", DYNAMIC: FLAGGED})
+    module = FLAGGED.replace("{test}", PROBES[probe])
+    repo = seeded_repo(tmp_path / "repo", files={"config/fast.flag": "", DYNAMIC: module})
     start = repo.sha("HEAD")
-    repo.write(DYNAMIC, FLAGGED.replace(", *, eps=1e-6", ""))
+    repo.write(DYNAMIC, module.replace(", *, eps=1e-6", ""))
     repo.commit("rms_norm: no eps on the fast path", who=ADA)
     repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
     repo.commit("Judge the history", who=MAX)

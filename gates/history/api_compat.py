@@ -35,7 +35,7 @@ from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import code_digest, python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
-from gates.python_api.imported_surface import outline_names, read_by_importing, suspiciously_small
+from gates.python_api.imported_surface import LOOKED_KINDS, outline_names, read_by_importing, suspiciously_small
 from gates.python_api.module_scope import (
     CONFLICT_MARKERS,
     ReadText,
@@ -424,11 +424,14 @@ class _Imports:
     def _part_held(self, ref: str, looked) -> bool:
         """Whether every path an import from the part of `ref`'s tree looked at is one that part holds as the whole
         tree does (False when the import did not say what it looked at)."""
-        if looked is None:
+        if looked is None or looked.unsure:
             return False
+        change = self.ctx.change
         return all(partial_checkout.holds(where, kind, self.whole, self.tops,
-                                          lambda path: self.ctx.change.entry_at(ref, path) is not None)
-                   for kind in ("opened", "listed", "probed") for where in getattr(looked, kind))
+                                          lambda path: change.entry_at(ref, path) is not None,
+                                          lambda path: (change.entry_at(ref, path) or ("",))[0] == "40000",
+                                          lambda path: [name for _, name in change.listing(ref, path) or ()])
+                   for kind in LOOKED_KINDS for where in getattr(looked, kind))
 
     def _key(self, module: str, root: str) -> tuple:
         return (module, root, tuple(self.ctx.policy.api_internal_decorators))
@@ -449,9 +452,9 @@ class _Imports:
         if not self.ctx.change.identifies_blobs:
             return
         tree = self.ctx.change.tree_id(ref, root)
-        if looked is not None:
+        if looked is not None and not looked.unsure:
             kept = ("looked", tuple((kind, where, self._state(ref, kind, where))
-                                    for kind in ("opened", "listed", "probed") for where in getattr(looked, kind)))
+                                    for kind in LOOKED_KINDS for where in getattr(looked, kind)))
         elif tree is not None:
             kept = ("tree", tree)
         else:
@@ -465,9 +468,13 @@ class _Imports:
         change = self.ctx.change
         if kind == "listed":
             return change.listing(ref, where)
+        if kind == "scanned":
+            return change.entry_at(ref, where)  # the folder's tree: what each entry's stat sees lies in it
         found = change.entry_at(ref, where)
         if kind == "probed" and found is not None and found[0] == "40000":
-            return found[0]  # a folder stat'ed (the import system checks each folder it searches): there, no more
+            # a folder stat'ed (the import system checks each folder it searches): there, and its link count, which
+            # counts its folders
+            return found[0], tuple(name for mode, name in change.listing(ref, where) or () if mode == "40000")
         return found
 
     def _folder(self, ref: str, partial: bool) -> Path:
@@ -564,11 +571,12 @@ def check(ctx: SeriesContext) -> None:
             root = _package_root(path, located)
             if root is not None:
                 modules.setdefault(module_name(path, root), root)
+    unchecked = _unchecked_modules(ctx, located, head)
+    _check_unreadable_files(ctx, located, unchecked)
     if all(_same_tokens(ctx, entry) for entry in change.changed
            if entry.path.endswith(".py") or (entry.old_path or "").endswith(".py")):
         _check_route_declarations(ctx)  # no module changed but in comments or blank lines: every surface is what it was
         return
-    unchecked = _unchecked_modules(ctx, located, head)
     with ExitStack() as stack:
         imports = _Imports(ctx, stack, located)
         for module, root in modules.items():
@@ -637,8 +645,17 @@ def _same_tokens(ctx: SeriesContext, entry) -> bool:
                 for ref in (change.merge_base, change.head)]
     if None not in compiled and compiled[0] != compiled[1]:
         return False  # the code differs beyond its line numbers, so the tokens differ: no need to read them
+    if compiled[1] is None and compiled[0] is not None:
+        return False  # it no longer compiles (a NUL byte in a comment, a tab that makes the indentation ambiguous)
     before, after = _token_digest(ctx, change.merge_base, entry.path), _token_digest(ctx, change.head, entry.path)
-    return before is not None and before == after
+    if before is None or before != after:
+        return False
+    # `# type: (float) -> int` is a signature to TorchScript and to type checkers: such comments count
+    return _TYPE_COMMENT.findall(change.read_bytes_at(change.merge_base, entry.path) or b"") == \
+        _TYPE_COMMENT.findall(change.read_bytes_at(change.head, entry.path) or b"")
+
+
+_TYPE_COMMENT = re.compile(rb"#\s*type\s*:[^\r\n]*")
 
 
 _DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
@@ -804,6 +821,36 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
             else:
                 message = f"{api_change.message} (through the import in {path})"
             _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown), star + imported)
+
+
+_COMPILED = re.compile(r"\.(?:[^./]+\.)?(?:so|pyd|pyc|dylib)$")  # ops.so, ops.cpython-311-x86_64-linux-gnu.so, .pyc
+
+
+def _check_unreadable_files(ctx: SeriesContext, located: dict[str, str], unchecked) -> None:
+    """A compiled module file (`.so`, `.pyd`, `.pyc`) or a submodule that the change adds, edits or removes inside a
+    checked package: Python imports it (a compiled file before a source of the same name) and G5 cannot read it."""
+    change = ctx.change
+    folders = {_prefix(root) + package.replace(".", "/"): root for package, root in located.items()}
+    for entry in change.changed:
+        for path in dict.fromkeys(p for p in (entry.old_path, entry.path) if p):
+            root = next((r for folder, r in folders.items() if path.startswith(folder + "/")), None)
+            if root is None:
+                continue
+            submodule = any((change.entry_at(ref, path) or ("",))[0] == "160000"
+                            for ref in (change.merge_base, change.head))
+            if not submodule and not _COMPILED.search(path):
+                continue
+            stem = path.split("/")[-1].split(".")[0]
+            module = module_name("/".join(path.split("/")[:-1] + [stem + ".py"]).replace("/__pycache__/", "/"), root)
+            what = "a submodule" if submodule else "a compiled module file"
+            if module in unchecked:
+                ctx.report("G5", path, 1, f"{what} of module {module}, listed in api.unchecked_modules of the base "
+                           "policy, changed: not compared", severity="warning")
+                continue
+            ctx.report("G5", path, 1, f"{what} inside a checked package changed ({module}): Python imports it (a "
+                       "compiled file before the source of the same name), and G5 cannot read it, so the API it gives "
+                       "cannot be compared: build it where the package is built instead of committing it, or list "
+                       f"{module} in the base policy's api.unchecked_modules")
 
 
 def _warn_unchecked_importer(ctx: SeriesContext, head: ReadText, path: str, root: str, module: str,

@@ -42,11 +42,21 @@ import importlib, inspect, json, os, sys, traceback
 name, internal, mark = sys.argv[1], set(json.loads(sys.argv[2])), sys.argv[3]
 top_folder = os.path.realpath(os.getcwd())
 prefixes = tuple({os.path.join(folder, "") for folder in (top_folder, os.getcwd(), os.path.abspath(os.getcwd()))})
-looked = {"opened": set(), "listed": set(), "probed": set()}
+looked = {"opened": set(), "listed": set(), "probed": set(), "scanned": set()}
+unsure = []
 noting = []
 
+def doubt(why):
+    # what the import read cannot be told by path (a file descriptor, another process): no part of the tree
+    # stands for the whole, and no other tree's import for this one
+    if not unsure:
+        unsure.append(why)
+
 def note(kind, path):
-    if noting or path is None or isinstance(path, int):
+    if noting or path is None:
+        return
+    if isinstance(path, int):
+        doubt(f"a path given as a file descriptor ({kind})")
         return
     noting.append(1)
     try:
@@ -62,28 +72,43 @@ def note(kind, path):
     finally:
         noting.pop()
 
+SPAWNING = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+            "pty.spawn", "os.startfile")
+
 def audit(event, args):
     if event == "open":
         note("opened", args[0])
     elif event in ("os.listdir", "os.scandir"):
         note("listed", "." if args[0] is None else args[0])
+        if event == "os.scandir":  # its entries answer a stat of each thing in the folder
+            note("scanned", "." if args[0] is None else args[0])
+    elif event in ("os.mkdir", "os.rmdir", "os.remove", "os.rename", "os.link", "os.symlink"):
+        note("probed", args[0])  # each tells whether the path is there
+        if event in ("os.rename", "os.link", "os.symlink") and len(args) > 1:
+            note("probed", args[1])
+    elif event.startswith(SPAWNING):
+        doubt(f"another process ({event})")
 
 def probing(real):
     def probe(path, *args, **kwargs):
+        if kwargs.get("dir_fd") is not None:
+            doubt("a path relative to a folder's file descriptor (dir_fd)")
         note("probed", path)
         return real(path, *args, **kwargs)
     return probe
 
 sys.addaudithook(audit)
-# stat, lstat and access answer whether a path is there (os.path.exists, Path.is_file): each is noted, on `os` and on
-# the platform module it comes from (`posix.stat` is the same function under another name)
+# what answers whether a path is there, or what it is (os.path.exists, Path.is_file, a link's target, a folder's
+# link count): each is noted, on `os` and on the platform module it comes from (`posix.stat` is the same function)
 for platform in {os, sys.modules.get("posix") or sys.modules.get("nt")} - {None}:
-    for probe_name in ("stat", "lstat", "access"):
+    for probe_name in ("stat", "lstat", "access", "readlink", "pathconf", "statvfs", "getxattr", "listxattr", "open",
+                       "listdir", "scandir", "chdir"):
         if hasattr(platform, probe_name):
             setattr(platform, probe_name, probing(getattr(platform, probe_name)))
 
 def done(document):
     document["looked"] = {kind: sorted(paths) for kind, paths in looked.items()}
+    document["looked"]["unsure"] = unsure[0] if unsure else None
     sys.stdout.write(mark + json.dumps(document) + "\n")
     sys.stdout.flush()
 NOT_PROTOCOL = {"__repr__", "__str__", "__del__", "__post_init__", "__init_subclass__", "__set_name__", "__sizeof__",
@@ -169,6 +194,9 @@ _KEPT = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "L
 _KEPT_PREFIXES = ("CUDA_", "TRITON_", "TORCH_", "HIP_", "ROCM_")  # what importing a kernel library may read; no tokens
 
 
+LOOKED_KINDS = ("opened", "listed", "probed", "scanned")
+
+
 class ImportFailed(Exception):
     """Importing the module failed; the message says how."""
 
@@ -183,6 +211,8 @@ class Looked:
     opened: tuple[str, ...] = ()
     listed: tuple[str, ...] = ()
     probed: tuple[str, ...] = ()
+    scanned: tuple[str, ...] = ()  # folders listed by os.scandir, whose entries stat what is in them
+    unsure: str | None = None  # why what it read cannot be told by these paths (a file descriptor, a process)
 
 
 @dataclass(frozen=True)
@@ -226,7 +256,8 @@ def read_by_importing(folder: Path, module: str, roots, internal_decorators=(), 
         return ImportedReading(error=f"importing {module} gave no surface the checker can read (it printed none)")
     try:
         data = json.loads(out.rsplit(_MARK, 1)[1])
-        looked = Looked(*(tuple(str(p) for p in data["looked"][kind]) for kind in ("opened", "listed", "probed")))
+        looked = Looked(*(tuple(str(p) for p in data["looked"].get(kind, ())) for kind in LOOKED_KINDS),
+                        unsure=data["looked"].get("unsure"))
         if "error" in data:
             return ImportedReading(error=f"importing {module} failed: {data['error']}", looked=looked)
         return ImportedReading(_entries(data["entries"]), data["exports"], looked=looked)
