@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from gates.python_api.module_scope import module_scope
 from gitrepo_builder import ADA, g5_of, seeded_repo
 
 
@@ -429,11 +430,52 @@ def test_a_membership_test_of_the_import_path_leaves_the_module_readable(tmp_pat
 
 # -- files Python imports that G5 cannot read ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", ["kernels/ops/norm.cpython-311-x86_64-linux-gnu.so", "kernels/ops/norm.abi3.so",
-                                  "kernels/ops/__pycache__/norm.cpython-311.pyc"], ids=["so", "abi3", "pyc"])
-def test_a_compiled_module_file_changed_inside_a_checked_package_is_refused(tmp_path, path):
-    """Python imports `norm.*.so` before `norm.py`, and an unchecked-hash `.pyc` without reading the source."""
+@pytest.mark.parametrize("path", ["kernels/ops/norm.cpython-311-x86_64-linux-gnu.so", "kernels/ops/norm.abi3.so"],
+                         ids=["so", "abi3"])
+def test_a_native_extension_changed_inside_a_checked_package_is_refused(tmp_path, path):
+    """Python imports `norm.*.so` before `norm.py` (committed bytecode is G0's finding)."""
     found = g5_after(tmp_path, {"kernels/ops/norm.py": "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
                                 path: "\x7fELF base"}, {path: "\x7fELF head"})
     assert [(p, message.split(":")[0]) for p, severity, message in found if severity == "error"] == [
-        (path, "a compiled module file inside a checked package changed (kernels.ops.norm)")]
+        (path, "a native extension module inside a checked package changed (kernels.ops.norm)")]
+
+
+# -- module-level statements that unbind a name or fail the import ---------------------------------------------------
+
+NORM = "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n\n\ndef _bare(x, weight):\n    return x\n"
+
+
+@pytest.mark.parametrize("appended", [
+    "\nraise ImportError('this build has no norm')\n",
+    "\nassert False, 'unsupported'\n",
+    "\nimport sys\nsys.exit('unsupported')\n",
+    "\ntry:\n    import _missing_vendor_norm\nexcept ImportError as rms_norm:\n    pass\n",
+    "\nif (rms_norm := _bare):\n    pass\n",
+    "\nmatch 1:\n    case rms_norm:\n        pass\n",
+], ids=["raise", "assert-false", "sys-exit", "except-as", "walrus-in-if", "match-capture"])
+def test_a_module_level_statement_that_unbinds_or_rebinds_a_name_or_fails_the_import_is_a_break(tmp_path, appended):
+    """`kernels.ops.norm.rms_norm(x, w, eps=1e-5)` works at base; at head the import fails, the name is gone (an
+    `except ... as` name is deleted when its handler ends) or it is another function."""
+    path = "kernels/ops/norm.py"
+    found = g5_after(tmp_path, {path: NORM}, {path: NORM + appended})
+    assert errors(found), found
+
+
+@pytest.mark.parametrize("body", ["    locals().pop('forward')\n", "    vars()['forward'] = _other\n"],
+                         ids=["locals-pop", "vars-rebind"])
+def test_a_class_body_that_edits_its_own_namespace_is_read_by_importing(tmp_path, body):
+    """Not read statically (`locals` / `vars` in a class body); the import shows the method gone or replaced."""
+    path = "kernels/ops/norm.py"
+    base = "def _other(self):\n    return 0\n\n\nclass Norm:\n    def forward(self, x, *, eps=1e-6):\n        return x\n"
+    found = g5_after(tmp_path, {path: base}, {path: base + body})
+    assert any("in a class body" in message for _, severity, message in found if severity == "warning"), found
+    assert any("Norm.forward" in message for message in errors(found)), found
+
+
+def test_a_star_import_from_a_library_after_the_modules_own_functions_is_not_read_statically():
+    """`from math import *` after `def log(...)` rebinds `log` to math's: the checker does not know a library's names."""
+    scope = module_scope("def log(x, *, base=2.0):\n    return x\n\n\nfrom math import *\n", "kernels/ops/norm.py",
+                         module="kernels.ops.norm")
+    assert scope.error is not None and "`from math import *` after the module defines log" in scope.error
+    assert module_scope("from math import *\n\n\ndef log(x, *, base=2.0):\n    return x\n", "kernels/ops/norm.py",
+                        module="kernels.ops.norm").error is None  # defined after it: the module's own

@@ -9,7 +9,7 @@ from gates.checks.g5_compatibility import check
 from gates.model.findings import Status
 from gates.model.policy import parse_policy
 from gates.model.record import parse_record
-from gitrepo_builder import ADA, KERNEL_API, MAX, PAGED_API_RECORD, POLICY, seeded_repo
+from gitrepo_builder import ADA, KERNEL_API, MAX, PAGED_API_RECORD, POLICY, GitRepo, seeded_repo
 
 RECORD = PAGED_API_RECORD
 
@@ -251,3 +251,33 @@ def test_a_comment_only_edit_to_an_unreadable_module_is_not_judged_again(src_rep
     src_repo.write(path, "# Attributes come from the vendor runtime.\n" + src_repo.read(path))
     src_repo.commit("Say where the attributes come from", who=ADA)
     assert g5(src_repo.check()) == []
+
+
+MISSPELT = "schema_version: 1\ndefault_level: L1\nrules: []\napi:\n  packages: [kernelz]\n"
+
+
+def test_a_change_that_adds_a_misspelt_package_to_the_policy_is_refused_before_it_checks_nothing(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("kernels/__init__.py", "def attention(q, k, v):\n    return q\n")
+    repo.commit("kernels", who=MAX)
+    repo.branch("set-up")
+    repo.write(".design-gates/policy.yaml", MISSPELT)
+    repo.commit("Adopt design-gates", who=MAX)
+    found = [(f.gate, f.path, f.line) for f in repo.check() if f.gate == "G5"]
+    assert found == [("G5", ".design-gates/policy.yaml", 5)]
+    assert "'kernelz', which this change adds to the policy, resolves to no module at head" in \
+        [f.message for f in repo.check() if f.gate == "G5"][0]
+
+
+def test_correcting_a_misspelt_package_that_checked_nothing_is_no_loosening(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("kernels/__init__.py", "def attention(q, k, v):\n    return q\n")
+    repo.write(".design-gates/policy.yaml", MISSPELT)
+    repo.commit("kernels, adopted with a misspelt package", who=MAX)
+    repo.branch("fix")
+    repo.write(".design-gates/policy.yaml", MISSPELT.replace("kernelz", "kernels"))
+    repo.commit("Policy: the package is kernels", who=MAX)
+    findings = repo.check()
+    assert [f for f in findings if f.gate == "G5"] == []  # the name the change takes out is no finding
+    g8 = [f.message for f in findings if f.gate == "G8"]
+    assert g8 and all("loosens" not in message for message in g8)  # a rules change still waits for its record

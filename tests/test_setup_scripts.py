@@ -88,11 +88,11 @@ def test_the_test_set_up_falls_back_to_the_default_index_and_says_so(checkout):
 
 
 @pytest.mark.parametrize("args, pytest_args", [
-    ((), "-q -n auto --dist loadfile -rxX"),
-    (("-q",), "-n auto --dist loadfile -rxX -q"),
-    (("-v", "-k", "g7"), "-n auto --dist loadfile -rxX -v -k g7"),
-    (("-xq",), "-n auto --dist loadfile -rxX -xq"),
-    (("-k", "verify"), "-q -n auto --dist loadfile -rxX -k verify"),
+    ((), "-q -n auto --dist loadgroup -rxX"),
+    (("-q",), "-n auto --dist loadgroup -rxX -q"),
+    (("-v", "-k", "g7"), "-n auto --dist loadgroup -rxX -v -k g7"),
+    (("-xq",), "-n auto --dist loadgroup -rxX -xq"),
+    (("-k", "verify"), "-q -n auto --dist loadgroup -rxX -k verify"),
 ])
 def test_the_test_command_keeps_the_callers_verbosity(checkout, args, pytest_args):
     _, calls = run(checkout, "test.sh", *args)

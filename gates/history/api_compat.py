@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gates.history import partial_checkout
-from gates.history.context import SeriesContext, field_of, line_of
+from gates.history.context import SeriesContext, _parsed_policy, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import code_digest, python_token_digest
@@ -98,12 +98,33 @@ def _locate(ctx: SeriesContext, packages: list[str], base: ReadText, head: ReadT
                 located[package] = found
                 break
         else:
-            if package in ctx.policy.api_packages:
+            if package in ctx.policy.api_packages and package not in _dropped_at_head(ctx):
                 looked = ", ".join(path for _, path in module_paths(package, roots))
                 ctx.report("G5", POLICY_PATH, _policy_line(ctx, "packages", package),
                            f"api package {package!r} resolves to no module on base or head: looked for {looked} "
-                           f"(package roots {', '.join(roots)}; set api.package_roots)")
+                           f"(package roots {', '.join(roots)}; set api.package_roots); a misspelt name checks "
+                           "nothing: correct it in the policy, a change of the rules that waits for its reviewed "
+                           "record (or one single-pr change that carries the record and its approval)")
     return located
+
+
+def resolves_nowhere_at_base(ctx: SeriesContext, package: str) -> bool:
+    """The base policy's api package `package` is found under none of its package roots at the base commit."""
+    base = _files_at(ctx, ctx.change.merge_base)
+    return not any(_exists(base, where) for _, where in module_paths(package, list(ctx.policy.api_package_roots)))
+
+
+def _dropped_at_head(ctx: SeriesContext) -> set[str]:
+    """The base policy's api packages that the policy at head no longer lists: a package found nowhere that the
+    change takes out is the fix of a misspelt name, not a finding of it (the policy change itself is L4, judged
+    by G8)."""
+    change, path = ctx.change, ctx.policy_path
+    try:
+        after = change.read_at(change.head, path)
+        listed = _parsed_policy(after, path).api_packages if after is not None else []
+    except InputError:
+        return set()
+    return set(ctx.policy.api_packages) - set(listed)
 
 
 def _exists(read_text: ReadText, path: str) -> bool:
@@ -558,7 +579,32 @@ def _passed_d(ctx: SeriesContext, front_matter: dict | None) -> bool:
             and ctx.change.is_ancestor(closed_d, ctx.change.base))
 
 
+def _check_packages_the_change_adds(ctx: SeriesContext) -> None:
+    """Each package that this change adds to the policy's `api.packages` resolves to a module at head: merged, a
+    misspelt one would fail every later change on G5, and removing it again would loosen the base policy."""
+    change, path = ctx.change, ctx.policy_path
+    try:
+        before, after = change.read_at(change.base, path), change.read_at(change.head, path)
+        policy = _parsed_policy(after, path) if after is not None and after != before else None
+    except InputError:
+        return  # an unreadable policy at head is reported where it is read
+    if policy is None:
+        return
+    head, roots = _files_at(ctx, change.head), policy.api_package_roots
+    for package in policy.api_packages:
+        if package in ctx.policy.api_packages and before is not None:
+            continue  # the base's own: checked as such
+        if any(_exists(head, where) for _, where in module_paths(package, roots)):
+            continue
+        line = next((n for n, row in enumerate(after.splitlines(), 1) if "packages" in row and package in row), 1)
+        looked = ", ".join(where for _, where in module_paths(package, roots))
+        ctx.report("G5", path, line, f"api package {package!r}, which this change adds to the policy, resolves to no "
+                   f"module at head: looked for {looked} (package roots {', '.join(roots)}; set api.package_roots); "
+                   "merged, it would check nothing and fail every later change")
+
+
 def check(ctx: SeriesContext) -> None:
+    _check_packages_the_change_adds(ctx)
     packages = _packages(ctx)
     switches = _switches(ctx)
     change = ctx.change
@@ -823,12 +869,13 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
             _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown), star + imported)
 
 
-_COMPILED = re.compile(r"\.(?:[^./]+\.)?(?:so|pyd|pyc|dylib)$")  # ops.so, ops.cpython-311-x86_64-linux-gnu.so, .pyc
+_COMPILED = re.compile(r"\.(?:[^./]+\.)?(?:so|pyd|dylib)$")  # ops.so, ops.cpython-311-x86_64-linux-gnu.so
 
 
 def _check_unreadable_files(ctx: SeriesContext, located: dict[str, str], unchecked) -> None:
-    """A compiled module file (`.so`, `.pyd`, `.pyc`) or a submodule that the change adds, edits or removes inside a
-    checked package: Python imports it (a compiled file before a source of the same name) and G5 cannot read it."""
+    """A native extension module (`.so`, `.pyd`) or a submodule that the change adds, edits or removes inside a
+    checked package: Python imports it (an extension before a source of the same name) and G5 cannot read it.
+    (Compiled bytecode is G0's: `gates.history.compiled_code`.)"""
     change = ctx.change
     folders = {_prefix(root) + package.replace(".", "/"): root for package, root in located.items()}
     for entry in change.changed:
@@ -841,14 +888,14 @@ def _check_unreadable_files(ctx: SeriesContext, located: dict[str, str], uncheck
             if not submodule and not _COMPILED.search(path):
                 continue
             stem = path.split("/")[-1].split(".")[0]
-            module = module_name("/".join(path.split("/")[:-1] + [stem + ".py"]).replace("/__pycache__/", "/"), root)
-            what = "a submodule" if submodule else "a compiled module file"
+            module = module_name("/".join(path.split("/")[:-1] + [stem + ".py"]), root)
+            what = "a submodule" if submodule else "a native extension module"
             if module in unchecked:
                 ctx.report("G5", path, 1, f"{what} of module {module}, listed in api.unchecked_modules of the base "
                            "policy, changed: not compared", severity="warning")
                 continue
-            ctx.report("G5", path, 1, f"{what} inside a checked package changed ({module}): Python imports it (a "
-                       "compiled file before the source of the same name), and G5 cannot read it, so the API it gives "
+            ctx.report("G5", path, 1, f"{what} inside a checked package changed ({module}): Python imports it (an "
+                       "extension before the source of the same name), and G5 cannot read it, so the API it gives "
                        "cannot be compared: build it where the package is built instead of committing it, or list "
                        f"{module} in the base policy's api.unchecked_modules")
 

@@ -17,6 +17,7 @@ level in it is reported as loosening the policy. So is the configuration
 
 from __future__ import annotations
 
+from gates.history import api_compat
 from gates.history.approvals import describe
 from gates.history.context import SeriesContext, field_of
 from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
@@ -32,7 +33,10 @@ def _policy_note(ctx: SeriesContext) -> str:
         text = ctx.change.read_at(ctx.change.head, path)
         if text is None:
             return " (this change deletes the policy file)"
-        loosened = ctx.policy.loosenings(parse_policy(text, path))
+        # a package found nowhere at base checked nothing: taking it out (a misspelt name corrected) loosens nothing
+        loosened = [what for what in ctx.policy.loosenings(parse_policy(text, path))
+                    if not (what.startswith("api package ") and what.endswith(" no longer checked")
+                            and api_compat.resolves_nowhere_at_base(ctx, what[len("api package "):-len(" no longer checked")]))]
     except InputError as exc:
         ctx.report("G0", path, exc.line, f"policy invalid at head: {exc.message}")
         return ""

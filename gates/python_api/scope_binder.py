@@ -462,6 +462,7 @@ class _Binder(AllChanges):
             if truth is None:
                 truth = self.module_constant_truth(stmt.test)
             self.check_all_mention(stmt.test, line)
+            self.walrus(stmt.test)  # `if (name := value):` binds on every path, before either runs
             if truth is True:
                 self.block(stmt.body)
             elif truth is False:
@@ -470,14 +471,17 @@ class _Binder(AllChanges):
                 self.branches([stmt.body, stmt.orelse], self.where(f"if {ast.unparse(stmt.test)}:", stmt),
                               test=stmt.test)
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            handlers = [h.body for h in stmt.handlers if not _ends_in_raise(h.body)]
+            # `except E as name:` deletes `name` when the handler ends, whatever it was bound to before
+            handler_bodies = {id(h): h.body + ([ast.copy_location(ast.Delete([ast.Name(h.name, ast.Del())]), h)]
+                                               if h.name else []) for h in stmt.handlers}
+            handlers = [handler_bodies[id(h)] for h in stmt.handlers if not _ends_in_raise(h.body)]
             fallbacks = bool(stmt.handlers) and all(_catches_import_errors(h) for h in stmt.handlers)
-            failing = self.always_failing(stmt.body) if fallbacks and handlers == [h.body for h in stmt.handlers] \
-                else None
+            failing = self.always_failing(stmt.body) if fallbacks and \
+                handlers == [handler_bodies[id(h)] for h in stmt.handlers] else None
             if failing is not None:
                 # the body raises ImportError on every machine: Python runs it up to there, then the first handler
                 self.block(stmt.body[:failing])
-                self.block(stmt.handlers[0].body)
+                self.block(handler_bodies[id(stmt.handlers[0])])
             else:
                 fails_by = self.environment_imports(stmt.body) if fallbacks else None
                 self.branches([stmt.body + stmt.orelse, *handlers], self.where("try:", stmt), fallbacks,
@@ -491,6 +495,7 @@ class _Binder(AllChanges):
             header = f"with {', '.join(ast.unparse(i) for i in stmt.items)}:"
             for item in stmt.items:
                 self.check_all_mention(item.context_expr, line)
+                self.walrus(item.context_expr)
                 if item.optional_vars is not None:
                     self.bind_targets(item.optional_vars, line, header)
             if all(self.never_swallows(item.context_expr) for item in stmt.items):
@@ -501,12 +506,18 @@ class _Binder(AllChanges):
             header = f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:" if not isinstance(stmt, ast.While) \
                 else f"while {ast.unparse(stmt.test)}:"
             self.check_all_mention(stmt.iter if not isinstance(stmt, ast.While) else stmt.test, line)
+            self.walrus(stmt.iter if not isinstance(stmt, ast.While) else stmt.test)
             if not isinstance(stmt, ast.While):
                 self.bind_targets(stmt.target, line, header)
             if not _imports_private_submodules(stmt):
                 self.branches([stmt.body + stmt.orelse, stmt.orelse], self.where(header, stmt))
         elif isinstance(stmt, getattr(ast, "Match", ())):
             self.check_all_mention(stmt.subject, line)
+            self.walrus(stmt.subject)
+            captured = sorted({name for case in stmt.cases for name in _pattern_names(case.pattern)})
+            if captured:
+                self.scope.refuse(f"`match` capturing {', '.join(captured)} at module level (a pattern binds them on "
+                                  "some paths)", line)
             where = self.where(f"match {ast.unparse(stmt.subject)}:", stmt)
             self.branches([case.body for case in stmt.cases] + [[]], where)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
@@ -1513,6 +1524,17 @@ def _same(a: Entry, b: Entry, value: bool = True) -> bool:
     return replace(a, **strip) == replace(b, **strip)
 
 
+def _pattern_names(pattern) -> set[str]:
+    """The names a `case` pattern binds (captures, `*rest`, `**rest`, `as name`)."""
+    names = set()
+    for node in ast.walk(pattern):
+        if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+    return names
+
+
 def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
     """Bind in `scope` what `stmt` (`from X import *`) binds, or keep it as an unfollowed entry."""
     statement = ast.unparse(stmt)
@@ -1530,6 +1552,10 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
         scope.error = scope.error or f"{failure}: {exc.path} {exc.message}"
         return
     if imported is None:
+        own = sorted(n for n, e in scope.names.items() if e.kind in ("function", "class") and not n.startswith("_"))
+        if own:
+            scope.refuse(f"`{statement}` after the module defines {', '.join(own[:3])}{' ...' if len(own) > 3 else ''}"
+                         " (a library's names, unknown to the checker, may rebind them)", stmt.lineno)
         name = f"*:{target}"
         scope.names[name] = Entry(name, STAR_IMPORT, stmt.lineno)
         return
@@ -1555,6 +1581,21 @@ def _follow_star(stmt: ast.ImportFrom, scope, resolver, visiting) -> None:
 
 
 
+_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
+
+
+def _always_raises(stmt: ast.stmt) -> str | None:
+    """What makes a top-level statement raise whenever the module is imported: `raise`, `assert` of a false
+    constant, a call of `sys.exit` and the like; None otherwise."""
+    if isinstance(stmt, ast.Raise):
+        return "`raise`"
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and not stmt.test.value:
+        return f"`{ast.unparse(stmt)[:60]}`"
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and ast.unparse(stmt.value.func) in _EXITS:
+        return f"`{ast.unparse(stmt.value)[:60]}`"
+    return None
+
+
 def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
     """Run `tree`'s top-level statements over `scope` (a `gates.python_api.module_scope.ModuleScope`)."""
     binder = _Binder(scope, resolver, visiting)
@@ -1572,5 +1613,10 @@ def bind_module(scope, tree: ast.Module, resolver, visiting) -> None:
                  if isinstance(stmt, ast.FunctionDef) and stmt.name in registrars(tree, sys_names)}
         tree._design_gates_registrars = found
     binder.registrars = found
+    for stmt in tree.body:
+        failing = _always_raises(stmt)
+        if failing:
+            scope.refuse(f"{failing} at module level (importing the module fails)", stmt.lineno)
+            break
     binder.block(tree.body)
     binder.lazy_names(tree)

@@ -305,8 +305,8 @@ class _Finder(FastVisitor):
             self.note("`__all__` used inside a function or class body", node)
         elif node.id in _NAMED and id(node) not in self.called:
             self.note(f"`{node.id}` passed around", node)
-        elif node.id in ("vars", "locals") and self.depth == 0 and id(node) not in self.called:
-            self.note(f"`{node.id}` at module level", node)
+        elif node.id in ("vars", "locals") and self.in_function == 0 and id(node) not in self.called:
+            self.note(f"`{node.id}` at module level" if self.depth == 0 else f"`{node.id}` in a class body", node)
         elif node.id == "__path__" and id(node) not in self.read_paths:
             self.note(PATH_CHANGE, node)
         elif node.id in MODULE_HOOKS and self.depth == 0 and isinstance(node.ctx, ast.Store):
