@@ -118,7 +118,9 @@ def test_a_policy_package_found_nowhere_is_an_error(src_repo):
     src_repo.commit("Touch the readme", who=ADA)
     assert (".design-gates/policy.yaml", 12, "error",
             "api package 'kernels' resolves to no module on base or head: looked for lib/kernels/__init__.py, "
-            "lib/kernels.py (package roots lib; set api.package_roots)") in g5(src_repo.check())
+            "lib/kernels.py (package roots lib; set api.package_roots); a misspelt name checks nothing: correct it "
+            "in the policy, a change of the rules that waits for its reviewed record (or one single-pr change that "
+            "carries the record and its approval)") in g5(src_repo.check())
 
 
 def test_a_private_function_imported_under_a_public_name_is_diffed_through_the_import(src_repo):
