@@ -9,6 +9,8 @@ off with the fix.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import pytest
 
 from gates.python_api.module_scope import module_scope
@@ -479,3 +481,22 @@ def test_a_star_import_from_a_library_after_the_modules_own_functions_is_not_rea
     assert scope.error is not None and "`from math import *` after the module defines log" in scope.error
     assert module_scope("from math import *\n\n\ndef log(x, *, base=2.0):\n    return x\n", "kernels/ops/norm.py",
                         module="kernels.ops.norm").error is None  # defined after it: the module's own
+
+
+# -- modules that are symbolic links ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("link, target", [
+    ("kernels/ops/norm.py", "_norm_impl.py"),  # a public module naming a private one
+    ("kernels/ops/norm.py", "../../vendor/norm.py"),  # a module naming a file outside the package
+], ids=["private-file", "outside-the-package"])
+def test_a_module_that_is_a_symbolic_link_changes_with_the_file_it_names(tmp_path, link, target):
+    """Only the file the link names changes; Python imports `kernels.ops.norm` from it, so callers break."""
+    named = str((PurePosixPath(link).parent / target)).replace("kernels/ops/../../", "")
+    repo = seeded_repo(tmp_path / "repo", files={"kernels/ops/__init__.py": "",
+                                                 named: "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n"})
+    (repo.root / link).symlink_to(target)
+    repo.commit("norm: a link to its implementation", who=ADA)
+    repo.branch("change")
+    repo.write(named, "def rms_norm(x, weight):\n    return x\n")
+    repo.commit("norm: no eps", who=ADA)
+    assert reported(g5_of(repo.check()), "kernels.ops.norm.rms_norm", "'eps' removed")

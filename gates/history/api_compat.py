@@ -186,6 +186,7 @@ def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
     change = ctx.change
 
     def read(path: str) -> str | None:
+        path = change.resolved_at(ref, path)  # a module that is a symbolic link is the file it names, as Python reads it
         if not path.endswith(".py"):
             return change.read_at(ref, path)
         def decoded() -> str | None:
@@ -268,21 +269,27 @@ class _Recorded(ScopeStore):
         self.frames: list[dict[str, str | None]] = []
         self.read_text = read_text
         self.tree = ctx.change.tree_id(ref, "")
-        self.blobs = _blob_ids(self.tree)
+        self.links = bool(ctx.change.symlinks_at(ref))
+        self.blobs = _blob_ids(self.tree) if not self.links else {}
         other, self.changed = _sides(ctx)
         self.other_tree = other.get(ref)  # the change's other side, whose files differ only at `changed`
 
     def blob_id(self, path: str) -> str | None:
+        """The object id of the file at `path`, through its symbolic links (the file a reading of it reads)."""
         found = self.blobs.get(path, _UNSEEN)
         if found is _UNSEEN:
-            found = self.blobs[path] = self.ctx.change.blob_id(self.ref, path)
+            found = self.blobs[path] = self.ctx.change.blob_id(self.ref, self.ctx.change.resolved_at(self.ref, path))
         return found
 
     def read(self, path: str) -> str | None:
         if self.frames:
+            # a symbolic link is read as the file it names: that file is what the reading looked at, under both names
+            resolved = self.ctx.change.resolved_at(self.ref, path) if self.links else path
+            looked = [path] if resolved == path else [path, resolved]
             blob = self.blob_id(path)
             for frame in self.frames:
-                frame.setdefault(path, blob)
+                for name in looked:
+                    frame.setdefault(name, blob)
         return self.read_text(path)
 
     def same(self, files) -> bool:
@@ -613,7 +620,10 @@ def check(ctx: SeriesContext) -> None:
     reported: set[tuple[str, int]] = set()
     modules: dict[str, str] = {}  # dotted name -> package root, for every module a changed file may be
     for entry in change.changed:
-        for path in dict.fromkeys([entry.old_path or entry.path, entry.path]):
+        # a module that is a symbolic link (or lies in a linked folder) changes with the file it names
+        named = [name for path in dict.fromkeys([entry.old_path or entry.path, entry.path])
+                 for name in change.path_names(path)]
+        for path in dict.fromkeys(named):
             root = _package_root(path, located)
             if root is not None:
                 modules.setdefault(module_name(path, root), root)

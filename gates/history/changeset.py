@@ -237,6 +237,16 @@ class ChangeSet:
             self._path_names[path] = tuple(dict.fromkeys(names + path_names(path, self._reader.symlinks(self.head))))
         return self._path_names[path]
 
+    def symlinks_at(self, ref: str) -> dict[str, str]:
+        """Every symbolic link of the tree of `ref`: its path -> the target it names (empty where the reader has none)."""
+        links = getattr(self._reader, "symlinks", None)
+        return links(ref) if links is not None else {}
+
+    def resolved_at(self, ref: str, path: str) -> str:
+        """Where the file at `path` lives at `ref`, its symbolic links followed (`path` itself when none)."""
+        links = getattr(self._reader, "symlinks", None)
+        return resolved_path(path, links(ref)) if links is not None else path
+
     def resolved_at_head(self, path: str) -> str:
         """Where the file at `path` lives at head, its symbolic links followed (`path` itself when none)."""
         return resolved_path(path, self._reader.symlinks(self.head))
