@@ -258,6 +258,19 @@ def _blob_ids(tree: str | None) -> dict[str, str | None]:
     return found
 
 
+_LINKED_TREES: dict[str, bool] = {}  # root tree id -> whether the tree holds a symbolic link
+
+
+def _has_links(ctx: SeriesContext, ref: str, tree: str | None) -> bool:
+    if tree is None:
+        return bool(ctx.change.symlinks_at(ref))
+    if tree not in _LINKED_TREES:
+        if len(_LINKED_TREES) >= _KEPT:
+            _LINKED_TREES.clear()
+        _LINKED_TREES[tree] = bool(ctx.change.symlinks_at(ref))
+    return _LINKED_TREES[tree]
+
+
 class _Recorded(ScopeStore):
     """Notes the files each reading looks at in one tree, and finds surfaces and scopes read from the same files."""
 
@@ -269,7 +282,7 @@ class _Recorded(ScopeStore):
         self.frames: list[dict[str, str | None]] = []
         self.read_text = read_text
         self.tree = ctx.change.tree_id(ref, "")
-        self.links = bool(ctx.change.symlinks_at(ref))
+        self.links = _has_links(ctx, ref, self.tree)
         self.blobs = _blob_ids(self.tree) if not self.links else {}
         other, self.changed = _sides(ctx)
         self.other_tree = other.get(ref)  # the change's other side, whose files differ only at `changed`

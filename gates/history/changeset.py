@@ -133,6 +133,7 @@ class ChangeSet:
     _base_records: dict | None = field(repr=False, compare=False, default=None)
     _owns_reader: bool = field(repr=False, compare=False, default=True)  # False: shared by a history run
     _path_names: dict = field(repr=False, compare=False, default_factory=dict)
+    _resolved: dict = field(repr=False, compare=False, default_factory=dict)  # (ref, path) -> `resolved_at`
 
     def read_at(self, ref: str, path: str) -> str | None:
         """The text of `path` at `ref` (a sha or ref name); None when it does not exist there.
@@ -244,8 +245,13 @@ class ChangeSet:
 
     def resolved_at(self, ref: str, path: str) -> str:
         """Where the file at `path` lives at `ref`, its symbolic links followed (`path` itself when none)."""
-        links = getattr(self._reader, "symlinks", None)
-        return resolved_path(path, links(ref)) if links is not None else path
+        links = self.symlinks_at(ref)
+        if not links:
+            return path
+        key = (ref, path)
+        if key not in self._resolved:
+            self._resolved[key] = resolved_path(path, links)
+        return self._resolved[key]
 
     def resolved_at_head(self, path: str) -> str:
         """Where the file at `path` lives at head, its symbolic links followed (`path` itself when none)."""

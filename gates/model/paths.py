@@ -131,11 +131,27 @@ def _through(name: str, prefix: str, replacement: str) -> str | None:
     return None
 
 
+_TARGETS: dict[int, tuple[dict[str, str], dict[str, str | None]]] = {}
+
+
+def _targets(links: dict[str, str]) -> dict[str, str | None]:
+    """link path -> the repository path it names (None: out of the repository), worked out once per `links` dict (a
+    reader keeps one per tree)."""
+    kept = _TARGETS.get(id(links))
+    if kept is None or kept[0] is not links:
+        if len(_TARGETS) >= 64:
+            _TARGETS.clear()
+        kept = _TARGETS[id(links)] = (links, {link: link_target_path(link, target) for link, target in links.items()})
+    return kept[1]
+
+
 def resolved_path(path: str, links: dict[str, str]) -> str:
     """Where the file at `path` lives: `path` with every symbolic link among it and its
     folders followed (`links` as in `path_names`); a link out of the repository, or a loop,
     stops the resolution where it is."""
-    targets = {link: link_target_path(link, target) for link, target in links.items()}
+    if not links:
+        return path
+    targets = _targets(links)
     for _ in range(MAX_LINK_HOPS):
         for link, target in targets.items():
             found = _through(path, link, target) if target is not None else None
