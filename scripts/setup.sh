@@ -7,9 +7,7 @@
 # torch 2.13.0 comes from the CPU wheel index (https://download.pytorch.org/whl/cpu) when that index
 # is reachable, so that nothing pulls the multi-GB CUDA build; otherwise from the default index. The
 # run says which. Each mode keeps a stamp of what it installed (pyproject.toml and this script) and
-# skips its installs when nothing changed since its last run. The test mode's installs leave the
-# compiling of installed modules to bytecode (--no-compile) to one parallel compileall afterwards:
-# pip compiles on one core, and a test run's first processes would otherwise each compile torch.
+# skips its installs when nothing changed since its last run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,16 +35,13 @@ fi
 if [ "$MODE" = test ]; then
   reachable="import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=5)"
   if python -c "$reachable" "$CPU_INDEX" 2>/dev/null \
-      && python -m pip install --quiet --no-compile --index-url "$CPU_INDEX" "$TORCH"; then
+      && python -m pip install --quiet --index-url "$CPU_INDEX" "$TORCH"; then
     echo "setup: $TORCH, the CPU build, from the CPU wheel index $CPU_INDEX"
   else
-    python -m pip install --quiet --no-compile "$TORCH"
+    python -m pip install --quiet "$TORCH"
     echo "setup: $TORCH from the default index (the CPU wheel index $CPU_INDEX is not reachable)"
   fi
-  PYTHONWARNINGS=ignore python -m pip install --quiet --no-compile -e ".[test]"
-  # every core; a few files of the packages' own test data are no Python and fail to compile, which is fine
-  python -m compileall -q -j 0 "$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
-    >/dev/null 2>&1 || true
+  PYTHONWARNINGS=ignore python -m pip install --quiet -e ".[test]"
 else
   PYTHONWARNINGS=ignore python -m pip install --quiet -e .
 fi

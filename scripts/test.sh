@@ -27,9 +27,8 @@ for arg in "$@"; do
   fi
 done
 # One worker per core (pytest-xdist), unless the caller chose (-n N, -n 0 for one process, -p no:xdist);
-# tests go to whichever worker is free, except that the tests of a file with a costly module-scoped fixture
-# (the adoption walk) run in one worker, which builds it once (tests/conftest.py, WHOLE_FILES).
-workers=(-n "${DESIGN_GATES_TEST_WORKERS:-auto}" --dist loadgroup)
+# the tests of one file run in one worker, so a module-scoped fixture (the adoption walk) is built once.
+workers=(-n "${DESIGN_GATES_TEST_WORKERS:-auto}" --dist loadfile)
 for arg in "$@"; do
   if [[ "$arg" =~ ^(-n|--numprocesses(=.*)?|-n[0-9a-z]+|no:xdist)$ ]]; then
     workers=()

@@ -22,23 +22,16 @@ SUITE_RUNS = pytest.StashKey[dict]()
 
 SUITES_TEST_FILE = "tests/test_validation_suites.py"
 
-# Under `--dist loadgroup` (scripts/test.sh) the tests go to the workers one by one as each is free, except
-# the files whose module-scoped fixtures are costly to build (the adoption walk, a site build): each of those
-# runs whole on one worker (`xdist_group`), so its fixture is built once. The files that take longest on two
-# cores go first, so that no worker is still in a long file while the other idles.
-LONGEST_FILES_FIRST = ("test_adoption.py", "test_site_build.py", "test_site_browser.py", "test_kernels_semantics.py",
-                       "test_evidence_plugin.py", "test_series_approvals.py", "test_series_scenarios.py",
-                       "test_bench_variant.py")
-WHOLE_FILES = ("test_adoption.py", "test_site_build.py", "test_site_browser.py", "test_history_reader.py",
-               "test_number_wording.py", "test_gate_check_action.py")
+# Under `--dist loadfile` each file runs whole on one worker, in collection order. The files that
+# take longest on two cores go first, so that no worker is still in a long file while the other idles.
+LONGEST_FILES_FIRST = ("test_kernels_semantics.py", "test_evidence_plugin.py", "test_site_build.py",
+                       "test_series_approvals.py", "test_series_scenarios.py", "test_adoption.py",
+                       "test_bench_variant.py", "test_site_browser.py")
 
 
 def pytest_collection_modifyitems(config, items):
     rank = {name: place for place, name in enumerate(LONGEST_FILES_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file keeps its order
-    for item in items:
-        if item.path.name in WHOLE_FILES:
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
 
 
 def _xdist_controller(config) -> bool:

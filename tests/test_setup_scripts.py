@@ -74,25 +74,24 @@ def test_the_main_job_set_up_installs_the_package_alone(checkout):
 def test_the_test_set_up_takes_torch_from_the_cpu_index_when_it_is_reachable(checkout):
     output, calls = run(checkout, "setup.sh", "test", reachable=True)
     installs = [call for call in calls if "pip install" in call]
-    assert installs == ["python -m pip install --quiet --no-compile --index-url https://download.pytorch.org/whl/cpu "
-                        "torch==2.13.0", "python -m pip install --quiet --no-compile -e .[test]"]
+    assert installs == ["python -m pip install --quiet --index-url https://download.pytorch.org/whl/cpu torch==2.13.0",
+                        "python -m pip install --quiet -e .[test]"]
     assert "torch==2.13.0, the CPU build, from the CPU wheel index https://download.pytorch.org/whl/cpu" in output
 
 
 def test_the_test_set_up_falls_back_to_the_default_index_and_says_so(checkout):
     output, calls = run(checkout, "setup.sh", "test", reachable=False)
     installs = [call for call in calls if "pip install" in call]
-    assert installs == ["python -m pip install --quiet --no-compile torch==2.13.0",
-                        "python -m pip install --quiet --no-compile -e .[test]"]
+    assert installs == ["python -m pip install --quiet torch==2.13.0", "python -m pip install --quiet -e .[test]"]
     assert "torch==2.13.0 from the default index (the CPU wheel index" in output and "is not reachable" in output
 
 
 @pytest.mark.parametrize("args, pytest_args", [
-    ((), "-q -n auto --dist loadgroup -rxX"),
-    (("-q",), "-n auto --dist loadgroup -rxX -q"),
-    (("-v", "-k", "g7"), "-n auto --dist loadgroup -rxX -v -k g7"),
-    (("-xq",), "-n auto --dist loadgroup -rxX -xq"),
-    (("-k", "verify"), "-q -n auto --dist loadgroup -rxX -k verify"),
+    ((), "-q -n auto --dist loadfile -rxX"),
+    (("-q",), "-n auto --dist loadfile -rxX -q"),
+    (("-v", "-k", "g7"), "-n auto --dist loadfile -rxX -v -k g7"),
+    (("-xq",), "-n auto --dist loadfile -rxX -xq"),
+    (("-k", "verify"), "-q -n auto --dist loadfile -rxX -k verify"),
 ])
 def test_the_test_command_keeps_the_callers_verbosity(checkout, args, pytest_args):
     _, calls = run(checkout, "test.sh", *args)
