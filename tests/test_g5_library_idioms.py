@@ -223,17 +223,29 @@ IMPL = "kernels/ops/_impl.py"
 OTHER = "kernels/ops/other.py"
 
 
+def spy_on_imports(monkeypatch, note) -> None:
+    """Each import G5 reads a module by calls `note(folder, module)` first; no import is kept from another test."""
+    real = api_compat.read_by_importing
+
+    def spied(folder, module, *args, **kwargs):
+        note(folder, module)
+        return real(folder, module, *args, **kwargs)
+
+    monkeypatch.setattr(api_compat, "read_by_importing", spied)
+    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+
+
+def history_breaks(repo, start: str) -> list[str]:
+    """G5's errors for the history judged from `start` (the policy's history.enforce_from, set in a last commit)."""
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+    return [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
+
+
 def test_an_import_is_repeated_only_where_what_it_looked_at_changed_and_a_break_behind_it_is_caught(
         tmp_path, monkeypatch):
     imports = []
-    real = api_compat.read_by_importing
-
-    def counted(folder, module, *args, **kwargs):
-        imports.append(module)
-        return real(folder, module, *args, **kwargs)
-
-    monkeypatch.setattr(api_compat, "read_by_importing", counted)
-    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    spy_on_imports(monkeypatch, lambda folder, module: imports.append(module))
     repo = seeded_repo(tmp_path / "repo", files={
         IMPL: "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
         OTHER: "def other(x):\n    return x\n",
@@ -286,14 +298,8 @@ def test_the_base_and_head_imports_of_one_change_run_at_the_same_time(tmp_path, 
 
 def test_an_import_reads_the_package_from_a_part_of_the_tree(tmp_path, monkeypatch):
     seen = []
-    real = api_compat.read_by_importing
-
-    def looking(folder, module, *args, **kwargs):
-        seen.append(sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()))
-        return real(folder, module, *args, **kwargs)
-
-    monkeypatch.setattr(api_compat, "read_by_importing", looking)
-    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    spy_on_imports(monkeypatch, lambda folder, module: seen.append(
+        sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file())))
     repo = seeded_repo(tmp_path / "repo", files={
         IMPL: "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
         DYNAMIC: "from kernels.ops._impl import rms_norm\n\nexec('')\n",
@@ -301,12 +307,9 @@ def test_an_import_reads_the_package_from_a_part_of_the_tree(tmp_path, monkeypat
     start = repo.sha("HEAD")
     repo.write(IMPL, "def rms_norm(x, weight):\n    return x\n")
     repo.commit("rms_norm: no eps", who=ADA)
-    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
-    repo.commit("Judge the history", who=MAX)
 
-    breaks = [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
-    assert breaks == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed (through the import in "
-                      "kernels/ops/__init__.py); the public API may only grow"]
+    assert history_breaks(repo, start) == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed (through "
+                                           "the import in kernels/ops/__init__.py); the public API may only grow"]
     assert len(seen) == 2  # base and head, each once, from the part
     assert all(not any(path.startswith(("docs/", "tests/")) for path in files) and DYNAMIC in files
                for files in seen)
@@ -325,14 +328,7 @@ exec('')
 
 def test_an_import_that_looked_beyond_the_part_is_read_again_from_the_whole_tree(tmp_path, monkeypatch):
     imports = []
-    real = api_compat.read_by_importing
-
-    def counted(folder, module, *args, **kwargs):
-        imports.append((folder / "vendor" / "vendored.py").exists())
-        return real(folder, module, *args, **kwargs)
-
-    monkeypatch.setattr(api_compat, "read_by_importing", counted)
-    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    spy_on_imports(monkeypatch, lambda folder, module: imports.append((folder / "vendor" / "vendored.py").exists()))
     repo = seeded_repo(tmp_path / "repo", files={
         "vendor/vendored.py": "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
         DYNAMIC: VENDORING})
@@ -340,12 +336,9 @@ def test_an_import_that_looked_beyond_the_part_is_read_again_from_the_whole_tree
     repo.write("vendor/vendored.py", "def rms_norm(x, weight):\n    return x\n")
     repo.write(DYNAMIC, VENDORING + "\nVERSION = 2\n")
     repo.commit("rms_norm: no eps (vendored)", who=ADA)
-    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
-    repo.commit("Judge the history", who=MAX)
 
-    breaks = [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
-    assert breaks == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed; the public API may only "
-                      "grow"]
+    assert history_breaks(repo, start) == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed; the "
+                                           "public API may only grow"]
     assert sorted(imports) == [False, False, True, True]  # the part (no vendor/ files), then the whole tree
 
 
@@ -383,18 +376,15 @@ PROBES = {
 def test_an_import_that_tested_a_path_beyond_the_part_is_read_again_from_the_whole_tree(tmp_path, monkeypatch, probe):
     """The part has no `config/fast.flag`: read there, both sides take the `else` path and the break is not seen. A
     path tested by name is noted; one reached through a file descriptor or another process makes the part unsure."""
-    monkeypatch.setattr(api_compat, "_IMPORTED", {})
+    spy_on_imports(monkeypatch, lambda folder, module: None)
     module = FLAGGED.replace("{test}", PROBES[probe])
     repo = seeded_repo(tmp_path / "repo", files={"config/fast.flag": "", DYNAMIC: module})
     start = repo.sha("HEAD")
     repo.write(DYNAMIC, module.replace(", *, eps=1e-6", ""))
     repo.commit("rms_norm: no eps on the fast path", who=ADA)
-    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
-    repo.commit("Judge the history", who=MAX)
 
-    breaks = [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
-    assert breaks == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed; the public API may only "
-                      "grow"]
+    assert history_breaks(repo, start) == ["public API break: kernels.ops.rms_norm: parameter 'eps' removed; the "
+                                           "public API may only grow"]
 
 
 CATCHING = """\
