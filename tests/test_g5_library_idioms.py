@@ -1097,3 +1097,31 @@ def test_an_assert_that_only_reads_all_leaves_the_package_readable(check):
 def test_an_assert_that_may_change_all_still_refuses_the_package(check):
     scope = module_scope(SORTED_ALL_TEXT + check + "\n", "kernels/ops/__init__.py", module="kernels.ops")
     assert scope.error is not None and "__all__" in scope.error
+
+
+OPTIONAL_EXTENSION = """\
+import json
+
+try:
+    import causal_conv1d_cuda
+except ImportError:
+    causal_conv1d_cuda = None
+
+
+def causal_conv1d(x, weight, *, activation=None):
+    return x
+"""
+
+
+def test_an_optional_extension_imported_with_a_none_fallback_is_no_api_of_a_plain_module(tmp_path):
+    """mamba's `try: import causal_conv1d_cuda / except ImportError: causal_conv1d_cuda = None`: the library's module
+    where it is installed, as `import json` binds json; dropping it breaks no caller of the module's own API."""
+    path = "kernels/ops/conv.py"
+    text = OPTIONAL_EXTENSION
+    dropped = text.replace("try:\n    import causal_conv1d_cuda\nexcept ImportError:\n    causal_conv1d_cuda = None\n", "")
+    repo = seeded_repo(tmp_path / "dropped", files={"kernels/ops/__init__.py": "", path: text})
+    assert change(repo, path, text, dropped, "conv: no optional extension") == []
+    repo = seeded_repo(tmp_path / "broken", files={"kernels/ops/__init__.py": "", path: text})
+    assert change(repo, path, ", *, activation=None", "", "conv: no activation") == [
+        (path, "error", "public API break: kernels.ops.conv.causal_conv1d: parameter 'activation' removed; the public "
+                        "API may only grow")]

@@ -1228,7 +1228,10 @@ class _Binder(AllChanges):
                 continue
             kinds = {e.kind for e in present}
             if "module-import" in kinds and kinds <= {"module-import", "constant"}:
-                continue  # `try: import triton / except ImportError: triton = None`
+                # `try: import triton / except ImportError: triton = None`: the library's module where it is
+                # installed, as a plain `import triton` binds it (no API of this module), whatever stands in for it
+                names[name] = next(e for e in present if e.kind == "module-import")
+                continue
             outside = self.alternatives_outside(entries)
             if outside is not None:
                 names[name] = outside  # `if triton >= 3: from ...libdevice import rsqrt / else: from ...math import rsqrt`
