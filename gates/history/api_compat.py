@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from gates.history import partial_checkout
-from gates.history.context import SeriesContext, _parsed_policy, field_of, line_of
+from gates.history.context import SeriesContext, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import code_digest, python_token_digest
@@ -118,13 +118,11 @@ def _dropped_at_head(ctx: SeriesContext) -> set[str]:
     """The base policy's api packages that the policy at head no longer lists: a package found nowhere that the
     change takes out is the fix of a misspelt name, not a finding of it (the policy change itself is L4, judged
     by G8)."""
-    change, path = ctx.change, ctx.policy_path
     try:
-        after = change.read_at(change.head, path)
-        listed = _parsed_policy(after, path).api_packages if after is not None else []
+        policy = ctx.head_policy
     except InputError:
         return set()
-    return set(ctx.policy.api_packages) - set(listed)
+    return set(ctx.policy.api_packages) - set(policy.api_packages if policy is not None else [])
 
 
 def _exists(read_text: ReadText, path: str) -> bool:
@@ -602,18 +600,17 @@ def _passed_d(ctx: SeriesContext, front_matter: dict | None) -> bool:
 def _check_packages_the_change_adds(ctx: SeriesContext) -> None:
     """Each package that this change adds to the policy's `api.packages` resolves to a module at head: merged, a
     misspelt one would fail every later change on G5, and removing it again would loosen the base policy."""
-    change, path = ctx.change, ctx.policy_path
     try:
-        before, after = change.read_at(change.base, path), change.read_at(change.head, path)
-        policy = _parsed_policy(after, path) if after is not None and after != before else None
+        policy = ctx.head_policy
     except InputError:
         return  # an unreadable policy at head is reported where it is read
     if policy is None:
         return
-    head, roots = _files_at(ctx, change.head), policy.api_package_roots
+    path, head, roots = ctx.policy_path, _files_at(ctx, ctx.change.head), policy.api_package_roots
+    after = ctx.change.read_at(ctx.change.head, path)  # for the line that names each package
     for package in policy.api_packages:
-        if package in ctx.policy.api_packages and before is not None:
-            continue  # the base's own: checked as such
+        if package in ctx.policy.api_packages:
+            continue  # the base's own (none where the base has no policy): checked as such
         if any(_exists(head, where) for _, where in module_paths(package, roots)):
             continue
         line = next((n for n, row in enumerate(after.splitlines(), 1) if "packages" in row and package in row), 1)

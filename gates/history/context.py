@@ -78,6 +78,13 @@ class SeriesContext:
                         commit=self.change.base)
             return Policy(default_level="L4", path=path)
 
+    @cached_property
+    def head_policy(self) -> Policy | None:
+        """The policy as the change leaves it at head (None: no policy file there), parsed once per text. Raises
+        `InputError` where it does not parse; the rules stay the base's (`policy`)."""
+        text = self.change.read_at(self.change.head, self.policy_path)
+        return _parsed_policy(text, self.policy_path) if text is not None else None
+
     def profile_of(self, front_matter: dict | None) -> Profile | None:
         """The process a record follows under the base configuration (None: one it does not allow)."""
         process = field_of(front_matter, "process")

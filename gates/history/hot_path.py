@@ -22,7 +22,7 @@ from gates.history.approvals import describe
 from gates.history.context import SeriesContext, field_of
 from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
 from gates.model.errors import InputError
-from gates.model.policy import LEVELS, any_glob_matches, parse_policy
+from gates.model.policy import LEVELS, any_glob_matches
 
 CLOSING = ("withdrawn", "rejected", "superseded")
 
@@ -30,11 +30,11 @@ CLOSING = ("withdrawn", "rejected", "superseded")
 def _policy_note(ctx: SeriesContext) -> str:
     path = ctx.policy_path
     try:
-        text = ctx.change.read_at(ctx.change.head, path)
-        if text is None:
+        head_policy = ctx.head_policy
+        if head_policy is None:
             return " (this change deletes the policy file)"
         # a package found nowhere at base checked nothing: taking it out (a misspelt name corrected) loosens nothing
-        loosened = [what for what in ctx.policy.loosenings(parse_policy(text, path))
+        loosened = [what for what in ctx.policy.loosenings(head_policy)
                     if not (what.startswith("api package ") and what.endswith(" no longer checked")
                             and api_compat.resolves_nowhere_at_base(ctx, what[len("api package "):-len(" no longer checked")]))]
     except InputError as exc:
