@@ -1,0 +1,135 @@
+"""Time every own route on a grid of launch keys, for a split-count table the layer could read.
+
+    python lab/routing/table_sweep.py --list                       # the cells, no GPU
+    python lab/routing/table_sweep.py --compile-only --part 0/8    # warm the kernel cache (one of 8)
+    python lab/routing/table_sweep.py --out OUT.json [--part K/N] [--families 128x8,128x4]
+
+The model matrix's rows differ in what the kernel sees only through the head dim D, the
+group G (query rows per KV head), the programs per split P = B x Hkv and the context S.
+Rows of one (D, G, P, S) time alike whatever model they come from, and rows that differ in G
+alone do not (routing-models-*.json). So the grid is: every (D, G) family of
+`validation/model_shapes.py`, P a power of two from 1 to 2048, S in the matrix's contexts, K
+and V at most `--max-kv-gb` (default 1.1, as the routing runs); per cell the single pass and
+split-KV at 1, 2, 4, ..., 128 splits, each by CUDA-graph replay (`validation.bench.timing`).
+No oracle and no peers: the routes' correctness is the suites' (and the bench's) business.
+Cells run smallest first; the output is rewritten after every cell, so a run cut short
+keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from validation.bench.shapes import BenchShape  # noqa: E402
+from validation.model_shapes import CONTEXTS, per_gpu_configs  # noqa: E402
+
+SPLITS = (1, 2, 4, 8, 16, 32, 64, 128)
+PROGRAMS = tuple(2 ** k for k in range(12))  # 1 .. 2048
+
+
+def families() -> list[tuple[int, int]]:
+    return sorted({(c.head_dim, c.num_q_heads // c.num_kv_heads) for c in per_gpu_configs()})
+
+
+def cells(max_kv_gb: float, chosen: list[tuple[int, int]] | None = None) -> list[BenchShape]:
+    """Every (D, G, P, S) cell within the KV budget, smallest KV first."""
+    found = []
+    for head_dim, group in chosen or families():
+        for programs in PROGRAMS:
+            kv_heads = min(programs, 8)
+            batch = programs // kv_heads
+            for context in CONTEXTS:
+                shape = BenchShape(f"d{head_dim}-g{group}-p{programs}-s{context}", batch, group * kv_heads,
+                                   kv_heads, head_dim, context)
+                if shape.kv_bytes <= max_kv_gb * 1e9:
+                    found.append(shape)
+    return sorted(found, key=lambda s: (s.kv_bytes, s.name))
+
+
+def routes(shape: BenchShape, x) -> dict:
+    """The single pass and split-KV at every count, as callables with preallocated outputs."""
+    import torch
+
+    from kernels import LayerWorkspace, attention_decode, attention_decode_splitkv
+
+    out_single = torch.empty_like(x.q)
+    calls = {"single": lambda: attention_decode(x.q, x.k, x.v, x.visible_tokens, out=out_single)}
+    for splits in SPLITS:
+        ws = LayerWorkspace(shape.batch, shape.rows, shape.num_q_heads, shape.head_dim, splits, x.q.device)
+        out = torch.empty_like(x.q)
+        calls[str(splits)] = (lambda s=splits, w=ws, o=out: attention_decode_splitkv(
+            x.q, x.k, x.v, x.visible_tokens, num_splits=s, workspace=w, out=o))
+    return calls
+
+
+def measure(shape: BenchShape, *, seed: int, replays: int, compile_only: bool) -> dict:
+    import torch
+
+    from validation.bench.fixtures import make_inputs
+    from validation.bench.timing import time_graph_replay
+
+    x = make_inputs(shape, seed=seed)
+    row = {"name": shape.name, "D": shape.head_dim, "G": shape.group, "Hkv": shape.num_kv_heads, "B": shape.batch,
+           "P": shape.batch * shape.num_kv_heads, "S": shape.context, "kv_bytes": shape.kv_bytes, "us": {}}
+    reference = None
+    for name, call in routes(shape, x).items():
+        out = call()
+        torch.cuda.synchronize()
+        if reference is None:
+            reference = out.clone()
+        elif name == "1" and not torch.equal(out, reference):
+            raise SystemExit(f"{shape.name}: split(1) does not give the single pass's bits")
+        if not compile_only:
+            row["us"][name] = time_graph_replay(call, flush_l2=not shape.warm_l2, replays=replays).median_us
+    del x
+    torch.cuda.empty_cache()
+    return row
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--compile-only", action="store_true")
+    parser.add_argument("--part", default="0/1", help="K/N: every N-th cell from the K-th")
+    parser.add_argument("--families", default="", help="comma-separated DxG, default all")
+    parser.add_argument("--max-kv-gb", type=float, default=1.1)
+    parser.add_argument("--replays", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=20261203)
+    parser.add_argument("--skip", type=Path, nargs="*", default=[], help="earlier outputs whose cells are not re-run")
+    args = parser.parse_args(argv)
+    chosen = [tuple(int(v) for v in f.split("x")) for f in args.families.split(",") if f] or None
+    part, parts = (int(v) for v in args.part.split("/"))
+    done = {row["name"] for path in args.skip if path.exists() for row in json.loads(path.read_text())["rows"]}
+    grid = [shape for shape in cells(args.max_kv_gb, chosen) if shape.name not in done]
+    if args.compile_only:
+        # The smallest cell of each (D, G) family compiles the family's routes.
+        grid = sorted({(s.head_dim, s.group): s for s in reversed(grid)}.values(), key=lambda s: s.name)
+    grid = grid[part::parts]
+    if args.list:
+        for shape in grid:
+            print(shape.name, f"{shape.kv_bytes / 1e6:.1f} MB")
+        print(f"{len(grid)} cells")
+        return 0
+    result = {"command": " ".join(sys.argv), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "splits": list(SPLITS), "rows": []}
+    for shape in grid:
+        start = time.perf_counter()
+        row = measure(shape, seed=args.seed, replays=args.replays, compile_only=args.compile_only)
+        row["wall_s"] = round(time.perf_counter() - start, 2)
+        result["rows"].append(row)
+        print(f"{shape.name}: {row['wall_s']} s", flush=True)
+        if args.out:
+            args.out.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
