@@ -3,6 +3,7 @@
     python lab/routing/table_sweep.py --list                       # the cells, no GPU
     python lab/routing/table_sweep.py --compile-only --part 0/8    # warm the kernel cache (one of 8)
     python lab/routing/table_sweep.py --out OUT.json [--part K/N] [--families 128x8,128x4]
+    python lab/routing/table_sweep.py --off-grid 120 --out OUT.json  # seeded shapes between the cells
 
 The model matrix's rows differ in what the kernel sees only through the head dim D, the
 group G (query rows per KV head), the programs per split P = B x Hkv and the context S.
@@ -32,18 +33,21 @@ from validation.model_shapes import CONTEXTS, per_gpu_configs  # noqa: E402
 
 SPLITS = (1, 2, 4, 8, 16, 32, 64, 128)
 PROGRAMS = tuple(2 ** k for k in range(12))  # 1 .. 2048
+# B x Hkv of the matrix's models with 5 or 10 KV heads per GPU (Phi-3-medium, Phi-4, Qwen2.5 at TP 4 or 8).
+PROGRAMS_FIVES = tuple(5 * 2 ** k for k in range(8))  # 5 .. 640
 
 
 def families() -> list[tuple[int, int]]:
     return sorted({(c.head_dim, c.num_q_heads // c.num_kv_heads) for c in per_gpu_configs()})
 
 
-def cells(max_kv_gb: float, chosen: list[tuple[int, int]] | None = None) -> list[BenchShape]:
+def cells(max_kv_gb: float, chosen: list[tuple[int, int]] | None = None,
+          programs_grid=PROGRAMS + PROGRAMS_FIVES) -> list[BenchShape]:
     """Every (D, G, P, S) cell within the KV budget, smallest KV first."""
     found = []
     for head_dim, group in chosen or families():
-        for programs in PROGRAMS:
-            kv_heads = min(programs, 8)
+        for programs in programs_grid:
+            kv_heads = min(programs, 8) if programs & (programs - 1) == 0 else min(programs, 5)
             batch = programs // kv_heads
             for context in CONTEXTS:
                 shape = BenchShape(f"d{head_dim}-g{group}-p{programs}-s{context}", batch, group * kv_heads,
@@ -51,6 +55,25 @@ def cells(max_kv_gb: float, chosen: list[tuple[int, int]] | None = None) -> list
                 if shape.kv_bytes <= max_kv_gb * 1e9:
                     found.append(shape)
     return sorted(found, key=lambda s: (s.kv_bytes, s.name))
+
+
+def off_grid(count: int, max_kv_gb: float, seed: int = 7) -> list[BenchShape]:
+    """`count` seeded shapes off the grid: batch, KV heads and context none of the grid's cells has."""
+    import random
+
+    rng = random.Random(seed)
+    found: dict[str, BenchShape] = {}
+    fams = families()
+    while len(found) < count:
+        head_dim, group = rng.choice(fams)
+        kv_heads = rng.choice((1, 2, 4, 8))
+        batch = rng.choice((2, 3, 6, 8, 12, 24, 32, 48))
+        context = rng.choice((3072, 4096, 12288, 16384, 24576, 49152, 65536, 98304))
+        shape = BenchShape(f"og-d{head_dim}-g{group}-hkv{kv_heads}-b{batch}-s{context}", batch, group * kv_heads,
+                           kv_heads, head_dim, context)
+        if shape.kv_bytes <= max_kv_gb * 1e9:
+            found[shape.name] = shape
+    return sorted(found.values(), key=lambda s: (s.kv_bytes, s.name))
 
 
 def routes(shape: BenchShape, x) -> dict:
@@ -88,7 +111,7 @@ def measure(shape: BenchShape, *, seed: int, replays: int, compile_only: bool) -
             raise SystemExit(f"{shape.name}: split(1) does not give the single pass's bits")
         if not compile_only:
             row["us"][name] = time_graph_replay(call, flush_l2=not shape.warm_l2, replays=replays).median_us
-    del x
+    del x, reference
     torch.cuda.empty_cache()
     return row
 
@@ -101,6 +124,7 @@ def main(argv=None) -> int:
     parser.add_argument("--part", default="0/1", help="K/N: every N-th cell from the K-th")
     parser.add_argument("--families", default="", help="comma-separated DxG, default all")
     parser.add_argument("--max-kv-gb", type=float, default=1.1)
+    parser.add_argument("--off-grid", type=int, default=0, help="time N seeded shapes off the grid instead")
     parser.add_argument("--replays", type=int, default=10)
     parser.add_argument("--seed", type=int, default=20261203)
     parser.add_argument("--skip", type=Path, nargs="*", default=[], help="earlier outputs whose cells are not re-run")
@@ -108,7 +132,8 @@ def main(argv=None) -> int:
     chosen = [tuple(int(v) for v in f.split("x")) for f in args.families.split(",") if f] or None
     part, parts = (int(v) for v in args.part.split("/"))
     done = {row["name"] for path in args.skip if path.exists() for row in json.loads(path.read_text())["rows"]}
-    grid = [shape for shape in cells(args.max_kv_gb, chosen) if shape.name not in done]
+    grid = off_grid(args.off_grid, args.max_kv_gb) if args.off_grid else cells(args.max_kv_gb, chosen)
+    grid = [shape for shape in grid if shape.name not in done]
     if args.compile_only:
         # The smallest cell of each (D, G) family compiles the family's routes.
         grid = sorted({(s.head_dim, s.group): s for s in reversed(grid)}.values(), key=lambda s: s.name)
