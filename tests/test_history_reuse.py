@@ -154,3 +154,63 @@ def test_a_python_file_is_decoded_once_per_object_id_across_commits(tmp_path, mo
     check_history(repo.root)
     assert decoded.count(INIT) == 1 and decoded.count(IMPL) == 1
     assert decoded.count(OTHER) == 4  # each version of the changed file once
+
+
+def _bound_modules(monkeypatch) -> list[str]:
+    """The modules whose top level is bound (run statement by statement), in order, from now on."""
+    import gates.python_api.module_scope as module_scope
+
+    bound = []
+    real = module_scope.bind_module
+
+    def counted(scope, tree, resolver, visiting):
+        bound.append(scope.module)
+        return real(scope, tree, resolver, visiting)
+
+    monkeypatch.setattr(module_scope, "bind_module", counted)
+    return bound
+
+
+@pytest.mark.parametrize("init, through", [
+    ("from kernels.ops._impl import rms_norm\n", "the import"),
+    ("from kernels.ops._impl import *\n", "the star import"),
+])
+def test_an_unchanged_module_read_again_for_a_changed_import_is_bound_again_only_where_its_binding_read_it(
+        tmp_path, monkeypatch, no_readings, init, through):
+    bound = _bound_modules(monkeypatch)
+    repo = seeded_repo(tmp_path / "repo", files={IMPL: WITH_EPS, OTHER: "def other(x):\n    return x\n", INIT: init})
+    start = repo.sha("HEAD")
+    repo.write(IMPL, WITH_EPS.replace("return x", "return x * 2"))
+    repo.commit("rms_norm: a body change", who=ADA)
+    repo.write(IMPL, WITHOUT_EPS)
+    broken = repo.commit("rms_norm: no eps", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    result = check_history(repo.root)
+    breaks = [(f.commit, f.path, f.message) for f in result.findings if f.gate == "G5" and f.severity == "error"]
+    assert breaks == [(broken, IMPL, BREAK.replace("the import", through))]
+    if through == "the import":
+        # its own text binds what it did, over no file the changes touch: bound once, on the first base
+        assert bound.count("kernels.ops") == 1
+    else:
+        # what the star import binds is _impl.py's names: bound again on each head where _impl.py changed
+        assert bound.count("kernels.ops") == 3
+
+
+def test_a_module_whose_own_text_changes_is_bound_from_its_new_text(tmp_path, monkeypatch, no_readings):
+    bound = _bound_modules(monkeypatch)
+    repo = seeded_repo(tmp_path / "repo", files={IMPL: WITH_EPS, INIT: "from kernels.ops._impl import rms_norm\n"})
+    start = repo.sha("HEAD")
+    repo.write(INIT, "from kernels.ops._impl import rms_norm\n\n\ndef helper(x, *, scale=1):\n    return x\n")
+    repo.commit("ops: a helper", who=ADA)
+    repo.write(INIT, "from kernels.ops._impl import rms_norm\n\n\ndef helper(x):\n    return x\n")
+    broken = repo.commit("ops: helper without scale", who=ADA)
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+
+    result = check_history(repo.root)
+    breaks = [(f.commit, f.path, f.message) for f in result.findings if f.gate == "G5" and f.severity == "error"]
+    assert breaks == [(broken, INIT, "public API break: kernels.ops.helper: parameter 'scale' removed; the public API "
+                                     "may only grow")]
+    assert bound.count("kernels.ops") == 3  # one binding per text

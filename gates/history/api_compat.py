@@ -334,8 +334,8 @@ class _Recorded(ScopeStore):
             kept.clear()
         kept.setdefault(key, []).append(_Kept(tuple(files.items()), value, self.tree))
 
-    def recall(self, dotted: str):
-        scope, _ = self.found(_SCOPES, (dotted, self.roots))
+    def recall(self, dotted: str, text: tuple[str, str] | None = None):
+        scope, _ = self.found(_SCOPES, (dotted, self.roots, text))
         return scope
 
     def begin(self) -> None:
@@ -347,10 +347,10 @@ class _Recorded(ScopeStore):
             frame.update(files)
         return files
 
-    def keep(self, dotted: str, scope) -> None:
+    def keep(self, dotted: str, scope, text: tuple[str, str] | None = None) -> None:
         files = self.end()
         if scope is not None:
-            self.put(_SCOPES, (dotted, self.roots), files, scope)
+            self.put(_SCOPES, (dotted, self.roots, text), files, scope)
 
     def drop(self) -> None:
         self.end()

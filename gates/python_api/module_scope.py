@@ -45,7 +45,7 @@ import ast
 import hashlib
 import re
 from typing import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from gates.model.errors import InputError
 from gates.python_api.decorators import ADDITIVE, BINDING, DIRECT, FACTORY, callee, is_known_transparent
@@ -359,15 +359,20 @@ class ScopeStore:
     `recall(dotted)` gives back a scope read from the same files, or None; `begin()` starts noting the files a
     reading looks at, `keep(dotted, scope)` ends it and keeps the scope, `drop()` ends it keeping nothing. This
     default keeps nothing.
+
+    The module a reading starts from (`module_scope`: the module whose surface is read, from the text it is given,
+    a cycle cut where it comes back to that module) is kept and recalled with that text, `text=(path, source)`: its
+    scope is what that text binds over the files its reading looked at, so it is found again only for the same text
+    and the same files. A scope read on the way (`text=None`) is another reading, kept apart.
     """
 
-    def recall(self, dotted: str) -> "ModuleScope | None":
+    def recall(self, dotted: str, text: tuple[str, str] | None = None) -> "ModuleScope | None":
         return None
 
     def begin(self) -> None:
         pass
 
-    def keep(self, dotted: str, scope: "ModuleScope | None") -> None:
+    def keep(self, dotted: str, scope: "ModuleScope | None", text: tuple[str, str] | None = None) -> None:
         pass
 
     def drop(self) -> None:
@@ -399,6 +404,23 @@ class _Resolver:
         """`dotted` is to be bound without being followed where it cannot be read (`opaque_when_unreadable`)."""
         opaque = getattr(self.read_module, "opaque", None)
         return opaque is not None and opaque(dotted)
+
+    def top_scope(self, source: str, path: str, module: str) -> ModuleScope:
+        """The scope of `module` read from `source`, the module a reading starts from (`module_scope`); one kept by
+        the store for the same text over the same files is handed out again (a copy: the surface reader adds to its
+        `import_paths`), bound to this resolver."""
+        text = (path, source)
+        recalled = self.store.recall(module, text)
+        if recalled is not None:
+            return _handed_out(recalled, self)
+        self.store.begin()
+        try:
+            scope = _read_scope(source, path, self, frozenset({module}), module)
+        except BaseException:
+            self.store.drop()
+            raise
+        self.store.keep(module, _handed_out(scope, None), text)
+        return scope
 
     def scope_of(self, dotted: str, visiting=frozenset()) -> ModuleScope | None:
         if dotted not in self.cache:
@@ -526,4 +548,15 @@ def module_scope(source: str, path: str, read_module: ReadModule | None = None,
     `store` finds the scopes of other modules read before (`ScopeStore`).
     """
     module = module or module_name(path)
-    return _read_scope(source, path, _Resolver(read_module, {}, store), frozenset({module}), module)
+    return _Resolver(read_module, {}, store).top_scope(source, path, module)
+
+
+_CONTAINERS = tuple(f.name for f in fields(ModuleScope) if f.name not in ("resolver", "transparent"))
+
+
+def _handed_out(scope: ModuleScope, resolver: "_Resolver | None") -> ModuleScope:
+    """A copy of a kept scope with containers of its own, following imports through `resolver` (None: kept, bound to
+    no reading's files)."""
+    copied = {name: type(value)(value) for name in _CONTAINERS
+              for value in [getattr(scope, name)] if isinstance(value, (list, dict, set))}
+    return replace(scope, resolver=resolver, **copied)
