@@ -6,11 +6,15 @@
   file in the next commit are told apart;
 - a new module text is walked once for the guard's definitions, the names changed in place and whether any
   call reads a name with a default: the one walk finds what each reader finds on its own.
+- the module a surface reading starts from is bound again only for a new text or where a file its binding read
+  changed (a star import), and a break through it is still reported;
+- `evolve`, the copy of an entry or parameter a reading makes, is `dataclasses.replace`.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import fields, replace
 
 import pytest
 
@@ -18,6 +22,7 @@ import gates.history.api_compat as api_compat
 from gates.history.git_repo import load_change_set
 from gates.history.ratchet import check_history
 from gates.python_api.lazy_exports import changed_in_place
+from gates.python_api.scope_model import KEYWORD_ONLY, POSITIONAL, Entry, Parameter, evolve
 from gates.python_api.static_guard import dynamic_constructs, walk_module
 from gates.python_api.switch_reads import name_reads
 from gitrepo_builder import ADA, MAX, POLICY, seeded_repo
@@ -214,3 +219,19 @@ def test_a_module_whose_own_text_changes_is_bound_from_its_new_text(tmp_path, mo
     assert breaks == [(broken, INIT, "public API break: kernels.ops.helper: parameter 'scale' removed; the public API "
                                      "may only grow")]
     assert bound.count("kernels.ops") == 3  # one binding per text
+
+
+@pytest.mark.parametrize("item, changes", [
+    (Entry("f", "function", 3, params=(Parameter("x", POSITIONAL),), decorators=("d",)), {"origin": ("m.py", 3)}),
+    (Entry("C", "class", 1, bases=("B",), limits=frozenset({"slots"})), {"name": "D", "line": 7, "params": None}),
+    (Parameter("eps", KEYWORD_ONLY, "1e-6"), {"value": "1e-06", "reference": ()}),
+])
+def test_evolve_is_dataclasses_replace_for_entries_and_parameters(item, changes):
+    assert not hasattr(type(item), "__post_init__")
+    assert all(f.init for f in fields(item))  # every field is __init__'s: a copy of the fields is a new instance
+    copied = evolve(item, **changes)
+    assert type(copied) is type(item) and copied == replace(item, **changes)
+    assert hash(copied) == hash(replace(item, **changes)) and copied is not item
+    assert evolve(item) == item
+    with pytest.raises(TypeError):
+        evolve(item, nmae="x")

@@ -26,7 +26,7 @@ route change, for the caller to judge.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from gates.model.policy import DOCUMENTATION_DECORATORS, INTERNAL_DECORATORS  # noqa: F401 (G5's defaults)
 from gates.python_api.decorators import ADDITIVE, callee
@@ -48,6 +48,7 @@ from gates.python_api.module_scope import (
     ScopeStore,
     module_scope,
 )
+from gates.python_api.scope_model import evolve
 
 
 SWITCH_READ = "switch-read"  # the defaults with which a function reads a switch (`gates.python_api.switch_reads`)
@@ -159,7 +160,7 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
                     "and the test reads a name of the repository, which can move it without changing the test",
                     scope.conditional[name][1])
         elif condition is not None:
-            entry = replace(entry, limits=entry.limits | {BOUND_ONLY_WHERE + condition})
+            entry = evolve(entry, limits=entry.limits | {BOUND_ONLY_WHERE + condition})
         surface.entries[name] = _with_decorators(scope, entry)
         if name in scope.fallback_guarded:
             surface.fallback_guarded.add(name)
@@ -199,7 +200,7 @@ def module_surface(source: str, path: str, switch_names=(), read_module: ReadMod
     for entries in (surface.entries, surface.imports):
         for key, entry in entries.items():
             if entry.params and any(p.reference for p in entry.params):
-                entries[key] = replace(entry, params=tuple(_imported_default(scope, surface, p) for p in entry.params))
+                entries[key] = evolve(entry, params=tuple(_imported_default(scope, surface, p) for p in entry.params))
     for name in switch_names:
         entry = scope.names.get(name)
         if entry is not None:
@@ -263,7 +264,7 @@ def _imported_default(scope: ModuleScope, surface: ModuleSurface, param: Paramet
         return param
     value = fill(param.value, param.reference, param.default,
                  lambda reference: _constant_value(scope, surface, reference, f"'{param.name}' ({param.default})"))
-    return replace(param, value=value, reference=())
+    return evolve(param, value=value, reference=())
 
 
 def _constant_value(scope: ModuleScope, surface: ModuleSurface, reference: tuple[str, ...], what: str) -> str | None:
@@ -309,7 +310,7 @@ def _bound(scope: ModuleScope, surface: ModuleSurface, entry: Entry) -> tuple[En
 def _with_decorators(scope: ModuleScope, entry: Entry) -> Entry:
     """The entry with only the decorators that can change how it is called (`gates.python_api.decorators`)."""
     kept = tuple(identity for identity in (scope.decorator_identity(d) for d in entry.decorators) if identity)
-    return replace(entry, decorators=kept)
+    return evolve(entry, decorators=kept)
 
 
 def _diff_params(name: str, line: int, old: tuple[Parameter, ...], new: tuple[Parameter, ...]) -> list[ApiChange]:
@@ -497,7 +498,7 @@ def _as_called(name: str, params: tuple[Parameter, ...]) -> tuple[Parameter, ...
     method = name.rpartition(".")[2]
     if not (method.startswith("__") and method.endswith("__")) or method in ("__init__", "__new__", "__call__"):
         return params
-    return tuple(replace(p, name=f"#{i}", kind=POSITIONAL_ONLY) if p.kind in (POSITIONAL, POSITIONAL_ONLY) else p
+    return tuple(evolve(p, name=f"#{i}", kind=POSITIONAL_ONLY) if p.kind in (POSITIONAL, POSITIONAL_ONLY) else p
                  for i, p in enumerate(params, 1))
 
 

@@ -63,6 +63,7 @@ from gates.python_api.scope_model import (  # noqa: F401  (re-exported: the surf
     Parameter,
     ReadModule,
     ReadText,
+    evolve,
     module_name,
     module_paths,
     module_reader,
@@ -168,7 +169,7 @@ class ModuleScope:
                 if found is None:
                     submodule = self.resolver.scope_of(f"{module}.{name}")
                     if submodule is not None:
-                        return replace(entry, kind="module-import", params=None, source=f"{module}.{name}"), {}, None
+                        return evolve(entry, kind="module-import", params=None, source=f"{module}.{name}"), {}, None
                     return entry, {}, f"'{name}' is not bound by {target.path} (imported as '{entry.name}' at line " \
                                       f"{entry.line})"
             except InputError as exc:
@@ -183,16 +184,16 @@ class ModuleScope:
                                   f"at {target.path}:{where[1]}"
             if one_path is not None:
                 # defined there on the one path the environment picks: so it is here, the limit compared as there
-                found = replace(found, limits=found.limits | {BOUND_ONLY_WHERE + one_path})
+                found = evolve(found, limits=found.limits | {BOUND_ONLY_WHERE + one_path})
             origin = found.origin or (target.path, found.line)
-            members = {key: replace(m, origin=m.origin or (target.path, m.line))
+            members = {key: evolve(m, origin=m.origin or (target.path, m.line))
                        for key, m in target.members.items() if key.startswith(name + ".")}
-            current = replace(found, origin=origin)
+            current = evolve(found, origin=origin)
         if current is entry:
             return entry, {}, None
         prefix = len(current.name)
-        renamed = {entry.name + key[prefix:]: replace(m, name=entry.name + key[prefix:]) for key, m in members.items()}
-        return replace(current, name=entry.name, line=entry.line), renamed, None
+        renamed = {entry.name + key[prefix:]: evolve(m, name=entry.name + key[prefix:]) for key, m in members.items()}
+        return evolve(current, name=entry.name, line=entry.line), renamed, None
 
     def constant_value(self, reference: tuple[str, ...]) -> tuple[str | None, str | None]:
         """The value of the repository constant an imported default names (`Parameter.reference`).
@@ -244,7 +245,7 @@ class ModuleScope:
             found, members, error = self.definition(own)
             if found is own:
                 prefix = name + "."
-                return replace(own, origin=(self.path, own.line)), {k: v for k, v in self.members.items()
+                return evolve(own, origin=(self.path, own.line)), {k: v for k, v in self.members.items()
                                                                     if k.startswith(prefix)}
         else:
             found, members, error = self.definition(Entry(name, "import", 1, source=f"{module}:{name}"))
@@ -292,8 +293,8 @@ class ModuleScope:
                 renamed = name + key[len(found.name):]
                 own = merged.get(renamed)
                 if own is not None and own.generated and member.generated and renamed.endswith(".__init__"):
-                    merged[renamed] = replace(own, params=_inherited_fields(member.params, own.params))
-                merged.setdefault(renamed, replace(member, name=renamed))
+                    merged[renamed] = evolve(own, params=_inherited_fields(member.params, own.params))
+                merged.setdefault(renamed, evolve(member, name=renamed))
         return merged
 
     def decorator_identity(self, decorator: str) -> str | None:

@@ -82,6 +82,20 @@ class Entry:
     limits: frozenset[str] = frozenset()
 
 
+def evolve(item, **changes):
+    """`dataclasses.replace(item, **changes)` for `Entry` and `Parameter`, which a history run copies by the hundred
+    thousand: frozen dataclasses whose `__init__` only sets their fields (no `__post_init__`, no field left out of
+    `__init__`), so the copy is their fields with `changes` applied, without calling `__init__` again. A name that is
+    no field raises TypeError, as `replace` does."""
+    state = item.__dict__
+    if not state.keys() >= changes.keys():
+        raise TypeError(f"{type(item).__name__} has no field {', '.join(sorted(changes.keys() - state.keys()))}")
+    copied = object.__new__(item.__class__)
+    copied.__dict__.update(state)
+    copied.__dict__.update(changes)
+    return copied
+
+
 def decode_source(data: bytes, path: str) -> str:
     """A Python source file's text, decoded the way Python decodes it: a UTF-8 BOM, else the PEP 263 coding
     cookie of its first two lines (`# coding: latin-1`), else UTF-8. Raises `InputError` naming the line."""
