@@ -205,6 +205,7 @@ files under it, in commit after commit. Each is kept with the git object id of e
 at (None: looked for, not there), and used again only where each of those files is the same."""
 _SCOPES: dict[tuple, list["_Kept"]] = {}  # the same for module scopes
 _KEPT = 20_000
+_HELD: dict[int, list] = {}  # id of a table of readings -> [the table, how many readings it holds], counted as kept
 
 
 class _Kept:
@@ -308,8 +309,10 @@ class _Recorded(ScopeStore):
         return all(blob_id(path) == blob for path, blob in files)
 
     def same_where_changed(self, by_path: dict[str, str | None]) -> bool:
-        blob_id = self.blob_id
-        return all(blob_id(path) == by_path[path] for path in self.changed if path in by_path)
+        blob_id, changed = self.blob_id, self.changed
+        if len(by_path) < len(changed):  # the same paths either way: those the reading looked at and the change touches
+            return all(blob_id(path) == blob for path, blob in by_path.items() if path in changed)
+        return all(blob_id(path) == by_path[path] for path in changed if path in by_path)
 
     def found(self, kept: dict, key: tuple):
         readings = kept.get(key, ())
@@ -330,9 +333,14 @@ class _Recorded(ScopeStore):
         return known.value, True
 
     def put(self, kept: dict, key: tuple, files: dict, value) -> None:
-        if sum(len(entries) for entries in kept.values()) > _KEPT:
+        held = _HELD.get(id(kept))
+        if held is None or held[0] is not kept:  # a table not counted yet
+            held = _HELD[id(kept)] = [kept, sum(len(entries) for entries in kept.values())]
+        if held[1] > _KEPT:
             kept.clear()
+            held[1] = 0
         kept.setdefault(key, []).append(_Kept(tuple(files.items()), value, self.tree))
+        held[1] += 1
 
     def recall(self, dotted: str, text: tuple[str, str] | None = None):
         scope, _ = self.found(_SCOPES, (dotted, self.roots, text))
@@ -361,7 +369,10 @@ def _surface(ctx: SeriesContext, read_text: ReadText, path: str, root: str, name
     ref = getattr(read_text, "ref", None)
     if ref is None or not ctx.change.identifies_blobs:
         return _read_surface(ctx, read_text, path, root, names)
-    recorded = _Recorded(ctx, read_text, ref)
+    recorded = getattr(read_text, "recorded", None)
+    if recorded is None or recorded.ctx is not ctx or recorded.frames:
+        # one per tree of a change: the tree's ids, and the paths it has looked up, serve every module read there
+        recorded = read_text.recorded = _Recorded(ctx, read_text, ref)
     key = (path, root, tuple(sorted(names)), recorded.roots, tuple(sorted(_decorator_rules(ctx).items())))
     surface, found = recorded.found(_SURFACES, key)
     if found:
