@@ -9,22 +9,24 @@
 - the module a surface reading starts from is bound again only for a new text or where a file its binding read
   changed (a star import), and a break through it is still reported;
 - `evolve`, the copy of an entry or parameter a reading makes, is `dataclasses.replace`.
+- the walk of a new module text, which looks each node up by its class, finds what a chain of `isinstance` tests finds.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import fields, replace
+from pathlib import Path
 
 import pytest
 
 import gates.history.api_compat as api_compat
 from gates.history.git_repo import load_change_set
 from gates.history.ratchet import check_history
-from gates.python_api.lazy_exports import changed_in_place
+from gates.python_api.lazy_exports import changed_in_place, changed_name
 from gates.python_api.scope_model import KEYWORD_ONLY, POSITIONAL, Entry, Parameter, evolve
-from gates.python_api.static_guard import dynamic_constructs, walk_module
-from gates.python_api.switch_reads import name_reads
+from gates.python_api.static_guard import ModuleWalk, dynamic_constructs, walk_module
+from gates.python_api.switch_reads import name_reads, reads_a_name
 from gitrepo_builder import ADA, MAX, POLICY, seeded_repo
 
 INIT = "kernels/ops/__init__.py"
@@ -235,3 +237,54 @@ def test_evolve_is_dataclasses_replace_for_entries_and_parameters(item, changes)
     assert evolve(item) == item
     with pytest.raises(TypeError):
         evolve(item, nmae="x")
+
+
+def _walked_by_isinstance(tree: ast.Module, package: str) -> ModuleWalk:
+    """`walk_module` as one chain of `isinstance` tests per node (what its lookup by class must find)."""
+    defined, sys_names, builtins_names, mutated, by_def, otherwise = set(), set(), set(), set(), set(), set()
+    reads_names = False
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            by_def.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            otherwise.add(node.name)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            otherwise.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            otherwise.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            otherwise.update(node.names)
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            name = changed_name(node)
+            if name is not None:
+                mutated.add(name)
+        elif isinstance(node, ast.Call):
+            reads_names = reads_names or reads_a_name(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == package:
+                    defined.add(alias.asname or alias.name.split(".")[0])
+                if alias.name == "sys":
+                    sys_names.add(alias.asname or "sys")
+                elif alias.name == "builtins":
+                    builtins_names.add(alias.asname or "builtins")
+        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == package):
+            defined.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+    return ModuleWalk(frozenset(defined), frozenset(sys_names), frozenset(mutated), reads_names,
+                      frozenset(by_def - otherwise), frozenset(builtins_names))
+
+
+def test_the_walk_by_node_class_finds_what_isinstance_tests_find():
+    root = Path(__file__).resolve().parents[1]
+    texts = [*WALKED.values(), *(path.read_text(encoding="utf-8") for path in sorted((root / "gates").rglob("*.py")))]
+    for text in texts:
+        assert walk_module(ast.parse(text), "gates") == _walked_by_isinstance(ast.parse(text), "gates")
+
+    class Renamed(ast.Name):  # a subclass of a kind the walk reads is read as that kind
+        pass
+
+    tree = ast.parse("x = 1\nimport sys as s\n")
+    tree.body[0].targets[0] = Renamed(id="y", ctx=ast.Store())
+    assert walk_module(tree, "gates") == _walked_by_isinstance(tree, "gates")

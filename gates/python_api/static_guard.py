@@ -123,8 +123,16 @@ class ModuleWalk:
     builtins_names: frozenset[str] = frozenset()  # the names `builtins` is imported as
 
 
+_WALKED_KINDS = {ast.FunctionDef: 1, ast.AsyncFunctionDef: 1, ast.ClassDef: 2, ast.Name: 3, ast.Import: 4,
+                 ast.ImportFrom: 5, ast.Global: 6, ast.Nonlocal: 6, ast.Subscript: 7, ast.Attribute: 7, ast.Call: 8}
+_WALKED = tuple(_WALKED_KINDS)
+
+
 def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
-    """`ModuleWalk` of `tree`, in one `ast.walk`; `package` is the module's top-level package."""
+    """`ModuleWalk` of `tree`, in one `ast.walk`; `package` is the module's top-level package.
+
+    Each node is looked up by its class among the few kinds the walk reads (most nodes are none of them); a node of a
+    subclass of one of them is read as that kind too, as `isinstance` would."""
     defined: set[str] = set()
     sys_names: set[str] = set()
     builtins_names: set[str] = set()
@@ -132,26 +140,30 @@ def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
     by_def: set[str] = set()
     otherwise: set[str] = set()
     reads_names = False
+    kinds = _WALKED_KINDS
     for node in nodes(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            by_def.add(node.name)
-        elif isinstance(node, ast.ClassDef):
-            otherwise.add(node.name)
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            otherwise.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            otherwise.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            otherwise.update(node.names)
-        if isinstance(node, (ast.Subscript, ast.Attribute)):
+        kind = kinds.get(node.__class__)
+        if kind is None:
+            if not isinstance(node, _WALKED):
+                continue
+            kind = next(k for cls, k in kinds.items() if isinstance(node, cls))
+        if kind == 3:  # Name
+            if not isinstance(node.ctx, ast.Load):
+                otherwise.add(node.id)
+        elif kind == 7:  # Subscript, Attribute
             name = changed_name(node)
             if name is not None:
                 mutated.add(name)
-        elif isinstance(node, ast.Call):
+        elif kind == 8:  # Call
             reads_names = reads_names or reads_a_name(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind == 1:  # FunctionDef, AsyncFunctionDef
+            by_def.add(node.name)
             defined.add(node.name)
-        elif isinstance(node, ast.Import):
+        elif kind == 2:  # ClassDef
+            otherwise.add(node.name)
+            defined.add(node.name)
+        elif kind == 4:  # Import
+            otherwise.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
             for alias in node.names:
                 if alias.name.split(".")[0] == package:
                     defined.add(alias.asname or alias.name.split(".")[0])
@@ -159,8 +171,12 @@ def walk_module(tree: ast.Module, package: str) -> ModuleWalk:
                     sys_names.add(alias.asname or "sys")
                 elif alias.name == "builtins":
                     builtins_names.add(alias.asname or "builtins")
-        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == package):
-            defined.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+        elif kind == 5:  # ImportFrom
+            otherwise.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+            if node.level or (node.module or "").split(".")[0] == package:
+                defined.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
+        else:  # Global, Nonlocal
+            otherwise.update(node.names)
     return ModuleWalk(frozenset(defined), frozenset(sys_names), frozenset(mutated), reads_names,
                       frozenset(by_def - otherwise), frozenset(builtins_names))
 
