@@ -33,12 +33,14 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && python -c "$installed
 fi
 
 if [ "$MODE" = test ]; then
+  # --no-compile: pip would byte-compile every module of torch's wheel (about 18 of its 26 s here);
+  # Python compiles the modules a run imports, once, on their first import.
   reachable="import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=5)"
   if python -c "$reachable" "$CPU_INDEX" 2>/dev/null \
-      && python -m pip install --quiet --index-url "$CPU_INDEX" "$TORCH"; then
+      && python -m pip install --quiet --no-compile --index-url "$CPU_INDEX" "$TORCH"; then
     echo "setup: $TORCH, the CPU build, from the CPU wheel index $CPU_INDEX"
   else
-    python -m pip install --quiet "$TORCH"
+    python -m pip install --quiet --no-compile "$TORCH"
     echo "setup: $TORCH from the default index (the CPU wheel index $CPU_INDEX is not reachable)"
   fi
   PYTHONWARNINGS=ignore python -m pip install --quiet -e ".[test]"

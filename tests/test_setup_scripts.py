@@ -74,7 +74,8 @@ def test_the_main_job_set_up_installs_the_package_alone(checkout):
 def test_the_test_set_up_takes_torch_from_the_cpu_index_when_it_is_reachable(checkout):
     output, calls = run(checkout, "setup.sh", "test", reachable=True)
     installs = [call for call in calls if "pip install" in call]
-    assert installs == ["python -m pip install --quiet --index-url https://download.pytorch.org/whl/cpu torch==2.13.0",
+    assert installs == ["python -m pip install --quiet --no-compile --index-url https://download.pytorch.org/whl/cpu "
+                        "torch==2.13.0",
                         "python -m pip install --quiet -e .[test]"]
     assert "torch==2.13.0, the CPU build, from the CPU wheel index https://download.pytorch.org/whl/cpu" in output
 
@@ -82,7 +83,8 @@ def test_the_test_set_up_takes_torch_from_the_cpu_index_when_it_is_reachable(che
 def test_the_test_set_up_falls_back_to_the_default_index_and_says_so(checkout):
     output, calls = run(checkout, "setup.sh", "test", reachable=False)
     installs = [call for call in calls if "pip install" in call]
-    assert installs == ["python -m pip install --quiet torch==2.13.0", "python -m pip install --quiet -e .[test]"]
+    assert installs == ["python -m pip install --quiet --no-compile torch==2.13.0",
+                        "python -m pip install --quiet -e .[test]"]
     assert "torch==2.13.0 from the default index (the CPU wheel index" in output and "is not reachable" in output
 
 
