@@ -40,9 +40,27 @@ def test_edits_that_change_no_token_keep_the_digest(edited):
     KERNEL.replace(b'"""Row sums."""', b'"""Row sums (fast)."""'),
     b"# -*- coding: latin-1 -*-\n" + KERNEL,
     KERNEL.replace(b"    return", b"\treturn"),
-], ids=["code", "default", "docstring", "coding-cookie", "indentation"])
+    KERNEL + b"# tolerance note\rrow_sum = lambda x, scale=1.0: 0.0\n",
+    KERNEL + b"# tolerance note\r\rrow_sum = None\n",
+], ids=["code", "default", "docstring", "coding-cookie", "indentation", "code-after-a-lone-carriage-return",
+        "code-after-two"])
 def test_edits_to_code_docstrings_or_the_encoding_change_the_digest(edited):
     assert python_token_digest(edited) != python_token_digest(KERNEL)
+
+
+def test_a_lone_carriage_return_ends_a_line_as_it_does_for_the_compiler():
+    # `tokenize` alone reads "# note\rrow_sum = ..." as one comment; the compiler runs what follows the \r
+    hidden = KERNEL + b"# note\rrow_sum = lambda x, scale=1.0: 0.0\n"
+    namespace = {}
+    exec(compile(hidden, "kernel.py", "exec"), namespace)
+    assert namespace["row_sum"]([1, 2]) == 0.0
+    assert python_token_digest(hidden) == python_token_digest(KERNEL + b"\nrow_sum = lambda x, scale=1.0: 0.0\n")
+    assert python_token_digest(KERNEL.replace(b"\n", b"\r")) == python_token_digest(KERNEL)
+
+
+def test_a_form_feed_keeps_the_rows_of_an_f_string_where_tokenize_counts_them():
+    plain = b'x = 1\ny = f"{x}"\n'
+    assert python_token_digest(b'x = 1  # \x0c page\ny = f"{x}"\n') == python_token_digest(plain)
 
 
 SAME_TOKENS = [KERNEL.replace(b"    return", b"    # multiply once, after the sum\n    return"),
@@ -60,7 +78,9 @@ def test_the_code_digest_tells_apart_only_files_whose_tokens_differ():
     assert code_digest(b"def f(:\n") is None
 
 
-def test_a_file_that_does_not_tokenize_has_no_digest():
+def test_a_file_that_does_not_tokenize_or_compile_has_no_digest():
+    assert python_token_digest(b"x = 1  # a NUL \x00 in a comment\n") is None  # the compiler refuses it
+    assert python_token_digest(b"return 1\n") is None  # tokenizes, does not compile
     assert python_token_digest(b"def f(:\n    '''unterminated\n") is None
 
 
