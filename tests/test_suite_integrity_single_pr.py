@@ -1,7 +1,7 @@
 """A single-pr change may edit its own tests when a verified approval given in the change covers it.
 
 Most kernel pull requests change tests with the kernel. A record that follows the single-pr process
-is never on the base branch, so no approved record at base can cover the tests it edits; what shows
+is not on the base branch while its change is open, so no approved record at base can cover the tests it edits; what shows
 that an independent reviewer saw those tests is a forge review of the pull request (or a signed
 approval commit in it) that counts for the record and was given after the last edit. Each test
 builds a repository under the forge policy with the single-pr process allowed and asks the suite
@@ -75,3 +75,33 @@ def test_a_test_edited_after_the_review_judges_the_change_again(tmp_path):
 def test_a_stacked_record_still_needs_an_approved_record_at_base_for_its_tests(tmp_path):
     repo, head = single_pr_change(tmp_path, process="stacked")
     assert unreviewed(repo, approval(head)) == [SUITE]
+
+
+def test_once_the_record_has_merged_a_reviewed_change_may_not_rewrite_the_tests_that_judge_it(tmp_path):
+    # the review of a later change ("refresh the evidence") is no approval of the record's tests: the record is on
+    # the base now, and its covers do not include them
+    repo, _ = single_pr_change(tmp_path)
+    repo.merge("a")
+    repo.branch("refresh")
+    repo.write(SUITE, repo.read(SUITE).replace("assert True", "assert 1"))
+    repo.write(REC, repo.read(REC).replace("Record tune", "Record tune, refreshed", 1))
+    later = repo.commit("Refresh the evidence", who=ADA)
+    assert unreviewed(repo, approval(later)) == [SUITE]
+
+
+def test_a_record_moved_to_another_path_is_still_the_merged_record(tmp_path):
+    repo, _ = single_pr_change(tmp_path)
+    repo.merge("a")
+    repo.branch("move")
+    repo.write(SUITE, repo.read(SUITE).replace("assert True", "assert 1"))
+    repo.write("docs/design/tune-moved.md", repo.read(REC))
+    repo.delete(REC)
+    later = repo.commit("Move the record and rewrite its tests", who=ADA)
+    change = load_change_set(repo.root, "main", "HEAD")
+    try:
+        change.forge_reviews = parse_reviews(json.dumps(approval(later)), "reviews.json")
+        ctx = GateContext(repo.root, change=change)
+        moved = load_record(repo.root / "docs/design/tune-moved.md", repo.root)
+        assert edited_suite_files(ctx, SUITE, (), moved) == [SUITE]
+    finally:
+        change.close()

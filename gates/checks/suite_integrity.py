@@ -16,7 +16,7 @@ it has:
 
 Anything else is a finding naming the declared suite and what the artifact shows ran.
 
-A record that follows the single-pr process is never on the base, so for it an edit to a judging file
+A record that follows the single-pr process is not on the base while its change is open, so for it an edit to a judging file
 is also accepted when a verified approval given in this change counts for the record (a forge review of
 the pull request or a signed approval commit in it, independent and not stale): the reviewer saw the
 tests with the kernel (`reviewed_in_change`).
@@ -319,8 +319,10 @@ def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, 
 def reviewed_in_change(record: Record, ctx: GateContext) -> bool:
     """True when `record` follows the single-pr process and a verified approval given in this change counts
     for it (a forge review of the pull request, or a signed approval commit in it, by an independent
-    reviewer, with nothing changed after it): the reviewer saw the tests the change edits, so they may
-    judge it. A single-pr record is never on the base, so no approval at base can cover its tests."""
+    reviewer, with nothing changed after it) and the change brings the record: the reviewer saw the tests the
+    change edits, so they may judge it. A single-pr record is not on the base while its change is open, so no
+    approval at base can cover its tests. Once it has merged, it is: a later change that edits the tests judging
+    it needs what any other change needs (an approved record at base covering them), or a record of its own."""
     change = ctx.change
     if change is None:
         return False
@@ -335,6 +337,8 @@ def _verified_in_change(record: Record, change) -> bool:
     record_change = next((rc for rc in change.records if rc.rel_path == record.rel_path), None)
     if record_change is None or record_change.head_front_matter is None:
         return False
+    if record_change.base_front_matter is not None or record_id_at_base(change, record_change.head_front_matter):
+        return False  # the record merged before this change: its approval was for that change's tests
     head = record_change.head_front_matter
     profile = series.profile_of(head)
     if profile is None or profile.name != "single-pr" or not series.approvals.verified_mode:
@@ -343,6 +347,14 @@ def _verified_in_change(record: Record, change) -> bool:
     verdicts = series.approvals.judge(record_id, record.rel_path, head, record_change.base_front_matter, head,
                                       of_this_change=True)
     return any(v.counts and v.approval.source in ("forge", "signed-commit") for v in verdicts)
+
+
+def record_id_at_base(change, front_matter: dict) -> bool:
+    """True when a record with this front matter's `id` is on the base (under this path or another)."""
+    record_id = front_matter.get("id")
+    return isinstance(record_id, str) and any(
+        snapshot.front_matter and snapshot.front_matter.get("id") == record_id
+        for snapshot in change.records_at_base().values())
 
 
 def approved_at_base(change, path: str) -> bool:
