@@ -195,3 +195,34 @@ def test_a_library_module_edited_after_the_measurement_makes_the_evidence_stale_
     text = messages(judge_change(repo))
     assert "evidence 'numeric-cpu' is stale: 1 bound file changed since it was measured: mathlib/rounding.py;" in text
     assert "judges it" not in text
+
+
+def with_a_registered_plugin(repo: Path, *, measured_at_base: bool) -> None:
+    """The base commit gains a pytest plugin outside the test folders and a root pytest.toml that loads it: an
+    earlier change that nothing measured with, so nothing judged it then."""
+    write(repo, "tools/__init__.py", "")
+    write(repo, "tools/speedups.py", KERNEL_SWAP)
+    write(repo, "pytest.toml", '[pytest]\naddopts = ["-p", "tools.speedups"]\n')
+    if measured_at_base:
+        measure(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base: a plugin from an earlier change")
+
+
+def test_a_plugin_an_earlier_change_registered_judges_the_first_change_measured_with_it(repo):
+    with_a_registered_plugin(repo, measured_at_base=False)
+    break_kernel(repo)
+    artifact = measure(repo)
+    assert artifact["results"]["passed"] is True and "tools/speedups.py" in artifact["sources"]
+    result = judge_change(repo)
+    assert result.status is Status.FAIL
+    assert ("tools/speedups.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
+            "artifact at base did not: it judges the measurement of suite suites/suite_numeric.py") in messages(result)
+
+
+def test_a_plugin_the_artifact_at_base_already_listed_is_no_new_judge(repo):
+    with_a_registered_plugin(repo, measured_at_base=True)
+    ops = repo / "examplepkg" / "ops.py"
+    ops.write_text(ops.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    measure(repo)
+    assert "is a pytest plugin from this repository" not in messages(judge_change(repo))

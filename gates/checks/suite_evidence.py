@@ -24,6 +24,7 @@ run merely imported is a dependency, not a judge: an edit to it only makes decla
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from textwrap import indent
 
@@ -31,7 +32,8 @@ from gates.checks.context import GateContext
 from gates.checks.evidence_refs import binding_problems, checked_artifact, declared_evidence, evidence_by_id, record_covered_files
 from gates.checks.suite_completeness import completeness_problems, plugin_files
 from gates.checks.suite_integrity import (
-    approved_at_base, bound_edit_problems, edited_suite_files, judges_the_run, ran_test_files, reviewed_in_change,
+    approved_at_base, bound_edit_problems, edited_suite_files, judges_the_run, new_plugin_problems, ran_test_files,
+    reviewed_in_change,
     suite_edit_message, suite_edit_problems,
     suite_mismatch_problems, suite_path,
 )
@@ -87,6 +89,7 @@ class JudgedResults:
     data: dict
     where: str
     command_paths: list[str] | None = None
+    path: str | None = None  # the declared artifact's repository path
 
 
 def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedResults | None) -> list[str]:
@@ -103,9 +106,27 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
     problems += [suite_edit_message(path, suite) for path in edited]
     if judged.command_paths is None:
         sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
-        problems += bound_edit_problems(record, ctx, suite, sources, judged.where, edited, ran.files,
-                                        plugin_files(judged.data, ctx, sources, suite))
+        plugins = plugin_files(judged.data, ctx, sources, suite)
+        bound = bound_edit_problems(record, ctx, suite, sources, judged.where, edited, ran.files, plugins)
+        problems += bound
+        reported = [path for path in plugins if any(message.startswith(f"{path} ") for message in bound)]
+        problems += new_plugin_problems(record, ctx, suite, plugins, _plugins_at_base(ctx, judged.path, suite),
+                                        judged.where, ran.files, reported)
     return problems
+
+
+def _plugins_at_base(ctx: GateContext, path: str | None, suite: str) -> list[str]:
+    """The repository plugins the artifact at `path` on the base commit says its run loaded (none without one)."""
+    change = ctx.change
+    text = change.read_at(change.base, path) if change is not None and path else None
+    try:
+        data = json.loads(text) if text else None
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    sources = data.get("sources") if isinstance(data.get("sources"), dict) else {}
+    return plugin_files(data, ctx, sources, suite)
 
 
 def _run_results(record: Record, ctx: GateContext, section: str, kind: str, add) -> JudgedResults | None:
@@ -134,7 +155,7 @@ def _declared_results(record: Record, ctx: GateContext, section: str, kind: str,
         return None
     artifact, problems = checked_artifact(record, ctx, entry, gate)
     findings.extend(problems)
-    return None if artifact is None else JudgedResults(artifact.data, f"evidence {entry.id!r}")
+    return None if artifact is None else JudgedResults(artifact.data, f"evidence {entry.id!r}", path=entry.path)
 
 
 def run_errors(data: dict) -> list[str]:
