@@ -91,14 +91,14 @@ def measure(repo: Path) -> dict:
     return json.loads((repo / EVIDENCE).read_text(encoding="utf-8"))
 
 
-def judge_change(repo: Path):
+def judge_change(repo: Path, run_suites: bool = False):
     """G3's result for the working tree, committed on top of the base commit."""
     base = git(repo, "rev-parse", "HEAD")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "the change")
     change = load_change_set(repo, base, "HEAD")
     try:
-        report = check_records([repo / RECORD], repo, gates=["G3"], change=change)
+        report = check_records([repo / RECORD], repo, gates=["G3"], change=change, run_suites=run_suites)
     finally:
         change.close()
     assert not report.input_errors, report.input_errors
@@ -226,3 +226,11 @@ def test_a_plugin_the_artifact_at_base_already_listed_is_no_new_judge(repo):
     ops.write_text(ops.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
     measure(repo)
     assert "is a pytest plugin from this repository" not in messages(judge_change(repo))
+
+
+def test_with_run_suites_a_plugin_an_earlier_change_registered_judges_the_change_too(repo):
+    with_a_registered_plugin(repo, measured_at_base=False)
+    break_kernel(repo)
+    text = messages(judge_change(repo, run_suites=True))
+    assert ("tools/speedups.py is a pytest plugin from this repository that the run of suites/suite_numeric.py "
+            "loaded and the artifact at base did not") in text

@@ -112,6 +112,10 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
         reported = [path for path in plugins if any(message.startswith(f"{path} ") for message in bound)]
         problems += new_plugin_problems(record, ctx, suite, plugins, _plugins_at_base(ctx, judged.path, suite),
                                         judged.where, ran.files, reported)
+    else:
+        sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
+        problems += new_plugin_problems(record, ctx, suite, plugin_files(judged.data, ctx, sources, suite),
+                                        _plugins_at_base(ctx, judged.path, suite), judged.where, ran.files)
     return problems
 
 
@@ -144,7 +148,9 @@ def _run_results(record: Record, ctx: GateContext, section: str, kind: str, add)
         add((section, "suite"), f"the run of {run.suite} reports: {error}")
     for message in run_binding_problems(record, ctx, run) + imported_edit_problems(record, ctx, run):
         add((section, "suite"), message)
-    return JudgedResults(run.data, f"the run of {run.suite}", [suite_path(run.suite)])
+    declared = [entry for entry in declared_evidence(record) if entry.kind == kind]
+    return JudgedResults(run.data, f"the run of {run.suite}", [suite_path(run.suite)],
+                         path=declared[0].path if len(declared) == 1 else None)
 
 
 def _declared_results(record: Record, ctx: GateContext, section: str, kind: str, gate: str,
