@@ -127,3 +127,20 @@ def test_tests_a_scheduling_plugin_deselects_after_collection_are_deselected_not
                 '    session.items[:] = first\n    return True\n')
     record = collection(tmp_path, "tests", files={"tests/conftest.py": conftest})
     assert (record["collected"], record["deselected"], record["not_run"], record["outcomes"]) == (4, 3, 0, {"passed": 1})
+
+
+def test_a_plugin_object_is_recorded_as_the_file_of_the_module_that_defines_it(tmp_path):
+    # an entry point may name `module:object`: an object has no __file__, the module of its class has
+    devtools = "class Devtools:\n    def pytest_runtest_setup(self, item):\n        pass\n"
+    conftest = "from tools.devtools import Devtools\n\n\ndef pytest_configure(config):\n" \
+               "    config.pluginmanager.register(Devtools(), 'devtools')\n"
+    files = {"tests/conftest.py": conftest, "tools/__init__.py": "", "tools/devtools.py": devtools,
+             "pytest.ini": "[pytest]\npythonpath = .\n"}
+    assert collection(tmp_path, "tests", files=files)["plugins"] == ["tests/conftest.py", "tools/devtools.py"]
+
+
+def test_a_plugin_module_that_drops_its_file_and_spec_is_recorded_as_unresolved(tmp_path):
+    vanish = "globals().pop('__file__', None)\nglobals().pop('__spec__', None)\n"
+    files = {"tools/__init__.py": "", "tools/vanish.py": vanish, "pytest.ini": "[pytest]\npythonpath = .\n"}
+    plugins = collection(tmp_path, "tests", "-p", "tools.vanish", files=files)["plugins"]
+    assert plugins == ["<a plugin whose file is unknown: tools.vanish>"]

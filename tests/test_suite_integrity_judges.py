@@ -234,3 +234,16 @@ def test_with_run_suites_a_plugin_an_earlier_change_registered_judges_the_change
     text = messages(judge_change(repo, run_suites=True))
     assert ("tools/speedups.py is a pytest plugin from this repository that the run of suites/suite_numeric.py "
             "loaded and the artifact at base did not") in text
+
+
+def test_a_plugin_under_the_test_folders_that_an_earlier_change_registered_judges_the_change_too(repo):
+    # adding a file under the test folders is a judge edit only where the suite's evidence binds it; one that no
+    # measurement loaded yet is caught when the first measurement loads it
+    write(repo, "suites/speedups.py", KERNEL_SWAP)
+    write(repo, "pytest.toml", '[pytest]\naddopts = ["-p", "suites.speedups"]\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base: a plugin under the test folder, registered at the top")
+    break_kernel(repo)
+    measure(repo)
+    assert ("suites/speedups.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
+            "artifact at base did not") in messages(judge_change(repo))

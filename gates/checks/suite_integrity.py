@@ -317,25 +317,23 @@ def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, 
 
 
 def new_plugin_problems(record: Record, ctx: GateContext, suite, plugins, base_plugins, where: str,
-                        ran_files=(), reported=()) -> list[str]:
-    """With `--base`: pytest plugins from the repository that the measurement loaded and the same artifact at base
-    did not list, outside the test folders and not a `conftest.py` (those judge by where they lie, so adding one is
-    an edit of a judge already), that no approved record at base covers. A plugin judges every test it runs (it can
-    replace an assertion or a result), so one that a change made part of the measurement needs review even where
-    the change did not edit it: an earlier change could add the file and register it (a `pytest11` entry point, a
-    `-p` option) while nothing measured with it yet, and so while nothing judged it."""
+                        reported=()) -> list[str]:
+    """With `--base`: pytest plugins from the repository (a conftest, a `-p` module, a `pytest11` entry point) that
+    the measurement loaded and the same artifact at base did not list, that no approved record at base covers. A
+    plugin judges every test it runs (it can replace an assertion or a result), so one that a change made part of
+    the measurement needs review even where the change did not edit it: an earlier change could add the file and
+    register it while nothing measured with it, and so while nothing judged it. A plugin whose file the run could
+    not tell (`collection_record.UNRESOLVED_PLUGIN`) is never covered."""
     change = ctx.change
     if change is None or not isinstance(suite, str):
         return []
-    folders = test_folders(suite, ran_files)
-    new = [path for path in plugins if path not in base_plugins and path not in reported and path not in ran_files
-           and PurePosixPath(path).name != "conftest.py" and not any(lies_in(path, folder) for folder in folders)]
+    new = [path for path in plugins if path not in base_plugins and path not in reported]
     if not new or reviewed_in_change(record, ctx):
         return []
     return [f"{path} is a pytest plugin from this repository that {where} loaded and the artifact at base did not: "
             f"it judges the measurement of suite {suite} (a plugin can replace what a test asserts or records), "
-            "so it needs review: cover it with an approved record at base, or move it under the test folders"
-            for path in new if not approved_at_base(change, path)]
+            "so it needs review: cover it with an approved record at base"
+            for path in new if path.startswith("<") or not approved_at_base(change, path)]
 
 
 def reviewed_in_change(record: Record, ctx: GateContext) -> bool:

@@ -23,7 +23,9 @@ its artifact's `results`. `gates.checks.suite_completeness` judges the record.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 SCHEME = "pytest-collection/1"
 PLUGIN_NAME = "design_gates_collection_record"
@@ -91,24 +93,56 @@ class CollectionRecorder:
         }
 
 
+UNRESOLVED_PLUGIN = "<a plugin whose file is unknown: {}>"
+
+
 def plugin_files(config, root: Path) -> list[str]:
     """The repository files of the plugins registered in the session (conftest files, `-p` modules,
-    `pytest_plugins` of a conftest), repository-relative: they are part of the judge."""
+    `pytest_plugins` of a conftest, `pytest11` entry points), repository-relative: they are part of the judge.
+
+    A plugin may be an object rather than a module (an entry point naming `module:object`): its file is that of
+    the module that defines its class. A plugin whose module names no file (a module that deleted its `__file__`
+    and `__spec__`) is listed as `UNRESOLVED_PLUGIN`, which no approved record can cover: it judges the run."""
     found = []
-    for _, plugin in config.pluginmanager.list_name_plugin():
-        file = getattr(plugin, "__file__", None)
-        if not isinstance(file, str):
+    for name, plugin in config.pluginmanager.list_name_plugin():
+        file = _defining_file(plugin)
+        if file == "":
             continue
-        try:
-            relative = Path(file).resolve().relative_to(root.resolve())
-        except (ValueError, OSError):
-            continue
-        if INSTALLED.intersection(relative.parts):  # an environment inside the checkout (.venv): installed, not the repository's
-            continue
-        path = relative.as_posix()
+        if file is None:
+            path = UNRESOLVED_PLUGIN.format(name)
+        else:
+            try:
+                relative = Path(file).resolve().relative_to(root.resolve())
+            except (ValueError, OSError):
+                continue
+            if INSTALLED.intersection(relative.parts):  # an environment inside the checkout (.venv): installed, not the repository's
+                continue
+            path = relative.as_posix()
         if path not in found:
             found.append(path)
     return sorted(found)
+
+
+def _defining_file(plugin) -> str | None:
+    """The file of the module a plugin is, or that defines it (its class's module for an instance); "" for a
+    module of no file (built in, frozen); None when the module cannot be told."""
+    if isinstance(plugin, ModuleType):
+        module = plugin
+    else:
+        owner = plugin if isinstance(plugin, type) or callable(plugin) and hasattr(plugin, "__code__") else type(plugin)
+        module = sys.modules.get(getattr(owner, "__module__", None) or "")
+        if module is None:
+            return None
+    spec = getattr(module, "__spec__", None)
+    origin = getattr(spec, "origin", None)
+    if isinstance(origin, str) and origin not in ("built-in", "frozen"):
+        return origin
+    file = getattr(module, "__file__", None)
+    if isinstance(file, str):
+        return file
+    if module.__name__ in sys.builtin_module_names or origin in ("built-in", "frozen"):
+        return ""
+    return None
 
 
 def folded_outcome(previous: str | None, report) -> str:
