@@ -126,3 +126,15 @@ def test_the_token_digest_is_the_same_on_every_python_version():
         "87870e90a9d9bccdef4120e42a8f09deb7a02186e17f97728e9ccd74ea67cb1f"
     assert python_token_digest(b"def f():\n    return f\"{x}\" + f'{y:{z}}'\n") == \
         "849c5f4367e0c6ef36ff1983890fd7236f4cae2321926dd1873dcfa41a0dc9c8"
+
+
+@pytest.mark.parametrize("codec, escaped", [("unicode_escape", b"\\x0a"), ("raw_unicode_escape", b"\\u000a"),
+                                            ("utf-7", b"+AAo-")])
+def test_a_line_break_a_codec_writes_in_a_comment_is_a_line_break(codec, escaped):
+    # the compiler decodes the whole file first: under these codecs an escaped newline in a comment starts a line
+    cookie = f"# -*- coding: {codec} -*-\n".encode()
+    hidden = cookie + KERNEL + b"# reference bytes: " + escaped + b"row_sum = None\n"
+    namespace = {}
+    exec(compile(hidden, "kernel.py", "exec"), namespace)
+    assert namespace["row_sum"] is None
+    assert python_token_digest(hidden) != python_token_digest(cookie + KERNEL)

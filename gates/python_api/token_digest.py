@@ -21,24 +21,26 @@ _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
 def python_token_digest(data: bytes) -> str | None:
     """SHA-256 of a Python file's token stream without comments and blank lines (scheme `python-tokens/2`):
-    each token's type name and text, positions left out, an f-string as one string token, after
-    decoding by the file's own encoding (so its coding cookie counts). The same on every Python
-    version. None when the bytes do not tokenize as Python, or do not compile on this interpreter.
+    the encoding, then each token's type name and text, positions left out, an f-string as one string
+    token. The same on every Python version. None when the bytes do not tokenize as Python, or do not
+    compile on this interpreter.
 
-    The tokens are read from the lines the compiler reads: `\r\n` and a lone `\r` end a line, as they
-    do for the compiler, which `tokenize` alone does not know (it would read `# note\rx = 2` as one
-    comment where the compiler runs `x = 2`)."""
-    data = compiler_lines(data)
+    The tokens are read from the text the compiler reads: the whole file decoded by its own encoding (so
+    its coding cookie counts), then `\r\n` and a lone `\r` ending a line. `tokenize` alone decodes line
+    by line and ends lines at `\n` only, so it would read `# note\rx = 2` as one comment where the
+    compiler runs `x = 2`, and under an escaping codec (`# coding: unicode_escape`) a `\x0a` written in a
+    comment as a comment where the compiler starts a new line."""
     if code_digest(data) is None:
         return None  # what the compiler refuses is no token stream to trust: the file is bound by its bytes
     parts = []
     try:
-        lines: list[str] = []
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = compiler_lines(data.decode(encoding))
+        # rows as tokenize counts them: split at "\n" only (str.splitlines also splits at a form feed)
+        lines = [line + "\n" for line in text.split("\n")]
+        parts.append(f"ENCODING\x1f{encoding}")
         fstring_start, depth = None, 0
-        for token in tokenize.tokenize(io.BytesIO(data).readline):
-            if token.type == tokenize.ENCODING:
-                # rows as tokenize counts them: split at "\n" only (str.splitlines also splits at a form feed)
-                lines = [line + "\n" for line in data.decode(token.string).split("\n")]
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type in _DROPPED_TOKENS:
                 continue
             if _FSTRING_START is not None and token.type == _FSTRING_START:
@@ -52,16 +54,16 @@ def python_token_digest(data: bytes) -> str | None:
                         parts.append(f"STRING\x1f{_text_between(lines, fstring_start, token.end)}")
                         fstring_start = None
                 continue
-            text = "\n" if token.type == tokenize.NEWLINE else token.string
-            parts.append(f"{tokenize.tok_name[token.type]}\x1f{text}")
+            text_of = "\n" if token.type == tokenize.NEWLINE else token.string
+            parts.append(f"{tokenize.tok_name[token.type]}\x1f{text_of}")
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
         return None
     return hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def compiler_lines(data: bytes) -> bytes:
-    """`data` with every line ending as the compiler reads it: `\r\n` and a lone `\r` become `\n`."""
-    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+def compiler_lines(text: str) -> str:
+    """`text` with every line ending as the compiler reads it: `\r\n` and a lone `\r` become `\n`."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _text_between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
