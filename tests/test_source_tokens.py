@@ -138,3 +138,21 @@ def test_a_line_break_a_codec_writes_in_a_comment_is_a_line_break(codec, escaped
     exec(compile(hidden, "kernel.py", "exec"), namespace)
     assert namespace["row_sum"] is None
     assert python_token_digest(hidden) != python_token_digest(cookie + KERNEL)
+
+
+@pytest.mark.parametrize("shadow", ["kernel/__init__.py", "kernel.cpython-311-x86_64-linux-gnu.so", "kernel.pyd"])
+def test_a_package_or_extension_that_python_imports_instead_of_a_bound_module_makes_it_stale(tmp_path, shadow):
+    (tmp_path / "kernel.py").write_bytes(KERNEL)
+    artifact = measured(tmp_path, tokens=True)
+    assert stale_sources(artifact, tmp_path) == []
+    (tmp_path / shadow).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / shadow).write_bytes(b"def row_sum(x, scale=1.0):\n    return 0.0\n")
+    assert stale_sources(artifact, tmp_path) == ["kernel.py"]
+
+
+def test_a_namespace_folder_of_the_same_name_does_not_shadow_a_module(tmp_path):
+    (tmp_path / "kernel.py").write_bytes(KERNEL)
+    artifact = measured(tmp_path, tokens=True)
+    (tmp_path / "kernel").mkdir()
+    (tmp_path / "kernel" / "notes.py").write_bytes(b"")
+    assert stale_sources(artifact, tmp_path) == []

@@ -192,18 +192,40 @@ def load_artifact(rel_path: str, repo_root) -> EvidenceArtifact:
 def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None, token_hasher=None) -> list[str]:
     """Source files whose working tree differs from what the artifact measured (or that are gone): the
     SHA-256 of their bytes differs, and, for a Python file the artifact also binds by its token stream
-    (`source_tokens`, scheme python-tokens/2), so does that (a comment-only edit keeps it fresh)."""
+    (`source_tokens`, scheme python-tokens/2), so does that (a comment-only edit keeps it fresh). A module
+    that Python would no longer import from its file (`shadowing_files`) counts as changed too."""
     hasher = hasher or _hash_in_repo
     token_hasher = token_hasher or _token_hash_in_repo
     tokens = recorded_token_digests(artifact.data)
     changed = []
     for source, expected in sorted(artifact.sources.items()):
-        if hasher(Path(repo_root), source) == expected:
-            continue
-        if source in tokens and token_hasher(Path(repo_root), source) == tokens[source]:
-            continue
-        changed.append(source)
+        same = hasher(Path(repo_root), source) == expected or \
+            source in tokens and token_hasher(Path(repo_root), source) == tokens[source]
+        if not same or shadowing_files(Path(repo_root), source):
+            changed.append(source)
     return changed
+
+
+def shadowing_files(repo_root: Path, rel_path: str) -> list[str]:
+    """The files Python would import in place of module file `rel_path` (`x/m.py`): a package of the same name
+    (`x/m/__init__.*`, which the import system prefers to a module) or an extension module beside it
+    (`x/m.*.so`, `x/m.pyd`, tried before the source). A new one changes what the measured code is without
+    changing a bound file."""
+    pure = Path(rel_path)
+    if pure.suffix != ".py" or pure.name == "__init__.py":
+        return []
+    folder = resolve_inside(repo_root, str(pure.parent)) if str(pure.parent) != "." else Path(repo_root)
+    if folder is None or not folder.is_dir():
+        return []
+    stem = pure.stem
+    found = []
+    package = folder / stem
+    if package.is_dir():
+        found += [f"{pure.parent / stem / entry.name}" for entry in sorted(package.iterdir())
+                  if entry.name.split(".")[0] == "__init__" and entry.is_file()]
+    found += [f"{pure.parent / entry.name}" for entry in sorted(folder.iterdir())
+              if entry.name.startswith(stem + ".") and entry.suffix in (".so", ".pyd") and entry.is_file()]
+    return [Path(path).as_posix() for path in found]
 
 
 def verify_sha256(artifact: EvidenceArtifact, expected: str) -> bool:
