@@ -322,12 +322,15 @@ def new_plugin_problems(record: Record, ctx: GateContext, suite, plugins, base_p
     the measurement loaded and the same artifact at base did not list, that no approved record at base covers. A
     plugin judges every test it runs (it can replace an assertion or a result), so one that a change made part of
     the measurement needs review even where the change did not edit it: an earlier change could add the file and
-    register it while nothing measured with it, and so while nothing judged it. A plugin whose file the run could
-    not tell (`collection_record.UNRESOLVED_PLUGIN`) is never covered."""
+    register it while nothing measured with it, and so while nothing judged it. A `conftest.py` is left to the
+    rule for pytest configuration (`edited_suite_files`), which judges it by where it lies, added or edited, and so
+    does not wait for a measurement to load it. A plugin whose file the run could not tell
+    (`collection_record.UNRESOLVED_PLUGIN`) is never covered."""
     change = ctx.change
     if change is None or not isinstance(suite, str):
         return []
-    new = [path for path in plugins if path not in base_plugins and path not in reported]
+    new = [path for path in plugins if path not in base_plugins and path not in reported
+           and PurePosixPath(path).name != "conftest.py"]
     if not new or reviewed_in_change(record, ctx):
         return []
     return [f"{path} is a pytest plugin from this repository that {where} loaded and the artifact at base did not: "
