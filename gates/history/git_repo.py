@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import shutil
+import subprocess
+import tempfile
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Callable, Sequence
 
 import git
 
+from gates.history import reused_checkouts
 from gates.history.partial_checkout import below
 from gates.model.errors import GitContextError, InputError
 from gates.model.paths import not_utf8_name
@@ -657,7 +659,31 @@ def checked_out_tree(repo_root, rev: str, whole: Sequence[str] | None = None, to
     A part of the tree only, where `whole` is given: every file below the folders `whole` names,
     and of each folder `tops` names (and of the top folder) the files in it, its other folders
     made empty. What reads such a part must check it found there what the whole tree holds
-    (`gates.history.partial_checkout.holds`)."""
+    (`gates.history.partial_checkout.holds`).
+
+    Inside a `gates.history.reused_checkouts.reused_checkouts()` block, the folder is instead one kept from an
+    earlier checkout of the same part, brought to this commit's tree and checked to hold exactly it."""
+    checkouts = reused_checkouts.in_effect()
+    if checkouts is None:
+        with _fresh_checkout(repo_root, rev, whole, tops) as folder:
+            yield folder
+        return
+    repo, reader, git_dir = _kept_repo(checkouts, repo_root)
+    sha = _resolve_or_fail(reader, rev, "head")
+    items = _checkout_items(repo, sha, whole, tops)
+    if not reused_checkouts.reusable(items):
+        with _fresh_checkout(repo_root, rev, whole, tops) as folder:
+            yield folder
+        return
+    key = (None if whole is None else tuple(whole), tuple(tops))
+    with checkouts.checkout(git_dir / "design-gates", sha, key, items,
+                            lambda shas: _blob_contents(repo, shas, sha)) as folder:
+        yield folder
+
+
+@contextmanager
+def _fresh_checkout(repo_root, rev: str, whole: Sequence[str] | None, tops: Sequence[str]):
+    """`checked_out_tree` written afresh into a new folder, removed afterwards."""
     repo = _open_repo(Path(repo_root))
     reader = _GitReader(repo)
     sha = _resolve_or_fail(reader, rev, "head")
@@ -675,8 +701,7 @@ def checked_out_tree(repo_root, rev: str, whole: Sequence[str] | None = None, to
                 elif item.type == "tree":
                     (folder / item.path).mkdir(parents=True, exist_ok=True)
         except ValueError as exc:  # GitPython's word for an object the clone does not have
-            raise GitContextError(_missing_object(str(exc).split("'")[1] if "'" in str(exc) else "?",
-                                                  f"a file of {sha[:12]}")) from None
+            raise _missing_file(exc, sha) from None
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -685,6 +710,57 @@ def checked_out_tree(repo_root, rev: str, whole: Sequence[str] | None = None, to
         except OSError:
             pass
         repo.close()
+
+
+def _missing_file(exc: ValueError, sha: str) -> GitContextError:
+    """GitPython's error for an object the clone does not have, as the error a checkout of `sha` reports."""
+    return GitContextError(_missing_object(str(exc).split("'")[1] if "'" in str(exc) else "?", f"a file of {sha[:12]}"))
+
+
+def _kept_repo(checkouts, repo_root) -> tuple[git.Repo, _GitReader, Path]:
+    """(repository handle, reader, git directory) of `repo_root`, opened once for the checkouts of a run."""
+    key = ("repository", str(Path(repo_root).resolve()))
+    if key not in checkouts.repos:
+        repo = _open_repo(Path(repo_root))
+        reader = _GitReader(repo)
+        git_dir = Path(_text(reader.run("rev-parse", "--absolute-git-dir")).strip())
+        checkouts.repos[key] = (repo, reader, git_dir)
+        checkouts.closers.append(repo.close)
+    return checkouts.repos[key]
+
+
+def _checkout_items(repo: git.Repo, sha: str, whole: Sequence[str] | None, tops: Sequence[str]
+                    ) -> list[reused_checkouts.Item]:
+    """(type, path, mode, object id) of each blob and tree a checkout of commit `sha` writes, in the order
+    `_fresh_checkout` writes them."""
+    try:
+        tree = repo.commit(sha).tree
+        return [(item.type, item.path, item.mode, item.hexsha)
+                for item in (tree.traverse() if whole is None else _partial_items(tree, whole, tops))
+                if item.type in ("blob", "tree")]
+    except ValueError as exc:
+        raise _missing_file(exc, sha) from None
+
+
+def _blob_contents(repo: git.Repo, shas: Sequence[str], commit: str) -> dict[str, bytes]:
+    """The contents of the objects `shas`, read with one `git cat-file --batch`; `GitContextError` (exit 2) for
+    one the clone does not have (a file of `commit`)."""
+    command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", "cat-file", "--batch"]
+    done = subprocess.run(command, input="".join(f"{sha}\n" for sha in shas).encode("ascii"),
+                          cwd=repo.working_tree_dir, capture_output=True, check=False)
+    if done.returncode != 0:
+        raise GitContextError(f"git cat-file could not read the files of {commit[:12]}: "
+                              f"{_text(done.stderr).strip() or f'exit {done.returncode}'}")
+    out, at, found = done.stdout, 0, {}
+    for sha in shas:
+        end = out.index(b"\n", at)
+        header = out[at:end].split()
+        if len(header) != 3:
+            raise GitContextError(_missing_object(sha, f"a file of {commit[:12]}"))
+        size = int(header[2])
+        found[sha] = out[end + 1:end + 1 + size]
+        at = end + 1 + size + 1
+    return found
 
 
 def _partial_items(tree, whole: Sequence[str], tops: Sequence[str]):

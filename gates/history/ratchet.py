@@ -165,21 +165,23 @@ def _judge(history, repo_root, shas: list[str], result: HistoryResult, folder, p
     """Judge each commit of `shas` (oldest first) as its own change, adding its findings to `result`."""
     from gates.history import check_change
     from gates.history.forge_reviews import reviews_for_merge
+    from gates.history.reused_checkouts import reused_checkouts
 
-    for change in history.change_sets(repo_root, shas):
-        sha = change.head
-        if change.read_bytes_at(change.base, policy_path) is None:
-            result.without_policy.append(sha)
-        if folder is not None:
-            change.forge_reviews, missing = reviews_for_merge(folder, sha, repo_root)
-            change.forge_reviews_missing = missing or change.forge_reviews_missing
-        else:
-            change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
-        findings = check_change(change, {}, repo_root, judge_is_newer=True)
-        if _only_sets_the_first_ratchet(history, sha, policy_path):
-            findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
-        result.findings += findings
-        heap.commit_done()
+    with reused_checkouts():  # G5's import fallback brings one commit's checkouts to the next commit's trees
+        for change in history.change_sets(repo_root, shas):
+            sha = change.head
+            if change.read_bytes_at(change.base, policy_path) is None:
+                result.without_policy.append(sha)
+            if folder is not None:
+                change.forge_reviews, missing = reviews_for_merge(folder, sha, repo_root)
+                change.forge_reviews_missing = missing or change.forge_reviews_missing
+            else:
+                change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
+            findings = check_change(change, {}, repo_root, judge_is_newer=True)
+            if _only_sets_the_first_ratchet(history, sha, policy_path):
+                findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
+            result.findings += findings
+            heap.commit_done()
 
 
 def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:
