@@ -9,6 +9,7 @@ import marshal
 import tokenize
 import types
 import warnings
+from functools import lru_cache
 
 TOKEN_SCHEME = "python-tokens/2"
 _DROPPED_TOKENS = (tokenize.COMMENT, tokenize.NL)
@@ -74,6 +75,7 @@ def _text_between(lines: list[str], start: tuple[int, int], end: tuple[int, int]
     return lines[row_a - 1][col_a:] + "".join(lines[row_a:row_b - 1]) + lines[row_b - 1][:col_b]
 
 
+@lru_cache(maxsize=512)  # G5 asks for the code digest, then the token digest (which compiles too), of one text
 def code_digest(data: bytes) -> str | None:
     """SHA-256 of the code a Python file compiles to on this interpreter, without line and column numbers: the same
     for two files whose token digests (`python_token_digest`) are the same, so two different code digests tell two
