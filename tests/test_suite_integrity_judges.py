@@ -247,3 +247,15 @@ def test_a_plugin_under_the_test_folders_that_an_earlier_change_registered_judge
     measure(repo)
     assert ("suites/speedups.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
             "artifact at base did not") in messages(judge_change(repo))
+
+
+def test_a_conftest_outside_the_suite_s_folders_loaded_by_name_is_a_plugin_like_any_other(repo):
+    write(repo, "tools/__init__.py", "")
+    write(repo, "tools/conftest.py", KERNEL_SWAP)
+    write(repo, "pytest.toml", '[pytest]\naddopts = ["-p", "tools.conftest"]\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base: a plugin named conftest.py, outside the suite's folders")
+    break_kernel(repo)
+    measure(repo)
+    assert ("tools/conftest.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
+            "artifact at base did not") in messages(judge_change(repo))

@@ -111,11 +111,11 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
         problems += bound
         reported = [path for path in plugins if any(message.startswith(f"{path} ") for message in bound)]
         problems += new_plugin_problems(record, ctx, suite, plugins, _plugins_at_base(ctx, judged.path, suite),
-                                        judged.where, reported)
+                                        judged.where, ran.files, reported)
     else:
         sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
         problems += new_plugin_problems(record, ctx, suite, plugin_files(judged.data, ctx, sources, suite),
-                                        _plugins_at_base(ctx, judged.path, suite), judged.where)
+                                        _plugins_at_base(ctx, judged.path, suite), judged.where, ran.files)
     return problems
 
 

@@ -317,20 +317,21 @@ def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, 
 
 
 def new_plugin_problems(record: Record, ctx: GateContext, suite, plugins, base_plugins, where: str,
-                        reported=()) -> list[str]:
+                        ran_files=(), reported=()) -> list[str]:
     """With `--base`: pytest plugins from the repository (a conftest, a `-p` module, a `pytest11` entry point) that
     the measurement loaded and the same artifact at base did not list, that no approved record at base covers. A
     plugin judges every test it runs (it can replace an assertion or a result), so one that a change made part of
     the measurement needs review even where the change did not edit it: an earlier change could add the file and
-    register it while nothing measured with it, and so while nothing judged it. A `conftest.py` is left to the
-    rule for pytest configuration (`edited_suite_files`), which judges it by where it lies, added or edited, and so
-    does not wait for a measurement to load it. A plugin whose file the run could not tell
+    register it while nothing measured with it, and so while nothing judged it. A `conftest.py` along the suite or
+    a test that ran is left to the rule for pytest configuration (`edited_suite_files`), which judges it by where it
+    lies, added or edited, and so does not wait for a measurement to load it; one elsewhere (loaded by name, as
+    `-p tools.conftest` or `pytest_plugins`) is a plugin like any other. A plugin whose file the run could not tell
     (`collection_record.UNRESOLVED_PLUGIN`) is never covered."""
     change = ctx.change
     if change is None or not isinstance(suite, str):
         return []
-    new = [path for path in plugins if path not in base_plugins and path not in reported
-           and PurePosixPath(path).name != "conftest.py"]
+    configuration = set(suite_files(suite, ran_files))
+    new = [path for path in plugins if path not in base_plugins and path not in reported and path not in configuration]
     if not new or reviewed_in_change(record, ctx):
         return []
     return [f"{path} is a pytest plugin from this repository that {where} loaded and the artifact at base did not: "
