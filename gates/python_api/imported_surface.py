@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -236,6 +238,36 @@ def imported_entries(folder: Path, module: str, roots, internal_decorators=(), t
     return reading.entries, reading.exports
 
 
+def _run_alone(command: list[str], folder: Path, env: dict, timeout: float) -> subprocess.CompletedProcess:
+    """Run the import in a session of its own and, when it ends, kill whatever it left running in that session: a
+    process the imported code started must not outlive the reading and change the checkout the next reading uses.
+    Its output goes to files, not pipes, so a process it left holding them does not keep the reading waiting."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(command, cwd=folder, env=env, stdout=out, stderr=err,
+                                   start_new_session=hasattr(os, "killpg"))
+        try:
+            process.wait(timeout=timeout)
+        finally:
+            _kill_session(process)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(command, process.returncode, out.read(), err.read())
+
+
+def _kill_session(process: subprocess.Popen) -> None:
+    if hasattr(os, "killpg"):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if process.poll() is None:
+        process.kill()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
 def read_by_importing(folder: Path, module: str, roots, internal_decorators=(), timeout: float = 300.0
                       ) -> ImportedReading:
     """`module` imported from the files in `folder` (with `folder/<root>` for each package root on `sys.path`) in a
@@ -244,8 +276,8 @@ def read_by_importing(folder: Path, module: str, roots, internal_decorators=(), 
     env = {key: value for key, value in os.environ.items() if key in _KEPT or key.startswith(_KEPT_PREFIXES)}
     env.update(PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
     try:
-        done = subprocess.run([sys.executable, "-c", _SCRIPT, module, json.dumps(list(internal_decorators)), _MARK],
-                              cwd=folder, env=env, capture_output=True, timeout=timeout, check=False)
+        done = _run_alone([sys.executable, "-c", _SCRIPT, module, json.dumps(list(internal_decorators)), _MARK],
+                          folder, env, timeout)
     except subprocess.TimeoutExpired:
         return ImportedReading(error=f"importing {module} took longer than {timeout:.0f} s")
     out = done.stdout.decode("utf-8", errors="replace")
