@@ -563,7 +563,9 @@ class _Imports:
                 return replace(side, error=f"{side.error}; importing it in a subprocess failed too ({failed[0]}{hint})") \
                     if side is not None and side.error else side
             return also(old), also(new), None
-        reason = unreadable[0].error
+        reasons = {label: side.error for label, side in (("base", old), ("head", new)) if side is not None and side.error}
+        reason = next(iter(reasons.values())) if len(set(reasons.values())) == 1 else \
+            "; ".join(f"at {label}: {error}" for label, error in reasons.items())  # the head's own, where it differs
         for ref, path, side in ((change.merge_base, old_path, imported[0]), (change.head, new_path, imported[1])):
             source = change.read_at(ref, path) if side is not None and path else None
             outline = outline_names(source) if source is not None else set()
