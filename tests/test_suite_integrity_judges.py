@@ -259,3 +259,23 @@ def test_a_conftest_outside_the_suite_s_folders_loaded_by_name_is_a_plugin_like_
     measure(repo)
     assert ("tools/conftest.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
             "artifact at base did not") in messages(judge_change(repo))
+
+
+def test_an_artifact_file_at_base_that_no_approved_record_pinned_says_nothing_about_plugins(repo):
+    # an earlier change leaves a decoy at a new path listing its plugin; the change then moves the record's evidence
+    # there: what counts is what the record, approved at base, pinned
+    with_a_registered_plugin(repo, measured_at_base=False)
+    measure(repo)
+    (repo / "evidence" / "decoy.json").write_bytes((repo / EVIDENCE).read_bytes())
+    git(repo, "checkout", "--", RECORD, EVIDENCE)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base: an unreferenced artifact that lists the plugin")
+    break_kernel(repo)
+    measure(repo)
+    (repo / "evidence" / "decoy.json").write_bytes((repo / EVIDENCE).read_bytes())
+    git(repo, "checkout", "--", EVIDENCE)
+    record = repo / RECORD
+    record.write_text(record.read_text(encoding="utf-8").replace("evidence/numeric-cpu.json", "evidence/decoy.json"),
+                      encoding="utf-8")
+    assert ("tools/speedups.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
+            "artifact at base did not") in messages(judge_change(repo))

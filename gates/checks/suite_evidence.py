@@ -24,6 +24,7 @@ run merely imported is a dependency, not a judge: an edit to it only makes decla
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from textwrap import indent
@@ -89,7 +90,7 @@ class JudgedResults:
     data: dict
     where: str
     command_paths: list[str] | None = None
-    path: str | None = None  # the declared artifact's repository path
+    kind: str = ""  # numeric or bitwise
 
 
 def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedResults | None) -> list[str]:
@@ -110,27 +111,47 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
         bound = bound_edit_problems(record, ctx, suite, sources, judged.where, edited, ran.files, plugins)
         problems += bound
         reported = [path for path in plugins if any(message.startswith(f"{path} ") for message in bound)]
-        problems += new_plugin_problems(record, ctx, suite, plugins, _plugins_at_base(ctx, judged.path, suite),
+        problems += new_plugin_problems(record, ctx, suite, plugins, _plugins_at_base(ctx, record, judged.kind, suite),
                                         judged.where, ran.files, reported)
     else:
         sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
         problems += new_plugin_problems(record, ctx, suite, plugin_files(judged.data, ctx, sources, suite),
-                                        _plugins_at_base(ctx, judged.path, suite), judged.where, ran.files)
+                                        _plugins_at_base(ctx, record, judged.kind, suite), judged.where, ran.files)
     return problems
 
 
-def _plugins_at_base(ctx: GateContext, path: str | None, suite: str) -> list[str]:
-    """The repository plugins the artifact at `path` on the base commit says its run loaded (none without one)."""
+def _plugins_at_base(ctx: GateContext, record: Record, kind: str, suite: str) -> list[str]:
+    """The repository plugins that the record's own `kind` artifacts at the base commit say their runs loaded: the
+    artifacts the record, approved there, pinned, each read at base and matching its pin. None where the record was
+    not approved at base or pinned no such artifact: then every plugin of the change's run is new. A file that only
+    sits at the artifact's path on the base, pinned by nothing reviewed, says nothing (an earlier change could write
+    a decoy there listing the plugin it adds)."""
     change = ctx.change
-    text = change.read_at(change.base, path) if change is not None and path else None
-    try:
-        data = json.loads(text) if text else None
-    except ValueError:
+    if change is None:
         return []
-    if not isinstance(data, dict):
+    record_id = record.get("id")
+    snapshots = list(change.records_at_base().values())
+    if not any(snapshot.rel_path == record.rel_path for snapshot in snapshots):
+        snapshots.append(change.record_at(change.base, record.rel_path))  # a record outside the records folders
+    at_base = [snapshot.front_matter for snapshot in snapshots
+               if snapshot is not None and snapshot.front_matter and snapshot.front_matter.get("id") == record_id]
+    if len(at_base) != 1 or at_base[0].get("record_status") != "approved":
         return []
-    sources = data.get("sources") if isinstance(data.get("sources"), dict) else {}
-    return plugin_files(data, ctx, sources, suite)
+    found: list[str] = []
+    for entry in at_base[0].get("evidence") or []:
+        if not isinstance(entry, dict) or entry.get("kind") != kind or not isinstance(entry.get("path"), str):
+            continue
+        data = change.read_bytes_at(change.base, entry["path"])
+        if data is None or hashlib.sha256(data).hexdigest() != str(entry.get("sha256", "")).lower():
+            continue
+        try:
+            artifact = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(artifact, dict):
+            sources = artifact.get("sources") if isinstance(artifact.get("sources"), dict) else {}
+            found += plugin_files(artifact, ctx, sources, suite)
+    return list(dict.fromkeys(found))
 
 
 def _run_results(record: Record, ctx: GateContext, section: str, kind: str, add) -> JudgedResults | None:
@@ -148,9 +169,7 @@ def _run_results(record: Record, ctx: GateContext, section: str, kind: str, add)
         add((section, "suite"), f"the run of {run.suite} reports: {error}")
     for message in run_binding_problems(record, ctx, run) + imported_edit_problems(record, ctx, run):
         add((section, "suite"), message)
-    declared = [entry for entry in declared_evidence(record) if entry.kind == kind]
-    return JudgedResults(run.data, f"the run of {run.suite}", [suite_path(run.suite)],
-                         path=declared[0].path if len(declared) == 1 else None)
+    return JudgedResults(run.data, f"the run of {run.suite}", [suite_path(run.suite)], kind=kind)
 
 
 def _declared_results(record: Record, ctx: GateContext, section: str, kind: str, gate: str,
@@ -161,7 +180,7 @@ def _declared_results(record: Record, ctx: GateContext, section: str, kind: str,
         return None
     artifact, problems = checked_artifact(record, ctx, entry, gate)
     findings.extend(problems)
-    return None if artifact is None else JudgedResults(artifact.data, f"evidence {entry.id!r}", path=entry.path)
+    return None if artifact is None else JudgedResults(artifact.data, f"evidence {entry.id!r}", kind=kind)
 
 
 def run_errors(data: dict) -> list[str]:

@@ -267,6 +267,10 @@ class ChangeSet:
                 paths.append(change.path)
         return paths
 
+    def record_at(self, ref: str, path: str) -> RecordSnapshot | None:
+        """The record at `path` in `ref` (None where there is no file), parsed once per blob."""
+        return self._reader.snapshot(ref, path)
+
     def records_at_base(self) -> dict[str, RecordSnapshot]:
         """Every record at the base commit (below `record_dirs`), by id (file stem)."""
         if self._base_records is None:
