@@ -279,3 +279,22 @@ def test_an_artifact_file_at_base_that_no_approved_record_pinned_says_nothing_ab
                       encoding="utf-8")
     assert ("tools/speedups.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
             "artifact at base did not") in messages(judge_change(repo))
+
+
+@pytest.mark.parametrize("path, text", [
+    ("devtools-0.1.dist-info/entry_points.txt", "[pytest11]\ndevtools = tools.speedups\n"),
+    ("pyproject.toml", '[project]\nname = "example"\n\n[project.entry-points.pytest11]\ndevtools = "tools.speedups"\n'),
+    ("setup.cfg", "[options.entry_points]\npytest11 =\n    devtools = tools.speedups\n"),
+])
+def test_a_change_that_registers_a_pytest_plugin_judges_every_suite(repo, path, text):
+    # a pytest11 entry point loads its plugin into every run, wherever the plugin lies: registering one is writing
+    # the judge, even before any measurement loads it
+    write(repo, path, text)
+    assert f"{path} is edited by this change and judges it (suite suites/suite_numeric.py)" in messages(
+        judge_change(repo))
+
+
+def test_project_metadata_without_plugin_entry_points_judges_nothing(repo):
+    write(repo, "pyproject.toml", '[project]\nname = "example"\nversion = "0.2"\n')
+    write(repo, "tools-0.1.dist-info/entry_points.txt", "[console_scripts]\ntool = tools.cli:main\n")
+    assert "judges it" not in messages(judge_change(repo))

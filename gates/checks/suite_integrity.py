@@ -242,6 +242,53 @@ def _edits_pytest_section(change, path: str, folders) -> bool:
     return _pytest_section(change.read_at(change.base, path), header) != _pytest_section(change.read_at(change.head, path), header)
 
 
+# Where a repository registers pytest plugins that load into every run, wherever its tests lie: `pytest11` entry
+# points, in an installed distribution's metadata committed to the tree or in the project's own metadata.
+_ENTRY_POINT_SECTIONS = ("pytest11",)
+
+
+def edits_plugin_registration(change, path: str) -> bool:
+    """True when `path` registers pytest plugins (a `pytest11` entry point) and the change edits what it registers:
+    an `entry_points.txt` of a `.dist-info`/`.egg-info` folder, the entry points of a `pyproject.toml`, `setup.cfg`
+    or `setup.py`. Such a plugin loads into every suite's run, so it judges every suite, wherever it lies."""
+    pure = PurePosixPath(path)
+    base, head = change.read_at(change.base, path), change.read_at(change.head, path)
+    if pure.name == "entry_points.txt" and pure.parent.suffix in (".dist-info", ".egg-info"):
+        return _ini_section(base, "pytest11") != _ini_section(head, "pytest11")
+    if pure.name == "pyproject.toml":
+        return _toml_plugin_tables(base) != _toml_plugin_tables(head)
+    if pure.name == "setup.cfg":
+        return _ini_section(base, "options.entry_points") != _ini_section(head, "options.entry_points")
+    if pure.name == "setup.py":
+        return base != head and any("pytest11" in (text or "") for text in (base, head))
+    return False
+
+
+def _ini_section(text: str | None, name: str) -> str:
+    """The lines of the `[name]` section of an INI-style text (`entry_points.txt`, `setup.cfg`)."""
+    lines, inside = [], False
+    for line in (text or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = stripped.strip("[] ").lower() == name
+        elif inside and stripped:
+            lines.append(stripped)
+    return "\n".join(lines)
+
+
+def _toml_plugin_tables(text: str | None) -> str:
+    """The lines of every table of a pyproject.toml that names `pytest11` (PEP 621 entry points, Poetry plugins),
+    and of the `entry-points` tables that could hold it inline."""
+    lines, inside = [], False
+    for line in (text or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = "pytest11" in stripped or "entry-points" in stripped or stripped.startswith("[tool.poetry.plugins")
+        if inside and stripped:
+            lines.append(stripped)
+    return "\n".join(lines)
+
+
 def edited_suite_files(ctx: GateContext, suite, ran_files=(), record: Record | None = None) -> list[str]:
     """With `--base`: the judging suite, or a file configuring pytest along it (or along a test file that
     ran), that the change edits and no approved record at base covers (nor, for a single-pr record, a
@@ -255,7 +302,7 @@ def edited_suite_files(ctx: GateContext, suite, ran_files=(), record: Record | N
     edited = [path for path in change.changed_paths()
               if any(name in judging or (not root.endswith(".py") and lies_in(name, root))
                      for name in change.path_names(path))
-              or _edits_pytest_section(change, path, folders)]
+              or _edits_pytest_section(change, path, folders) or edits_plugin_registration(change, path)]
     if edited and record is not None and reviewed_in_change(record, ctx):
         return []
     return [path for path in edited if not approved_at_base(change, path)]
