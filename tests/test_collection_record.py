@@ -115,8 +115,17 @@ def test_a_data_file_the_run_reads_is_bound_to_the_evidence(tmp_path):
 def test_a_plugin_installed_in_an_environment_inside_the_checkout_is_not_a_repository_file(tmp_path):
     conftest = ("import pathlib\nimport sys\n\nsys.path.insert(0, str(pathlib.Path(__file__).parents[1] / '.venv' / 'lib' / "
                 "'python3' / 'site-packages'))\npytest_plugins = ['extra_plugin']\n")
-    files = {"tests/conftest.py": conftest, ".venv/lib/python3/site-packages/extra_plugin.py": ""}
+    files = {"tests/conftest.py": conftest, ".venv/lib/python3/site-packages/extra_plugin.py": "",
+             ".gitignore": ".venv/\n"}
     assert collection(tmp_path, "tests", files=files)["plugins"] == ["tests/conftest.py"]
+
+
+def test_a_committed_folder_named_site_packages_is_the_repository_s(tmp_path):
+    conftest = ("import pathlib\nimport sys\n\nsys.path.insert(0, str(pathlib.Path(__file__).parents[1] / 'vendor' / "
+                "'site-packages'))\npytest_plugins = ['extra_plugin']\n")
+    files = {"tests/conftest.py": conftest, "vendor/site-packages/extra_plugin.py": ""}
+    assert collection(tmp_path, "tests", files=files)["plugins"] == ["tests/conftest.py",
+                                                                     "vendor/site-packages/extra_plugin.py"]
 
 
 def test_tests_a_scheduling_plugin_deselects_after_collection_are_deselected_not_unrun(tmp_path):

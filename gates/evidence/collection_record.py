@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import ModuleType
 
 SCHEME = "pytest-collection/1"
 PLUGIN_NAME = "design_gates_collection_record"
 LISTED_DESELECTED = 20
-INSTALLED = {"site-packages", "dist-packages"}
 SET_UP = "set up"  # an item whose setup passed and whose call has not reported yet
 
 
@@ -115,12 +114,40 @@ def plugin_files(config, root: Path) -> list[str]:
                 relative = Path(file).resolve().relative_to(root.resolve())
             except (ValueError, OSError):
                 continue
-            if INSTALLED.intersection(relative.parts):  # an environment inside the checkout (.venv): installed, not the repository's
-                continue
             path = relative.as_posix()
+            if _installed(Path(file)) or _ignored_environment(root, path):
+                continue  # an environment inside the checkout (.venv): installed, not the repository's
         if path not in found:
             found.append(path)
     return sorted(found)
+
+
+def _ignored_environment(root: Path, path: str) -> bool:
+    """True for a file of a package environment that git ignores inside the checkout (a `.venv` other than the
+    running one): a folder named site-packages that the repository commits is the repository's."""
+    if not {"site-packages", "dist-packages"} & set(PurePosixPath(path).parts):
+        return False
+    from gates.history.git_repo import ignored_paths
+
+    try:
+        return path in ignored_paths(root, [path])
+    except Exception:  # noqa: BLE001 - no git to ask: the file counts as the repository's
+        return False
+
+
+def _installed(file: Path) -> bool:
+    """True when `file` lies in a folder this interpreter installs packages into (its environment's site-packages,
+    the user's): a folder merely named site-packages that the repository commits is the repository's."""
+    import site
+    import sysconfig
+
+    folders = {sysconfig.get_paths().get(key) for key in ("purelib", "platlib")}
+    folders |= set(getattr(site, "getsitepackages", lambda: [])()) | {getattr(site, "getusersitepackages", lambda: None)()}
+    try:
+        resolved = file.resolve()
+    except OSError:
+        return False
+    return any(folder and resolved.is_relative_to(Path(folder).resolve()) for folder in folders)
 
 
 def _defining_file(plugin) -> str | None:
