@@ -236,28 +236,24 @@ def test_with_run_suites_a_plugin_an_earlier_change_registered_judges_the_change
             "loaded and the artifact at base did not") in text
 
 
-def test_a_plugin_under_the_test_folders_that_an_earlier_change_registered_judges_the_change_too(repo):
-    # adding a file under the test folders is a judge edit only where the suite's evidence binds it; one that no
-    # measurement loaded yet is caught when the first measurement loads it
-    write(repo, "suites/speedups.py", KERNEL_SWAP)
-    write(repo, "pytest.toml", '[pytest]\naddopts = ["-p", "suites.speedups"]\n')
+@pytest.mark.parametrize("plugin, module", [
+    # a file under the test folders is a judge edit only where the suite's evidence binds it: one that no measurement
+    # loaded yet is caught when the first measurement loads it
+    ("suites/speedups.py", "suites.speedups"),
+    # a conftest.py outside the suite's folders, loaded by name, is a plugin like any other
+    ("tools/conftest.py", "tools.conftest"),
+], ids=["under-the-test-folder", "a-conftest-elsewhere"])
+def test_a_plugin_an_earlier_change_registered_by_a_pytest_option_judges_the_first_change_measured_with_it(
+        repo, plugin, module):
+    if plugin.startswith("tools/"):
+        write(repo, "tools/__init__.py", "")
+    write(repo, plugin, KERNEL_SWAP)
+    write(repo, "pytest.toml", f'[pytest]\naddopts = ["-p", "{module}"]\n')
     git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base: a plugin under the test folder, registered at the top")
+    git(repo, "commit", "-qm", "base: a plugin from an earlier change")
     break_kernel(repo)
     measure(repo)
-    assert ("suites/speedups.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
-            "artifact at base did not") in messages(judge_change(repo))
-
-
-def test_a_conftest_outside_the_suite_s_folders_loaded_by_name_is_a_plugin_like_any_other(repo):
-    write(repo, "tools/__init__.py", "")
-    write(repo, "tools/conftest.py", KERNEL_SWAP)
-    write(repo, "pytest.toml", '[pytest]\naddopts = ["-p", "tools.conftest"]\n')
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base: a plugin named conftest.py, outside the suite's folders")
-    break_kernel(repo)
-    measure(repo)
-    assert ("tools/conftest.py is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
+    assert (f"{plugin} is a pytest plugin from this repository that evidence 'numeric-cpu' loaded and the "
             "artifact at base did not") in messages(judge_change(repo))
 
 

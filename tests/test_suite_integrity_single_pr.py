@@ -38,13 +38,13 @@ def single_pr_change(tmp_path, process: str = "single-pr"):
     return repo, repo.commit("Tune the kernel and test the new case", who=ADA)
 
 
-def unreviewed(repo, reviews) -> list[str]:
+def unreviewed(repo, reviews, record: str = REC) -> list[str]:
     change = load_change_set(repo.root, "main", "HEAD")
     try:
         if reviews is not None:
             change.forge_reviews = parse_reviews(json.dumps(reviews), "reviews.json")
         ctx = GateContext(repo.root, change=change)
-        return edited_suite_files(ctx, SUITE, (), load_record(repo.root / REC, repo.root))
+        return edited_suite_files(ctx, SUITE, (), load_record(repo.root / record, repo.root))
     finally:
         change.close()
 
@@ -97,11 +97,4 @@ def test_a_record_moved_to_another_path_is_still_the_merged_record(tmp_path):
     repo.write("docs/design/tune-moved.md", repo.read(REC))
     repo.delete(REC)
     later = repo.commit("Move the record and rewrite its tests", who=ADA)
-    change = load_change_set(repo.root, "main", "HEAD")
-    try:
-        change.forge_reviews = parse_reviews(json.dumps(approval(later)), "reviews.json")
-        ctx = GateContext(repo.root, change=change)
-        moved = load_record(repo.root / "docs/design/tune-moved.md", repo.root)
-        assert edited_suite_files(ctx, SUITE, (), moved) == [SUITE]
-    finally:
-        change.close()
+    assert unreviewed(repo, approval(later), "docs/design/tune-moved.md") == [SUITE]
