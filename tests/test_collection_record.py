@@ -42,6 +42,11 @@ def make_repo(root: Path, files: dict[str, str]) -> Path:
 
 def collection(tmp_path: Path, *args: str, files=None) -> dict:
     """Run pytest with the evidence plugin in a fresh repository; the artifact's `results.collection`."""
+    return measured_artifact(tmp_path, *args, files=files)["results"]["collection"]
+
+
+def measured_artifact(tmp_path: Path, *args: str, files=None) -> dict:
+    """Run pytest with the evidence plugin in a fresh repository; the artifact it wrote."""
     repo = make_repo(tmp_path / "repo", files or {})
     out = tmp_path / "evidence.json"
     environ = {key: value for key, value in os.environ.items()
@@ -50,7 +55,7 @@ def collection(tmp_path: Path, *args: str, files=None) -> dict:
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *PLUGIN_ARGS, *args],
                           cwd=repo, env=environ, capture_output=True, text=True, timeout=60)
     assert out.exists(), done.stdout + done.stderr
-    return json.loads(out.read_text(encoding="utf-8"))["results"]["collection"]
+    return json.loads(out.read_text(encoding="utf-8"))
 
 
 def test_a_whole_run_shows_every_collected_test_ran(tmp_path):
@@ -153,3 +158,13 @@ def test_a_plugin_module_that_drops_its_file_and_spec_is_recorded_as_unresolved(
     files = {"tools/__init__.py": "", "tools/vanish.py": vanish, "pytest.ini": "[pytest]\npythonpath = .\n"}
     plugins = collection(tmp_path, "tests", "-p", "tools.vanish", files=files)["plugins"]
     assert plugins == ["<a plugin whose file is unknown: tools.vanish>"]
+
+
+def test_the_artifact_records_the_import_path_and_the_name_each_bound_module_was_imported_as(tmp_path):
+    tests = TESTS.replace("import pytest\n", "import pytest\n\nfrom tools.metrics import halve\n", 1)
+    files = {"tests/test_halving.py": tests, "tools/__init__.py": "", "tools/metrics.py": "def halve(x):\n    return x / 2\n",
+             "pytest.ini": "[pytest]\npythonpath = src .\n"}
+    imports = measured_artifact(tmp_path, "tests", files=files)["source_imports"]
+    assert imports["scheme"] == "python-import/1"
+    assert imports["modules"]["tools/metrics.py"] == "tools.metrics"
+    assert imports["path"].index("src") < imports["path"].index(".")

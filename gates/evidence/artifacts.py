@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from gates.evidence.source_binding import python_token_digest, recorded_token_digests
+from gates.evidence.source_binding import import_shadows, python_token_digest, recorded_token_digests
 from gates.model.errors import InputError
 from gates.model.paths import path_problem, resolve_inside
 from gates.model.schemas import validate
@@ -193,7 +193,8 @@ def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None, token_hash
     """Source files whose working tree differs from what the artifact measured (or that are gone): the
     SHA-256 of their bytes differs, and, for a Python file the artifact also binds by its token stream
     (`source_tokens`, scheme python-tokens/2), so does that (a comment-only edit keeps it fresh). A module
-    that Python would no longer import from its file (`shadowing_files`) counts as changed too."""
+    that Python would no longer import from its file counts as changed too: a package or extension of its name
+    beside it (`shadowing_files`), or one in a folder earlier on the run's import path (`import_shadows`)."""
     hasher = hasher or _hash_in_repo
     token_hasher = token_hasher or _token_hash_in_repo
     tokens = recorded_token_digests(artifact.data)
@@ -203,7 +204,8 @@ def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None, token_hash
             source in tokens and token_hasher(Path(repo_root), source) == tokens[source]
         if not same or shadowing_files(Path(repo_root), source):
             changed.append(source)
-    return changed
+    shadowed = import_shadows(artifact.data, repo_root)
+    return sorted(set(changed) | set(shadowed))
 
 
 def shadowing_files(repo_root: Path, rel_path: str) -> list[str]:

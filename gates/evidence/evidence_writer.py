@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from gates.evidence.attestation import sign, signing_key_from_environment
-from gates.evidence.source_binding import bound_sources, covered_files, source_tokens
+from gates.evidence.source_binding import bound_sources, covered_files, source_imports, source_tokens
 
 COVERS_ENV = "DESIGN_GATES_COVERS"
 COMMIT_ENV = "DESIGN_GATES_COMMIT"
@@ -144,6 +144,7 @@ def build_artifact(*, kind: str, artifact_id: str, results: dict, commit: str | 
     }
     if root is not None:
         artifact["source_tokens"] = source_tokens(root, sources)
+        artifact["source_imports"] = source_imports(root, sources)
     return artifact
 
 

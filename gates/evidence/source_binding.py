@@ -191,6 +191,91 @@ def source_tokens(repo_root, sources: dict) -> dict:
     return {"scheme": TOKEN_SCHEME, "sha256": digests}
 
 
+IMPORT_SCHEME = "python-import/1"
+OUTSIDE = "<outside>"
+
+
+def source_imports(repo_root, sources: dict) -> dict:
+    """The artifact's `source_imports`: the import path of the run (`sys.path` at its end, each entry as a
+    repository-relative folder, or `<outside>` for one outside the checkout) and the module name each bound Python
+    file was imported as. With them, freshness can ask again which file that name imports now
+    (`import_shadows`): a new module earlier on the path replaces a measured one without changing its file."""
+    root = os.path.realpath(os.fspath(repo_root))
+    path: list[str] = []
+    for entry in sys.path:
+        real = os.path.realpath(entry or os.getcwd())
+        rel = os.path.relpath(real, root).replace(os.sep, "/") if real == root or real.startswith(root + os.sep) \
+            else OUTSIDE
+        if not path or path[-1] != rel or rel != OUTSIDE:
+            path.append(rel)
+    wanted = {os.path.join(root, rel) for rel in sources if rel.endswith(".py")}
+    modules: dict[str, str] = {}
+    realpath = _resolver()
+    for name, module in sorted(sys.modules.items()):
+        filename = getattr(module, "__file__", None)
+        if name == "__main__" or not isinstance(filename, str):
+            continue
+        real = realpath(filename)
+        if real in wanted:
+            modules.setdefault(os.path.relpath(real, root).replace(os.sep, "/"), name)
+    return {"scheme": IMPORT_SCHEME, "path": path, "modules": dict(sorted(modules.items()))}
+
+
+def import_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
+    """{bound file: the file now found first for its module's top-level name}, where a repository folder earlier on
+    the run's import path (`source_imports`) now holds a package or module of that name that is not the measured
+    one. Entries after an `<outside>` one are not judged (what lies outside the checkout cannot be seen here)."""
+    block = artifact_data.get("source_imports") if isinstance(artifact_data, dict) else None
+    if not isinstance(block, dict) or block.get("scheme") != IMPORT_SCHEME:
+        return {}
+    path, modules = block.get("path"), block.get("modules")
+    if not isinstance(path, list) or not isinstance(modules, dict):
+        return {}
+    root = Path(os.fspath(repo_root))
+    shadows = {}
+    for source, name in modules.items():
+        entry = _import_entry(source, name) if isinstance(source, str) and isinstance(name, str) else None
+        if entry is None or entry not in path:
+            continue  # not imported from a folder of the path (a package's own __path__): nothing to ask again
+        top = name.split(".")[0]
+        for folder in path:
+            if not isinstance(folder, str) or folder == OUTSIDE or folder == entry:
+                break
+            found = _top_level_at(root, folder, top)
+            if found is not None and found not in modules:
+                shadows[source] = found
+                break
+    return shadows
+
+
+def _import_entry(source: str, name: str) -> str | None:
+    """The import path folder `source` was imported from as `name` (`tools/metrics.py`, `tools.metrics` -> `.`)."""
+    parts = source.split("/")
+    names = name.split(".")
+    below = names + ["__init__.py"] if parts[-1] == "__init__.py" else names[:-1] + [names[-1] + ".py"]
+    if len(parts) < len(below) or parts[len(parts) - len(below):] != below:
+        return None
+    return "/".join(parts[:len(parts) - len(below)]) or "."
+
+
+def _top_level_at(root: Path, folder: str, top: str) -> str | None:
+    """The file that makes `top` importable from `folder` of the checkout (a package's `__init__`, a module, an
+    extension), as the import system tries them; None where it finds none (a folder without `__init__` is left to
+    the entries after it, as a namespace package is)."""
+    base = root / folder if folder != "." else root
+    package = base / top
+    if package.is_dir():
+        for entry in sorted(package.iterdir()):
+            if entry.name.split(".")[0] == "__init__" and entry.is_file():
+                return f"{folder}/{top}/{entry.name}".removeprefix("./")
+    if base.is_dir():
+        for entry in sorted(base.iterdir()):
+            if entry.is_file() and entry.name.startswith(top + ".") and entry.suffix in (".py", ".so", ".pyd") \
+                    and (entry.suffix != ".py" or entry.name == top + ".py"):
+                return f"{folder}/{entry.name}".removeprefix("./")
+    return None
+
+
 def recorded_token_digests(artifact_data: dict) -> dict[str, str]:
     """The token digests an artifact records under a scheme this checker knows ({} otherwise)."""
     block = artifact_data.get("source_tokens") if isinstance(artifact_data, dict) else None
