@@ -235,8 +235,9 @@ def import_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
     shadows = {}
     for source, name in modules.items():
         entry = _import_entry(source, name) if isinstance(source, str) and isinstance(name, str) else None
-        if entry is None or entry not in path:
-            continue  # not imported from a folder of the path (a package's own __path__): nothing to ask again
+        if entry is None or entry not in path or name.rsplit(".", 1)[-1] == "conftest":
+            continue  # not imported from a folder of the path (a package's own __path__), or a conftest pytest
+            # loads by its path: nothing to ask again
         top = name.split(".")[0]
         for folder in path:
             if not isinstance(folder, str) or folder == OUTSIDE or folder == entry:
