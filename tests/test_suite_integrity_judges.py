@@ -116,8 +116,9 @@ def test_a_package_init_that_swaps_the_kernel_judges_the_change(repo):
     assert artifact["results"]["passed"] is True and "suites/__init__.py" in artifact["sources"]
     result = judge_change(repo)
     assert result.status is Status.FAIL
-    assert ("suites/__init__.py is edited by this change and judges it: evidence 'numeric-cpu' binds it, so it ran "
-            "inside the measurement of suite suites/suite_numeric.py") in messages(result)
+    # found by where it lies (a package __init__ of the test folder runs before the tests), evidence or not
+    assert "suites/__init__.py is edited by this change and judges it (suite suites/suite_numeric.py)" in \
+        messages(result)
 
 
 def test_a_pytest_toml_beside_the_suite_that_loads_a_swapping_plugin_judges_the_change(repo):
@@ -279,6 +280,7 @@ def test_an_artifact_file_at_base_that_no_approved_record_pinned_says_nothing_ab
 
 @pytest.mark.parametrize("path, text", [
     ("devtools-0.1.dist-info/entry_points.txt", "[pytest11]\ndevtools = tools.speedups\n"),
+    ("devtools-0.1.Dist-Info/entry_points.txt", "[pytest11]\ndevtools = tools.speedups\n"),
     ("pyproject.toml", '[project]\nname = "example"\n\n[project.entry-points.pytest11]\ndevtools = "tools.speedups"\n'),
     ("setup.cfg", "[options.entry_points]\npytest11 =\n    devtools = tools.speedups\n"),
 ])

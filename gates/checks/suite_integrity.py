@@ -58,7 +58,9 @@ from gates.model.record import Record
 
 # Files that configure a pytest run from the folder of the suite or a folder above: where they
 # add options (`addopts = -p plugin`), plugins or fixtures, they decide what the run does.
-PYTEST_CONFIG_FILES = ("conftest.py", "pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini")
+# `__init__.py` too: in a test folder (or one above it) it runs before the test modules pytest imports through it.
+PYTEST_CONFIG_FILES = ("conftest.py", "pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "tox.ini",
+                       "__init__.py")
 # Files that configure pytest only in one of their sections: an edit counts when that section changed.
 PYTEST_SECTIONS = {"pyproject.toml": "[tool.pytest", "setup.cfg": "[tool:pytest]"}
 # The modules pytest collects from a folder by default (`python_files`).
@@ -253,7 +255,7 @@ def edits_plugin_registration(change, path: str) -> bool:
     or `setup.py`. Such a plugin loads into every suite's run, so it judges every suite, wherever it lies."""
     pure = PurePosixPath(path)
     base, head = change.read_at(change.base, path), change.read_at(change.head, path)
-    if pure.name == "entry_points.txt" and pure.parent.suffix in (".dist-info", ".egg-info"):
+    if pure.name.lower() == "entry_points.txt":  # any folder: importlib.metadata matches .dist-info in any case
         return _ini_section(base, "pytest11") != _ini_section(head, "pytest11")
     if pure.name == "pyproject.toml":
         return _toml_plugin_tables(base) != _toml_plugin_tables(head)
