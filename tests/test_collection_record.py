@@ -168,3 +168,13 @@ def test_the_artifact_records_the_import_path_and_the_name_each_bound_module_was
     assert imports["scheme"] == "python-import/1"
     assert imports["modules"]["tools/metrics.py"] == "tools.metrics"
     assert imports["path"].index("src") < imports["path"].index(".")
+
+
+def test_a_plugin_object_whose_class_claims_another_module_is_recorded_by_its_hooks_file(tmp_path):
+    devtools = ("class Devtools:\n    def pytest_runtest_setup(self, item):\n        pass\n\n\n"
+                "Devtools.__module__ = 'json'\n")
+    conftest = "from tools.devtools import Devtools\n\n\ndef pytest_configure(config):\n" \
+               "    config.pluginmanager.register(Devtools(), 'devtools')\n"
+    files = {"tests/conftest.py": conftest, "tools/__init__.py": "", "tools/devtools.py": devtools,
+             "pytest.ini": "[pytest]\npythonpath = .\n"}
+    assert collection(tmp_path, "tests", files=files)["plugins"] == ["tests/conftest.py", "tools/devtools.py"]

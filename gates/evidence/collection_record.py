@@ -104,22 +104,40 @@ def plugin_files(config, root: Path) -> list[str]:
     and `__spec__`) is listed as `UNRESOLVED_PLUGIN`, which no approved record can cover: it judges the run."""
     found = []
     for name, plugin in config.pluginmanager.list_name_plugin():
-        file = _defining_file(plugin)
-        if file == "":
-            continue
-        if file is None:
-            path = UNRESOLVED_PLUGIN.format(name)
-        else:
-            try:
-                relative = Path(file).resolve().relative_to(root.resolve())
-            except (ValueError, OSError):
+        files = [_defining_file(plugin)] + ([] if isinstance(plugin, ModuleType) else _hook_files(plugin))
+        for file in files:
+            if file == "":
                 continue
-            path = relative.as_posix()
-            if _installed(Path(file)) or _ignored_environment(root, path):
-                continue  # an environment inside the checkout (.venv): installed, not the repository's
-        if path not in found:
-            found.append(path)
+            if file is None:
+                path = UNRESOLVED_PLUGIN.format(name)
+            else:
+                try:
+                    relative = Path(file).resolve().relative_to(root.resolve())
+                except (ValueError, OSError):
+                    continue
+                path = relative.as_posix()
+                if _installed(Path(file)) or _ignored_environment(root, path):
+                    continue  # an environment inside the checkout (.venv): installed, not the repository's
+            if path not in found:
+                found.append(path)
     return sorted(found)
+
+
+def _hook_files(plugin) -> list[str]:
+    """The files the hook functions of a plugin object were compiled from: an object's class may claim another
+    module (`__module__ = "numpy"`, a `types.SimpleNamespace`), the code of the hooks it carries may not."""
+    files = []
+    for attribute in dir(plugin):
+        if not attribute.startswith("pytest_"):
+            continue
+        try:
+            hook = getattr(plugin, attribute)
+        except Exception:  # noqa: BLE001 - a property that raises is no hook pytest could call either
+            continue
+        code = getattr(getattr(hook, "__func__", hook), "__code__", None)
+        if code is not None and code.co_filename not in files:
+            files.append(code.co_filename)
+    return files
 
 
 def _ignored_environment(root: Path, path: str) -> bool:
