@@ -63,3 +63,28 @@ def test_entries_after_one_outside_the_checkout_are_not_judged(tmp_path):
     artifact = measured(tmp_path, path=("<outside>", "src", "."))
     plant(tmp_path)
     assert stale_sources(artifact, tmp_path) == []
+
+
+def namespace_measured(root) -> EvidenceArtifact:
+    """tools/ without __init__: a namespace package, which Python merges from every folder of the path in order."""
+    (root / "tools").mkdir()
+    (root / "tools" / "metrics.py").write_bytes(HELPER)
+    sources = {"tools/metrics.py": hashlib.sha256(HELPER).hexdigest()}
+    imports = {"scheme": "python-import/1", "path": ["src", ".", "<outside>"], "modules": {"tools/metrics.py": "tools.metrics"}}
+    return EvidenceArtifact("evidence/x.json", {"sources": sources, "source_imports": imports}, "0" * 64)
+
+
+def test_a_module_in_an_earlier_portion_of_a_namespace_package_shadows_the_measured_one(tmp_path):
+    artifact = namespace_measured(tmp_path)
+    (tmp_path / "src" / "tools").mkdir(parents=True)
+    (tmp_path / "src" / "tools" / "other.py").write_bytes(b"")
+    assert stale_sources(artifact, tmp_path) == []  # another module of the namespace shadows nothing
+    (tmp_path / "src" / "tools" / "metrics.py").write_bytes(b"def rel_l2(out, ref):\n    return 0.0\n")
+    assert stale_sources(artifact, tmp_path) == ["tools/metrics.py"]
+
+
+def test_a_regular_package_earlier_on_the_path_replaces_a_whole_namespace_package(tmp_path):
+    artifact = namespace_measured(tmp_path)
+    (tmp_path / "src" / "tools").mkdir(parents=True)
+    (tmp_path / "src" / "tools" / "__init__.py").write_bytes(b"")
+    assert stale_sources(artifact, tmp_path) == ["tools/metrics.py"]

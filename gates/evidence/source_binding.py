@@ -222,9 +222,11 @@ def source_imports(repo_root, sources: dict) -> dict:
 
 
 def import_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
-    """{bound file: the file now found first for its module's top-level name}, where a repository folder earlier on
-    the run's import path (`source_imports`) now holds a package or module of that name that is not the measured
-    one. Entries after an `<outside>` one are not judged (what lies outside the checkout cannot be seen here)."""
+    """{bound file: the file now found first for its module}, where a repository folder earlier on the run's import
+    path (`source_imports`) now holds a package or module that Python would import in its place: one of the
+    top-level name, or, below a namespace package (a folder without `__init__`, which Python merges from every
+    folder of the path in order), one of the name below it. Entries after an `<outside>` one are not judged (what
+    lies outside the checkout cannot be seen here)."""
     block = artifact_data.get("source_imports") if isinstance(artifact_data, dict) else None
     if not isinstance(block, dict) or block.get("scheme") != IMPORT_SCHEME:
         return {}
@@ -238,11 +240,10 @@ def import_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
         if entry is None or entry not in path or name.rsplit(".", 1)[-1] == "conftest":
             continue  # not imported from a folder of the path (a package's own __path__), or a conftest pytest
             # loads by its path: nothing to ask again
-        top = name.split(".")[0]
         for folder in path:
             if not isinstance(folder, str) or folder == OUTSIDE or folder == entry:
                 break
-            found = _top_level_at(root, folder, top)
+            found = _found_before(root, folder, entry, name.split("."))
             if found is not None and found not in modules:
                 shadows[source] = found
                 break
@@ -259,21 +260,44 @@ def _import_entry(source: str, name: str) -> str | None:
     return "/".join(parts[:len(parts) - len(below)]) or "."
 
 
-def _top_level_at(root: Path, folder: str, top: str) -> str | None:
-    """The file that makes `top` importable from `folder` of the checkout (a package's `__init__`, a module, an
-    extension), as the import system tries them; None where it finds none (a folder without `__init__` is left to
-    the entries after it, as a namespace package is)."""
-    base = root / folder if folder != "." else root
-    package = base / top
+def _found_before(root: Path, folder: str, entry: str, parts: list[str]) -> str | None:
+    """What `folder`, earlier on the path than the measured `entry`, gives for module `parts` in its place: a regular
+    package or module at some level, reached through levels that are namespace folders both there and in `entry`."""
+    for depth in range(1, len(parts) + 1):
+        found = _regular_at(root, folder, parts[:depth])
+        if found is not None:
+            return found
+        if not (_namespace_at(root, entry, parts[:depth]) and _namespace_at(root, folder, parts[:depth])):
+            return None
+    return None
+
+
+def _folder_of(root: Path, folder: str, parts: list[str]) -> Path:
+    return (root / folder if folder != "." else root).joinpath(*parts)
+
+
+def _namespace_at(root: Path, folder: str, parts: list[str]) -> bool:
+    """Whether `folder/<parts>` is a folder without an `__init__` (a portion of a namespace package)."""
+    where = _folder_of(root, folder, parts)
+    return where.is_dir() and not any(entry.name.split(".")[0] == "__init__" for entry in where.iterdir())
+
+
+def _regular_at(root: Path, folder: str, parts: list[str]) -> str | None:
+    """The file that makes `parts` importable from `folder` of the checkout as a regular package (its `__init__`),
+    a module or an extension, as the import system tries them; None where there is none."""
+    package = _folder_of(root, folder, parts)
+    prefix = "/".join(([] if folder == "." else [folder]) + parts[:-1])
     if package.is_dir():
         for entry in sorted(package.iterdir()):
             if entry.name.split(".")[0] == "__init__" and entry.is_file():
-                return f"{folder}/{top}/{entry.name}".removeprefix("./")
+                return "/".join(filter(None, [prefix, parts[-1], entry.name]))
+    base = package.parent
     if base.is_dir():
+        top = parts[-1]
         for entry in sorted(base.iterdir()):
-            if entry.is_file() and entry.name.startswith(top + ".") and entry.suffix in (".py", ".so", ".pyd") \
-                    and (entry.suffix != ".py" or entry.name == top + ".py"):
-                return f"{folder}/{entry.name}".removeprefix("./")
+            if entry.is_file() and entry.name.startswith(top + ".") and entry.suffix in (".py", ".so", ".pyd", ".pyc") \
+                    and (entry.suffix not in (".py", ".pyc") or entry.name in (top + ".py", top + ".pyc")):
+                return "/".join(filter(None, [prefix, entry.name]))
     return None
 
 
