@@ -17,7 +17,7 @@ import os
 import time
 
 if os.fork() == 0:  # a child that outlives the import and then writes into the checkout
-    time.sleep(3)
+    time.sleep(2)
     with open("planted.py", "w") as handle:
         handle.write("def f(a, b):\\n    return a\\n")
     os._exit(0)
@@ -35,6 +35,6 @@ def test_a_process_the_import_leaves_running_is_stopped_when_the_reading_ends(tm
     assert reading.error is None, reading.error
     assert "f" in reading.entries
     assert reading.looked.unsure  # a process started: what it read cannot be told by path
-    assert time.monotonic() - start < 3  # the reading did not wait for the child that holds its output
-    time.sleep(max(0.0, start + 4 - time.monotonic()))
+    assert time.monotonic() - start < 2  # the reading did not wait for the child that holds its output
+    time.sleep(max(0.0, start + 2.8 - time.monotonic()))
     assert not (tmp_path / "planted.py").exists()
