@@ -88,3 +88,27 @@ def test_a_regular_package_earlier_on_the_path_replaces_a_whole_namespace_packag
     (tmp_path / "src" / "tools").mkdir(parents=True)
     (tmp_path / "src" / "tools" / "__init__.py").write_bytes(b"")
     assert stale_sources(artifact, tmp_path) == ["tools/metrics.py"]
+
+
+def test_a_new_module_named_as_one_the_run_imported_from_outside_makes_the_evidence_stale(tmp_path):
+    # tests/ comes first on the path: a new tests/numpy.py runs in place of numpy
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "helpers.py").write_bytes(b"")
+    imports = {"scheme": "python-import/1", "path": ["tests", ".", "<outside>"], "modules": {},
+               "outside": ["numpy", "pytest"], "held": {"tests": ["helpers"], ".": []}}
+    artifact = EvidenceArtifact("evidence/x.json", {"sources": {}, "source_imports": imports}, "0" * 64)
+    assert stale_sources(artifact, tmp_path) == []
+    (tmp_path / "tests" / "other_helpers.py").write_bytes(b"")  # named as nothing the run imported
+    assert stale_sources(artifact, tmp_path) == []
+    (tmp_path / "tests" / "numpy.py").write_bytes(b"from numpy import *\n")
+    assert stale_sources(artifact, tmp_path) == [
+        "tests/numpy.py (new since the measurement, imported as numpy in place of the module the run used)"]
+
+
+def test_a_module_a_folder_already_held_when_measured_is_no_new_shadow(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "numpy.py").write_bytes(b"")
+    imports = {"scheme": "python-import/1", "path": ["tests", "<outside>"], "modules": {},
+               "outside": ["numpy"], "held": {"tests": ["numpy"]}}
+    artifact = EvidenceArtifact("evidence/x.json", {"sources": {}, "source_imports": imports}, "0" * 64)
+    assert stale_sources(artifact, tmp_path) == []

@@ -146,6 +146,9 @@ def test_a_helper_module_the_evidence_binds_judges_the_change_without_running_th
     ("pytest.toml", '[pytest]\naddopts = ["-p", "speedups"]\n'),
     ("suites/pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-p speedups"\n'),
     ("suites/setup.cfg", '[tool:pytest]\naddopts = -p speedups\n'),
+    # TOML spellings a header match would miss: pytest reads each of them
+    ("suites/pyproject.toml", '[ tool.pytest.ini_options ]\naddopts = "-p speedups"\n'),
+    ("suites/pyproject.toml", '[tool]\npytest.ini_options = {addopts = "-p speedups"}\n'),
 ])
 def test_every_pytest_configuration_file_along_the_suite_judges_the_change(repo, config):
     path, text = config
@@ -282,6 +285,7 @@ def test_an_artifact_file_at_base_that_no_approved_record_pinned_says_nothing_ab
     ("devtools-0.1.dist-info/entry_points.txt", "[pytest11]\ndevtools = tools.speedups\n"),
     ("devtools-0.1.Dist-Info/entry_points.txt", "[pytest11]\ndevtools = tools.speedups\n"),
     ("pyproject.toml", '[project]\nname = "example"\n\n[project.entry-points.pytest11]\ndevtools = "tools.speedups"\n'),
+    ("pyproject.toml", '[project]\nname = "example"\nentry-points.pytest11.devtools = "tools.speedups"\n'),
     ("setup.cfg", "[options.entry_points]\npytest11 =\n    devtools = tools.speedups\n"),
 ])
 def test_a_change_that_registers_a_pytest_plugin_judges_every_suite(repo, path, text):

@@ -44,11 +44,18 @@ the file a binding or a suite names may be edited where its bytes live.
 
 from __future__ import annotations
 
+import configparser
+import json
 import posixpath
 import re
 import shlex
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import record_covered_files
@@ -224,24 +231,33 @@ def _in_folder(folder: PurePosixPath, name: str) -> str:
     return name if str(folder) == "." else str(folder / name)
 
 
-def _pytest_section(text: str | None, header: str) -> str:
-    """The lines of `text` from a section whose header starts with `header` to the next header."""
-    lines, inside = [], False
-    for line in (text or "").splitlines():
-        if line.lstrip().startswith("["):
-            inside = line.strip().startswith(header)
-        if inside:
-            lines.append(line.rstrip())
-    return "\n".join(lines)
-
-
 def _edits_pytest_section(change, path: str, folders) -> bool:
     """True when `path` is a pyproject.toml/setup.cfg in one of `folders` whose pytest section the change edits."""
     pure = PurePosixPath(path)
     if pure.name not in PYTEST_SECTIONS or pure.parent not in folders:
         return False
-    header = PYTEST_SECTIONS[pure.name]
-    return _pytest_section(change.read_at(change.base, path), header) != _pytest_section(change.read_at(change.head, path), header)
+    base, head = change.read_at(change.base, path), change.read_at(change.head, path)
+    return _pytest_settings(base, pure.name) != _pytest_settings(head, pure.name)
+
+
+def _pytest_settings(text: str | None, name: str):
+    """What pytest reads of a `pyproject.toml` (its `tool.pytest` table, however the TOML spells it: a spaced
+    header, dotted keys, an inline table) or a `setup.cfg` (its `tool:pytest` section), parsed as pytest parses it;
+    the text itself where it does not parse (so that any edit of an unreadable file counts). No file reads as a file
+    without that table."""
+    if text is None:
+        text = ""
+    if name == "pyproject.toml":
+        try:
+            return json.dumps(tomllib.loads(text).get("tool", {}).get("pytest"), sort_keys=True, default=str)
+        except (tomllib.TOMLDecodeError, AttributeError, TypeError):
+            return text
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return text
+    return json.dumps(dict(parser["tool:pytest"]) if parser.has_section("tool:pytest") else None, sort_keys=True)
 
 
 # Where a repository registers pytest plugins that load into every run, wherever its tests lie: `pytest11` entry
@@ -278,17 +294,18 @@ def _ini_section(text: str | None, name: str) -> str:
     return "\n".join(lines)
 
 
-def _toml_plugin_tables(text: str | None) -> str:
-    """The lines of every table of a pyproject.toml that names `pytest11` (PEP 621 entry points, Poetry plugins),
-    and of the `entry-points` tables that could hold it inline."""
-    lines, inside = [], False
-    for line in (text or "").splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            inside = "pytest11" in stripped or "entry-points" in stripped or stripped.startswith("[tool.poetry.plugins")
-        if inside and stripped:
-            lines.append(stripped)
-    return "\n".join(lines)
+def _toml_plugin_tables(text: str | None):
+    """The `pytest11` entry points a pyproject.toml declares (PEP 621 `project.entry-points`, Poetry's
+    `tool.poetry.plugins`), parsed however the TOML spells them; the text itself where it does not parse. No file
+    reads as a file that declares none."""
+    try:
+        data = tomllib.loads(text or "")
+    except tomllib.TOMLDecodeError:
+        return text
+    project, poetry = data.get("project"), data.get("tool", {}).get("poetry")
+    found = [project.get("entry-points", {}).get("pytest11") if isinstance(project, dict) else None,
+             poetry.get("plugins", {}).get("pytest11") if isinstance(poetry, dict) else None]
+    return json.dumps(found, sort_keys=True, default=str)
 
 
 def edited_suite_files(ctx: GateContext, suite, ran_files=(), record: Record | None = None) -> list[str]:

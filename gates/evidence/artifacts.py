@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from gates.evidence.source_binding import import_shadows, python_token_digest, recorded_token_digests
+from gates.evidence.source_binding import import_shadows, outside_shadows, python_token_digest, recorded_token_digests
 from gates.model.errors import InputError
 from gates.model.paths import path_problem, resolve_inside
 from gates.model.schemas import validate
@@ -204,8 +204,10 @@ def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None, token_hash
             source in tokens and token_hasher(Path(repo_root), source) == tokens[source]
         if not same or shadowing_files(Path(repo_root), source):
             changed.append(source)
-    shadowed = import_shadows(artifact.data, repo_root)
-    return sorted(set(changed) | set(shadowed))
+    shadowed = set(import_shadows(artifact.data, repo_root))
+    shadowed |= {f"{found} (new since the measurement, imported as {name} in place of the module the run used)"
+                 for found, name in outside_shadows(artifact.data, repo_root).items()}
+    return sorted(set(changed) | shadowed)
 
 
 def shadowing_files(repo_root: Path, rel_path: str) -> list[str]:

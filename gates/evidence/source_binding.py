@@ -218,7 +218,53 @@ def source_imports(repo_root, sources: dict) -> dict:
         real = realpath(filename)
         if real in wanted:
             modules.setdefault(os.path.relpath(real, root).replace(os.sep, "/"), name)
-    return {"scheme": IMPORT_SCHEME, "path": path, "modules": dict(sorted(modules.items()))}
+    outside = sorted({name for name, module in list(sys.modules.items())
+                      if "." not in name and isinstance(getattr(module, "__file__", None), str)
+                      and not realpath(module.__file__).startswith(root + os.sep)})
+    held = {folder: sorted(_top_level_names(Path(root), folder)) for folder in dict.fromkeys(path) if folder != OUTSIDE}
+    return {"scheme": IMPORT_SCHEME, "path": path, "modules": dict(sorted(modules.items())), "outside": outside,
+            "held": held}
+
+
+def _top_level_names(root: Path, folder: str) -> set[str]:
+    """The names a folder of the checkout offers as top-level modules: its modules, extensions and packages."""
+    where = root / folder if folder != "." else root
+    names = set()
+    if where.is_dir():
+        for entry in where.iterdir():
+            stem = entry.name.split(".")[0]
+            if entry.is_file() and entry.suffix in (".py", ".so", ".pyd", ".pyc") and stem.isidentifier():
+                names.add(stem)
+            elif entry.is_dir() and entry.name.isidentifier() and \
+                    any(child.name.split(".")[0] == "__init__" for child in entry.iterdir()):
+                names.add(entry.name)
+    return names
+
+
+def outside_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
+    """{file: the module it now shadows}: a module, extension or package that a repository folder before the first
+    `<outside>` entry of the run's import path holds now but did not hold when the run was measured, named as a
+    top-level module the run imported from outside the checkout (`tests/numpy.py` runs in place of numpy)."""
+    block = artifact_data.get("source_imports") if isinstance(artifact_data, dict) else None
+    if not isinstance(block, dict) or block.get("scheme") != IMPORT_SCHEME:
+        return {}
+    path, outside, held = block.get("path"), block.get("outside"), block.get("held")
+    if not isinstance(path, list) or not isinstance(outside, list) or not isinstance(held, dict):
+        return {}
+    root = Path(os.fspath(repo_root))
+    imported = {name for name in outside if isinstance(name, str)}
+    shadows = {}
+    for folder in path:
+        if not isinstance(folder, str) or folder == OUTSIDE:
+            break
+        before = held.get(folder)
+        if not isinstance(before, list):
+            continue
+        for name in sorted((_top_level_names(root, folder) - set(before)) & imported):
+            found = _regular_at(root, folder, [name])
+            if found is not None:
+                shadows.setdefault(found, name)
+    return shadows
 
 
 def import_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
