@@ -105,18 +105,15 @@ def integrity_problems(record: Record, ctx: GateContext, suite, judged: JudgedRe
     problems += completeness_problems(suite, judged.data, judged.where, ctx)
     edited = edited_suite_files(ctx, suite, ran.files, record)
     problems += [suite_edit_message(path, suite) for path in edited]
-    if judged.command_paths is None:
-        sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
-        plugins = plugin_files(judged.data, ctx, sources, suite)
+    sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
+    plugins = plugin_files(judged.data, ctx, sources, suite)
+    reported: list[str] = []
+    if judged.command_paths is None:  # a declared artifact (a run of gate-check's own reports its edits itself)
         bound = bound_edit_problems(record, ctx, suite, sources, judged.where, edited, ran.files, plugins)
         problems += bound
         reported = [path for path in plugins if any(message.startswith(f"{path} ") for message in bound)]
-        problems += new_plugin_problems(record, ctx, suite, plugins, _plugins_at_base(ctx, record, judged.kind, suite),
-                                        judged.where, ran.files, reported)
-    else:
-        sources = judged.data.get("sources") if isinstance(judged.data.get("sources"), dict) else {}
-        problems += new_plugin_problems(record, ctx, suite, plugin_files(judged.data, ctx, sources, suite),
-                                        _plugins_at_base(ctx, record, judged.kind, suite), judged.where, ran.files)
+    problems += new_plugin_problems(record, ctx, suite, plugins, _plugins_at_base(ctx, record, judged.kind, suite),
+                                    judged.where, ran.files, reported)
     return problems
 
 

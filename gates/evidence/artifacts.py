@@ -17,7 +17,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from gates.evidence.source_binding import import_shadows, outside_shadows, python_token_digest, recorded_token_digests
+from gates.evidence.source_binding import (
+    import_shadows, outside_shadows, python_token_digest, recorded_token_digests, shadowing_files,
+)
 from gates.model.errors import InputError
 from gates.model.paths import path_problem, resolve_inside
 from gates.model.schemas import validate
@@ -208,28 +210,6 @@ def stale_sources(artifact: EvidenceArtifact, repo_root, hasher=None, token_hash
     shadowed |= {f"{found} (new since the measurement, imported as {name} in place of the module the run used)"
                  for found, name in outside_shadows(artifact.data, repo_root).items()}
     return sorted(set(changed) | shadowed)
-
-
-def shadowing_files(repo_root: Path, rel_path: str) -> list[str]:
-    """The files Python would import in place of module file `rel_path` (`x/m.py`): a package of the same name
-    (`x/m/__init__.*`, which the import system prefers to a module) or an extension module beside it
-    (`x/m.*.so`, `x/m.pyd`, tried before the source). A new one changes what the measured code is without
-    changing a bound file."""
-    pure = Path(rel_path)
-    if pure.suffix != ".py" or pure.name == "__init__.py":
-        return []
-    folder = resolve_inside(repo_root, str(pure.parent)) if str(pure.parent) != "." else Path(repo_root)
-    if folder is None or not folder.is_dir():
-        return []
-    stem = pure.stem
-    found = []
-    package = folder / stem
-    if package.is_dir():
-        found += [f"{pure.parent / stem / entry.name}" for entry in sorted(package.iterdir())
-                  if entry.name.split(".")[0] == "__init__" and entry.is_file()]
-    found += [f"{pure.parent / entry.name}" for entry in sorted(folder.iterdir())
-              if entry.name.startswith(stem + ".") and entry.suffix in (".so", ".pyd") and entry.is_file()]
-    return [Path(path).as_posix() for path in found]
 
 
 def verify_sha256(artifact: EvidenceArtifact, expected: str) -> bool:

@@ -36,8 +36,9 @@ import os
 import re
 import stat
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from gates.model.paths import resolve_inside
 from gates.model.policy import glob_matches
 from gates.python_api.token_digest import TOKEN_SCHEME, python_token_digest  # noqa: F401 - also used by the gates
 
@@ -197,9 +198,10 @@ OUTSIDE = "<outside>"
 
 def source_imports(repo_root, sources: dict) -> dict:
     """The artifact's `source_imports`: the import path of the run (`sys.path` at its end, each entry as a
-    repository-relative folder, or `<outside>` for one outside the checkout) and the module name each bound Python
-    file was imported as. With them, freshness can ask again which file that name imports now
-    (`import_shadows`): a new module earlier on the path replaces a measured one without changing its file."""
+    repository-relative folder, or `<outside>` for one outside the checkout), the module name each bound Python
+    file was imported as, the top-level modules imported from outside the checkout, and what each repository
+    folder on the path held. With them, freshness can ask again which file a name imports now (`import_shadows`,
+    `outside_shadows`): a new module earlier on the path replaces a measured one without changing its file."""
     root = os.path.realpath(os.fspath(repo_root))
     path: list[str] = []
     for entry in sys.path:
@@ -210,6 +212,7 @@ def source_imports(repo_root, sources: dict) -> dict:
             path.append(rel)
     wanted = {os.path.join(root, rel) for rel in sources if rel.endswith(".py")}
     modules: dict[str, str] = {}
+    outside: set[str] = set()
     realpath = _resolver()
     for name, module in sorted(sys.modules.items()):
         filename = getattr(module, "__file__", None)
@@ -218,46 +221,35 @@ def source_imports(repo_root, sources: dict) -> dict:
         real = realpath(filename)
         if real in wanted:
             modules.setdefault(os.path.relpath(real, root).replace(os.sep, "/"), name)
-    outside = sorted({name for name, module in list(sys.modules.items())
-                      if "." not in name and isinstance(getattr(module, "__file__", None), str)
-                      and not realpath(module.__file__).startswith(root + os.sep)})
+        elif "." not in name and not real.startswith(root + os.sep):
+            outside.add(name)
     held = {folder: sorted(_top_level_names(Path(root), folder)) for folder in dict.fromkeys(path) if folder != OUTSIDE}
-    return {"scheme": IMPORT_SCHEME, "path": path, "modules": dict(sorted(modules.items())), "outside": outside,
+    return {"scheme": IMPORT_SCHEME, "path": path, "modules": dict(sorted(modules.items())), "outside": sorted(outside),
             "held": held}
 
 
-def _top_level_names(root: Path, folder: str) -> set[str]:
-    """The names a folder of the checkout offers as top-level modules: its modules, extensions and packages."""
-    where = root / folder if folder != "." else root
-    names = set()
-    if where.is_dir():
-        for entry in where.iterdir():
-            stem = entry.name.split(".")[0]
-            if entry.is_file() and entry.suffix in (".py", ".so", ".pyd", ".pyc") and stem.isidentifier():
-                names.add(stem)
-            elif entry.is_dir() and entry.name.isidentifier() and \
-                    any(child.name.split(".")[0] == "__init__" for child in entry.iterdir()):
-                names.add(entry.name)
-    return names
+def _imports_block(artifact_data) -> dict | None:
+    """An artifact's `source_imports` under a scheme this checker knows, with its path a list (None otherwise)."""
+    block = artifact_data.get("source_imports") if isinstance(artifact_data, dict) else None
+    if not isinstance(block, dict) or block.get("scheme") != IMPORT_SCHEME or not isinstance(block.get("path"), list):
+        return None
+    return block
 
 
 def outside_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
     """{file: the module it now shadows}: a module, extension or package that a repository folder before the first
     `<outside>` entry of the run's import path holds now but did not hold when the run was measured, named as a
     top-level module the run imported from outside the checkout (`tests/numpy.py` runs in place of numpy)."""
-    block = artifact_data.get("source_imports") if isinstance(artifact_data, dict) else None
-    if not isinstance(block, dict) or block.get("scheme") != IMPORT_SCHEME:
-        return {}
-    path, outside, held = block.get("path"), block.get("outside"), block.get("held")
-    if not isinstance(path, list) or not isinstance(outside, list) or not isinstance(held, dict):
+    block = _imports_block(artifact_data)
+    if block is None or not isinstance(block.get("outside"), list) or not isinstance(block.get("held"), dict):
         return {}
     root = Path(os.fspath(repo_root))
-    imported = {name for name in outside if isinstance(name, str)}
+    imported = {name for name in block["outside"] if isinstance(name, str)}
     shadows = {}
-    for folder in path:
+    for folder in block["path"]:
         if not isinstance(folder, str) or folder == OUTSIDE:
             break
-        before = held.get(folder)
+        before = block["held"].get(folder)
         if not isinstance(before, list):
             continue
         for name in sorted((_top_level_names(root, folder) - set(before)) & imported):
@@ -273,12 +265,10 @@ def import_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
     top-level name, or, below a namespace package (a folder without `__init__`, which Python merges from every
     folder of the path in order), one of the name below it. Entries after an `<outside>` one are not judged (what
     lies outside the checkout cannot be seen here)."""
-    block = artifact_data.get("source_imports") if isinstance(artifact_data, dict) else None
-    if not isinstance(block, dict) or block.get("scheme") != IMPORT_SCHEME:
+    block = _imports_block(artifact_data)
+    if block is None or not isinstance(block.get("modules"), dict):
         return {}
-    path, modules = block.get("path"), block.get("modules")
-    if not isinstance(path, list) or not isinstance(modules, dict):
-        return {}
+    path, modules = block["path"], block["modules"]
     root = Path(os.fspath(repo_root))
     shadows = {}
     for source, name in modules.items():
@@ -294,6 +284,21 @@ def import_shadows(artifact_data: dict, repo_root) -> dict[str, str]:
                 shadows[source] = found
                 break
     return shadows
+
+
+def shadowing_files(repo_root: Path, rel_path: str) -> list[str]:
+    """The files Python would import in place of module file `rel_path` (`x/m.py`): a package of the same name
+    (`x/m/__init__.*`, which the import system prefers to a module) or an extension module beside it
+    (`x/m.*.so`, `x/m.pyd`, tried before the source). A new one changes what the measured code is without
+    changing a bound file."""
+    pure = PurePosixPath(rel_path)
+    if pure.suffix != ".py" or pure.name == "__init__.py":
+        return []
+    folder = resolve_inside(repo_root, str(pure.parent)) if str(pure.parent) != "." else Path(repo_root)
+    if folder is None or not folder.is_dir():
+        return []
+    found = [_init_file(folder / pure.stem)] + _module_files(folder, pure.stem, EXTENSION_SUFFIXES)
+    return [(pure.parent / file.relative_to(folder)).as_posix() for file in found if file is not None]
 
 
 def _import_entry(source: str, name: str) -> str | None:
@@ -318,6 +323,28 @@ def _found_before(root: Path, folder: str, entry: str, parts: list[str]) -> str 
     return None
 
 
+EXTENSION_SUFFIXES = (".so", ".pyd")  # any platform's: `m.cpython-312-x86_64-linux-gnu.so`, `m.pyd`
+MODULE_SUFFIXES = (".py", ".pyc") + EXTENSION_SUFFIXES
+
+
+def _init_file(directory: Path) -> Path | None:
+    """The `__init__` file that makes `directory` a regular package (None: no package, or a namespace portion)."""
+    if not directory.is_dir():
+        return None
+    return next((entry for entry in sorted(directory.iterdir())
+                 if entry.name.split(".")[0] == "__init__" and entry.is_file()), None)
+
+
+def _module_files(folder: Path, name: str, suffixes) -> list[Path]:
+    """The files of `folder` that are module `name` with one of `suffixes` (`name.py`, `name.pyc`, and an
+    extension's `name.<tag>.so`)."""
+    if not folder.is_dir():
+        return []
+    return [entry for entry in sorted(folder.iterdir())
+            if entry.is_file() and entry.suffix in suffixes and entry.name.startswith(name + ".")
+            and (entry.suffix in EXTENSION_SUFFIXES or entry.name == name + entry.suffix)]
+
+
 def _folder_of(root: Path, folder: str, parts: list[str]) -> Path:
     return (root / folder if folder != "." else root).joinpath(*parts)
 
@@ -325,26 +352,29 @@ def _folder_of(root: Path, folder: str, parts: list[str]) -> Path:
 def _namespace_at(root: Path, folder: str, parts: list[str]) -> bool:
     """Whether `folder/<parts>` is a folder without an `__init__` (a portion of a namespace package)."""
     where = _folder_of(root, folder, parts)
-    return where.is_dir() and not any(entry.name.split(".")[0] == "__init__" for entry in where.iterdir())
+    return where.is_dir() and _init_file(where) is None
 
 
 def _regular_at(root: Path, folder: str, parts: list[str]) -> str | None:
     """The file that makes `parts` importable from `folder` of the checkout as a regular package (its `__init__`),
     a module or an extension, as the import system tries them; None where there is none."""
     package = _folder_of(root, folder, parts)
-    prefix = "/".join(([] if folder == "." else [folder]) + parts[:-1])
-    if package.is_dir():
-        for entry in sorted(package.iterdir()):
-            if entry.name.split(".")[0] == "__init__" and entry.is_file():
-                return "/".join(filter(None, [prefix, parts[-1], entry.name]))
-    base = package.parent
-    if base.is_dir():
-        top = parts[-1]
-        for entry in sorted(base.iterdir()):
-            if entry.is_file() and entry.name.startswith(top + ".") and entry.suffix in (".py", ".so", ".pyd", ".pyc") \
-                    and (entry.suffix not in (".py", ".pyc") or entry.name in (top + ".py", top + ".pyc")):
-                return "/".join(filter(None, [prefix, entry.name]))
-    return None
+    found = _init_file(package) or next(iter(_module_files(package.parent, parts[-1], MODULE_SUFFIXES)), None)
+    return None if found is None else found.relative_to(root).as_posix()
+
+
+def _top_level_names(root: Path, folder: str) -> set[str]:
+    """The names a folder of the checkout offers as top-level modules: its modules, extensions and packages."""
+    where = root / folder if folder != "." else root
+    if not where.is_dir():
+        return set()
+    names = set()
+    for entry in where.iterdir():
+        if entry.is_file() and entry.suffix in MODULE_SUFFIXES and entry.name.split(".")[0].isidentifier():
+            names.add(entry.name.split(".")[0])
+        elif entry.is_dir() and entry.name.isidentifier() and _init_file(entry) is not None:
+            names.add(entry.name)
+    return names
 
 
 def recorded_token_digests(artifact_data: dict) -> dict[str, str]:
