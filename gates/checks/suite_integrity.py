@@ -252,17 +252,7 @@ def _pytest_settings(text: str | None, name: str):
             return json.dumps(tomllib.loads(text).get("tool", {}).get("pytest"), sort_keys=True, default=str)
         except (tomllib.TOMLDecodeError, AttributeError, TypeError):
             return text
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return text
-    return json.dumps(dict(parser["tool:pytest"]) if parser.has_section("tool:pytest") else None, sort_keys=True)
-
-
-# Where a repository registers pytest plugins that load into every run, wherever its tests lie: `pytest11` entry
-# points, in an installed distribution's metadata committed to the tree or in the project's own metadata.
-_ENTRY_POINT_SECTIONS = ("pytest11",)
+    return _ini_section(text, "tool:pytest")
 
 
 def edits_plugin_registration(change, path: str) -> bool:
@@ -282,16 +272,17 @@ def edits_plugin_registration(change, path: str) -> bool:
     return False
 
 
-def _ini_section(text: str | None, name: str) -> str:
-    """The lines of the `[name]` section of an INI-style text (`entry_points.txt`, `setup.cfg`)."""
-    lines, inside = [], False
-    for line in (text or "").splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            inside = stripped.strip("[] ").lower() == name
-        elif inside and stripped:
-            lines.append(stripped)
-    return "\n".join(lines)
+def _ini_section(text: str | None, name: str):
+    """The `[name]` section of an INI text (`setup.cfg`, `entry_points.txt`; section names in any case), parsed as
+    configparser reads it; None where there is none, the text itself where it does not parse."""
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # entry point names keep their case
+    try:
+        parser.read_string(text or "")
+    except configparser.Error:
+        return text
+    sections = [dict(parser[section]) for section in parser.sections() if section.strip().lower() == name]
+    return json.dumps(sections or None, sort_keys=True)
 
 
 def _toml_plugin_tables(text: str | None):
