@@ -35,7 +35,13 @@ from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import code_digest, python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
-from gates.python_api.imported_surface import LOOKED_KINDS, outline_names, read_by_importing, suspiciously_small
+from gates.python_api.imported_surface import (
+    LOOKED_KINDS,
+    outline_names,
+    read_by_importing,
+    start_importing,
+    suspiciously_small,
+)
 from gates.python_api.module_scope import (
     CONFLICT_MARKERS,
     ReadText,
@@ -425,6 +431,7 @@ imported from holds it) and used again in a tree where every one of them is the 
 only where something its import read changed. An import that did not say what it looked at (a timeout, a hard exit)
 is kept by the id of the package root's tree instead."""
 _KEPT_IMPORTS = 2_000
+_SERVER_STARTED: list[bool] = []  # [True] once this process started its import server (or found nothing to import)
 
 
 class _Imports:
@@ -454,6 +461,9 @@ class _Imports:
         missing = [index for index, surface in enumerate(found) if surface is None]
         if not missing:
             return found
+        if not _SERVER_STARTED:
+            _SERVER_STARTED.append(True)
+            start_importing(self._package_sources(requests[missing[0]][0]))
         readings = dict(zip(missing, self._imports(requests, missing, partial=True)))
         again = [index for index in missing if not self._part_held(requests[index][0], readings[index][1])]
         if again:
@@ -470,6 +480,16 @@ class _Imports:
         folders = [self._folder(requests[index][0], partial) for index in indexes]
         with ThreadPoolExecutor(max_workers=len(indexes)) as pool:
             return list(pool.map(lambda job: self._import(job[0], *requests[job[1]][1:]), zip(folders, indexes)))
+
+    def _package_sources(self, ref: str):
+        """The texts of the checked packages' modules at `ref`, for the libraries they import."""
+        change = self.ctx.change
+        for folder in self.whole:
+            for path in change.list_files(ref, folder):
+                if path.endswith(".py"):
+                    text = change.read_at(ref, path)
+                    if text is not None:
+                        yield text
 
     def _part_held(self, ref: str, looked) -> bool:
         """Whether every path an import from the part of `ref`'s tree looked at is one that part holds as the whole

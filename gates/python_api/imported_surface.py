@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,6 +26,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gates.python_api.import_server import Unavailable, shared_server, start_shared_server
 from gates.python_api.scope_model import (
     KEYWORD_ONLY,
     POSITIONAL,
@@ -74,6 +76,12 @@ def note(kind, path):
     finally:
         noting.pop()
 
+# what a reading forked from the import server looked at before this script ran (the folders on the path and the
+# relative entries of sys.path its check for modules named like the server's looked for)
+for kind, paths in globals().get("__design_gates_looked__", {}).items():
+    for path in paths:
+        note(kind, path)
+
 SPAWNING = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
             "pty.spawn", "os.startfile")
 
@@ -111,6 +119,9 @@ for platform in {os, sys.modules.get("posix") or sys.modules.get("nt")} - {None}
 def done(document):
     document["looked"] = {kind: sorted(paths) for kind, paths in looked.items()}
     document["looked"]["unsure"] = unsure[0] if unsure else None
+    document["outside"] = sorted(name for name, module in list(sys.modules.items())
+                                 if "." not in name and isinstance(getattr(module, "__file__", None), str)
+                                 and not os.path.realpath(module.__file__).startswith(top_folder + os.sep))
     sys.stdout.write(mark + json.dumps(document) + "\n")
     sys.stdout.flush()
 NOT_PROTOCOL = {"__repr__", "__str__", "__del__", "__post_init__", "__init_subclass__", "__set_name__", "__sizeof__",
@@ -238,20 +249,51 @@ def imported_entries(folder: Path, module: str, roots, internal_decorators=(), t
     return reading.entries, reading.exports
 
 
-def _run_alone(command: list[str], folder: Path, env: dict, timeout: float) -> subprocess.CompletedProcess:
+def _run_alone(arguments: list[str], folder: Path, path: list[str], env: dict, timeout: float
+               ) -> subprocess.CompletedProcess:
     """Run the import in a session of its own and, when it ends, kill whatever it left running in that session: a
     process the imported code started must not outlive the reading and change the checkout the next reading uses.
-    Its output goes to files, not pipes, so a process it left holding them does not keep the reading waiting."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, cwd=folder, env=env, stdout=out, stderr=err,
-                                   start_new_session=hasattr(os, "killpg"))
-        try:
-            process.wait(timeout=timeout)
-        finally:
-            _kill_session(process)
-        out.seek(0)
-        err.seek(0)
-        return subprocess.CompletedProcess(command, process.returncode, out.read(), err.read())
+    Its output goes to files, not pipes, so a process it left holding them does not keep the reading waiting.
+
+    The reading forks from this process's import server where one runs (`gates.python_api.import_server`: the
+    libraries are imported there already), else it runs in a fresh process, which then says which libraries the
+    next readings can find imported."""
+    command = [sys.executable, "-c", _SCRIPT, *arguments]
+    with tempfile.TemporaryDirectory(prefix="design-gates-import-") as scratch:
+        out, err = Path(scratch) / "out", Path(scratch) / "err"
+        out.touch()
+        err.touch()
+        server = shared_server(env)
+        if server is not None:
+            try:
+                code = server.run(arguments, _SCRIPT, str(folder), path, str(out), str(err), timeout)
+                return subprocess.CompletedProcess(command, code, out.read_bytes(), err.read_bytes())
+            except Unavailable:
+                out.write_bytes(b"")
+                err.write_bytes(b"")
+        with open(out, "wb") as out_file, open(err, "wb") as err_file:
+            process = subprocess.Popen(command, cwd=folder, env={**env, "PYTHONPATH": os.pathsep.join(path)},
+                                       stdout=out_file, stderr=err_file, start_new_session=hasattr(os, "killpg"))
+            try:
+                process.wait(timeout=timeout)
+            finally:
+                _kill_session(process)
+        done = subprocess.CompletedProcess(command, process.returncode, out.read_bytes(), err.read_bytes())
+    if server is None:
+        start_shared_server(_outside(done.stdout), env)
+    return done
+
+
+def _outside(stdout: bytes) -> list[str]:
+    """The top-level modules a reading said it imported from outside the tree."""
+    text = stdout.decode("utf-8", errors="replace")
+    if _MARK not in text:
+        return []
+    try:
+        names = json.loads(text.rsplit(_MARK, 1)[1]).get("outside", [])
+    except (ValueError, AttributeError):
+        return []
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
 
 
 def _kill_session(process: subprocess.Popen) -> None:
@@ -268,16 +310,32 @@ def _kill_session(process: subprocess.Popen) -> None:
         pass
 
 
+def _reading_env() -> dict:
+    """What a reading keeps of this process's environment (its PYTHONPATH is the tree's)."""
+    env = {key: value for key, value in os.environ.items() if key in _KEPT or key.startswith(_KEPT_PREFIXES)}
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
+    return env
+
+
+_TOP_LEVEL_IMPORT = re.compile(r"^(?:import|from)[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+
+
+def start_importing(sources) -> None:
+    """Start this process's import server before its first reading, with the installed libraries that the module
+    texts `sources` import at their top level (`import torch`, `from einops import rearrange`), so that the first
+    reading forks too; without a server, the first reading runs fresh and says what to import."""
+    names = {match.group(1) for text in sources for match in _TOP_LEVEL_IMPORT.finditer(text)}
+    start_shared_server(sorted(names), _reading_env())
+
+
 def read_by_importing(folder: Path, module: str, roots, internal_decorators=(), timeout: float = 300.0
                       ) -> ImportedReading:
     """`module` imported from the files in `folder` (with `folder/<root>` for each package root on `sys.path`) in a
     fresh process: its surface or why importing failed, with what the import looked at in `folder`."""
     path = [str(Path(folder) / root) if root not in (".", "") else str(folder) for root in roots]
-    env = {key: value for key, value in os.environ.items() if key in _KEPT or key.startswith(_KEPT_PREFIXES)}
-    env.update(PYTHONPATH=os.pathsep.join(path), PYTHONDONTWRITEBYTECODE="1", PYTHONSAFEPATH="1")
+    env = _reading_env()
     try:
-        done = _run_alone([sys.executable, "-c", _SCRIPT, module, json.dumps(list(internal_decorators)), _MARK],
-                          folder, env, timeout)
+        done = _run_alone([module, json.dumps(list(internal_decorators)), _MARK], folder, path, env, timeout)
     except subprocess.TimeoutExpired:
         return ImportedReading(error=f"importing {module} took longer than {timeout:.0f} s")
     out = done.stdout.decode("utf-8", errors="replace")
