@@ -161,8 +161,10 @@ def main(argv=None) -> int:
         return 0
     if args.out is None:
         parser.error("--out is required unless --list")
-    result = {"tool": "lab/routing/key_probe.py", "seed": args.seed, "replays": args.replays, "within": WITHIN,
-              "cells": []}
+    import torch
+
+    result = {"tool": "lab/routing/key_probe.py", "device": torch.cuda.get_device_name(), "seed": args.seed,
+              "replays": args.replays, "within": WITHIN, "cells": []}
     start = time.time()
     for base in bases:
         cell = {"name": base.name, "D": base.head_dim, "G": base.group, "Hkv": base.num_kv_heads, "B": base.batch,
@@ -172,20 +174,23 @@ def main(argv=None) -> int:
             cell["us"][variant] = None if shape is None else measure(shape, variant, seed=1, replays=args.replays)
         cell["judged"] = judged(cell)
         result["cells"].append(cell)
+        result["summary"] = summary(result["cells"])
         args.out.write_text(json.dumps(result, indent=1) + "\n")
         print(f"{time.time() - start:6.0f} s {base.name}: " + ", ".join(
             f"{variant} {row['best']} ({row['reference_choice_to_best']:.3f})" for variant, row in cell["judged"].items()),
             flush=True)
-    summary = {}
-    for variant in VARIANTS[1:]:
-        ratios = [cell["judged"][variant]["reference_choice_to_best"] for cell in result["cells"]
-                  if variant in cell["judged"]]
-        if ratios:
-            summary[variant] = {"cells": len(ratios), "within": sum(r <= WITHIN for r in ratios), "worst": max(ratios)}
-    result["summary"] = summary
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(summary, indent=1))
+    print(json.dumps(result.get("summary", {}), indent=1))
     return 0
+
+
+def summary(cells: list[dict]) -> dict:
+    """Per variant: the cells judged, those whose reference choice is within 1.03x of the variant's own best, the worst."""
+    found = {}
+    for variant in VARIANTS[1:]:
+        ratios = [cell["judged"][variant]["reference_choice_to_best"] for cell in cells if variant in cell["judged"]]
+        if ratios:
+            found[variant] = {"cells": len(ratios), "within": sum(r <= WITHIN for r in ratios), "worst": max(ratios)}
+    return found
 
 
 if __name__ == "__main__":
