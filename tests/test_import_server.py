@@ -10,6 +10,7 @@ import pytest
 
 from gates.python_api import import_server
 from gates.python_api.imported_surface import read_by_importing, start_importing
+from test_import_reading_isolation import LINGERING
 
 pytestmark = pytest.mark.skipif(not import_server.supported(), reason="forked readings run on Linux")
 
@@ -82,22 +83,6 @@ def test_the_server_imports_only_what_site_packages_hold_whatever_a_reading_says
     assert import_server.installed_libraries(said) == ["markdown_it"]
 
 
-LINGERING = """\
-import os
-import time
-
-import markdown_it
-
-if os.fork() == 0:  # a child that outlives the import and then writes into the checkout
-    time.sleep(2)
-    with open("planted.py", "w") as handle:
-        handle.write("def f(a, b):\\n    return a\\n")
-    os._exit(0)
-
-
-def f(a):
-    return a
-"""
 
 
 def test_a_process_a_forked_reading_leaves_running_is_stopped_when_the_reading_ends(tmp_path, forks):
