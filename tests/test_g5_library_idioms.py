@@ -42,6 +42,8 @@ part, it is imported again from the whole tree.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import gates.history.api_compat as api_compat
@@ -269,17 +271,19 @@ def test_an_import_is_repeated_only_where_what_it_looked_at_changed_and_a_break_
     assert imports == ["kernels.ops"] * 3
 
 
-def test_the_base_and_head_imports_of_one_change_run_at_the_same_time(tmp_path, monkeypatch):
-    import threading
-
-    both_running = threading.Barrier(2, timeout=30)  # a serial second import would find nobody waiting
+def test_the_base_is_imported_before_the_head_and_never_beside_it(tmp_path, monkeypatch):
+    # the head's import runs the change's code: it must not run while the base is read, nor before it
+    events = []
     real = api_compat.read_by_importing
 
-    def meeting(folder, module, *args, **kwargs):
-        both_running.wait()
-        return real(folder, module, *args, **kwargs)
+    def logged(folder, module, *args, **kwargs):
+        events.append(("start", Path(folder).name.split("-")[1]))
+        try:
+            return real(folder, module, *args, **kwargs)
+        finally:
+            events.append(("end", Path(folder).name.split("-")[1]))
 
-    monkeypatch.setattr(api_compat, "read_by_importing", meeting)
+    monkeypatch.setattr(api_compat, "read_by_importing", logged)
     monkeypatch.setattr(api_compat, "_IMPORTED", {})
     repo = seeded_repo(tmp_path / "repo", files={
         IMPL: "def rms_norm(x, weight, *, eps=1e-6):\n    return x\n",
@@ -287,6 +291,7 @@ def test_the_base_and_head_imports_of_one_change_run_at_the_same_time(tmp_path, 
     start = repo.sha("HEAD")
     repo.write(IMPL, "def rms_norm(x, weight):\n    return x\n")
     repo.commit("rms_norm: no eps", who=ADA)
+    head = repo.sha("HEAD")
     repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {start}\n")
     repo.commit("Judge the history", who=MAX)
 
@@ -294,6 +299,7 @@ def test_the_base_and_head_imports_of_one_change_run_at_the_same_time(tmp_path, 
     breaks = [(f.path, f.message) for f in result.findings if f.gate == "G5" and f.severity == "error"]
     assert breaks == [(IMPL, "public API break: kernels.ops.rms_norm: parameter 'eps' removed (through the import in "
                              "kernels/ops/__init__.py); the public API may only grow")]
+    assert events == [("start", start[:12]), ("end", start[:12]), ("start", head[:12]), ("end", head[:12])]
 
 
 def test_an_import_reads_the_package_from_a_part_of_the_tree(tmp_path, monkeypatch):

@@ -1,5 +1,5 @@
-"""G5's import reading runs the repository's own code in a fresh process: whatever that code starts must end
-with the reading, so that it cannot change the checkout the next reading imports from."""
+"""G5's import reading runs the repository's own code in a process of its own: whatever that code starts must end
+with the reading, and whatever it writes into a checkout is gone before the next reading imports from it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import time
 import pytest
 
 from gates.python_api.imported_surface import read_by_importing
+from gitrepo_builder import ADA, seeded_repo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the lingering process is made with os.fork")
 
@@ -38,3 +39,38 @@ def test_a_process_the_import_leaves_running_is_stopped_when_the_reading_ends(tm
     assert time.monotonic() - start < 2  # the reading did not wait for the child that holds its output
     time.sleep(max(0.0, start + 2.8 - time.monotonic()))
     assert not (tmp_path / "planted.py").exists()
+
+
+POLICY = """\
+schema_version: 1
+default_level: L1
+rules: []
+api:
+  packages: [kernels]
+  package_roots: ["src"]
+"""
+UNREADABLE_SUB = "def f(a):\n    return a\n\n\nexec('')\n"
+REWRITES_THE_OTHER_CHECKOUTS = """\
+import os
+
+# every other checkout of this run (its folder's siblings) gets a kernels/sub.py without `f`
+_here = os.path.realpath(os.getcwd())
+for _name in os.listdir(os.path.dirname(_here)):
+    _sub = os.path.join(os.path.dirname(_here), _name, "src", "kernels", "sub.py")
+    if os.path.join(os.path.dirname(_here), _name) != _here and os.path.exists(_sub):
+        with open(_sub, "w") as _handle:
+            _handle.write("exec('')\\n")
+exec('')
+"""
+
+
+def test_what_the_head_import_writes_into_the_base_checkout_is_gone_before_the_base_is_imported(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "exec('')\n", "src/kernels/sub.py": UNREADABLE_SUB})
+    repo.branch("drop")
+    repo.write("src/kernels/__init__.py", REWRITES_THE_OTHER_CHECKOUTS)
+    repo.write("src/kernels/sub.py", "exec('')\n")
+    repo.commit("Drop f", who=ADA)
+    errors = [message for finding in repo.check() if finding.gate == "G5" and finding.severity == "error"
+              for message in [finding.message]]
+    assert "public API break: public name 'kernels.sub.f' removed; the public API may only grow" in errors

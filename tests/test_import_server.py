@@ -98,6 +98,36 @@ def test_a_process_a_forked_reading_leaves_running_is_stopped_when_the_reading_e
     assert not (tree / "planted.py").exists()
 
 
+ESCAPING = """\
+import os
+import time
+
+if os.fork() == 0:  # a grandchild in a session of its own, which the reading's session kill does not reach
+    os.setsid()
+    if os.fork() == 0:
+        with open("escaped.pid", "w") as handle:
+            handle.write(str(os.getpid()))
+        time.sleep(30)
+    os._exit(0)
+while not os.path.exists("escaped.pid"):
+    time.sleep(0.01)
+
+
+def f(a):
+    return a
+"""
+
+
+def test_a_process_that_leaves_a_forked_reading_s_session_is_ended_with_the_reading(tmp_path, forks):
+    read_by_importing(_tree(tmp_path / "base", "docs_render", USES_A_LIBRARY), "docs_render", ["."])
+    tree = _tree(tmp_path / "head", "escaping", ESCAPING)
+    reading = read_by_importing(tree, "escaping", ["."])
+    assert forks == ["escaping"]
+    assert reading.error is None, reading.error
+    pid = int((tree / "escaped.pid").read_text())
+    assert not _alive(pid)  # the server, its subreaper, ended it before it said the reading was done
+
+
 def test_a_forked_reading_that_runs_too_long_is_ended(tmp_path, forks):
     read_by_importing(_tree(tmp_path / "base", "docs_render", USES_A_LIBRARY), "docs_render", ["."])
     tree = _tree(tmp_path / "head", "slow", "import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import ast
 import re
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
-from gates.history import partial_checkout
+from gates.history import partial_checkout, reused_checkouts
 from gates.history.context import SeriesContext, field_of, line_of
 from gates.model.errors import InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
@@ -435,13 +434,14 @@ _SERVER_STARTED: list[bool] = []  # [True] once this process started its import 
 
 
 class _Imports:
-    """The second way to read a module: importing it from base and from head, each checked out once
-    (`gates.python_api.imported_surface`)."""
+    """The second way to read a module: importing it from base and from head (`gates.python_api.imported_surface`).
 
-    def __init__(self, ctx: SeriesContext, stack: ExitStack, located: dict[str, str]):
+    Each import runs alone, the base's first, each from a checkout brought to its commit's tree and checked to hold
+    exactly that tree just before it runs (`gates.history.reused_checkouts`): an import runs the code of its tree,
+    and what one side's import wrote into the other side's checkout is gone before that side is imported again."""
+
+    def __init__(self, ctx: SeriesContext, located: dict[str, str]):
         self.ctx = ctx
-        self.stack = stack
-        self.folders: dict[tuple[str, bool], Path] = {}
         self.enabled = ctx.policy.api_import_fallback
         # An import first runs in a part of the tree: the checked packages' folders, and what lies directly in the
         # top folder and in each package root; where it looked beyond that part, it runs again in the whole tree.
@@ -454,9 +454,8 @@ class _Imports:
         return self.surfaces([(ref, module, path, root)])[0]
 
     def surfaces(self, requests: list[tuple[str, str, str, str]]) -> list[ModuleSurface]:
-        """`surface(ref, module, path, root)` of each request. The imports not kept before run at the same time, each
-        in its own process (base and head of one change: the wait is the longer import, not the sum); checking a
-        side out and keeping what an import looked at go through the one git reader, one at a time."""
+        """`surface(ref, module, path, root)` of each request; the imports not kept before run one after the other,
+        the base's first."""
         found = [self._kept(*request) for request in requests]
         missing = [index for index, surface in enumerate(found) if surface is None]
         if not missing:
@@ -475,11 +474,16 @@ class _Imports:
         return found
 
     def _imports(self, requests: list[tuple[str, str, str, str]], indexes: list[int], partial: bool) -> list:
-        """(surface, what it looked at) of each request of `indexes`, imported at the same time from the checkouts
-        of their sides (made first, one at a time, through the one git reader)."""
-        folders = [self._folder(requests[index][0], partial) for index in indexes]
-        with ThreadPoolExecutor(max_workers=len(indexes)) as pool:
-            return list(pool.map(lambda job: self._import(job[0], *requests[job[1]][1:]), zip(folders, indexes)))
+        """(surface, what it looked at) of each request of `indexes`, imported one after the other (the base's first),
+        each from a checkout of its side (or its part) made to hold exactly its tree just before the import."""
+        found = {}
+        for index in sorted(indexes, key=lambda index: requests[index][0] != self.ctx.change.merge_base):
+            ref = requests[index][0]
+            checkout = self.ctx.change.checked_out(ref, self.whole, self.tops) if partial else \
+                self.ctx.change.checked_out(ref)
+            with checkout as folder:
+                found[index] = self._import(Path(folder), *requests[index][1:])
+        return [found[index] for index in indexes]
 
     def _package_sources(self, ref: str):
         """The texts of the checked packages' modules at `ref`, for the libraries they import."""
@@ -546,14 +550,6 @@ class _Imports:
             # counts its folders
             return found[0], tuple(name for mode, name in change.listing(ref, where) or () if mode == "40000")
         return found
-
-    def _folder(self, ref: str, partial: bool) -> Path:
-        """The checkout of `ref` (its part, or the whole tree), made once per change."""
-        if (ref, partial) not in self.folders:
-            checkout = self.ctx.change.checked_out(ref, self.whole, self.tops) if partial else \
-                self.ctx.change.checked_out(ref)
-            self.folders[(ref, partial)] = Path(self.stack.enter_context(checkout))
-        return self.folders[(ref, partial)]
 
     def _import(self, folder: Path, module: str, path: str, root: str):
         reading = read_by_importing(folder, module, [root], self.ctx.policy.api_internal_decorators)
@@ -677,7 +673,9 @@ def check(ctx: SeriesContext) -> None:
         _check_route_declarations(ctx)  # no module changed but in comments or blank lines: every surface is what it was
         return
     with ExitStack() as stack:
-        imports = _Imports(ctx, stack, located)
+        if reused_checkouts.in_effect() is None:
+            stack.enter_context(reused_checkouts.reused_checkouts())  # each import's checkout checked before it runs
+        imports = _Imports(ctx, located)
         for module, root in modules.items():
             if is_private_module(module) and module not in switches:
                 continue  # `pkg._impl`: not API itself; what a public module re-exports from it is checked there

@@ -17,11 +17,16 @@ process's reading, with these differences, each checked or stated:
   at import, such as OpenBLAS's, reset themselves in a forked child, as they do under `multiprocessing`.)
 - The libraries are imported from the root folder, not from the tree's: one that reads files of the folder it is
   imported from while it loads does not see the tree's.
-- The child starts a session of its own, and its output goes to files, as a fresh reading's does, so the caller
-  kills what it leaves running and never waits for it.
+- The child starts a session of its own, and its output goes to files, as a fresh reading's does. When it ends
+  (or passes its time limit), the server kills its session, and, being the subreaper of what it forks, every
+  process the reading started that left the session: such a process becomes the server's child once its parent
+  ends. When the checker is done, the server kills whatever still runs.
 
-Nothing the tree runs reaches the interpreter the readings fork from: it never imports the tree's code, and each
-reading runs in its own child. Anything else (a platform without `fork`, an interpreter that stopped) makes the
+Nothing the tree runs reaches the interpreter the readings fork from: it never imports the tree's code, each reading
+runs in its own child, and the server is not dumpable, so a reading cannot open its pipes through
+`/proc/<pid>/fd` to send it requests or send the checker replies. (A checker run as root with `CAP_SYS_PTRACE` gives
+the tree's code that reach, and into any process of the run, the checker's own included: run it as an ordinary
+user.) The checker never signals a process by a number the server's pipe names. Anything else (a platform without `fork`, an interpreter that stopped) makes the
 reading run in a fresh process, as before.
 """
 
@@ -30,7 +35,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import signal
 import site
 import subprocess
 import sys
@@ -41,6 +45,8 @@ from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
 
 _START_WAIT = 60.0
+_END_WAIT = 10.0
+"""How long a reading past its time limit waits for the server to say it ended it."""
 """How long a reading waits for the server to finish importing its libraries before it runs in a fresh process."""
 SHADOWED_EXIT = 86
 """The exit status of a forked reading that found a module of the tree named as one the interpreter imported."""
@@ -50,6 +56,15 @@ _SERVER = r'''
 import builtins, importlib, json, os, select, signal, sys, traceback, types
 
 preload = json.loads(sys.argv[1])
+# Not dumpable: a reading's code cannot open this process's pipes through /proc/<pid>/fd to send it requests or
+# the checker replies. A subreaper: a process a reading starts that leaves the reading's session becomes this
+# process's child when its parent ends, and is killed here when the reading ends.
+try:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    guarded = libc.prctl(4, 0, 0, 0, 0) == 0 and libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_DUMPABLE, _CHILD_SUBREAPER
+except (OSError, AttributeError, ImportError):
+    libc, guarded = None, False
 replies = os.fdopen(os.dup(1), "w", buffering=1)
 silent = os.open(os.devnull, os.O_RDWR)
 os.dup2(silent, 1)  # what a library prints while it is imported is not a reply
@@ -75,7 +90,7 @@ sys.stdout.flush()
 sys.stderr.flush()
 names = sorted(tried | {name.partition(".")[0] for name in list(sys.modules)} | {"sitecustomize", "usercustomize"})
 threads = sys.modules["threading"].active_count() if "threading" in sys.modules else 1
-replies.write(json.dumps({"ready": True, "threads": threads}) + "\n")
+replies.write(json.dumps({"ready": True, "threads": threads, "guarded": guarded}) + "\n")
 
 wake_read, wake_write = os.pipe()
 os.set_blocking(wake_read, False)
@@ -106,6 +121,8 @@ def child(request):
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()
+    libc.prctl(4, 1, 0, 0, 0)  # dumpable again, as a fresh process is
+    libc.prctl(36, 0, 0, 0, 0)  # its own orphans go to the server, not to it
     for fd in (0, wake_read, wake_write, replies.fileno()):
         os.close(fd)
     os.dup2(silent, 0)
@@ -146,6 +163,45 @@ def child(request):
             os._exit(code)
 
 
+def children():
+    """The pids of this process's children, from the process table."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == os.getpid():
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def end(pid):
+    """Kill the process `pid` and its process group (a reading's session, or a stray's own group)."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def sweep():
+    """Kill every child of this process that is not a running reading (what readings left behind), and reap it;
+    again while killing them hands their own children over."""
+    for _ in range(100):
+        strays = [pid for pid in children() if pid not in running]
+        if not strays:
+            return
+        for pid in strays:
+            end(pid)
+        for pid in strays:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 running = {}
 pending = b""
 while True:
@@ -156,22 +212,33 @@ while True:
                 pass
         except BlockingIOError:
             pass
-    while running:
+    while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             break
         if pid == 0:
             break
-        replies.write(json.dumps({"id": running.pop(pid), "status": os.waitstatus_to_exitcode(status)}) + "\n")
+        if pid in running:  # a reading ended: end what it left running, then say so
+            end(pid)
+            number = running.pop(pid)
+            sweep()
+            replies.write(json.dumps({"id": number, "status": os.waitstatus_to_exitcode(status)}) + "\n")
     if 0 in ready:
         data = os.read(0, 1 << 16)
-        if not data:
+        if not data:  # the checker is done (or gone): nothing a reading started outlives it
+            running.clear()
+            sweep()
             os._exit(0)
         pending += data
         while b"\n" in pending:
             line, pending = pending.split(b"\n", 1)
             request = json.loads(line)
+            if "kill" in request:  # the checker's time limit: end the reading (its status follows when it is reaped)
+                for pid, number in list(running.items()):
+                    if number == request["kill"]:
+                        end(pid)
+                continue
             pid = os.fork()
             if pid == 0:
                 child(request)
@@ -216,7 +283,7 @@ class ImportServer:
             for line in self.process.stdout:
                 reply = json.loads(line)
                 if reply.get("ready"):
-                    self.usable = reply.get("threads") == 1
+                    self.usable = reply.get("threads") == 1 and reply.get("guarded") is True
                     self._ready.set()
                     continue
                 request = self._requests.get(reply["id"])
@@ -264,6 +331,8 @@ class ImportServer:
             if request.pid is None:
                 raise Unavailable("the server stopped before the reading started")
             if not finished:
+                self._send({"kill": number})  # the server ends it and what it started; its status follows
+                request.done.wait(_END_WAIT)
                 raise subprocess.TimeoutExpired(argv, timeout)
             if request.status is None:
                 raise Unavailable("the server stopped while the reading ran")
@@ -271,9 +340,15 @@ class ImportServer:
                 raise Unavailable("a module of the tree is named as one the server imported")
             return request.status
         finally:
-            if request.pid is not None:
-                _kill_group(request.pid)
             self._requests.pop(number, None)
+
+    def _send(self, message: dict) -> None:
+        with self._lock:
+            try:
+                self.process.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+                self.process.stdin.flush()
+            except OSError:
+                pass
 
     def close(self) -> None:
         try:
@@ -289,14 +364,6 @@ class ImportServer:
 def _shadowed_mark(path: str) -> bool:
     with open(path, "rb") as handle:
         return handle.read(len(_SHADOWED)) == _SHADOWED.encode("utf-8")
-
-
-def _kill_group(pid: int) -> None:
-    """Kill what the reading left running in its session (the child itself has ended or is ended here)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 _SHARED: dict[tuple, ImportServer] = {}
