@@ -670,7 +670,10 @@ def checked_out_tree(repo_root, rev: str, whole: Sequence[str] | None = None, to
         return
     repo, reader, git_dir = _kept_repo(checkouts, repo_root)
     sha = _resolve_or_fail(reader, rev, "head")
-    items = _checkout_items(repo, sha, whole, tops)
+    listed = ("items", sha, None if whole is None else tuple(whole), tuple(tops))  # a commit's tree never changes
+    if listed not in checkouts.repos:
+        checkouts.repos[listed] = _checkout_items(repo, sha, whole, tops)
+    items = checkouts.repos[listed]
     if not reused_checkouts.reusable(items):
         with _fresh_checkout(repo_root, rev, whole, tops) as folder:
             yield folder
