@@ -4,10 +4,12 @@ with the reading, and whatever it writes into a checkout is gone before the next
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import pytest
 
+from gates.python_api import import_server, imported_surface
 from gates.python_api.imported_surface import read_by_importing
 from gitrepo_builder import ADA, seeded_repo
 
@@ -27,6 +29,46 @@ if os.fork() == 0:  # a child that outlives the import and then writes into the 
 def f(a):
     return a
 """
+
+
+ESCAPING = """\
+import os
+import time
+
+if os.fork() == 0:  # a grandchild in a session of its own, which the reading's session kill does not reach
+    os.setsid()
+    if os.fork() == 0:
+        with open("escaped.pid", "w") as handle:
+            handle.write(str(os.getpid()))
+        time.sleep(30)
+    os._exit(0)
+while not os.path.exists("escaped.pid"):
+    time.sleep(0.01)
+
+
+def f(a):
+    return a
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper runs on Linux")
+def test_a_process_that_leaves_the_reading_s_session_is_ended_with_the_reading(tmp_path, monkeypatch):
+    monkeypatch.setattr(import_server, "_SHARED", {})  # no import server: the reading runs in a fresh process
+    monkeypatch.setattr(imported_surface, "start_shared_server", lambda *args: None)
+    (tmp_path / "escaping.py").write_text(ESCAPING, encoding="utf-8")
+    reading = read_by_importing(tmp_path, "escaping", ["."])
+    assert reading.error is None, reading.error
+    pid = int((tmp_path / "escaped.pid").read_text())
+    assert not _alive(pid)  # the reaper the reading ran under ended it before the reading was done
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:  # a zombie is not running
+        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_a_process_the_import_leaves_running_is_stopped_when_the_reading_ends(tmp_path):

@@ -3,14 +3,13 @@ fresh process reads, and falls back to a fresh process wherever the two could di
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 
 from gates.python_api import import_server
 from gates.python_api.imported_surface import read_by_importing, start_importing
-from test_import_reading_isolation import LINGERING
+from test_import_reading_isolation import ESCAPING, LINGERING, _alive
 
 pytestmark = pytest.mark.skipif(not import_server.supported(), reason="forked readings run on Linux")
 
@@ -98,24 +97,6 @@ def test_a_process_a_forked_reading_leaves_running_is_stopped_when_the_reading_e
     assert not (tree / "planted.py").exists()
 
 
-ESCAPING = """\
-import os
-import time
-
-if os.fork() == 0:  # a grandchild in a session of its own, which the reading's session kill does not reach
-    os.setsid()
-    if os.fork() == 0:
-        with open("escaped.pid", "w") as handle:
-            handle.write(str(os.getpid()))
-        time.sleep(30)
-    os._exit(0)
-while not os.path.exists("escaped.pid"):
-    time.sleep(0.01)
-
-
-def f(a):
-    return a
-"""
 
 
 def test_a_process_that_leaves_a_forked_reading_s_session_is_ended_with_the_reading(tmp_path, forks):
@@ -150,12 +131,3 @@ def test_a_reading_runs_in_a_fresh_process_once_the_server_has_stopped(tmp_path,
     assert reading.error is None, reading.error
     assert "render" in reading.entries
     assert forks == []
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:  # a zombie is not running
-        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gates.python_api.import_server import Unavailable, shared_server, start_shared_server
+from gates.python_api.reaper import TIMED_OUT, reaped
+from gates.python_api.reaper import supported as reaper_supported
 from gates.python_api.scope_model import (
     KEYWORD_ONLY,
     POSITIONAL,
@@ -210,6 +212,14 @@ _KEPT_PREFIXES = ("CUDA_", "TRITON_", "TORCH_", "HIP_", "ROCM_")  # what importi
 LOOKED_KINDS = ("opened", "listed", "probed", "scanned")
 
 
+_REAPER_GRACE = 10.0
+"""How much longer than the reading's own limit the checker waits for the reaper, which ends the reading itself."""
+
+
+class _ReaperFailed(Exception):
+    """The reaper did not say how the reading ended."""
+
+
 class ImportFailed(Exception):
     """Importing the module failed; the message says how."""
 
@@ -271,14 +281,25 @@ def _run_alone(arguments: list[str], folder: Path, path: list[str], env: dict, t
             except Unavailable:
                 out.write_bytes(b"")
                 err.write_bytes(b"")
+        status = Path(scratch) / "status"
+        run = reaped(command, timeout, str(status)) if reaper_supported() else command
         with open(out, "wb") as out_file, open(err, "wb") as err_file:
-            process = subprocess.Popen(command, cwd=folder, env={**env, "PYTHONPATH": os.pathsep.join(path)},
+            process = subprocess.Popen(run, cwd=folder, env={**env, "PYTHONPATH": os.pathsep.join(path)},
                                        stdout=out_file, stderr=err_file, start_new_session=hasattr(os, "killpg"))
             try:
-                process.wait(timeout=timeout)
+                process.wait(timeout=timeout + _REAPER_GRACE if run is not command else timeout)
             finally:
                 _kill_session(process)
-        done = subprocess.CompletedProcess(command, process.returncode, out.read_bytes(), err.read_bytes())
+        code = process.returncode
+        if run is not command:
+            said = status.read_text(encoding="utf-8", errors="replace").strip() if status.exists() else ""
+            if said == TIMED_OUT:
+                raise subprocess.TimeoutExpired(command, timeout)
+            if code != 0 or not said.lstrip("-").isdigit():
+                raise subprocess.TimeoutExpired(command, timeout) if code == -9 else \
+                    _ReaperFailed(f"the process that ran the import ended with exit {code}")
+            code = int(said)
+        done = subprocess.CompletedProcess(command, code, out.read_bytes(), err.read_bytes())
     if server is None:
         start_shared_server(_outside(done.stdout), env)
     return done
@@ -338,6 +359,8 @@ def read_by_importing(folder: Path, module: str, roots, internal_decorators=(), 
         done = _run_alone([module, json.dumps(list(internal_decorators)), _MARK], folder, path, env, timeout)
     except subprocess.TimeoutExpired:
         return ImportedReading(error=f"importing {module} took longer than {timeout:.0f} s")
+    except _ReaperFailed as exc:
+        return ImportedReading(error=f"importing {module} failed: {exc}")
     out = done.stdout.decode("utf-8", errors="replace")
     if done.returncode != 0 and _MARK not in out or done.returncode not in (0, 1):
         lines = [line for line in done.stderr.decode("utf-8", errors="replace").splitlines() if line.strip()]
