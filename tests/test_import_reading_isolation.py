@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from gates.model.errors import GitContextError
 from gates.python_api import import_server, imported_surface
 from gates.python_api.imported_surface import read_by_importing
 from gitrepo_builder import ADA, seeded_repo
@@ -116,3 +117,24 @@ def test_what_the_head_import_writes_into_the_base_checkout_is_gone_before_the_b
     errors = [message for finding in repo.check() if finding.gate == "G5" and finding.severity == "error"
               for message in [finding.message]]
     assert "public API break: public name 'kernels.sub.f' removed; the public API may only grow" in errors
+
+
+WRITES_INTO_GIT = """\
+import os
+
+# the checkout lies in <git dir>/design-gates/<folder>: a ref planted there would steer what git hands out next
+with open(os.path.join(os.getcwd(), "..", "..", "refs", "heads", "planted"), "w") as _handle:
+    _handle.write("0" * 40 + "\\n")
+exec('')
+"""
+
+
+def test_an_import_that_writes_into_the_repository_s_git_data_stops_the_check(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "exec('')\n", "src/kernels/sub.py": UNREADABLE_SUB})
+    repo.branch("plant")
+    repo.write("src/kernels/__init__.py", WRITES_INTO_GIT)
+    repo.commit("Plant a ref", who=ADA)
+    with pytest.raises(GitContextError, match=r"importing kernels at [0-9a-f]{12} .* wrote into the repository's "
+                                              r"git data \(.*refs/heads/planted\)"):
+        repo.check()

@@ -183,6 +183,11 @@ class ChangeSet:
             return read_once(ref)
         return settings_from_reader(lambda path: self.read_at(ref, path))
 
+    def git_data_state(self) -> tuple:
+        """The state of the files git reads the history from (`gates.history.git_repo`): the same before and
+        after anything that must not have written them."""
+        return self._reader.git_data_state()
+
     def list_files(self, ref: str, under: str) -> list[str]:
         """Repository paths of the files below the folder `under` at `ref`."""
         return self._reader.list_files(ref, under)

@@ -119,6 +119,21 @@ class _GitReader:
             return None
         return data if kind in (b"blob", "blob") else None
 
+    def git_data_state(self) -> tuple:
+        """What git reads this repository's history from, as file states: every file of the objects, refs and
+        info folders and `packed-refs`, `config`, `shallow` and `HEAD` of the git directory (path, size, inode,
+        modification and change times; a write changes the change time, which no process can set back). The
+        checkouts the checks write (`design-gates/`) are no part of it."""
+        found = []
+        for git_dir in dict.fromkeys([Path(self.repo.common_dir), Path(self.repo.git_dir)]):
+            for name in ("packed-refs", "config", "shallow", "HEAD", "commondir"):
+                found.append(_file_state(git_dir, name))
+            for folder in ("objects", "refs", "info"):
+                for root, _, files in os.walk(git_dir / folder):
+                    found.extend(_file_state(git_dir, os.path.relpath(os.path.join(root, name), git_dir))
+                                 for name in files)
+        return tuple(found)
+
     def object_data(self, sha: str, what: str) -> bytes:
         """The content of object `sha`; `GitContextError` (exit 2) when the clone lacks it."""
         try:
@@ -346,6 +361,14 @@ class _GitReader:
         if key not in self._settings:
             self._settings[key] = settings_from_reader(lambda path: self.read_bytes(ref, path))
         return self._settings[key]
+
+
+def _file_state(git_dir: Path, name: str) -> tuple:
+    try:
+        status = os.lstat(git_dir / name)
+    except OSError:
+        return (str(git_dir), name, None)
+    return (str(git_dir), name, status.st_size, status.st_ino, status.st_mtime_ns, status.st_ctime_ns)
 
 
 def _open_repo(repo_root: Path) -> git.Repo:
