@@ -138,3 +138,14 @@ def test_an_import_that_writes_into_the_repository_s_git_data_stops_the_check(tm
     with pytest.raises(GitContextError, match=r"importing kernels at [0-9a-f]{12} .* wrote into the repository's "
                                               r"git data \(.*refs/heads/planted\)"):
         repo.check()
+
+
+def test_a_git_put_on_the_path_after_the_checks_began_is_not_the_one_they_run(tmp_path, monkeypatch):
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={"src/kernels/sub.py": "x = 1\n"})
+    first = repo.check()  # the checks open the repository: git is pinned by its full path
+    planted = tmp_path / "bin"
+    planted.mkdir()
+    (planted / "git").write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    (planted / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{os.environ['PATH']}")
+    assert repo.check() == first

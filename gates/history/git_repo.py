@@ -319,8 +319,8 @@ class _GitReader:
         try:
             with os.fdopen(handle, "wb") as file:
                 file.write(allowed_signers)
-            command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", "-c", f"gpg.ssh.allowedSignersFile={name}",
-                       "verify-commit", "-v", sha]
+            command = [git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git", *_PINNED_PROGRAMS,
+                       "-c", f"gpg.ssh.allowedSignersFile={name}", "verify-commit", "-v", sha]
             status, _, stderr = self.repo.git.execute(command, with_extended_output=True, with_exceptions=False,
                                                       stdout_as_string=True)
         except git.GitCommandNotFound as exc:
@@ -371,7 +371,25 @@ def _file_state(git_dir: Path, name: str) -> tuple:
     return (str(git_dir), name, status.st_size, status.st_ino, status.st_mtime_ns, status.st_ctime_ns)
 
 
+_PINNED: list[str] = []  # the git executable, by its full path, once a repository was opened
+_PINNED_PROGRAMS: list[str] = []  # git options naming the programs git runs, by their full paths
+
+
+def _pin_git() -> None:
+    """Run every later git command by the full path `git` has now: G5's import readings run a change's code, which
+    could put another `git` in a folder of PATH for the commands the checks run after it."""
+    if _PINNED:
+        return
+    found = shutil.which(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
+    if found:
+        git.refresh(os.path.realpath(found))
+    _PINNED.append(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
+    keygen = shutil.which("ssh-keygen")  # what checks an ssh signature (`gpg.ssh.program`)
+    _PINNED_PROGRAMS.extend(["-c", f"gpg.ssh.program={os.path.realpath(keygen)}"] if keygen else [])
+
+
 def _open_repo(repo_root: Path) -> git.Repo:
+    _pin_git()
     try:
         repo = git.Repo(repo_root)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
