@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from gates.history import run_state
 from gates.model.errors import GitContextError
 from gates.python_api import import_server, imported_surface
 from gates.python_api.imported_surface import read_by_importing
@@ -135,8 +136,22 @@ def test_an_import_that_writes_into_the_repository_s_git_data_stops_the_check(tm
     repo.branch("plant")
     repo.write("src/kernels/__init__.py", WRITES_INTO_GIT)
     repo.commit("Plant a ref", who=ADA)
-    with pytest.raises(GitContextError, match=r"importing kernels at [0-9a-f]{12} .* wrote into the repository's "
-                                              r"git data \(.*refs/heads/planted\)"):
+    with pytest.raises(GitContextError, match=r"importing kernels at [0-9a-f]{12} .* wrote \S*/refs/heads/planted, "
+                                              r"which the checks read after it"):
+        repo.check()
+
+
+def test_an_import_that_writes_what_python_runs_at_start_stops_the_check(tmp_path, monkeypatch):
+    site_packages = tmp_path / "site-packages"  # stands for the environment's, which other tests' readings share
+    site_packages.mkdir()
+    monkeypatch.setattr(run_state, "_site_folders", lambda: [str(site_packages)])
+    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
+        "src/kernels/__init__.py": "exec('')\n", "src/kernels/sub.py": UNREADABLE_SUB})
+    repo.branch("plant")
+    repo.write("src/kernels/__init__.py", f"with open({str(site_packages / 'probe.pth')!r}, 'w') as _handle:\n"
+                                          "    _handle.write('import os')\nexec('')\n")
+    repo.commit("Plant a .pth file", who=ADA)
+    with pytest.raises(GitContextError, match=r"wrote \S*/site-packages/probe\.pth, which the checks read"):
         repo.check()
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from gates.history import partial_checkout, reused_checkouts
 from gates.history.context import SeriesContext, field_of, line_of
+from gates.history.run_state import left_as_found
 from gates.model.errors import GitContextError, InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import code_digest, python_token_digest
@@ -439,8 +440,8 @@ class _Imports:
     Each import runs alone, the base's first, each from a checkout brought to its commit's tree and checked to hold
     exactly that tree just before it runs (`gates.history.reused_checkouts`): an import runs the code of its tree,
     and what one side's import wrote into the other side's checkout is gone before that side is imported again.
-    An import that wrote into the repository's git data stops the check (`GitContextError`): what git hands out
-    after it (a replacement ref, a rewritten object) could be anything."""
+    An import that wrote what the checks read after it (the repository's git data, the checker's own files,
+    `gates.history.run_state`) stops the check (`GitContextError`)."""
 
     def __init__(self, ctx: SeriesContext, located: dict[str, str]):
         self.ctx = ctx
@@ -484,15 +485,16 @@ class _Imports:
             checkout = self.ctx.change.checked_out(ref, self.whole, self.tops) if partial else \
                 self.ctx.change.checked_out(ref)
             with checkout as folder:
-                before = self.ctx.change.git_data_state()
+                first_change = left_as_found(self.ctx.change.git_data_state)
                 found[index] = self._import(Path(folder), *requests[index][1:])
-                changed = _first_difference(before, self.ctx.change.git_data_state())
+                changed = first_change()
             if changed is not None:
                 raise GitContextError(
                     f"importing {requests[index][1]} at {ref[:12]} (G5's reading of a module it cannot read "
-                    f"statically) wrote into the repository's git data ({changed}): what the checks read from git "
-                    "after it cannot be trusted. Review what the module runs when it is imported; run the check "
-                    "again in a fresh clone, or with api.import_fallback: false in the base policy")
+                    f"statically) wrote {changed}, which the checks read after it (the repository's git data, the "
+                    "checker's files or what Python runs at start): nothing they read after it can be trusted. "
+                    "Review what the module runs when it is imported; run the check again in a fresh clone and "
+                    "environment, or with api.import_fallback: false in the base policy")
         return [found[index] for index in indexes]
 
     def _package_sources(self, ref: str):
@@ -605,17 +607,6 @@ class _Imports:
         note = (f"module {module} cannot be read statically ({reason}), so its surface on base and head was read by "
                 "importing each in a subprocess; a reviewer may want to check what the import ran")
         return imported[0], imported[1], note
-
-
-def _first_difference(before: tuple, after: tuple) -> str | None:
-    """The first file whose state differs between two `git_data_state()`s, as `<git dir>/<path>`; None if none."""
-    if before == after:
-        return None
-    old, new = {item[:2]: item for item in before}, {item[:2]: item for item in after}
-    for key in sorted(set(old) | set(new)):
-        if old.get(key) != new.get(key):
-            return f"{key[0]}/{key[1]}"
-    return "?"
 
 
 def _route_findings(ctx: SeriesContext, path: str, line: int, message: str) -> None:

@@ -1,0 +1,84 @@
+"""What a G5 import reading must leave as it found it: the files the checks read from after it.
+
+An import reading runs the code of the change it reads (`gates.python_api.imported_surface`), with the checker's
+own rights. Whatever it writes inside its checkout is undone before the next reading (`gates.history.reused_
+checkouts`), and whatever it starts ends with it (`gates.python_api.reaper`, `gates.python_api.import_server`).
+What it could write elsewhere and what the checks read after it is taken here, as file states (path, size, inode,
+modification and change times: a write changes the change time, which no process can set back), before and after
+each reading:
+
+- the repository's git data (`gates.history.git_repo`): a replacement ref or a rewritten object would change what
+  every later commit of a history run is judged on;
+- the checker's own package (`gates/`), which later imports of its modules would load;
+- what every later Python process runs at its start: the files directly in the site-packages folders (`.pth`
+  files, `sitecustomize.py`) and in the user's site-packages folder.
+
+A difference stops the check (`GitContextError`, exit 2) naming the first changed file.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import sysconfig
+from pathlib import Path
+from typing import Callable
+
+import gates
+
+_CHECKER = Path(gates.__file__).resolve().parent
+
+
+def checker_state() -> tuple:
+    """The states of the checker's package files and of the files directly in the site-packages folders."""
+    found = []
+    for root, folders, files in os.walk(_CHECKER):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        found.extend(_state(os.path.join(root, name)) for name in files if not name.endswith(".pyc"))
+    for folder in _site_folders():
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        found.extend(_state(os.path.join(folder, name)) for name in names
+                     if os.path.isfile(os.path.join(folder, name)))
+    return tuple(found)
+
+
+def left_as_found(read_git: Callable[[], tuple]) -> Callable[[], str | None]:
+    """Take the state now (`read_git()` and `checker_state()`); the returned function says the first file whose state
+    differs from it then, or None."""
+    before = (read_git(), checker_state())
+
+    def first_change() -> str | None:
+        return first_difference(before[0], read_git()) or first_difference(before[1], checker_state())
+    return first_change
+
+
+def first_difference(before: tuple, after: tuple) -> str | None:
+    """The first file (by path) whose state differs between two lists of `(folder, name, ...)` states; None if none."""
+    if before == after:
+        return None
+    old, new = {item[:2]: item for item in before}, {item[:2]: item for item in after}
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            return os.path.join(*key)
+    return "?"
+
+
+def _site_folders() -> list[str]:
+    folders = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+               *getattr(site, "getsitepackages", lambda: [])()}
+    user = getattr(site, "getusersitepackages", lambda: None)()
+    if isinstance(user, str):
+        folders.add(user)
+    return sorted(folder for folder in folders if os.path.isdir(folder))
+
+
+def _state(path: str) -> tuple:
+    folder, name = os.path.split(path)
+    try:
+        status = os.lstat(path)
+    except OSError:
+        return (folder, name, None)
+    return (folder, name, status.st_size, status.st_ino, status.st_mtime_ns, status.st_ctime_ns)
