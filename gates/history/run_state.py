@@ -10,6 +10,8 @@ each reading:
 - the repository's git data (`gates.history.git_repo`): a replacement ref or a rewritten object would change what
   every later commit of a history run is judged on;
 - the checker's own package (`gates/`), which later imports of its modules would load;
+- the global and system git configuration (`~/.gitconfig`, `~/.config/git/config`, `/etc/gitconfig`), which every
+  later git command reads;
 - what every later Python process runs at its start: the files directly in the site-packages folders (`.pth`
   files, `sitecustomize.py`) and in the user's site-packages folder.
 
@@ -30,11 +32,13 @@ _CHECKER = Path(gates.__file__).resolve().parent
 
 
 def checker_state() -> tuple:
-    """The states of the checker's package files and of the files directly in the site-packages folders."""
+    """The states of the checker's package files, of the global and system git configuration and of the files
+    directly in the site-packages folders."""
     found = []
     for root, folders, files in os.walk(_CHECKER):
         folders[:] = [name for name in folders if name != "__pycache__"]
         found.extend(_state(os.path.join(root, name)) for name in files if not name.endswith(".pyc"))
+    found.extend(_state(path) for path in _git_config_files())
     for folder in _site_folders():
         try:
             names = sorted(os.listdir(folder))
@@ -64,6 +68,15 @@ def first_difference(before: tuple, after: tuple) -> str | None:
         if old.get(key) != new.get(key):
             return os.path.join(*key)
     return "?"
+
+
+def _git_config_files() -> list[str]:
+    """The configuration files every git command reads besides the repository's own (global and system)."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    named = [os.environ.get("GIT_CONFIG_GLOBAL"), os.environ.get("GIT_CONFIG_SYSTEM")]
+    return sorted({path for path in [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"),
+                                     "/etc/gitconfig", *named] if path})
 
 
 def _site_folders() -> list[str]:
