@@ -4,8 +4,10 @@ with the reading, and whatever it writes into a checkout is gone before the next
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -141,18 +143,29 @@ def test_an_import_that_writes_into_the_repository_s_git_data_stops_the_check(tm
         repo.check()
 
 
-def test_an_import_that_writes_what_python_runs_at_start_stops_the_check(tmp_path, monkeypatch):
-    site_packages = tmp_path / "site-packages"  # stands for the environment's, which other tests' readings share
+@pytest.mark.parametrize("written", ["site-packages/probe.pth", "dependency/yaml/__init__.py", "bytecode"])
+def test_an_import_that_writes_what_the_checker_or_python_loads_later_stops_the_check(tmp_path, monkeypatch, written):
+    # a .pth file every later Python process runs, a dependency's module the checker may import later, a .pyc in the
+    # only folder the checker reads bytecode from once an import has run
+    site_packages, dependency = tmp_path / "site-packages", tmp_path / "dependency" / "yaml" / "__init__.py"
     site_packages.mkdir()
+    dependency.parent.mkdir(parents=True)
+    dependency.write_text("", encoding="utf-8")
     monkeypatch.setattr(run_state, "_site_folders", lambda: [str(site_packages)])
+    monkeypatch.setattr(run_state, "_dependency_files", lambda: (str(dependency),))
+    target = Path(run_state._bytecode_folder()) / "planted.pyc" if written == "bytecode" else tmp_path / written
     repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
         "src/kernels/__init__.py": "exec('')\n", "src/kernels/sub.py": UNREADABLE_SUB})
     repo.branch("plant")
-    repo.write("src/kernels/__init__.py", f"with open({str(site_packages / 'probe.pth')!r}, 'w') as _handle:\n"
+    repo.write("src/kernels/__init__.py", f"with open({str(target)!r}, 'w') as _handle:\n"
                                           "    _handle.write('import os')\nexec('')\n")
-    repo.commit("Plant a .pth file", who=ADA)
-    with pytest.raises(GitContextError, match=r"wrote \S*/site-packages/probe\.pth, which the checks read"):
-        repo.check()
+    repo.commit("Plant a file the checks read later", who=ADA)
+    try:
+        with pytest.raises(GitContextError, match=rf"wrote {re.escape(str(target))}, which the checks read"):
+            repo.check()
+    finally:
+        if written == "bytecode":
+            target.unlink(missing_ok=True)
 
 
 def test_a_git_put_on_the_path_after_the_checks_began_is_not_the_one_they_run(tmp_path, monkeypatch):

@@ -9,7 +9,11 @@ each reading:
 
 - the repository's git data (`gates.history.git_repo`): a replacement ref or a rewritten object would change what
   every later commit of a history run is judged on;
-- the checker's own package (`gates/`), which later imports of its modules would load;
+- the checker's own package (`gates/`) and the files of the distributions it depends on (PyYAML, jsonschema,
+  GitPython and the rest, as their installed file lists name them), which later imports of their modules would
+  load. Their compiled bytecode is no longer read from `__pycache__` once the first import reading runs: the
+  process then reads and writes bytecode only under an empty folder of its own (`sys.pycache_prefix`, with
+  `sys.dont_write_bytecode`), which must stay empty;
 - the global and system git configuration (`~/.gitconfig`, `~/.config/git/config`, `/etc/gitconfig`), which every
   later git command reads;
 - what every later Python process runs at its start: the files directly in the site-packages folders (`.pth`
@@ -20,9 +24,16 @@ A difference stops the check (`GitContextError`, exit 2) naming the first change
 
 from __future__ import annotations
 
+import atexit
 import os
+import re
+import shutil
 import site
+import sys
 import sysconfig
+import tempfile
+from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
@@ -32,12 +43,15 @@ _CHECKER = Path(gates.__file__).resolve().parent
 
 
 def checker_state() -> tuple:
-    """The states of the checker's package files, of the global and system git configuration and of the files
-    directly in the site-packages folders."""
+    """The states of the checker's package files and its dependencies' files, of the folder its bytecode is read
+    from, of the global and system git configuration and of the files directly in the site-packages folders."""
     found = []
-    for root, folders, files in os.walk(_CHECKER):
-        folders[:] = [name for name in folders if name != "__pycache__"]
-        found.extend(_state(os.path.join(root, name)) for name in files if not name.endswith(".pyc"))
+    for top in (_CHECKER, _bytecode_folder()):
+        for root, folders, files in os.walk(top):
+            folders[:] = [name for name in folders if name != "__pycache__" or top != _CHECKER]
+            found.extend(_state(os.path.join(root, name)) for name in files if not name.endswith(".pyc")
+                         or top != _CHECKER)
+    found.extend(_state(path) for path in _dependency_files())
     found.extend(_state(path) for path in _git_config_files())
     for folder in _site_folders():
         try:
@@ -68,6 +82,41 @@ def first_difference(before: tuple, after: tuple) -> str | None:
         if old.get(key) != new.get(key):
             return os.path.join(*key)
     return "?"
+
+
+@lru_cache(maxsize=None)
+def _bytecode_folder() -> str:
+    """An empty folder of this process's own, from now on the only place it reads or writes compiled bytecode: a
+    `.pyc` an import reading writes beside a module the checker has not imported yet is never read."""
+    folder = tempfile.mkdtemp(prefix="design-gates-bytecode-")
+    atexit.register(shutil.rmtree, folder, True)
+    sys.dont_write_bytecode = True
+    sys.pycache_prefix = folder
+    return folder
+
+
+@lru_cache(maxsize=None)
+def _dependency_files() -> tuple[str, ...]:
+    """The installed files of the distributions the checker depends on (its requirements, without extras, and
+    theirs), `__pycache__` left out."""
+    seen, pending, files = set(), ["design-gates"], []
+    while pending:
+        name = pending.pop()
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            distribution = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        for requirement in distribution.requires or []:
+            named = re.match(r"[A-Za-z0-9._-]+", requirement)
+            if named and "extra ==" not in requirement.replace('"', "").replace("'", ""):
+                pending.append(named.group(0))
+        files.extend(str(distribution.locate_file(file)) for file in distribution.files or []
+                     if "__pycache__" not in file.parts)
+    return tuple(files)
 
 
 def _git_config_files() -> list[str]:
