@@ -35,18 +35,22 @@ def f(a):
 """
 
 
-ESCAPING = """\
+CHAIN = """\
 import os
 import time
 
-if os.fork() == 0:  # a grandchild in a session of its own, which the reading's session kill does not reach
-    os.setsid()
-    if os.fork() == 0:
-        with open("escaped.pid", "w") as handle:
-            handle.write(str(os.getpid()))
-        time.sleep(30)
+if os.fork() == 0:  # a chain of 150 processes, each the child of the one before and in a session of its own
+    for _ in range(150):
+        os.setsid()
+        with open("chain.pids", "a") as handle:
+            handle.write(f"{os.getpid()}\\n")
+        if os.fork() != 0:
+            time.sleep(30)
+            os._exit(0)
+    open("chain.done", "w").close()
+    time.sleep(30)
     os._exit(0)
-while not os.path.exists("escaped.pid"):
+while not os.path.exists("chain.done"):
     time.sleep(0.01)
 
 
@@ -56,14 +60,14 @@ def f(a):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper runs on Linux")
-def test_a_process_that_leaves_the_reading_s_session_is_ended_with_the_reading(tmp_path, monkeypatch):
+def test_processes_that_leave_the_reading_s_session_are_ended_with_the_reading(tmp_path, monkeypatch):
     monkeypatch.setattr(import_server, "_SHARED", {})  # no import server: the reading runs in a fresh process
     monkeypatch.setattr(imported_surface, "start_shared_server", lambda *args: None)
-    (tmp_path / "escaping.py").write_text(ESCAPING, encoding="utf-8")
-    reading = read_by_importing(tmp_path, "escaping", ["."])
+    (tmp_path / "chain.py").write_text(CHAIN, encoding="utf-8")
+    reading = read_by_importing(tmp_path, "chain", ["."])
     assert reading.error is None, reading.error
-    pid = int((tmp_path / "escaped.pid").read_text())
-    assert not _alive(pid)  # the reaper the reading ran under ended it before the reading was done
+    left = [int(pid) for pid in (tmp_path / "chain.pids").read_text().split()]
+    assert len(left) == 150 and not [pid for pid in left if _alive(pid)]  # the reaper ended them all first
 
 
 def _alive(pid: int) -> bool:
@@ -109,14 +113,20 @@ for _name in os.listdir(os.path.dirname(_here)):
 exec('')
 """
 
-
-def test_what_the_head_import_writes_into_the_base_checkout_is_gone_before_the_base_is_imported(tmp_path):
+def _library_whose_init_becomes(tmp_path, init: str, also: dict[str, str] | None = None):
+    """A library whose package `__init__` and `sub` module G5 reads by importing, and a change to them."""
     repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
         "src/kernels/__init__.py": "exec('')\n", "src/kernels/sub.py": UNREADABLE_SUB})
-    repo.branch("drop")
-    repo.write("src/kernels/__init__.py", REWRITES_THE_OTHER_CHECKOUTS)
-    repo.write("src/kernels/sub.py", "exec('')\n")
-    repo.commit("Drop f", who=ADA)
+    repo.branch("change")
+    for path, text in {"src/kernels/__init__.py": init, **(also or {})}.items():
+        repo.write(path, text)
+    repo.commit("Change the package", who=ADA)
+    return repo
+
+
+
+def test_what_the_head_import_writes_into_the_base_checkout_is_gone_before_the_base_is_imported(tmp_path):
+    repo = _library_whose_init_becomes(tmp_path, REWRITES_THE_OTHER_CHECKOUTS, also={"src/kernels/sub.py": "exec('')\n"})
     errors = [message for finding in repo.check() if finding.gate == "G5" and finding.severity == "error"
               for message in [finding.message]]
     assert "public API break: public name 'kernels.sub.f' removed; the public API may only grow" in errors
@@ -133,11 +143,7 @@ exec('')
 
 
 def test_an_import_that_writes_into_the_repository_s_git_data_stops_the_check(tmp_path):
-    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
-        "src/kernels/__init__.py": "exec('')\n", "src/kernels/sub.py": UNREADABLE_SUB})
-    repo.branch("plant")
-    repo.write("src/kernels/__init__.py", WRITES_INTO_GIT)
-    repo.commit("Plant a ref", who=ADA)
+    repo = _library_whose_init_becomes(tmp_path, WRITES_INTO_GIT)
     with pytest.raises(GitContextError, match=r"importing kernels at [0-9a-f]{12} .* wrote \S*/refs/heads/planted, "
                                               r"which the checks read after it"):
         repo.check()
@@ -154,12 +160,8 @@ def test_an_import_that_writes_what_the_checker_or_python_loads_later_stops_the_
     monkeypatch.setattr(run_state, "_site_folders", lambda: [str(site_packages)])
     monkeypatch.setattr(run_state, "_dependency_files", lambda: (str(dependency),))
     target = Path(run_state._bytecode_folder()) / "planted.pyc" if written == "bytecode" else tmp_path / written
-    repo = seeded_repo(tmp_path / "repo", package_root="src/", policy=POLICY, files={
-        "src/kernels/__init__.py": "exec('')\n", "src/kernels/sub.py": UNREADABLE_SUB})
-    repo.branch("plant")
-    repo.write("src/kernels/__init__.py", f"with open({str(target)!r}, 'w') as _handle:\n"
-                                          "    _handle.write('import os')\nexec('')\n")
-    repo.commit("Plant a file the checks read later", who=ADA)
+    repo = _library_whose_init_becomes(tmp_path, f"with open({str(target)!r}, 'w') as _handle:\n"
+                                             "    _handle.write('import os')\nexec('')\n")
     try:
         with pytest.raises(GitContextError, match=rf"wrote {re.escape(str(target))}, which the checks read"):
             repo.check()

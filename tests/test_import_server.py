@@ -9,7 +9,7 @@ import pytest
 
 from gates.python_api import import_server
 from gates.python_api.imported_surface import read_by_importing, start_importing
-from test_import_reading_isolation import ESCAPING, LINGERING, _alive
+from test_import_reading_isolation import CHAIN, LINGERING, _alive
 
 pytestmark = pytest.mark.skipif(not import_server.supported(), reason="forked readings run on Linux")
 
@@ -99,14 +99,14 @@ def test_a_process_a_forked_reading_leaves_running_is_stopped_when_the_reading_e
 
 
 
-def test_a_process_that_leaves_a_forked_reading_s_session_is_ended_with_the_reading(tmp_path, forks):
+def test_processes_that_leave_a_forked_reading_s_session_are_ended_with_the_reading(tmp_path, forks):
     read_by_importing(_tree(tmp_path / "base", "docs_render", USES_A_LIBRARY), "docs_render", ["."])
-    tree = _tree(tmp_path / "head", "escaping", ESCAPING)
-    reading = read_by_importing(tree, "escaping", ["."])
-    assert forks == ["escaping"]
+    tree = _tree(tmp_path / "head", "chain", CHAIN)
+    reading = read_by_importing(tree, "chain", ["."])
+    assert forks == ["chain"]
     assert reading.error is None, reading.error
-    pid = int((tree / "escaped.pid").read_text())
-    assert not _alive(pid)  # the server, its subreaper, ended it before it said the reading was done
+    left = [int(pid) for pid in (tree / "chain.pids").read_text().split()]
+    assert len(left) == 150 and not [pid for pid in left if _alive(pid)]  # the server, their subreaper, ended them
 
 
 def test_a_forked_reading_that_runs_too_long_is_ended(tmp_path, forks):

@@ -35,6 +35,7 @@ from gates.model.errors import GitContextError, InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.python_api.token_digest import code_digest, python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
+from gates.python_api.import_server import ReadingNotEnded
 from gates.python_api.imported_surface import (
     LOOKED_KINDS,
     outline_names,
@@ -486,7 +487,14 @@ class _Imports:
                 self.ctx.change.checked_out(ref)
             with checkout as folder:
                 first_change = left_as_found(self.ctx.change.git_data_state)
-                found[index] = self._import(Path(folder), *requests[index][1:])
+                try:
+                    found[index] = self._import(Path(folder), *requests[index][1:])
+                except ReadingNotEnded as exc:
+                    raise GitContextError(
+                        f"importing {requests[index][1]} at {ref[:12]} (G5's reading of a module it cannot read "
+                        f"statically): {exc}, so nothing the checks read after it can be trusted. Review what the "
+                        "module runs when it is imported, or set api.import_fallback: false in the base policy"
+                    ) from None
                 changed = first_change()
             if changed is not None:
                 raise GitContextError(

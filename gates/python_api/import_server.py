@@ -20,7 +20,9 @@ process's reading, with these differences, each checked or stated:
 - The child starts a session of its own, and its output goes to files, as a fresh reading's does. When it ends
   (or passes its time limit), the server kills its session, and, being the subreaper of what it forks, every
   process the reading started that left the session: such a process becomes the server's child once its parent
-  ends. When the checker is done, the server kills whatever still runs.
+  ends, and the server stops, then kills, every process below it but the readings still running, until none is
+  left (`gates.python_api.reaper.SWEEP`; where some are still there after 10 s the check stops). When the checker is
+  done, the server kills whatever still runs.
 
 Nothing the tree runs reaches the interpreter the readings fork from: it never imports the tree's code, each reading
 runs in its own child, and the server is not dumpable, so a reading cannot open its pipes through
@@ -44,6 +46,8 @@ import time
 from dataclasses import dataclass, field
 from importlib.machinery import PathFinder
 
+from gates.python_api.reaper import SWEEP
+
 _START_WAIT = 60.0
 _END_WAIT = 10.0
 """How long a reading past its time limit waits for the server to say it ended it."""
@@ -53,7 +57,8 @@ SHADOWED_EXIT = 86
 _SHADOWED = "\x1edesign-gates-shadowed\x1e"
 
 _SERVER = r'''
-import builtins, importlib, json, os, select, signal, sys, traceback, types
+import builtins, importlib, json, os, select, signal, sys, time, traceback, types
+''' + SWEEP + r'''
 
 preload = json.loads(sys.argv[1])
 # Not dumpable: a reading's code cannot open this process's pipes through /proc/<pid>/fd to send it requests or
@@ -163,45 +168,6 @@ def child(request):
             os._exit(code)
 
 
-def children():
-    """The pids of this process's children, from the process table."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == os.getpid():
-                        found.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
-
-
-def end(pid):
-    """Kill the process `pid` and its process group (a reading's session, or a stray's own group)."""
-    for kill in (os.killpg, os.kill):
-        try:
-            kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def sweep():
-    """Kill every child of this process that is not a running reading (what readings left behind), and reap it;
-    again while killing them hands their own children over."""
-    for _ in range(100):
-        strays = [pid for pid in children() if pid not in running]
-        if not strays:
-            return
-        for pid in strays:
-            end(pid)
-        for pid in strays:
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-
-
 running = {}
 pending = b""
 while True:
@@ -222,12 +188,11 @@ while True:
         if pid in running:  # a reading ended: end what it left running, then say so
             end(pid)
             number = running.pop(pid)
-            sweep()
-            replies.write(json.dumps({"id": number, "status": os.waitstatus_to_exitcode(status)}) + "\n")
+            ended = sweep(keep=running)
+            replies.write(json.dumps({"id": number, "status": os.waitstatus_to_exitcode(status), "ended": ended}) + "\n")
     if 0 in ready:
         data = os.read(0, 1 << 16)
         if not data:  # the checker is done (or gone): nothing a reading started outlives it
-            running.clear()
             sweep()
             os._exit(0)
         pending += data
@@ -247,6 +212,10 @@ while True:
 '''
 
 
+class ReadingNotEnded(Exception):
+    """Processes a reading started could not all be ended with it: what the checks read after it cannot be trusted."""
+
+
 class Unavailable(Exception):
     """The reading cannot fork from the server (it stopped, or a module of the tree is named as one it imported):
     run it in a fresh process."""
@@ -258,6 +227,7 @@ class _Request:
     started: threading.Event = field(default_factory=threading.Event)
     pid: int | None = None
     status: int | None = None
+    ended: bool = False  # every process the reading started was ended with it
 
 
 class ImportServer:
@@ -294,6 +264,7 @@ class ImportServer:
                     request.started.set()
                 else:
                     request.status = reply["status"]
+                    request.ended = reply.get("ended") is True
                     request.done.set()
         except (ValueError, KeyError, OSError):
             pass
@@ -336,6 +307,8 @@ class ImportServer:
                 raise subprocess.TimeoutExpired(argv, timeout)
             if request.status is None:
                 raise Unavailable("the server stopped while the reading ran")
+            if not request.ended:
+                raise ReadingNotEnded("processes the import started were still running after it ended")
             if request.status == SHADOWED_EXIT and _shadowed_mark(out):
                 raise Unavailable("a module of the tree is named as one the server imported")
             return request.status

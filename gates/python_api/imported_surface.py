@@ -26,8 +26,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gates.python_api.import_server import Unavailable, shared_server, start_shared_server
-from gates.python_api.reaper import TIMED_OUT, reaped
+from gates.python_api.import_server import ReadingNotEnded, Unavailable, shared_server, start_shared_server
+from gates.python_api.reaper import TIMED_OUT, UNENDED, reaped
 from gates.python_api.reaper import supported as reaper_supported
 from gates.python_api.scope_model import (
     KEYWORD_ONLY,
@@ -293,6 +293,8 @@ def _run_alone(arguments: list[str], folder: Path, path: list[str], env: dict, t
         code = process.returncode
         if run is not command:
             said = status.read_text(encoding="utf-8", errors="replace").strip() if status.exists() else ""
+            if said.endswith(UNENDED.strip()):
+                raise ReadingNotEnded("processes the import started were still running after it ended")
             if said == TIMED_OUT:
                 raise subprocess.TimeoutExpired(command, timeout)
             if code != 0 or not said.lstrip("-").isdigit():

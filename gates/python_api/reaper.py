@@ -6,8 +6,10 @@ kills that session when the reading ends, but a process that starts a session of
 the next readings run. On Linux a fresh reading therefore runs as the child of a small reaper process (`python -I -S`,
 nothing of the tree on its path) that is the subreaper of what it runs (`PR_SET_CHILD_SUBREAPER`): a process that
 leaves the reading's session becomes the reaper's child once its parent ends, and when the reading ends, or passes
-its time limit, the reaper kills every such child (and its process group) before it exits itself. Forked readings
-get the same from the import server (`gates.python_api.import_server`).
+its time limit, the reaper stops, then kills, every process below it, round after round until none is left (a chain
+of processes each in a session of its own included), before it exits itself. Where some are still there after 10 s,
+it says so, and the check stops (exit 2): nothing read after such a reading can be trusted. Forked readings get the
+same from the import server (`gates.python_api.import_server`).
 """
 
 from __future__ import annotations
@@ -15,9 +17,69 @@ from __future__ import annotations
 import sys
 
 TIMED_OUT = "timed out"
+UNENDED = " unended"
+"""What the reaper adds to the status where processes the reading started were still there after its sweep."""
+
+SWEEP = r'''
+def descendants(keep=()):
+    """Every process below this one in the process table, the subtrees of the children `keep` left out."""
+    below = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    below.setdefault(int(handle.read().rsplit(b")", 1)[1].split()[1]), []).append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    found, pending = [], [pid for pid in below.get(os.getpid(), []) if pid not in keep]
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        pending.extend(below.get(pid, []))
+    return found
+
+
+def end(pid):
+    """Kill the process `pid` and its process group (a reading's session, or a stray's own group)."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def sweep(keep=(), limit=10.0):
+    """Kill every process below this one but the children `keep` and theirs (what readings left behind: a process
+    that left a reading's session becomes this subreaper's child when its parent ends), each round stopping all of
+    them first so that none can start another, and reap them; False where some were still there after `limit` s."""
+    deadline = time.monotonic() + limit
+    while True:
+        strays = descendants(keep)
+        if not strays:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in strays:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+'''
+"""The sweep the reaper and the import server run when a reading ends (`os`, `signal` and `time` imported before it)."""
 
 _REAPER = r'''
-import ctypes, os, signal, sys
+import ctypes, os, signal, sys, time
+''' + SWEEP + r'''
 
 libc = ctypes.CDLL(None)
 if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
@@ -44,38 +106,9 @@ signal.signal(signal.SIGALRM, expire)
 signal.setitimer(signal.ITIMER_REAL, limit)
 _, status = os.waitpid(pid, 0)
 signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def children():
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == os.getpid():
-                        found.append(int(entry))
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
-
-
-for _ in range(100):
-    strays = children()
-    if not strays:
-        break
-    for stray in strays:
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(stray, signal.SIGKILL)
-            except OSError:
-                pass
-    for stray in strays:
-        try:
-            os.waitpid(stray, 0)
-        except ChildProcessError:
-            pass
+ended = sweep()
 with open(status_path, "w") as handle:
-    handle.write("timed out" if expired else str(os.waitstatus_to_exitcode(status)))
+    handle.write(("timed out" if expired else str(os.waitstatus_to_exitcode(status))) + ("" if ended else " unended"))
 os._exit(0)
 '''
 
