@@ -120,15 +120,15 @@ class _GitReader:
         return data if kind in (b"blob", "blob") else None
 
     def git_data_state(self) -> tuple:
-        """What git reads this repository's history from, as file states: every file of the objects, refs and
-        info folders and `packed-refs`, `config`, `shallow` and `HEAD` of the git directory (path, size, inode,
+        """What git reads this repository's history from, and what it runs, as file states: every file of the
+        objects, refs, info and hooks folders and `packed-refs`, `config`, `shallow` and `HEAD` of the git directory (path, size, inode,
         modification and change times; a write changes the change time, which no process can set back). The
         checkouts the checks write (`design-gates/`) are no part of it."""
         found = []
         for git_dir in dict.fromkeys([Path(self.repo.common_dir), Path(self.repo.git_dir)]):
             for name in ("packed-refs", "config", "shallow", "HEAD", "commondir"):
                 found.append(_file_state(git_dir, name))
-            for folder in ("objects", "refs", "info"):
+            for folder in ("objects", "refs", "info", "hooks"):
                 for root, _, files in os.walk(git_dir / folder):
                     found.extend(_file_state(git_dir, os.path.relpath(os.path.join(root, name), git_dir))
                                  for name in files)
