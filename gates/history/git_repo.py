@@ -121,9 +121,9 @@ class _GitReader:
 
     def git_data_state(self) -> tuple:
         """What git reads this repository's history from, and what it runs, as file states: every file of the
-        objects, refs, info and hooks folders and `packed-refs`, `config`, `shallow` and `HEAD` of the git directory (path, size, inode,
-        modification and change times; a write changes the change time, which no process can set back). The
-        checkouts the checks write (`design-gates/`) are no part of it."""
+        objects, refs, info and hooks folders and `packed-refs`, `config`, `shallow` and `HEAD` of the git
+        directory (path, size, inode, modification and change times; a write changes the change time, which no
+        process can set back). The checkouts the checks write (`design-gates/`) are no part of it."""
         found = []
         for git_dir in dict.fromkeys([Path(self.repo.common_dir), Path(self.repo.git_dir)]):
             for name in ("packed-refs", "config", "shallow", "HEAD", "commondir"):
