@@ -70,6 +70,41 @@ def test_processes_that_leave_the_reading_s_session_are_ended_with_the_reading(t
     assert len(left) == 150 and not [pid for pid in left if _alive(pid)]  # the reaper ended them all first
 
 
+KILLS_ITS_PARENT = """\
+import os
+import signal
+import time
+
+if os.fork() == 0:  # a daemon in a session of its own, then the process that runs the reading is killed
+    os.setsid()
+    if os.fork() == 0:
+        with open("daemons.pid", "a") as handle:
+            handle.write(f"{os.getpid()}\\n")
+        time.sleep(30)
+    os._exit(0)
+while not os.path.exists("daemons.pid"):
+    time.sleep(0.01)
+os.kill(os.getppid(), signal.SIGKILL)
+time.sleep(1)
+
+
+def f(a):
+    return a
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper runs on Linux")
+def test_a_reading_that_kills_the_process_running_it_fails_and_leaves_nothing_running(tmp_path, monkeypatch):
+    monkeypatch.setattr(import_server, "_SHARED", {})  # no import server: the reading runs under a reaper
+    monkeypatch.setattr(imported_surface, "start_shared_server", lambda *args: None)
+    (tmp_path / "killer.py").write_text(KILLS_ITS_PARENT, encoding="utf-8")
+    reading = read_by_importing(tmp_path, "killer", ["."])
+    assert reading.error == "importing killer failed: the process that ran the import was killed (signal 9) " \
+                            "before it said how the import ended"
+    daemons = [int(pid) for pid in (tmp_path / "daemons.pid").read_text().split()]
+    assert daemons and not [pid for pid in daemons if _alive(pid)]  # this process, their subreaper, ended them
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

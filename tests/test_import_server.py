@@ -9,7 +9,7 @@ import pytest
 
 from gates.python_api import import_server
 from gates.python_api.imported_surface import read_by_importing, start_importing
-from test_import_reading_isolation import CHAIN, LINGERING, _alive
+from test_import_reading_isolation import CHAIN, KILLS_ITS_PARENT, LINGERING, _alive
 
 pytestmark = pytest.mark.skipif(not import_server.supported(), reason="forked readings run on Linux")
 
@@ -107,6 +107,15 @@ def test_processes_that_leave_a_forked_reading_s_session_are_ended_with_the_read
     assert reading.error is None, reading.error
     left = [int(pid) for pid in (tree / "chain.pids").read_text().split()]
     assert len(left) == 150 and not [pid for pid in left if _alive(pid)]  # the server, their subreaper, ended them
+
+
+def test_a_forked_reading_that_kills_the_server_leaves_nothing_running(tmp_path, forks):
+    read_by_importing(_tree(tmp_path / "base", "docs_render", USES_A_LIBRARY), "docs_render", ["."])
+    tree = _tree(tmp_path / "head", "killer", KILLS_ITS_PARENT)
+    reading = read_by_importing(tree, "killer", ["."])  # the server is killed; the fresh reading kills its reaper
+    assert reading.error is not None and "was killed (signal 9)" in reading.error
+    daemons = [int(pid) for pid in (tree / "daemons.pid").read_text().split()]
+    assert len(daemons) == 2 and not [pid for pid in daemons if _alive(pid)]
 
 
 def test_a_forked_reading_that_runs_too_long_is_ended(tmp_path, forks):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gates.python_api.import_server import ReadingNotEnded, Unavailable, shared_server, start_shared_server
-from gates.python_api.reaper import TIMED_OUT, UNENDED, reaped
+from gates.python_api.reaper import TIMED_OUT, UNENDED, checker_children, ended_with, reaped
 from gates.python_api.reaper import supported as reaper_supported
 from gates.python_api.scope_model import (
     KEYWORD_ONLY,
@@ -269,6 +269,7 @@ def _run_alone(arguments: list[str], folder: Path, path: list[str], env: dict, t
     libraries are imported there already), else it runs in a fresh process, which then says which libraries the
     next readings can find imported."""
     command = [sys.executable, "-c", _SCRIPT, *arguments]
+    keep = checker_children()  # this process's children before the reading: its git readers, the import server
     with tempfile.TemporaryDirectory(prefix="design-gates-import-") as scratch:
         out, err = Path(scratch) / "out", Path(scratch) / "err"
         out.touch()
@@ -276,14 +277,16 @@ def _run_alone(arguments: list[str], folder: Path, path: list[str], env: dict, t
         server = shared_server(env)
         if server is not None:
             try:
-                code = server.run(arguments, _SCRIPT, str(folder), path, str(out), str(err), timeout)
+                with ended_with(keep):
+                    code = server.run(arguments, _SCRIPT, str(folder), path, str(out), str(err), timeout)
                 return subprocess.CompletedProcess(command, code, out.read_bytes(), err.read_bytes())
             except Unavailable:
                 out.write_bytes(b"")
                 err.write_bytes(b"")
+                keep = checker_children()  # without a server that stopped
         status = Path(scratch) / "status"
         run = reaped(command, timeout, str(status)) if reaper_supported() else command
-        with open(out, "wb") as out_file, open(err, "wb") as err_file:
+        with open(out, "wb") as out_file, open(err, "wb") as err_file, ended_with(keep):
             process = subprocess.Popen(run, cwd=folder, env={**env, "PYTHONPATH": os.pathsep.join(path)},
                                        stdout=out_file, stderr=err_file, start_new_session=hasattr(os, "killpg"))
             try:
@@ -298,8 +301,8 @@ def _run_alone(arguments: list[str], folder: Path, path: list[str], env: dict, t
             if said == TIMED_OUT:
                 raise subprocess.TimeoutExpired(command, timeout)
             if code != 0 or not said.lstrip("-").isdigit():
-                raise subprocess.TimeoutExpired(command, timeout) if code == -9 else \
-                    _ReaperFailed(f"the process that ran the import ended with exit {code}")
+                how = f"was killed (signal {-code})" if code < 0 else f"ended with exit {code}"
+                raise _ReaperFailed(f"the process that ran the import {how} before it said how the import ended")
             code = int(said)
         done = subprocess.CompletedProcess(command, code, out.read_bytes(), err.read_bytes())
     if server is None:

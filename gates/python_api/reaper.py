@@ -10,11 +10,20 @@ its time limit, the reaper stops, then kills, every process below it, round afte
 of processes each in a session of its own included), before it exits itself. Where some are still there after 10 s,
 it says so, and the check stops (exit 2): nothing read after such a reading can be trusted. Forked readings get the
 same from the import server (`gates.python_api.import_server`).
+
+A reading can also kill the reaper or the server that runs it, to leave their sweep. The checker is therefore the
+subreaper of what it starts as well (`checker_children`): what such a reading left behind becomes the checker's
+child, and after every reading the checker sweeps every process below it but the children it had before the
+reading (its git readers, its import server) (`ended_with`). A reaper killed that way fails the reading.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import time
+from contextlib import contextmanager
 
 TIMED_OUT = "timed out"
 UNENDED = " unended"
@@ -111,6 +120,57 @@ with open(status_path, "w") as handle:
     handle.write(("timed out" if expired else str(os.waitstatus_to_exitcode(status))) + ("" if ended else " unended"))
 os._exit(0)
 '''
+
+
+_SUBREAPER: list[bool] = []  # [True] once this process made itself the subreaper of what it starts
+_SWEEPING: dict = {}  # SWEEP's functions, run in this process
+
+
+def checker_children() -> set[int]:
+    """This process's children now (its git readers, its import server), which a reading's sweep leaves alone.
+    On Linux the first call also makes this process the subreaper of what it starts: a process a reading started
+    that killed its reaper or server, to leave their sweep, becomes this process's child instead of init's."""
+    if not supported():
+        return set()
+    if not _SUBREAPER:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        _SUBREAPER.append(True)
+    return _direct_children()
+
+
+@contextmanager
+def ended_with(keep: set[int]):
+    """Run a reading; when it ends, end every process below this one but `keep` and theirs (what the reading left
+    here after killing the process that ran it). Raises ReadingNotEnded where some are still there after 10 s."""
+    from gates.python_api.import_server import ReadingNotEnded
+
+    try:
+        yield
+    finally:
+        if supported() and not _sweeping()["sweep"](keep=keep):
+            raise ReadingNotEnded("processes the import started were still running after it ended")
+
+
+def _sweeping() -> dict:
+    if not _SWEEPING:
+        _SWEEPING.update(os=os, signal=signal, time=time)
+        exec(compile(SWEEP, "<sweep>", "exec"), _SWEEPING)
+    return _SWEEPING
+
+
+def _direct_children() -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == os.getpid():
+                        found.add(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
 
 
 def supported() -> bool:
