@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from gates.history import run_state
+from gates.history.ratchet import check_history
 from gates.model.errors import GitContextError
 from gates.python_api import import_server, imported_surface
 from gates.python_api.imported_surface import read_by_importing
-from gitrepo_builder import ADA, seeded_repo
+from gitrepo_builder import ADA, MAX, seeded_repo
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the lingering process is made with os.fork")
 
@@ -214,3 +215,34 @@ def test_a_git_put_on_the_path_after_the_checks_began_is_not_the_one_they_run(tm
     (planted / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{os.environ['PATH']}")
     assert repo.check() == first
+
+
+FLIPS_AFTER_TWO_READINGS = """\
+import os
+import subprocess
+
+subprocess.run(["true"])  # a process: what the reading read cannot be told by its paths
+_count = {counter!r}
+_seen = os.path.getsize(_count) if os.path.exists(_count) else 0
+with open(_count, "a") as _handle:
+    _handle.write("x")
+if _seen < 2:  # its own commit's readings see f; a later reading of the same tree would not
+    def f(a):
+        return a
+exec('')
+"""
+
+
+def test_a_later_commit_s_base_is_the_surface_its_own_commit_was_judged_on(tmp_path):
+    # packages at the top folder (package_roots "."): the tree the reading was kept by is the whole tree's
+    policy = "schema_version: 1\ndefault_level: L1\nrules: []\napi:\n  packages: [kernels]\n"
+    repo = seeded_repo(tmp_path / "repo", policy=policy)
+    start = repo.sha("HEAD")
+    repo.write("kernels/ops.py", FLIPS_AFTER_TWO_READINGS.format(counter=str(tmp_path / "counter")))
+    repo.commit("Add ops", who=ADA)
+    repo.write("kernels/ops.py", "exec('')\n")
+    repo.commit("Drop f", who=ADA)
+    repo.write(".design-gates/policy.yaml", policy + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Judge the history", who=MAX)
+    errors = [f.message for f in check_history(repo.root).findings if f.gate == "G5" and f.severity == "error"]
+    assert "public API break: public name 'kernels.ops.f' removed; the public API may only grow" in errors

@@ -534,7 +534,7 @@ class _Imports:
         """An import of `module` kept before whose every looked-at path is the same at `ref`; None when there is none."""
         if not self.ctx.change.identifies_blobs:
             return None
-        tree = self.ctx.change.tree_id(ref, root)
+        tree = self.ctx.change.tree_id(ref, _prefix(root).rstrip("/"))  # "." is the top folder, ""
         for looked, found in _IMPORTED.get(self._key(module, root), ()):
             if looked[0] == "tree" and looked[1] == tree and tree is not None or \
                     looked[0] == "looked" and all(self._state(ref, *item[:2]) == item[2] for item in looked[1]):
@@ -545,7 +545,7 @@ class _Imports:
         """Keep an import's surface with the state of every path it looked at (or the root's tree id)."""
         if not self.ctx.change.identifies_blobs:
             return
-        tree = self.ctx.change.tree_id(ref, root)
+        tree = self.ctx.change.tree_id(ref, _prefix(root).rstrip("/"))  # "." is the top folder, ""
         if looked is not None and not looked.unsure:
             kept = ("looked", tuple((kind, where, self._state(ref, kind, where))
                                     for kind in LOOKED_KINDS for where in getattr(looked, kind)))
