@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -188,7 +189,7 @@ def test_an_import_that_writes_into_the_repository_s_git_data_stops_the_check(tm
 @pytest.mark.parametrize("written", ["site-packages/probe.pth", "dependency/yaml/__init__.py", "bytecode"])
 def test_an_import_that_writes_what_the_checker_or_python_loads_later_stops_the_check(tmp_path, monkeypatch, written):
     # a .pth file every later Python process runs, a dependency's module the checker may import later, a .pyc in the
-    # only folder the checker reads bytecode from once an import has run
+    # only folder the checker reads bytecode from once an import has run (absent until something makes it)
     site_packages, dependency = tmp_path / "site-packages", tmp_path / "dependency" / "yaml" / "__init__.py"
     site_packages.mkdir()
     dependency.parent.mkdir(parents=True)
@@ -196,14 +197,15 @@ def test_an_import_that_writes_what_the_checker_or_python_loads_later_stops_the_
     monkeypatch.setattr(run_state, "_site_folders", lambda: [str(site_packages)])
     monkeypatch.setattr(run_state, "_dependency_files", lambda: (str(dependency),))
     target = Path(run_state._bytecode_folder()) / "planted.pyc" if written == "bytecode" else tmp_path / written
-    repo = _library_whose_init_becomes(tmp_path, f"with open({str(target)!r}, 'w') as _handle:\n"
-                                             "    _handle.write('import os')\nexec('')\n")
+    repo = _library_whose_init_becomes(tmp_path, f"import os\nos.makedirs({str(target.parent)!r}, exist_ok=True)\n"
+                                                 f"with open({str(target)!r}, 'w') as _handle:\n"
+                                                 "    _handle.write('import os')\nexec('')\n")
     try:
         with pytest.raises(GitContextError, match=rf"wrote {re.escape(str(target))}, which the checks read"):
             repo.check()
     finally:
         if written == "bytecode":
-            target.unlink(missing_ok=True)
+            shutil.rmtree(target.parent, ignore_errors=True)
 
 
 def test_a_git_put_on_the_path_after_the_checks_began_is_not_the_one_they_run(tmp_path, monkeypatch):

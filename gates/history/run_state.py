@@ -12,8 +12,8 @@ each reading:
 - the checker's own package (`gates/`) and the files of the distributions it depends on (PyYAML, jsonschema,
   GitPython and the rest, as their installed file lists name them), which later imports of their modules would
   load. Their compiled bytecode is no longer read from `__pycache__` once the first import reading runs: the
-  process then reads and writes bytecode only under an empty folder of its own (`sys.pycache_prefix`, with
-  `sys.dont_write_bytecode`), which must stay empty;
+  process then reads bytecode only under a folder of a name no other process knows (`sys.pycache_prefix`, with
+  `sys.dont_write_bytecode`), which must stay absent;
 - the global and system git configuration (`~/.gitconfig`, `~/.config/git/config`, `/etc/gitconfig`), which every
   later git command reads;
 - what every later Python process runs at its start: the files directly in the site-packages folders (`.pth`
@@ -24,10 +24,9 @@ A difference stops the check (`GitContextError`, exit 2) naming the first change
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
-import shutil
+import secrets
 import site
 import sys
 import sysconfig
@@ -86,10 +85,10 @@ def first_difference(before: tuple, after: tuple) -> str | None:
 
 @lru_cache(maxsize=None)
 def _bytecode_folder() -> str:
-    """An empty folder of this process's own, from now on the only place it reads or writes compiled bytecode: a
-    `.pyc` an import reading writes beside a module the checker has not imported yet is never read."""
-    folder = tempfile.mkdtemp(prefix="design-gates-bytecode-")
-    atexit.register(shutil.rmtree, folder, True)
+    """A folder of a name no other process knows, which does not exist: from now on the only place this process
+    reads or writes compiled bytecode (it writes none), so a `.pyc` an import reading writes beside a module the
+    checker has not imported yet is never read. Nothing is left to remove when the process is killed."""
+    folder = os.path.join(tempfile.gettempdir(), f"design-gates-bytecode-{secrets.token_hex(16)}")
     sys.dont_write_bytecode = True
     sys.pycache_prefix = folder
     return folder
