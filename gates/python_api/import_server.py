@@ -244,6 +244,7 @@ class ImportServer:
         self._requests: dict[int, _Request] = {}
         self._next = 0
         self._ready = threading.Event()
+        self._pipe_closed = threading.Event()
         self.usable = False
         self._reader = threading.Thread(target=self._read_replies, daemon=True)
         self._reader.start()
@@ -270,6 +271,7 @@ class ImportServer:
             pass
         finally:
             self.usable = False
+            self._pipe_closed.set()
             self._ready.set()
             for request in list(self._requests.values()):
                 request.started.set()
@@ -322,6 +324,17 @@ class ImportServer:
                 self.process.stdin.flush()
             except OSError:
                 pass
+
+    def gone(self) -> bool:
+        """Whether the server process has ended: where its pipe has closed, waits for it to be gone, so that the
+        processes it left have been handed to this process."""
+        if not self._pipe_closed.is_set():
+            return False
+        try:
+            self.process.wait(timeout=_END_WAIT)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def close(self) -> None:
         try:

@@ -283,7 +283,10 @@ def _run_alone(arguments: list[str], folder: Path, path: list[str], env: dict, t
             except Unavailable:
                 out.write_bytes(b"")
                 err.write_bytes(b"")
-                keep = checker_children()  # without a server that stopped
+                if server.gone():  # what it left is this process's child only once it is gone: end that too
+                    with ended_with(keep - {server.process.pid}):
+                        pass
+                keep = checker_children()
         status = Path(scratch) / "status"
         run = reaped(command, timeout, str(status)) if reaper_supported() else command
         with open(out, "wb") as out_file, open(err, "wb") as err_file, ended_with(keep):
