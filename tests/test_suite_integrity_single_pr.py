@@ -80,21 +80,24 @@ def test_a_stacked_record_still_needs_an_approved_record_at_base_for_its_tests(t
 def test_once_the_record_has_merged_a_reviewed_change_may_not_rewrite_the_tests_that_judge_it(tmp_path):
     # the review of a later change ("refresh the evidence") is no approval of the record's tests: the record is on
     # the base now, and its covers do not include them
-    repo, _ = single_pr_change(tmp_path)
-    repo.merge("a")
-    repo.branch("refresh")
-    repo.write(SUITE, repo.read(SUITE).replace("assert True", "assert 1"))
+    repo = _merged_then_tests_rewritten(tmp_path, "refresh")
     repo.write(REC, repo.read(REC).replace("Record tune", "Record tune, refreshed", 1))
     later = repo.commit("Refresh the evidence", who=ADA)
     assert unreviewed(repo, approval(later)) == [SUITE]
 
 
 def test_a_record_moved_to_another_path_is_still_the_merged_record(tmp_path):
-    repo, _ = single_pr_change(tmp_path)
-    repo.merge("a")
-    repo.branch("move")
-    repo.write(SUITE, repo.read(SUITE).replace("assert True", "assert 1"))
+    repo = _merged_then_tests_rewritten(tmp_path, "move")
     repo.write("docs/design/tune-moved.md", repo.read(REC))
     repo.delete(REC)
     later = repo.commit("Move the record and rewrite its tests", who=ADA)
     assert unreviewed(repo, approval(later), "docs/design/tune-moved.md") == [SUITE]
+
+
+def _merged_then_tests_rewritten(tmp_path, branch: str):
+    """The single-PR change merged, and a later branch that rewrites the tests judging its record."""
+    repo, _ = single_pr_change(tmp_path)
+    repo.merge("a")
+    repo.branch(branch)
+    repo.write(SUITE, repo.read(SUITE).replace("assert True", "assert 1"))
+    return repo
