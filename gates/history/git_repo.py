@@ -24,6 +24,7 @@ import git
 
 from gates.history import reused_checkouts
 from gates.history.partial_checkout import below
+from gates.history.run_state import file_state
 from gates.model.errors import GitContextError, InputError
 from gates.model.paths import not_utf8_name
 from gates.model.record import parse_record
@@ -126,12 +127,11 @@ class _GitReader:
         process can set back). The checkouts the checks write (`design-gates/`) are no part of it."""
         found = []
         for git_dir in dict.fromkeys([Path(self.repo.common_dir), Path(self.repo.git_dir)]):
-            for name in ("packed-refs", "config", "shallow", "HEAD", "commondir"):
-                found.append(_file_state(git_dir, name))
+            found.extend(file_state(str(git_dir / name)) for name in ("packed-refs", "config", "shallow", "HEAD",
+                                                                           "commondir"))
             for folder in ("objects", "refs", "info", "hooks"):
                 for root, _, files in os.walk(git_dir / folder):
-                    found.extend(_file_state(git_dir, os.path.relpath(os.path.join(root, name), git_dir))
-                                 for name in files)
+                    found.extend(file_state(os.path.join(root, name)) for name in files)
         return tuple(found)
 
     def object_data(self, sha: str, what: str) -> bytes:
@@ -361,14 +361,6 @@ class _GitReader:
         if key not in self._settings:
             self._settings[key] = settings_from_reader(lambda path: self.read_bytes(ref, path))
         return self._settings[key]
-
-
-def _file_state(git_dir: Path, name: str) -> tuple:
-    try:
-        status = os.lstat(git_dir / name)
-    except OSError:
-        return (str(git_dir), name, None)
-    return (str(git_dir), name, status.st_size, status.st_ino, status.st_mtime_ns, status.st_ctime_ns)
 
 
 _PINNED: list[str] = []  # the git executable, by its full path, once a repository was opened

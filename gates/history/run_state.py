@@ -27,9 +27,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import site
 import sys
-import sysconfig
 import tempfile
 from functools import lru_cache
 from importlib import metadata
@@ -37,6 +35,7 @@ from pathlib import Path
 from typing import Callable
 
 import gates
+from gates.python_api.import_server import site_folders
 
 _CHECKER = Path(gates.__file__).resolve().parent
 
@@ -48,16 +47,16 @@ def checker_state() -> tuple:
     for top in (_CHECKER, _bytecode_folder()):
         for root, folders, files in os.walk(top):
             folders[:] = [name for name in folders if name != "__pycache__" or top != _CHECKER]
-            found.extend(_state(os.path.join(root, name)) for name in files if not name.endswith(".pyc")
+            found.extend(file_state(os.path.join(root, name)) for name in files if not name.endswith(".pyc")
                          or top != _CHECKER)
-    found.extend(_state(path) for path in _dependency_files())
-    found.extend(_state(path) for path in _git_config_files())
+    found.extend(file_state(path) for path in _dependency_files())
+    found.extend(file_state(path) for path in _git_config_files())
     for folder in _site_folders():
         try:
             names = sorted(os.listdir(folder))
         except OSError:
             continue
-        found.extend(_state(os.path.join(folder, name)) for name in names
+        found.extend(file_state(os.path.join(folder, name)) for name in names
                      if os.path.isfile(os.path.join(folder, name)))
     return tuple(found)
 
@@ -128,15 +127,12 @@ def _git_config_files() -> list[str]:
 
 
 def _site_folders() -> list[str]:
-    folders = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
-               *getattr(site, "getsitepackages", lambda: [])()}
-    user = getattr(site, "getusersitepackages", lambda: None)()
-    if isinstance(user, str):
-        folders.add(user)
-    return sorted(folder for folder in folders if os.path.isdir(folder))
+    return site_folders(user=True)
 
 
-def _state(path: str) -> tuple:
+def file_state(path: str) -> tuple:
+    """(folder, name, size, inode, modification and change times) of the file at `path`; (folder, name, None) where
+    there is none."""
     folder, name = os.path.split(path)
     try:
         status = os.lstat(path)

@@ -383,10 +383,19 @@ def start_shared_server(imported: list[str], env: dict) -> None:
             atexit.register(_SHARED[key].close)
 
 
+def site_folders(user: bool = False) -> list[str]:
+    """This interpreter's site-packages folders that exist (with the user's own, where `user`)."""
+    folders = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+               *getattr(site, "getsitepackages", lambda: [])()}
+    own = getattr(site, "getusersitepackages", lambda: None)() if user else None
+    if isinstance(own, str):
+        folders.add(own)
+    return sorted(folder for folder in folders if os.path.isdir(folder))
+
+
 def installed_libraries(names) -> list[str]:
     """The names among `names` that are top-level modules in this interpreter's site-packages folders."""
-    folders = [folder for folder in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
-                                     *getattr(site, "getsitepackages", lambda: [])()} if os.path.isdir(folder)]
+    folders = site_folders()
     found = []
     for name in sorted({name for name in names if isinstance(name, str) and name.isidentifier()}):
         try:

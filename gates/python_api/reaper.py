@@ -30,8 +30,8 @@ UNENDED = " unended"
 """What the reaper adds to the status where processes the reading started were still there after its sweep."""
 
 SWEEP = r'''
-def descendants(keep=()):
-    """Every process below this one in the process table, the subtrees of the children `keep` left out."""
+def children_by_parent():
+    """The process table as each process's children, by the parent's pid."""
     below = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -40,6 +40,12 @@ def descendants(keep=()):
                     below.setdefault(int(handle.read().rsplit(b")", 1)[1].split()[1]), []).append(int(entry))
             except (OSError, ValueError, IndexError):
                 continue
+    return below
+
+
+def descendants(keep=()):
+    """Every process below this one in the process table, the subtrees of the children `keep` left out."""
+    below = children_by_parent()
     found, pending = [], [pid for pid in below.get(os.getpid(), []) if pid not in keep]
     while pending:
         pid = pending.pop()
@@ -137,7 +143,7 @@ def checker_children() -> set[int]:
 
         ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
         _SUBREAPER.append(True)
-    return _direct_children()
+    return set(_sweeping()["children_by_parent"]().get(os.getpid(), []))
 
 
 @contextmanager
@@ -158,19 +164,6 @@ def _sweeping() -> dict:
         _SWEEPING.update(os=os, signal=signal, time=time)
         exec(compile(SWEEP, "<sweep>", "exec"), _SWEEPING)
     return _SWEEPING
-
-
-def _direct_children() -> set[int]:
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    if int(handle.read().rsplit(b")", 1)[1].split()[1]) == os.getpid():
-                        found.add(int(entry))
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
 
 
 def supported() -> bool:
