@@ -2,6 +2,7 @@
 
     python scripts/bench_static_gates.py                 # N = 250, 500, 1000, 2000
     python scripts/bench_static_gates.py --sizes 1000 --repeat 3
+    python scripts/bench_static_gates.py --jobs 1                 # in one process
 
 Each generated record is the stage-D golden example (all nine gates apply) with
 its own id, its own profile and numeric artifacts (so each record loads and
@@ -81,11 +82,11 @@ def make_repo(folder: Path, count: int, vary_prose: bool = False) -> Path:
     return repo
 
 
-def time_run(repo: Path, repeat: int) -> tuple[float, int]:
+def time_run(repo: Path, repeat: int, jobs: int | None = None) -> tuple[float, int]:
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        report = check_records(None, repo)
+        report = check_records(None, repo, jobs=jobs)
         best = min(best, time.perf_counter() - start)
     failing = [record.path for record in report.records if not record.ok]
     if report.input_errors or failing:
@@ -98,12 +99,13 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 500, 1000, 2000])
     parser.add_argument("--repeat", type=int, default=1, help="runs per size; the best is reported")
     parser.add_argument("--vary-prose", action="store_true", help="give each record sentences of its own")
+    parser.add_argument("--jobs", type=int, help="processes to check on (default: one per CPU, as gate-check)")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-static-gates-") as folder:
         for count in args.sizes:
             repo = make_repo(Path(folder), count, args.vary_prose)
-            seconds, checked = time_run(repo, args.repeat)
+            seconds, checked = time_run(repo, args.repeat, args.jobs)
             rows.append((count, checked, seconds))
             print(f"N={count:5d}  records checked={checked:5d}  {seconds:7.3f} s  {1000 * seconds / checked:6.3f} ms/record",
                   flush=True)

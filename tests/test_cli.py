@@ -103,7 +103,8 @@ def test_output_file_keeps_the_findings_out_of_standard_output(capsys, tmp_path)
     (["--head", "HEAD"], "--head needs --base"),
     (["no/such/record.md"], "no such file or folder"),
     (["--max-record-bytes", "0"], "must be positive"),
-], ids=["unknown-gate", "unknown-format", "head-without-base", "missing-path", "bad-limit"])
+    (["--jobs", "0"], "--jobs must be at least 1, not 0"),
+], ids=["unknown-gate", "unknown-format", "head-without-base", "missing-path", "bad-limit", "no-jobs"])
 def test_bad_usage_exits_2(capsys, args, words):
     code, _, err = run(capsys, *args)
     assert code == 2

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from gates.checks.context import GateContext
+from gates.checks.record_workers import check_in_workers, worker_count
 from gates.checks.registry import GATES
 from gates.model.config import Settings, judging_settings, load_settings, settings_at
 from gates.model.errors import InputError, UsageError
@@ -130,14 +132,15 @@ def _markdown_under(folder: Path) -> list[Path]:
 
 def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False, change=None,
                   suite_timeout_s: float = 600.0, max_record_bytes: int | None = None,
-                  history_findings: list[Finding] | None = None) -> Report:
+                  history_findings: list[Finding] | None = None, jobs: int | None = None) -> Report:
     """Run the selected gates (default: all) over the records at `paths` (default: the configured records folders).
 
     Records that cannot be read are reported in `Report.input_errors` (exit 2 at the
     CLI); the others are still checked. `max_record_bytes` overrides the size limit
     (default 1 MiB, or the `DESIGN_GATES_MAX_RECORD_BYTES` environment variable).
     `history_findings` (from `gates.history.ratchet`) join the results like the findings
-    of a change.
+    of a change. Without a change or suites, many records are checked on `jobs` processes (default: one per
+    CPU; `gates.checks.record_workers` says when).
     """
     clear_cache()
     repo_root = Path(repo_root).resolve()
@@ -152,9 +155,15 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
             report.input_errors.append(exc)
     ctx = make_context(records, repo_root, run_suites=run_suites, stage=stage, change=change,
                        suite_timeout_s=suite_timeout_s, settings=settings)
-    for record in records:
-        report.records.append(check_record(record, ctx, selected))
-    report.input_errors.extend(ctx.evidence.refused)
+    workers = 1 if change is not None or run_suites else worker_count(len(records), jobs)
+    if workers > 1:
+        results, refused = check_in_workers(records, partial(check_record, ctx=ctx, selected=selected), workers,
+                                            lambda: ctx.evidence.refused)
+        report.records.extend(results)
+        report.input_errors.extend(refused)
+    else:
+        report.records.extend(check_record(record, ctx, selected) for record in records)
+        report.input_errors.extend(ctx.evidence.refused)
     if change is not None:
         _merge_change_findings(report, change, ctx, selected)
     if history_findings:

@@ -92,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--history", action="store_true",
                         help="also judge each first-parent commit after the policy's history.enforce_from "
                         "as its own change (the main branch's ratchet)")
+    parser.add_argument("-j", "--jobs", type=int, metavar="N",
+                        help="check many records on N processes (default: one per CPU; without --base, --history "
+                             "or --run-suites, and only where each process gets enough records)")
     parser.add_argument("--max-record-bytes", type=int, metavar="N", help="size limit per record (default 1 MiB)")
     parser.add_argument("--require-records", action="store_true",
                         help="exit 2 when the run judges nothing: no record found, no policy for --base/--history, "
@@ -116,6 +119,8 @@ def _run_checks(args, repo_root: Path) -> int:
         raise UsageError("--history judges the merged history commit by commit; it takes no --base or --head")
     if args.max_record_bytes is not None and args.max_record_bytes < 1:
         raise UsageError("--max-record-bytes must be positive")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     gates = [name.strip() for value in args.gate for name in value.split(",") if name.strip()]
     change = None
     if args.base:
@@ -138,7 +143,7 @@ def _run_checks(args, repo_root: Path) -> int:
         report = check_records(_paths_under(args.paths, repo_root, root), root, gates=gates or None,
                                stage=args.stage, run_suites=args.run_suites, change=change,
                                suite_timeout_s=args.suite_timeout, max_record_bytes=args.max_record_bytes,
-                               history_findings=history_findings)
+                               history_findings=history_findings, jobs=args.jobs)
         explained = ""
         if args.explain:
             from gates.frontends.claims_explain import explain_records

@@ -27,6 +27,9 @@ class InputError(DesignGatesError):
         self.message = message
         super().__init__(f"{self.path}:{self.line}:{self.col}: {message}")
 
+    def __reduce__(self):
+        return type(self), (self.path, self.line, self.message, self.col)
+
 
 class GitContextError(DesignGatesError):
     """The git history a check needs is not there; the message says what to fetch."""
