@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 from gates.checks import record_workers
-from gates.checks.record_workers import blocks, worker_count
+from gates.checks.record_workers import worker_count
+from gates.history.commit_blocks import contiguous
 
 ROOT = Path(__file__).resolve().parents[1]
 LINUX = sys.platform.startswith("linux")
 
 
 def test_blocks_are_contiguous_and_near_equal():
-    assert blocks(10, 3) == [range(0, 4), range(4, 7), range(7, 10)]
-    assert blocks(2, 2) == [range(0, 1), range(1, 2)]
+    assert contiguous(range(10), 3) == [range(0, 4), range(4, 7), range(7, 10)]
+    assert contiguous(range(2), 2) == [range(0, 1), range(1, 2)]
 
 
 def test_few_records_stay_in_one_process(monkeypatch):

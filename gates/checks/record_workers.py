@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from gates.history.commit_blocks import available_cpus
+from gates.history.commit_blocks import available_cpus, contiguous
 
 MIN_RECORDS_PER_WORKER = 48  # below this a worker's start and its results' transfer cost more than they save
 
@@ -51,17 +51,6 @@ def fork_is_safe() -> bool:
     return len(threads) == 1
 
 
-def blocks(count: int, workers: int) -> list[range]:
-    """`range(count)` cut into `workers` contiguous blocks of near-equal length."""
-    size, extra = divmod(count, workers)
-    cut, start = [], 0
-    for index in range(workers):
-        end = start + size + (1 if index < extra else 0)
-        cut.append(range(start, end))
-        start = end
-    return cut
-
-
 def check_in_workers(records: Sequence, check_one: Callable, workers: int, refused: Callable[[], list]) -> tuple[list, list]:
     """(`check_one(record)` of every record in order, the inputs refused) with the records cut into `workers` blocks,
     each checked in a forked process. `refused()` lists, in a worker after its block, what it refused to read
@@ -70,7 +59,7 @@ def check_in_workers(records: Sequence, check_one: Callable, workers: int, refus
     try:
         pool = multiprocessing.get_context("fork").Pool(workers)
         try:
-            parts = pool.map(_check_block, blocks(len(records), workers), chunksize=1)
+            parts = pool.map(_check_block, contiguous(range(len(records)), workers), chunksize=1)
         except BaseException:
             pool.terminate()
             raise

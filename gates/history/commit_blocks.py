@@ -28,12 +28,16 @@ def blocks(shas: Sequence[str], cpus: int | None = None) -> list[list[str]]:
     """`shas` (oldest first) cut into contiguous blocks of near-equal length, one per worker: as many as there are
     CPUs, but none shorter than `MIN_BLOCK`; one block (no worker) for a short history or a single CPU."""
     cpus = available_cpus() if cpus is None else cpus
-    count = max(1, min(cpus, len(shas) // MIN_BLOCK))
-    size, extra = divmod(len(shas), count)
+    return [list(block) for block in contiguous(shas, max(1, min(cpus, len(shas) // MIN_BLOCK)))]
+
+
+def contiguous(items: Sequence, count: int) -> list[Sequence]:
+    """`items` cut into `count` contiguous slices whose lengths differ by one at most, the longer ones first."""
+    size, extra = divmod(len(items), count)
     cut, start = [], 0
     for index in range(count):
         end = start + size + (1 if index < extra else 0)
-        cut.append(list(shas[start:end]))
+        cut.append(items[start:end])
         start = end
     return cut
 
