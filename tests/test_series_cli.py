@@ -158,6 +158,23 @@ def test_history_setting_the_first_ratchet_together_with_a_looser_policy_is_judg
     assert "loosens the policy: kernels/decode_attention/** L4 -> L1" in out and f"[commit {loosen[:12]}]" in out
 
 
+def test_the_pull_request_that_sets_the_first_ratchet_passes_its_base_check(repo, capsys):
+    """`--base` judges the ratchet's own pull request as the history does: setting it loosens nothing."""
+    from gitrepo_builder import POLICY
+
+    seed = repo.sha("main")
+    repo.branch("ratchet")
+    _enforce_from(repo, seed)
+    code, out, err = run(repo, capsys, "--base", "main")
+    assert code == 0, out + err
+    repo.write(".design-gates/policy.yaml", POLICY.replace("level: L4", "level: L1") + f"history:\n  enforce_from: {seed}\n")
+    repo.commit("policy: and the kernels cooled down", who=BEN)
+    code, out, _ = run(repo, capsys, "--base", "main")
+    assert code == 1
+    assert "hot-path change without a design record: .design-gates/policy.yaml is L4" in out
+    assert "loosens the policy: kernels/decode_attention/** L4 -> L1" in out
+
+
 def test_history_removing_the_ratchet_is_a_finding(repo, capsys):
     from gitrepo_builder import POLICY
 

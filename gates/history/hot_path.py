@@ -10,7 +10,8 @@ its pull request or a signed approval commit in it). A record following the sing
 in the same pull request, may cover it instead when it is approved at head with an
 approval that counts. A record that this change withdraws, rejects, supersedes or
 deletes covers nothing in it. The policy file itself is L4; a change that lowers a
-level in it is reported as loosening the policy. So is the configuration
+level in it is reported as loosening the policy. A repository's first policy, and a change that only sets
+`history.enforce_from` where the policy had none (`gates.history.ratchet`), need no record: they loosen nothing. So is the configuration
 (`gates.model.config`): `.design-gates/config.yaml`, or pyproject.toml when its
 `[tool.design-gates]` table changes, is L4 once the base has a policy.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 from gates.history import api_compat
 from gates.history.approvals import describe
 from gates.history.context import SeriesContext, field_of
+from gates.history.ratchet import only_sets_the_first_ratchet
 from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
 from gates.model.errors import InputError
 from gates.model.policy import LEVELS, any_glob_matches
@@ -76,6 +78,14 @@ def _judge_covering(ctx: SeriesContext, path: str, why: str, approved: list) -> 
                    f"someone who wrote the change or the record: {detail}")
     else:
         ctx.report("G8", path, 1, f"hot-path change without an approval that counts: {why}; {names}: {detail}")
+
+
+def _only_sets_the_first_ratchet(ctx: SeriesContext) -> bool:
+    change, path = ctx.change, ctx.policy_path
+    try:
+        return only_sets_the_first_ratchet(change.read_at(change.base, path), change.read_at(change.head, path), path)
+    except InputError:
+        return False
 
 
 def _configuration_changed(ctx: SeriesContext, path: str) -> bool:
@@ -162,6 +172,8 @@ def check(ctx: SeriesContext) -> None:
         if path == policy_path:
             if ctx.change.read_bytes_at(ctx.change.base, policy_path) is None:
                 continue  # the first policy of a repository only adds rules
+            if _only_sets_the_first_ratchet(ctx):
+                continue
             why += _policy_note(ctx)
         single = _covering_at_head(ctx, path)
         if single and _approved_at_head(ctx, single):

@@ -177,27 +177,36 @@ def _judge(history, repo_root, shas: list[str], result: HistoryResult, folder, p
                 change.forge_reviews_missing = missing or change.forge_reviews_missing
             else:
                 change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
-            findings = check_change(change, {}, repo_root, judge_is_newer=True)
-            if _only_sets_the_first_ratchet(history, sha, policy_path):
-                findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
-            result.findings += findings
+            result.findings += check_change(change, {}, repo_root, judge_is_newer=True)
             heap.commit_done()
 
 
-def _only_sets_the_first_ratchet(history, sha: str, policy_path: str) -> bool:
-    """The commit adds history.enforce_from to a policy that had none, and changes nothing else in it.
+def only_sets_the_first_ratchet(before: str | None, after: str | None, policy_path: str) -> bool:
+    """The policy text `after` adds history.enforce_from to `before`, which had none, and changes nothing else.
 
     Setting the ratchet for the first time loosens nothing (without it no history was
-    judged), so, like a repository's first policy, it needs no covering record.
+    judged), so, like a repository's first policy, it needs no covering record (`gates.history.hot_path`),
+    in a `--base` run of its pull request as in the history.
     """
-    parent = history.resolve(f"{sha}^1")
-    before = _policy_data(history.read_at(parent, policy_path), policy_path) if parent else None
-    after = _policy_data(history.read_at(sha, policy_path), policy_path)
-    if before is None or after is None or isinstance(before.get("history"), dict) and before["history"].get(KEY[1]):
+    before_data, after_data = _policy_data(before, policy_path), _policy_data(after, policy_path)
+    if before_data is None or after_data is None:
         return False
-    if not isinstance(after.get("history"), dict) or not after["history"].get(KEY[1]):
+    if isinstance(before_data.get("history"), dict) and before_data["history"].get(KEY[1]):
         return False
-    return {k: v for k, v in before.items() if k != "history"} == {k: v for k, v in after.items() if k != "history"}
+    if not isinstance(after_data.get("history"), dict) or not after_data["history"].get(KEY[1]):
+        return False
+    return _without_enforce_from(before_data) == _without_enforce_from(after_data)
+
+
+def _without_enforce_from(policy: dict) -> dict:
+    """The policy's data with history.enforce_from (and a history section holding nothing else) left out."""
+    rest = {key: value for key, value in policy.items() if key != "history"}
+    history = policy.get("history")
+    if isinstance(history, dict):
+        history = {key: value for key, value in history.items() if key != KEY[1]}
+    if history:
+        rest["history"] = history
+    return rest
 
 
 @lru_cache(maxsize=256)
