@@ -192,7 +192,7 @@ def test_new_follows_the_configuration_and_the_policy(tmp_path, capsys):
     assert main(["new", "kernel", "--title", "t", "--author", "A <a@b.c>", "--process", "stacked",
                  "--repo-root", str(tmp_path)]) == 0
     text = (tmp_path / "docs" / "design" / "kernel.md").read_text(encoding="utf-8")
-    assert "process:" not in text and "\nstage: A\n" in text
+    assert "\nprocess: stacked\n" in text and "\nstage: A\n" in text  # not the configuration's default: named
     assert main(["new", "other", "--title", "t", "--author", "A <a@b.c>", "--process", "hotfix",
                  "--repo-root", str(tmp_path)]) == 2
     assert "--process 'hotfix' is not a process this repository allows" in capsys.readouterr().err
@@ -212,6 +212,21 @@ def test_new_takes_the_risk_from_the_policy_and_the_capture_stage_from_the_proce
                  "--repo-root", str(tmp_path)]) == 0
     text = (tmp_path / "docs" / "design" / "kernel.md").read_text(encoding="utf-8")
     assert "\nrisk: L4\n" in text and "capture: {required: true, due: C," in text
+
+
+def test_a_single_pr_record_not_yet_approved_is_told_to_get_its_approval_in_its_pull_request(tmp_path, capsys):
+    (tmp_path / ".design-gates").mkdir()
+    (tmp_path / ".design-gates" / "config.yaml").write_text(
+        "profile: single-pr\nprofiles:\n  single-pr: {}\n  stacked: {}\n", encoding="utf-8")
+    assert main(["new", "fix", "--title", "t", "--author", "A <a@b.c>", "--repo-root", str(tmp_path)]) == 0
+    assert main(["new", "kernel", "--title", "t", "--author", "A <a@b.c>", "--process", "stacked",
+                 "--repo-root", str(tmp_path)]) == 0
+    capsys.readouterr()
+    main(["--gate", "G2", "--stage", "B", "--repo-root", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert "fix.md:" in out and "a single-pr change merges with its record approved" in out
+    assert "kernel.md:" in out and "code stages start only after the design record is approved" in out
+    assert "fix.md:7:1: G2 error: the series is at stage" not in out and "kernel.md:6:1: G2 error: the record is" not in out
 
 
 @pytest.mark.parametrize("args", [
@@ -404,4 +419,4 @@ def test_a_commit_whose_objects_are_missing_is_bad_input_not_an_internal_error(t
     code = main(["--repo-root", str(repo.root), "--base", "main", "--head", "change"])
     _, err = capsys.readouterr()
     assert code == 2
-    assert f"git object {blob[:12]}" in err and "is missing from this clone" in err
+    assert f"git object {blob[:12]} (kernels/extra.py at " in err and "is missing from this clone" in err

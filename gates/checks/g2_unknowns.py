@@ -44,8 +44,13 @@ def check(record: Record, ctx: GateContext) -> GateResult:
                     _, problems = checked_artifact(record, ctx, entry, GATE)
                     findings.extend(problems)
     if stage_at_least(stage, "B") and record.record_status in ("draft", "in-review"):
-        add(("record_status",), f"the series is at stage {stage}, but the record is {record.record_status}: "
-            "code stages start only after the design record is approved")
+        profile = ctx.profile_of(record)
+        if profile is not None and profile.name == "single-pr":
+            add(("record_status",), f"the record is {record.record_status}: a single-pr change merges with its "
+                "record approved, so get the design reviewed and approved in its pull request before it merges")
+        else:
+            add(("record_status",), f"the series is at stage {stage}, but the record is {record.record_status}: "
+                "code stages start only after the design record is approved")
     decisions_due = stage_at_least(stage, "B") or record.record_status == "approved"
     for index, question in enumerate(record.get("questions", default=[]) or []):
         qid = question.get("id")

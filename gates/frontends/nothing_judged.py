@@ -14,7 +14,7 @@ from pathlib import Path
 from gates.model.config import CONFIG_FILE, Settings
 
 SET_UP_RECORDS = ('`gate-check new ID --title "..." --author "Name <email>"` writes a first record; '
-                  "docs/adopting.md sets up a repository")
+                  "the adoption guide (adopting.md in design-gates' documentation) sets up a repository")
 
 
 def nothing_judged(report, repo_root: Path, paths, settings: Settings, *, change=None, change_policy=None,
@@ -25,7 +25,8 @@ def nothing_judged(report, repo_root: Path, paths, settings: Settings, *, change
         lines.append(_no_records(repo_root, paths, settings))
     if change is not None and change_policy is None:
         lines.append(f"no policy file {settings.policy} at the base {change.base_ref}: no path is a hot path, "
-                     "so G8 required no covering record for any change; docs/adopting.md writes a first policy")
+                     "so G8 required no covering record for any change; the adoption guide (adopting.md in design-gates' "
+                     "documentation) writes a first policy")
     if history is not None and not history.configured:
         lines.append(history.note)
     return lines

@@ -33,20 +33,23 @@ def _yaml_text(value: str) -> str:
 
 
 def render(record_id: str, title: str, author_name: str, author_email: str, lang: str = "en", *,
-           process: str = "stacked", packages: list[str] | None = None, risk: str | None = None) -> str:
+           process: str = "stacked", packages: list[str] | None = None, risk: str | None = None,
+           default_process: str = "stacked") -> str:
     """The template text with the given values filled in.
 
-    `process` other than `stacked` adds a `process:` line, starts at that process's first
+    A `process:` line names `process` unless it is `stacked` and so is the repository's `default_process`
+    (a record without one follows the default). A process other than `stacked` starts at its first
     stage and makes the capture due at the process's first stage from C on (single-pr: D);
     `packages` (the policy's `api.packages`) replace the template's `[kernels]`; `risk` (the
     policy's highest level) replaces the template's L3.
     """
     text = (TEMPLATES / f"record.{lang}.md").read_text(encoding="utf-8")
+    if process != "stacked" or default_process != "stacked":
+        text = text.replace("\nrisk: ", f"\nprocess: {process}\nrisk: ", 1)
     if process != "stacked":
         from gates.model.config import PROCESS_STAGES
 
         stages = PROCESS_STAGES[process]
-        text = text.replace("\nrisk: ", f"\nprocess: {process}\nrisk: ", 1)
         text = text.replace("\nstage: A\n", f"\nstage: {stages[0]}\n", 1)
         due = next((stage for stage in stages if stage >= "C"), stages[-1])
         text = text.replace("capture: {required: true, due: C,", f"capture: {{required: true, due: {due},", 1)
@@ -101,7 +104,7 @@ def run(args, repo_root: Path) -> int:
     target = repo_root / folder / f"{args.id}.md"
     text = render(args.id, args.title.strip(), author.group("name"), author.group("email"), args.lang,
                   process=process, packages=list(policy.api_packages) if policy is not None else None,
-                  risk=_highest_level(policy))
+                  risk=_highest_level(policy), default_process=settings.profile)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(target, "x", encoding="utf-8") as handle:

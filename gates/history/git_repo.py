@@ -563,8 +563,9 @@ def _record_dirs(reader, base_sha: str, head_sha: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(folders))
 
 
-def _missing_object(sha: str, what: str) -> str:
-    return (f"git object {sha[:12]} ({what}) is missing from this clone; {_FETCH_HINT}, or repair the repository "
+def _missing_object(sha: str | None, what: str) -> str:
+    named = f"git object {sha[:12]}" if sha else "a git object"
+    return (f"{named} ({what}) is missing from this clone; {_FETCH_HINT}, or repair the repository "
             "(`git fsck` names what is damaged)")
 
 
@@ -733,7 +734,10 @@ def _fresh_checkout(repo_root, rev: str, whole: Sequence[str] | None, tops: Sequ
             tree = repo.commit(sha).tree
             for item in (tree.traverse() if whole is None else _partial_items(tree, whole, tops)):
                 if item.type == "blob":
-                    _write_blob(item, folder)
+                    try:
+                        _write_blob(item, folder)
+                    except ValueError:  # this file's object is not in the clone
+                        raise GitContextError(_missing_object(item.hexsha, f"{item.path} at {sha[:12]}")) from None
                 elif item.type == "tree":
                     (folder / item.path).mkdir(parents=True, exist_ok=True)
         except ValueError as exc:  # GitPython's word for an object the clone does not have
@@ -750,7 +754,8 @@ def _fresh_checkout(repo_root, rev: str, whole: Sequence[str] | None, tops: Sequ
 
 def _missing_file(exc: ValueError, sha: str) -> GitContextError:
     """GitPython's error for an object the clone does not have, as the error a checkout of `sha` reports."""
-    return GitContextError(_missing_object(str(exc).split("'")[1] if "'" in str(exc) else "?", f"a file of {sha[:12]}"))
+    named = re.search(r"\b[0-9a-f]{40}\b", str(exc))
+    return GitContextError(_missing_object(named.group(0) if named else None, f"a file of {sha[:12]}"))
 
 
 def _kept_repo(checkouts, repo_root) -> tuple[git.Repo, _GitReader, Path]:
