@@ -66,6 +66,7 @@ def test_a_single_pr_change_must_be_approved_before_it_merges(repo):
     findings = repo.check()
     find(findings, "G2", REC, text="a single-pr change merges its record approved: record_status is in-review")
     find(findings, "G8", KERNEL, text="hot-path change without a design record")
+    find(findings, "G8", KERNEL, text="covers it once it is approved in this change")  # what would cover it
 
 
 def test_a_single_pr_record_approved_by_its_author_covers_nothing(repo):

@@ -126,14 +126,15 @@ def _covers(ctx: SeriesContext, front_matter, path: str) -> bool:
     return any(any_glob_matches(covers, name) for name in ctx.change.path_names(path))
 
 
-def _covering_at_head(ctx: SeriesContext, path: str) -> list:
-    """Single-pr records this change approves that cover `path`, judged as they are at head."""
+def _covering_at_head(ctx: SeriesContext, path: str, approved: bool = True) -> list:
+    """Single-pr records this change brings that cover `path`, judged as they are at head: those it approves
+    (`approved`), else those it leaves unapproved."""
     found = []
     for rc in ctx.change.records:
         head_fm = rc.head_front_matter
         profile = ctx.profile_of(head_fm)
         if (rc.head is None or profile is None or profile.name != "single-pr"
-                or field_of(head_fm, "record_status") != "approved"
+                or (field_of(head_fm, "record_status") == "approved") != approved
                 or not _covers(ctx, head_fm, path)):
             continue
         rid = field_of(head_fm, "id")
@@ -187,8 +188,12 @@ def check(ctx: SeriesContext) -> None:
             _report_single(ctx, path, why, single)
             continue
         if not covering:
+            pending = ", ".join(f"{rid} ({field_of(rc.head_front_matter, 'record_status')})"
+                                for rid, rc in _covering_at_head(ctx, path, approved=False))
+            later = (f"; the single-pr record of this change that covers it, {pending}, covers it once it is "
+                     "approved in this change with an approval that counts") if pending else ""
             ctx.report("G8", path, 1, f"hot-path change without a design record: {why}, and no record on base "
-                       f"{ctx.change.base_ref} covers it")
+                       f"{ctx.change.base_ref} covers it{later}")
             continue
         if not approved:
             states = ", ".join(f"{rid} ({field_of(s.front_matter, 'record_status')})" for rid, s in covering)
