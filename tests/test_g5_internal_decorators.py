@@ -99,8 +99,35 @@ def test_the_policy_decides_which_outside_decorators_keep_the_signature():
         "'kernels.softmax.DecoderLayer.forward' is no longer decorated with "
         "@transformers.utils.add_start_docstrings_to_model_forward(DOCS), which may change its signature or how it is "
         "called (the checker sees through functools.wraps pass-through wrappers, lru_cache, no_grad and TorchDynamo's "
-        "disable; a library's decorator that keeps the signature can be listed in the base policy's "
-        "api.transparent_decorators)"]
+        "disable; a decorator that keeps the signature, the repository's own or a library's, can be listed in the "
+        "base policy's api.transparent_decorators)"]
+
+
+CONTIGUOUS = '''\
+import functools
+
+
+def ensure_contiguous(fn):
+    @functools.wraps(fn)
+    def wrapper(ctx, *args, **kwargs):
+        args = [arg.contiguous() if hasattr(arg, "contiguous") else arg for arg in args]
+        return fn(ctx, *args, **kwargs)
+    return wrapper
+
+
+class SwiGLUFunction:
+    @staticmethod
+    @ensure_contiguous
+    def forward(ctx, a, b):
+        return a
+'''
+
+
+def test_the_policy_can_name_the_repository_s_own_decorator_that_keeps_the_signature():
+    # liger-kernel's `ensure_contiguous` hands on changed arguments, so it is not seen through as a pass-through
+    undecorated = CONTIGUOUS.replace("    @ensure_contiguous\n", "")
+    assert len(diff(CONTIGUOUS, undecorated)) == 1
+    assert diff(CONTIGUOUS, undecorated, transparent_decorators=("kernels.softmax.ensure_contiguous",)) == []
 
 
 @pytest.mark.parametrize("decorator", ["@torch.compiler.disable", "@torch.compiler.disable(recursive=False)",

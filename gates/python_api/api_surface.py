@@ -387,8 +387,8 @@ def _decorator_changes(module: str, name: str, before: Entry, after: Entry) -> l
         f"has decorators whose definitions changed (@{', @'.join(shown(after.decorators))})"
     return [ApiChange(name, after.line, f"'{module}.{name}' {what}, which may change its signature or how it is "
                       "called (the checker sees through functools.wraps pass-through wrappers, lru_cache, no_grad and "
-                      "TorchDynamo's disable; a library's decorator that keeps the signature can be listed in the base "
-                      "policy's api.transparent_decorators)",
+                      "TorchDynamo's disable; a decorator that keeps the signature, the repository's own or a library's, "
+                      "can be listed in the base policy's api.transparent_decorators)",
                       origin=after.origin)]
 
 
