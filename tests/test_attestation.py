@@ -274,7 +274,8 @@ def append(path: str, text: str):
 @pytest.mark.parametrize("edited", ["suites/suite_numeric.py", "suites/conftest.py", "pytest.ini",
                                     "suites/pytest.ini", ".pytest.ini", "tox.ini"])
 def test_a_change_that_edits_its_judging_suite_is_reported(repo, edited):
-    result = judged_change(repo, append(edited, "\n# looser\n"))
+    # a comment in a Python file changes no token; one in a configuration file is an edit of it
+    result = judged_change(repo, append(edited, "\nLOOSER = True\n" if edited.endswith(".py") else "\n# looser\n"))
     assert result.status is Status.FAIL
     assert (f"{edited} is edited by this change and judges it (suite suites/suite_numeric.py); the results of a "
             "suite the change rewrites cannot be trusted without review") in messages(result)
@@ -288,9 +289,14 @@ def test_pytest_options_added_in_pyproject_judge_the_change_but_other_sections_d
 
 
 def test_a_helper_module_the_suite_imports_judges_the_change_under_run_suites(repo):
-    result = judged_change(repo, append("suites/cases.py", "\n# looser\n"), run_suites=True, suite_timeout_s=120)
+    result = judged_change(repo, append("suites/cases.py", "\nLOOSER = True\n"), run_suites=True, suite_timeout_s=120)
     assert ("suites/cases.py is edited by this change and was imported by the run of suites/suite_numeric.py, "
             "which judges it") in messages(result)
+
+
+def test_a_helper_module_edited_in_its_comments_only_judges_nothing_under_run_suites(repo):
+    result = judged_change(repo, append("suites/cases.py", "\n# looser\n"), run_suites=True, suite_timeout_s=120)
+    assert "suites/cases.py is edited" not in messages(result)  # the run executed the same code
 
 
 # --- the command line: keys, signing, verifying, verify mode -----------------------------------------

@@ -397,7 +397,7 @@ def test_the_summary_counts_records_and_names_other_files_the_history_checks_fai
 
     repo = seeded_repo(tmp_path / "repo")
     repo.branch("unrecorded")
-    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# tuned\n")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\nTUNED = 1\n")
     repo.commit("A hot-path edit without a record", who=ADA)
     code = main(["--repo-root", str(repo.root), "--base", "main"])
     out, _ = capsys.readouterr()

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import gates.history.api_compat as api_compat
+import gates.history.comment_edits as comment_edits
 from gates.history.git_repo import load_change_set
 from gates.history.ratchet import check_history
 from gates.python_api.lazy_exports import changed_in_place, changed_name
@@ -42,8 +43,10 @@ BREAK = ("public API break: kernels.ops.rms_norm: parameter 'eps' removed (throu
 @pytest.fixture
 def no_readings(monkeypatch):
     """The history run's readings kept by id start empty (surfaces, scopes, digests, decoded texts)."""
-    for cache in ("_SURFACES", "_SCOPES", "_DIGESTS", "_TEXTS"):
+    for cache in ("_SURFACES", "_SCOPES", "_TEXTS"):
         monkeypatch.setattr(api_compat, cache, {})
+    for cache in ("_DIGESTS", "_CODE_DIGESTS"):
+        monkeypatch.setattr(comment_edits, cache, {})
 
 
 def test_a_break_is_reported_again_when_a_revert_brings_back_a_tree_read_before(tmp_path, monkeypatch, no_readings):

@@ -117,7 +117,7 @@ def test_history_judges_each_merged_commit_after_enforce_from(repo, capsys):
     from gitrepo_builder import ADA
 
     before = repo.sha("main")
-    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# old tweak\n")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\nTWEAKED = 1\n")
     repo.commit("an unreviewed kernel tweak before the ratchet", who=ADA)
     start = _enforce_from(repo, before)  # the tweak is after enforce_from: it is judged
     code, out, err = run(repo, capsys, "--history")

@@ -109,7 +109,7 @@ def test_mistyped_front_matter_gives_findings_not_crashes(tmp_path, override):
     repo = seeded_repo(tmp_path / "repo")
     repo.branch("odd")
     repo.write(REC, record_text("splitkv", stage="B", extra=override))
-    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\nTUNED = 1\n")
     repo.commit("an odd record")
     findings = repo.check()
     assert findings, "a record at B on a fresh repository must fail"

@@ -220,7 +220,7 @@ def test_loosening_the_policy_does_not_free_the_kernel(repo):
     repo.branch("loosen")
     repo.write(".design-gates/policy.yaml", repo.read(".design-gates/policy.yaml").replace("level: L4", "level: L1"))
     loosen = repo.commit("Relax the policy for decode attention", who=BEN)
-    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# faster\n")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\nFAST = True\n")
     kernel = repo.commit("Speed up decode attention", who=RITA)
     findings = repo.check()
     find(findings, "G8", ".design-gates/policy.yaml", loosen, "loosens the policy: kernels/decode_attention/** L4 -> L1")
@@ -233,11 +233,40 @@ def test_loosening_the_policy_without_any_covering_record_fails(repo):
     repo.branch("loosen")
     repo.write(".design-gates/policy.yaml", repo.read(".design-gates/policy.yaml").replace("level: L4", "level: L1"))
     loosen = repo.commit("Relax the policy", who=BEN)
-    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\n# faster\n")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + "\nFAST = True\n")
     kernel = repo.commit("Speed up decode attention", who=BEN)
     findings = repo.check()
     find(findings, "G8", ".design-gates/policy.yaml", loosen, "loosens the policy")
     find(findings, "G8", "kernels/decode_attention/api.py", kernel, "is L4")
+
+
+def test_a_hot_path_edit_of_comments_only_needs_no_record(repo):
+    """The file does what it did: a typo fixed in a kernel's comment waits for no design review."""
+    api = repo.read("kernels/decode_attention/api.py")
+    repo.branch("typo")
+    repo.write("kernels/decode_attention/api.py", api + "\n# the split count follows the heuristic record\n\n")
+    repo.commit("Explain the split count", who=BEN)
+    assert [f for f in repo.check() if f.gate == "G8"] == []
+
+
+@pytest.mark.parametrize("edit", ["\nFAST = True\n", '\n"""A docstring is a token."""\n'], ids=["code", "string"])
+def test_a_hot_path_edit_of_any_token_still_needs_its_record(repo, edit):
+    repo.branch("tweak")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py") + edit)
+    kernel = repo.commit("A kernel edit", who=BEN)
+    find(repo.check(), "G8", "kernels/decode_attention/api.py", kernel, "hot-path change without a design record")
+
+
+def test_a_type_comment_is_read_as_code(repo):
+    """TorchScript reads `# type: (int) -> int` as the signature."""
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py")
+               + "\n\ndef later(x):\n    return x\n")
+    repo.commit("later", who=BEN)
+    repo.branch("typed")
+    repo.write("kernels/decode_attention/api.py", repo.read("kernels/decode_attention/api.py").replace(
+        "def later(x):\n", "def later(x):  # type: (int) -> int\n"))
+    kernel = repo.commit("Type later for TorchScript", who=BEN)
+    find(repo.check(), "G8", "kernels/decode_attention/api.py", kernel, "hot-path change without a design record")
 
 
 def test_stacked_record_may_not_overtake_its_base(repo):

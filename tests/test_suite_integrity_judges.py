@@ -134,27 +134,22 @@ def test_a_pytest_toml_beside_the_suite_that_loads_a_swapping_plugin_judges_the_
 
 def test_a_helper_module_the_evidence_binds_judges_the_change_without_running_the_suite(repo):
     with open(repo / "suites" / "cases.py", "a", encoding="utf-8") as handle:
-        handle.write("\n# fewer rows would do\n")
+        handle.write("\nROWS = 1\n")
     measure(repo)
     assert "suites/cases.py is edited by this change and judges it: evidence 'numeric-cpu' binds it" in messages(
         judge_change(repo))
 
 
-@pytest.mark.parametrize("config", [
-    ("suites/pytest.toml", '[pytest]\naddopts = ["-p", "speedups"]\n'),
-    ("suites/.pytest.toml", '[pytest]\naddopts = ["-p", "speedups"]\n'),
-    ("pytest.toml", '[pytest]\naddopts = ["-p", "speedups"]\n'),
-    ("suites/pyproject.toml", '[tool.pytest.ini_options]\naddopts = "-p speedups"\n'),
-    ("suites/setup.cfg", '[tool:pytest]\naddopts = -p speedups\n'),
-    # TOML spellings a header match would miss: pytest reads each of them
-    ("suites/pyproject.toml", '[ tool.pytest.ini_options ]\naddopts = "-p speedups"\n'),
-    ("suites/pyproject.toml", '[tool]\npytest.ini_options = {addopts = "-p speedups"}\n'),
-])
-def test_every_pytest_configuration_file_along_the_suite_judges_the_change(repo, config):
-    path, text = config
-    write(repo, path, text)
-    assert f"{path} is edited by this change and judges it (suite suites/suite_numeric.py)" in messages(
-        judge_change(repo))
+def test_a_judge_edited_in_its_comments_only_judges_nothing(repo):
+    """A comment fixed in a test helper and in the suite changes no token the run executes."""
+    with open(repo / "suites" / "cases.py", "a", encoding="utf-8") as handle:
+        handle.write("\n# fewer rows would do\n")
+    with open(repo / "suites" / "suite_numeric.py", "a", encoding="utf-8") as handle:
+        handle.write("\n# the oracle is float64\n")
+    measure(repo)
+    result = judge_change(repo)
+    assert "judges it" not in messages(result)
+    assert result.status is Status.PASS, messages(result)
 
 
 def test_a_pyproject_beside_the_suite_judges_only_through_its_pytest_section(repo):

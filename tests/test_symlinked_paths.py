@@ -124,7 +124,7 @@ def test_a_suite_edited_where_its_link_leads_judges_the_change(tmp_path):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base: the suite lives in shared/, linked from suites/")
     with open(repo / "shared" / "suite_numeric.py", "a", encoding="utf-8") as handle:
-        handle.write("\n# looser\n")
+        handle.write("\nLOOSER = True\n")
     assert ("shared/suite_numeric.py is edited by this change and judges it (suite suites/suite_numeric.py)"
             in messages(judge_change(repo)))
 

@@ -39,6 +39,7 @@ from gates.checks.suite_integrity import (
     suite_mismatch_problems, suite_path,
 )
 from gates.evidence.suite_run import cached_run
+from gates.history.comment_edits import comment_only_paths
 from gates.model.findings import Finding
 from gates.model.record import Record
 
@@ -213,7 +214,7 @@ def imported_edit_problems(record: Record, ctx: GateContext, run) -> list[str]:
     if change is None or not run.imported:
         return []
     covered = set(record_covered_files(record, ctx))
-    edited = sorted(path for path in change.changed_paths()
+    edited = sorted(path for path in set(change.changed_paths()) - comment_only_paths(change)
                     if (names := set(change.path_names(path))) & set(run.imported) and not names & covered)
     if edited and reviewed_in_change(record, ctx):
         return []

@@ -39,7 +39,8 @@ A library module the run merely imported (outside the test folders, not a plugin
 not a judge: an edit to it makes the evidence stale (re-run the suite), and nothing more.
 
 A changed file is matched under every name a symbolic link gives it (`ChangeSet.path_names`):
-the file a binding or a suite names may be edited where its bytes live.
+the file a binding or a suite names may be edited where its bytes live. An edit of a Python file's
+comments and blank lines only (`gates.history.comment_edits`) changes no judge.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import record_covered_files
+from gates.history.comment_edits import comment_only_paths
 from gates.history.context import SeriesContext
 from gates.model.policy import any_glob_matches
 from gates.model.record import Record
@@ -309,10 +311,12 @@ def edited_suite_files(ctx: GateContext, suite, ran_files=(), record: Record | N
     judging = suite_files(suite, ran_files)
     root = judging[0]
     folders = judging_folders(suite, ran_files)
+    comments_only = comment_only_paths(change)
     edited = [path for path in change.changed_paths()
-              if any(name in judging or (not root.endswith(".py") and lies_in(name, root))
-                     for name in change.path_names(path))
-              or _edits_pytest_section(change, path, folders) or edits_plugin_registration(change, path)]
+              if path not in comments_only
+              and (any(name in judging or (not root.endswith(".py") and lies_in(name, root))
+                       for name in change.path_names(path))
+                   or _edits_pytest_section(change, path, folders) or edits_plugin_registration(change, path))]
     if edited and record is not None and reviewed_in_change(record, ctx):
         return []
     return [path for path in edited if not approved_at_base(change, path)]
@@ -363,7 +367,7 @@ def bound_edit_problems(record: Record, ctx: GateContext, suite, sources: dict, 
     if change is None or not isinstance(sources, dict):
         return []
     covered = set(record_covered_files(record, ctx))
-    edited = sorted(path for path in set(change.changed_paths()) - set(reported)
+    edited = sorted(path for path in set(change.changed_paths()) - set(reported) - comment_only_paths(change)
                     if (names := set(change.path_names(path))) & set(sources) and not names & covered)
     if edited and reviewed_in_change(record, ctx):
         return []

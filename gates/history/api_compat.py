@@ -29,11 +29,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from gates.history import partial_checkout, reused_checkouts
+from gates.history.comment_edits import edits_only_comments
 from gates.history.context import SeriesContext, field_of, line_of
+from gates.history.object_cache import kept_in
 from gates.history.run_state import left_as_found
 from gates.model.errors import GitContextError, InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
-from gates.python_api.token_digest import code_digest, python_token_digest
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.import_server import ReadingNotEnded
 from gates.python_api.imported_surface import (
@@ -172,19 +173,6 @@ same in every commit. A file's text is what its bytes decode to by their own cod
 _KEPT_TEXTS = 4_000
 
 
-def _kept_in(table: dict, limit: int, key, compute):
-    """`compute()`, kept in `table` under `key` (a git object id, a pair of commits) and served from there next time;
-    not kept where the key is None. The table starts afresh once it holds `limit` entries."""
-    if key is not None and key in table:
-        return table[key]
-    value = compute()
-    if key is not None:
-        if len(table) >= limit:
-            table.clear()
-        table[key] = value
-    return value
-
-
 def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
     """Reads files as they are at `ref`, each file once (None: not there; InputError: unreadable); Python
     sources are decoded the way Python decodes them (their coding cookie)."""
@@ -199,7 +187,7 @@ def _files_at(ctx: SeriesContext, ref: str) -> ReadText:
             return None if data is None else decode_source(data, path)
 
         blob = change.blob_id(ref, path) if change.identifies_blobs else None
-        return _kept_in(_TEXTS, _KEPT_TEXTS, blob, decoded)
+        return kept_in(_TEXTS, _KEPT_TEXTS, blob, decoded)
 
     cached = lru_cache(maxsize=None)(read)
     cached.ref = ref
@@ -248,7 +236,7 @@ def _sides(ctx: SeriesContext) -> tuple[dict[str, str | None], frozenset[str]]:
         other = {change.merge_base: head_tree, change.head: base_tree} if base_tree and head_tree else {}
         return other, frozenset(change.changed_paths())
 
-    return _kept_in(_SIDES, _KEPT_SIDES, (change.merge_base, change.head), sides)
+    return kept_in(_SIDES, _KEPT_SIDES, (change.merge_base, change.head), sides)
 
 
 def _blob_ids(tree: str | None) -> dict[str, str | None]:
@@ -688,7 +676,7 @@ def check(ctx: SeriesContext) -> None:
                 modules.setdefault(module_name(path, root), root)
     unchecked = _unchecked_modules(ctx, located, head)
     _check_unreadable_files(ctx, located, unchecked)
-    if all(_same_tokens(ctx, entry) for entry in change.changed
+    if all(edits_only_comments(change, entry) for entry in change.changed
            if entry.path.endswith(".py") or (entry.old_path or "").endswith(".py")):
         _check_route_declarations(ctx)  # no module changed but in comments or blank lines: every surface is what it was
         return
@@ -749,53 +737,6 @@ def _modules_at(ctx: SeriesContext, located: dict[str, str], ref: str) -> set[st
             if path.endswith(".py") and ctx.change.entry_at(ref, path) is not None:
                 found.add(module_name(path, root))
     return found
-
-
-def _same_tokens(ctx: SeriesContext, entry) -> bool:
-    """A Python file the change edited in its comments and blank lines only: its token stream, read from its
-    bytes by its own coding cookie, is the same at the merge base and at head."""
-    if entry.status != "M":
-        return False
-    change = ctx.change
-    compiled = [_kept_in(_CODE_DIGESTS, _KEPT_DIGESTS, _blob_id(ctx, ref, entry.path),
-                         lambda ref=ref: _digest_of(ctx, ref, entry.path, code_digest))
-                for ref in (change.merge_base, change.head)]
-    if None not in compiled and compiled[0] != compiled[1]:
-        return False  # the code differs beyond its line numbers, so the tokens differ: no need to read them
-    if compiled[1] is None and compiled[0] is not None:
-        return False  # it no longer compiles (a NUL byte in a comment, a tab that makes the indentation ambiguous)
-    before, after = _token_digest(ctx, change.merge_base, entry.path), _token_digest(ctx, change.head, entry.path)
-    if before is None or before != after:
-        return False
-    # `# type: (float) -> int` is a signature to TorchScript and to type checkers: such comments count
-    return _TYPE_COMMENT.findall(change.read_bytes_at(change.merge_base, entry.path) or b"") == \
-        _TYPE_COMMENT.findall(change.read_bytes_at(change.head, entry.path) or b"")
-
-
-_TYPE_COMMENT = re.compile(rb"#\s*type\s*:[^\r\n]*")
-
-
-_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
-_CODE_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its code digest (this interpreter's)
-_KEPT_DIGESTS = 20_000
-
-
-def _token_digest(ctx: SeriesContext, ref: str, path: str) -> str | None:
-    """The token digest of a Python file at `ref` (None: not there, or it does not tokenize), kept by the file's
-    object id: in a history run, one commit's head is the next one's base."""
-    return _kept_in(_DIGESTS, _KEPT_DIGESTS, _blob_id(ctx, ref, path),
-                    lambda: _digest_of(ctx, ref, path, python_token_digest))
-
-
-def _blob_id(ctx: SeriesContext, ref: str, path: str) -> str | None:
-    """The file's object id where the reader names objects; None (nothing kept) otherwise."""
-    change = ctx.change
-    return change.blob_id(ref, path) if change.identifies_blobs else None
-
-
-def _digest_of(ctx: SeriesContext, ref: str, path: str, digest) -> str | None:
-    data = ctx.change.read_bytes_at(ref, path)
-    return None if data is None else digest(data)
 
 
 def is_private_module(module: str) -> bool:

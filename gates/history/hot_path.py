@@ -11,7 +11,9 @@ in the same pull request, may cover it instead when it is approved at head with 
 approval that counts. A record that this change withdraws, rejects, supersedes or
 deletes covers nothing in it. The policy file itself is L4; a change that lowers a
 level in it is reported as loosening the policy. A repository's first policy, and a change that only sets
-`history.enforce_from` where the policy had none (`gates.history.ratchet`), need no record: they loosen nothing. So is the configuration
+`history.enforce_from` where the policy had none (`gates.history.ratchet`), need no record: they loosen nothing.
+Nor does an edit of a Python file's comments and blank lines only (`gates.history.comment_edits`): the file does
+what it did. So is the configuration
 (`gates.model.config`): `.design-gates/config.yaml`, or pyproject.toml when its
 `[tool.design-gates]` table changes, is L4 once the base has a policy.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from gates.history import api_compat
 from gates.history.approvals import describe
+from gates.history.comment_edits import comment_only_paths
 from gates.history.context import SeriesContext, field_of
 from gates.history.ratchet import only_sets_the_first_ratchet
 from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
@@ -165,10 +168,15 @@ def _report_single(ctx: SeriesContext, path: str, why: str, single: list) -> Non
 
 def check(ctx: SeriesContext) -> None:
     policy_path = ctx.policy_path
+    comments_only = None
     for path in ctx.change.changed_paths():
         level, reason = _level(ctx, path)
         if level not in ("L3", "L4"):
             continue
+        if comments_only is None:
+            comments_only = comment_only_paths(ctx.change)
+        if path in comments_only:
+            continue  # its comments and blank lines only: the file does what it did
         why = f"{path} is {level}" + (f" ({reason})" if reason else "")
         if path == policy_path:
             if ctx.change.read_bytes_at(ctx.change.base, policy_path) is None:

@@ -1,0 +1,62 @@
+"""Edits that change a Python file's comments and blank lines only.
+
+Such an edit changes no token the compiler reads, so the file does what it did: G5 compares no surface for it,
+the hot-path rule asks no record for it (`gates.history.hot_path`), and a test file that judges a record's
+evidence may take it without the record's reviewer (`gates.checks.suite_integrity`). The tokens are read as the
+compiler reads them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie); a
+`# type:` comment counts as code, since TorchScript and type checkers read it as a signature.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gates.history.object_cache import kept_in
+from gates.python_api.token_digest import code_digest, python_token_digest
+
+_TYPE_COMMENT = re.compile(rb"#\s*type\s*:[^\r\n]*")
+_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
+_CODE_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its code digest (this interpreter's)
+_KEPT_DIGESTS = 20_000
+
+
+def edits_only_comments(change, entry) -> bool:
+    """The change edited the Python file of `entry` (a changed path of `change`, a `ChangeSet`) in its comments and
+    blank lines only: a modification in place whose token stream, read from its bytes by its own coding cookie, is
+    the same at the merge base and at head, with the same `# type:` comments."""
+    if entry.status != "M" or not entry.path.endswith(".py"):
+        return False
+    compiled = [kept_in(_CODE_DIGESTS, _KEPT_DIGESTS, _blob_id(change, ref, entry.path),
+                        lambda ref=ref: _digest_of(change, ref, entry.path, code_digest))
+                for ref in (change.merge_base, change.head)]
+    if None not in compiled and compiled[0] != compiled[1]:
+        return False  # the code differs beyond its line numbers, so the tokens differ: no need to read them
+    if compiled[1] is None and compiled[0] is not None:
+        return False  # it no longer compiles (a NUL byte in a comment, a tab that makes the indentation ambiguous)
+    before, after = _token_digest(change, change.merge_base, entry.path), _token_digest(change, change.head, entry.path)
+    if before is None or before != after:
+        return False
+    return _TYPE_COMMENT.findall(change.read_bytes_at(change.merge_base, entry.path) or b"") == \
+        _TYPE_COMMENT.findall(change.read_bytes_at(change.head, entry.path) or b"")
+
+
+def comment_only_paths(change) -> set[str]:
+    """The paths of `change` whose edits are comments and blank lines only (`edits_only_comments`)."""
+    return {entry.path for entry in change.changed if edits_only_comments(change, entry)}
+
+
+def _token_digest(change, ref: str, path: str) -> str | None:
+    """The token digest of a Python file at `ref` (None: not there, or it does not tokenize), kept by the file's
+    object id: in a history run, one commit's head is the next one's base."""
+    return kept_in(_DIGESTS, _KEPT_DIGESTS, _blob_id(change, ref, path),
+                   lambda: _digest_of(change, ref, path, python_token_digest))
+
+
+def _blob_id(change, ref: str, path: str) -> str | None:
+    """The file's object id where the reader names objects; None (nothing kept) otherwise."""
+    return change.blob_id(ref, path) if change.identifies_blobs else None
+
+
+def _digest_of(change, ref: str, path: str, digest) -> str | None:
+    data = change.read_bytes_at(ref, path)
+    return None if data is None else digest(data)
