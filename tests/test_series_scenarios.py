@@ -269,6 +269,20 @@ def test_a_type_comment_is_read_as_code(repo):
     find(repo.check(), "G8", "kernels/decode_attention/api.py", kernel, "hot-path change without a design record")
 
 
+def test_a_link_whose_target_gains_a_comment_names_another_file(repo):
+    """A symbolic link's bytes are the path it names: `api.py#fast` tokenizes as `api.py` with a comment, and
+    is another file."""
+    import os
+
+    os.symlink("api.py", repo.root / "kernels/decode_attention/fast.py")
+    repo.commit("fast is the api", who=BEN)
+    repo.branch("retarget")
+    (repo.root / "kernels/decode_attention/fast.py").unlink()
+    os.symlink("api.py#fast", repo.root / "kernels/decode_attention/fast.py")
+    kernel = repo.commit("fast names another file", who=BEN)
+    find(repo.check(), "G8", "kernels/decode_attention/fast.py", kernel, "hot-path change without a design record")
+
+
 def test_stacked_record_may_not_overtake_its_base(repo):
     def paged(**kw):
         return record_text("paged", covers=("kernels/decode_attention/paged*",), evidence=[NCU], **kw)

@@ -22,10 +22,13 @@ _KEPT_DIGESTS = 20_000
 
 def edits_only_comments(change, entry) -> bool:
     """The change edited the Python file of `entry` (a changed path of `change`, a `ChangeSet`) in its comments and
-    blank lines only: a modification in place whose token stream, read from its bytes by its own coding cookie, is
-    the same at the merge base and at head, with the same `# type:` comments."""
+    blank lines only: a modification in place of a file that is no symbolic link on either side, whose token stream,
+    read from its bytes by its own coding cookie, is the same at the merge base and at head, with the same
+    `# type:` comments."""
     if entry.status != "M" or not entry.path.endswith(".py"):
         return False
+    if any(change.is_link(ref, entry.path) is not False for ref in (change.merge_base, change.head)):
+        return False  # a link's "text" is the path it names: "impl.py  " or "impl.py#x" is another file
     compiled = [kept_in(_CODE_DIGESTS, _KEPT_DIGESTS, _blob_id(change, ref, entry.path),
                         lambda ref=ref: _digest_of(change, ref, entry.path, code_digest))
                 for ref in (change.merge_base, change.head)]
