@@ -283,6 +283,37 @@ def test_a_link_whose_target_gains_a_comment_names_another_file(repo):
     find(repo.check(), "G8", "kernels/decode_attention/fast.py", kernel, "hot-path change without a design record")
 
 
+SELFTEST = '#!/usr/bin/env python3\nassert 1 + 1 == 3, "self-test failed"\nprint("ok")\n'
+TYPED = "def scale(x):\n    # type: (int) -> int\n    return x * 2\n\n\ndef shift(x):\n    return x + 1\n"
+ESCAPED = "# coding: unicode_escape\ndef scale(x):\n    # plain note\n    return x * 2\n"
+
+
+@pytest.mark.parametrize("base, head, executable", [
+    (SELFTEST, SELFTEST.replace("python3\n", "-S python3 -O\n"), True),  # -O strips the asserts when run as ./file
+    (SELFTEST, SELFTEST, True),  # the mode alone
+    (TYPED, TYPED.replace("    # type: (int) -> int\n", "").replace("def shift(x):\n",
+                                                                       "def shift(x):\n    # type: (int) -> int\n"),
+     False),  # TorchScript's signatures move from scale to shift
+    (ESCAPED, ESCAPED.replace("# plain note", "\\\\x23 type: (int) -> int"), False),  # the compiler reads `# type:`
+    ("# cython: cdivision=False\ndef q(a, b):\n    return a // b\n",
+     "# cython: cdivision=True\ndef q(a, b):\n    return a // b\n", False),
+    ("# /// script\n# dependencies = []\n# ///\nimport os\n",
+     "# /// script\n# dependencies = ['other']\n# ///\nimport os\n", False),
+], ids=["shebang-and-mode", "mode", "type-comment-moved", "type-comment-under-a-codec", "cython-directive",
+        "pep-723"])
+def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, executable):
+    """Edits that the comment-blind token stream cannot tell apart, but that change what runs."""
+    path = "kernels/decode_attention/extra.py"
+    repo.write(path, base)
+    repo.commit("extra", who=BEN)
+    repo.branch("instruction")
+    repo.write(path, head)
+    if executable:
+        (repo.root / path).chmod(0o755)
+    kernel = repo.commit("An edit that looks like a comment", who=BEN)
+    find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
+
+
 def test_stacked_record_may_not_overtake_its_base(repo):
     def paged(**kw):
         return record_text("paged", covers=("kernels/decode_attention/paged*",), evidence=[NCU], **kw)

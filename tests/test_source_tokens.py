@@ -156,3 +156,37 @@ def test_a_namespace_folder_of_the_same_name_does_not_shadow_a_module(tmp_path):
     (tmp_path / "kernel").mkdir()
     (tmp_path / "kernel" / "notes.py").write_bytes(b"")
     assert stale_sources(artifact, tmp_path) == []
+
+
+@pytest.mark.parametrize("source, found", [
+    (b"#!/usr/bin/env python3\nx = 1\n", ["#!/usr/bin/env python3"]),
+    (b"def f(x):\n    # type: (int) -> int\n    return x\n", ["# type: (int) -> int"]),
+    (b"x = []  # type: ignore[assignment]\n", []),
+    # a codec cannot hide one: the compiler reads `\x23` as `#` under unicode_escape, `+ACM-` under utf-7
+    (b"# coding: unicode_escape\ndef f(x):\n    \\x23 type: (int) -> int\n    return x\n", ["# type: (int) -> int"]),
+    (b"# coding: utf-7\ndef f(x):\n    +ACM- type: (int) -> int\n    return x\n", ["# type: (int) -> int"]),
+    (b"# cython: cdivision=True\nx = 1\n", ["# cython: cdivision=True"]),
+    (b"# /// script\n# dependencies = ['numpy']\n# ///\nimport numpy\n# a note\n",
+     ["# /// script", "# dependencies = ['numpy']", "# ///"]),
+    (KERNEL + b"# a note\n", []),
+], ids=["shebang", "type-signature", "type-ignore", "unicode-escape", "utf-7", "cython", "pep-723", "plain"])
+def test_comments_a_tool_reads_as_instructions_are_found(source, found):
+    from gates.python_api.token_digest import instruction_comments
+
+    assert instruction_comments(source) == found
+
+
+def test_a_file_holding_an_instruction_comment_is_bound_by_its_bytes(tmp_path):
+    """TorchScript reads `# type:` as the signature: moving one changes what runs, so such a file stays fresh only
+    while its bytes do."""
+    typed = b"def scale(x):\n    # type: (int) -> int\n    return x * 2\n\n\ndef shift(x):\n    return x + 1\n"
+    moved = b"def scale(x):\n    return x * 2\n\n\ndef shift(x):\n    # type: (int) -> int\n    return x + 1\n"
+    assert python_token_digest(typed) == python_token_digest(moved)  # the comment-blind digest cannot tell
+    (tmp_path / "ops.py").write_bytes(typed)
+    tokens = source_tokens(tmp_path, {"ops.py": hashlib.sha256(typed).hexdigest()})
+    assert tokens["sha256"] == {}
+    (tmp_path / "ops.py").write_bytes(moved)
+    artifact = EvidenceArtifact("evidence/n.json", {"sources": {"ops.py": hashlib.sha256(typed).hexdigest()},
+                                                    "source_tokens": {"scheme": "python-tokens/2", "sha256": {
+                                                        "ops.py": python_token_digest(typed)}}}, "0" * 64)
+    assert stale_sources(artifact, tmp_path) == ["ops.py"]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gates.evidence.source_binding import (
-    import_shadows, outside_shadows, python_token_digest, recorded_token_digests, shadowing_files,
+    comment_blind_digest, import_shadows, outside_shadows, recorded_token_digests, shadowing_files,
 )
 from gates.model.errors import InputError
 from gates.model.paths import path_problem, resolve_inside
@@ -222,7 +222,7 @@ def _token_hash_in_repo(repo_root: Path, rel_path: str) -> str | None:
     if resolved is None:
         return None
     try:
-        return python_token_digest(read_regular_file(resolved, rel_path, limit=1 << 30))
+        return comment_blind_digest(read_regular_file(resolved, rel_path, limit=1 << 30))
     except InputError:
         return None
 

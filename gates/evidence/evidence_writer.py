@@ -9,7 +9,7 @@ only this one's. The artifact is bound to what ran, never to a fixed list:
   paths are relative to the repository's top level (`git rev-parse --show-toplevel`),
   or to pytest's rootdir outside a git checkout;
 - `source_tokens`: the Python files among them once more, by their token stream without comments
-  (`gates.evidence.source_binding.python_token_digest`), so a comment-only edit leaves the
+  (`gates.evidence.source_binding.comment_blind_digest`), so a comment-only edit leaves the
   evidence fresh;
 - `commit`: the checkout's HEAD (`DESIGN_GATES_COMMIT` when set: a copied tree on a
   device machine may carry stale or no git metadata);

@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath
 
 from gates.model.paths import resolve_inside
 from gates.model.policy import glob_matches
-from gates.python_api.token_digest import TOKEN_SCHEME, python_token_digest  # noqa: F401 - also used by the gates
+from gates.python_api.token_digest import TOKEN_SCHEME, instruction_comments, python_token_digest
 
 SKIPPED_FOLDERS = ("site-packages", "dist-packages", "__pycache__", "node_modules")
 _WILDCARD = re.compile(r"[*?\[]")
@@ -180,13 +180,21 @@ def bound_sources(repo_root, covers=(), modules=None) -> dict[str, str]:
     return hashes
 
 
+def comment_blind_digest(data: bytes) -> str | None:
+    """The token digest by which a bound Python file stays fresh through an edit of its comments (scheme
+    python-tokens/2); None, so that the file is bound by its bytes alone, where it holds a comment some tool reads
+    as an instruction (a shebang, a `# type:` signature, a Cython directive, a PEP 723 block:
+    `gates.python_api.token_digest.instruction_comments`) or does not tokenize."""
+    return python_token_digest(data) if instruction_comments(data) == [] else None
+
+
 def source_tokens(repo_root, sources: dict) -> dict:
-    """The artifact's `source_tokens`: the token digest of each Python file among `sources`."""
+    """The artifact's `source_tokens`: the token digest of each Python file among `sources` (`comment_blind_digest`)."""
     root = Path(os.path.realpath(os.fspath(repo_root)))
     digests = {}
     for rel in sorted(sources):
         if rel.endswith(".py") and _is_regular(os.path.join(root, rel)):
-            digest = python_token_digest((root / rel).read_bytes())
+            digest = comment_blind_digest((root / rel).read_bytes())
             if digest is not None:
                 digests[rel] = digest
     return {"scheme": TOKEN_SCHEME, "sha256": digests}

@@ -248,11 +248,6 @@ class ChangeSet:
         links = getattr(self._reader, "symlinks", None)
         return links(ref) if links is not None else {}
 
-    def is_link(self, ref: str, path: str) -> bool | None:
-        """Whether `path` is a symbolic link in the tree of `ref`; None where the reader cannot say."""
-        links = getattr(self._reader, "symlinks", None)
-        return None if links is None else path in links(ref)
-
     def resolved_at(self, ref: str, path: str) -> str:
         """Where the file at `path` lives at `ref`, its symbolic links followed (`path` itself when none)."""
         links = self.symlinks_at(ref)

@@ -3,18 +3,17 @@
 Such an edit changes no token the compiler reads, so the file does what it did: G5 compares no surface for it,
 the hot-path rule asks no record for it (`gates.history.hot_path`), and a test file that judges a record's
 evidence may take it without the record's reviewer (`gates.checks.suite_integrity`). The tokens are read as the
-compiler reads them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie); a
-`# type:` comment counts as code, since TorchScript and type checkers read it as a signature.
+compiler reads them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie). A file
+that holds a comment some tool reads as an instruction (a shebang, a `# type:` signature TorchScript reads, a
+Cython directive, a PEP 723 block: `token_digest.instruction_comments`) is judged as code on either side, and
+so is a symbolic link or a file whose mode changed.
 """
 
 from __future__ import annotations
 
-import re
-
 from gates.history.object_cache import kept_in
-from gates.python_api.token_digest import code_digest, python_token_digest
+from gates.python_api.token_digest import code_digest, instruction_comments, python_token_digest
 
-_TYPE_COMMENT = re.compile(rb"#\s*type\s*:[^\r\n]*")
 _DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
 _CODE_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its code digest (this interpreter's)
 _KEPT_DIGESTS = 20_000
@@ -22,13 +21,13 @@ _KEPT_DIGESTS = 20_000
 
 def edits_only_comments(change, entry) -> bool:
     """The change edited the Python file of `entry` (a changed path of `change`, a `ChangeSet`) in its comments and
-    blank lines only: a modification in place of a file that is no symbolic link on either side, whose token stream,
-    read from its bytes by its own coding cookie, is the same at the merge base and at head, with the same
-    `# type:` comments."""
+    blank lines only: a modification in place of a regular file whose mode stayed, whose token stream, read from
+    its bytes by its own coding cookie, is the same at the merge base and at head, and which holds no comment a
+    tool reads as an instruction on either side."""
     if entry.status != "M" or not entry.path.endswith(".py"):
         return False
-    if any(change.is_link(ref, entry.path) is not False for ref in (change.merge_base, change.head)):
-        return False  # a link's "text" is the path it names: "impl.py  " or "impl.py#x" is another file
+    if not _same_regular_file_mode(change, entry.path):
+        return False
     compiled = [kept_in(_CODE_DIGESTS, _KEPT_DIGESTS, _blob_id(change, ref, entry.path),
                         lambda ref=ref: _digest_of(change, ref, entry.path, code_digest))
                 for ref in (change.merge_base, change.head)]
@@ -39,8 +38,19 @@ def edits_only_comments(change, entry) -> bool:
     before, after = _token_digest(change, change.merge_base, entry.path), _token_digest(change, change.head, entry.path)
     if before is None or before != after:
         return False
-    return _TYPE_COMMENT.findall(change.read_bytes_at(change.merge_base, entry.path) or b"") == \
-        _TYPE_COMMENT.findall(change.read_bytes_at(change.head, entry.path) or b"")
+    return all(instruction_comments(change.read_bytes_at(ref, entry.path) or b"") == []
+               for ref in (change.merge_base, change.head))
+
+
+def _same_regular_file_mode(change, path: str) -> bool:
+    """The file is a regular file of the same mode at the merge base and at head: a symbolic link's "text" is the path
+    it names (`impl.py#x` tokenizes as `impl.py` and names another file), and a mode change can make a file a program
+    its shebang runs. False where the reader cannot name modes."""
+    try:
+        modes = {(change.entry_at(ref, path) or ("", ""))[0] for ref in (change.merge_base, change.head)}
+    except NotImplementedError:
+        return False
+    return len(modes) == 1 and modes <= {"100644", "100755"}
 
 
 def comment_only_paths(change) -> set[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 import marshal
+import re
 import tokenize
 import types
 import warnings
@@ -35,8 +36,7 @@ def python_token_digest(data: bytes) -> str | None:
         return None  # what the compiler refuses is no token stream to trust: the file is bound by its bytes
     parts = []
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        text = compiler_lines(data.decode(encoding))
+        encoding, text = _compiler_text(data)
         # rows as tokenize counts them: split at "\n" only (str.splitlines also splits at a form feed)
         lines = [line + "\n" for line in text.split("\n")]
         parts.append(f"ENCODING\x1f{encoding}")
@@ -60,6 +60,40 @@ def python_token_digest(data: bytes) -> str | None:
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
         return None
     return hashlib.sha256("\x1e".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _compiler_text(data: bytes) -> tuple[str, str]:
+    """(encoding, text) of a Python file as the compiler reads it: decoded whole by its own coding cookie, lines
+    ended as the compiler ends them (`compiler_lines`)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return encoding, compiler_lines(data.decode(encoding))
+
+
+# Comments that a tool reads as instructions, so that editing one changes what runs: a shebang on the first line
+# (the interpreter and its options when the file is run), `# type:` signatures (TorchScript; `# type: ignore`
+# speaks to type checkers only), Cython's `# cython:` and `# distutils:` directives (a .py file compiled in pure
+# Python mode), and PEP 723's `# /// script` metadata blocks (`uv run` installs what they name).
+_INSTRUCTION = re.compile(r"#\s*(?:type\s*:(?!\s*ignore\b)|cython\s*:|distutils\s*:|///)")
+
+
+def instruction_comments(data: bytes) -> list[str] | None:
+    """The comments of a Python file that a tool reads as instructions (`_INSTRUCTION`, and a first line that starts
+    with `#!`), read from the text the compiler reads (so a codec cannot hide one); every comment of a PEP 723
+    block. None when the file does not tokenize."""
+    found = []
+    try:
+        _, text = _compiler_text(data)
+        in_block = False
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            if (token.start == (1, 0) and token.string.startswith("#!")) or in_block or _INSTRUCTION.match(token.string):
+                found.append(token.string)
+            if token.string.startswith("# ///"):
+                in_block = token.string.strip() != "# ///"
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+        return None
+    return found
 
 
 def compiler_lines(text: str) -> str:
