@@ -175,6 +175,22 @@ def test_the_pull_request_that_sets_the_first_ratchet_passes_its_base_check(repo
     assert "loosens the policy: kernels/decode_attention/** L4 -> L1" in out
 
 
+def test_with_approval_sources_setting_the_first_ratchet_needs_a_record(repo, capsys):
+    """Under approvals.sources the ratchet names the commit whose YAML approvals count as legacy ones: a decision."""
+    from gitrepo_builder import POLICY
+
+    signed = POLICY + "approvals:\n  sources: [signed-commit]\n  allowed_signers: .design-gates/allowed_signers\n"
+    repo.write(".design-gates/allowed_signers", "rita@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB\n")
+    repo.write(".design-gates/policy.yaml", signed)
+    seed = repo.commit("policy: signed approvals", who=BEN)
+    repo.branch("ratchet")
+    repo.write(".design-gates/policy.yaml", signed + f"history:\n  enforce_from: {seed}\n")
+    repo.commit("policy: judge the history from here on", who=BEN)
+    code, out, _ = run(repo, capsys, "--base", "main")
+    assert code == 1
+    assert "hot-path change without a design record: .design-gates/policy.yaml is L4" in out
+
+
 def test_history_removing_the_ratchet_is_a_finding(repo, capsys):
     from gitrepo_builder import POLICY
 

@@ -11,7 +11,8 @@ in the same pull request, may cover it instead when it is approved at head with 
 approval that counts. A record that this change withdraws, rejects, supersedes or
 deletes covers nothing in it. The policy file itself is L4; a change that lowers a
 level in it is reported as loosening the policy. A repository's first policy, and a change that only sets
-`history.enforce_from` where the policy had none (`gates.history.ratchet`), need no record: they loosen nothing.
+`history.enforce_from` where the policy had none and trusts no approval sources (`gates.history.ratchet`), need
+no record: they loosen nothing.
 Nor does an edit of a Python file's comments and blank lines only (`gates.history.comment_edits`): the file does
 what it did. So is the configuration
 (`gates.model.config`): `.design-gates/config.yaml`, or pyproject.toml when its

@@ -19,8 +19,12 @@ which CI fetches from the forge for each commit it judges. A merged commit witho
 forge approval (a push that bypassed review fails, as it should).
 
 Setting the ratchet for the first time (a policy that had no `history.enforce_from`
-gains one, and nothing else in it changes) needs no covering record: it loosens
-nothing. Without `history.enforce_from` the history is not judged, and the run says so.
+gains one, and nothing else in it changes) is where enforcement starts: the history run does
+not judge that commit's policy change. Its pull request needs no covering record where the
+policy trusts no approval sources; with `approvals.sources` the ratchet also names the commit
+whose YAML approvals count as legacy ones, and the pull request needs a record
+(`only_sets_the_first_ratchet`). Without `history.enforce_from` the history is not judged, and
+the run says so.
 """
 
 from __future__ import annotations
@@ -177,17 +181,34 @@ def _judge(history, repo_root, shas: list[str], result: HistoryResult, folder, p
                 change.forge_reviews_missing = missing or change.forge_reviews_missing
             else:
                 change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
-            result.findings += check_change(change, {}, repo_root, judge_is_newer=True)
+            findings = check_change(change, {}, repo_root, judge_is_newer=True)
+            if adds_only_the_first_ratchet(change.read_at(change.base, policy_path),
+                                           change.read_at(change.head, policy_path), policy_path):
+                # where enforcement starts: before this commit no history was judged, so nothing it decides (the
+                # legacy approvals under approval sources included) is a loosening the history could have held
+                findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
+            result.findings += findings
             heap.commit_done()
 
 
 def only_sets_the_first_ratchet(before: str | None, after: str | None, policy_path: str) -> bool:
-    """The policy text `after` adds history.enforce_from to `before`, which had none, and changes nothing else.
+    """The pull request's policy change sets the ratchet for the first time and nothing else
+    (`adds_only_the_first_ratchet`), under a policy that trusts no approval sources.
 
-    Setting the ratchet for the first time loosens nothing (without it no history was
-    judged), so, like a repository's first policy, it needs no covering record (`gates.history.hot_path`),
-    in a `--base` run of its pull request as in the history.
+    Setting the ratchet for the first time then loosens nothing (without it no history was
+    judged), so, like a repository's first policy, it needs no covering record (`gates.history.hot_path`).
+    Where the policy names `approvals.sources`, the ratchet also decides which YAML approvals count as legacy
+    ones (those at the enforce_from commit), so setting it needs a record like any other policy change.
     """
+    after_data = _policy_data(after, policy_path)
+    approvals = after_data.get("approvals") if after_data is not None else None
+    if isinstance(approvals, dict) and approvals.get("sources"):
+        return False
+    return adds_only_the_first_ratchet(before, after, policy_path)
+
+
+def adds_only_the_first_ratchet(before: str | None, after: str | None, policy_path: str) -> bool:
+    """The policy text `after` adds history.enforce_from to `before`, which had none, and changes nothing else."""
     before_data, after_data = _policy_data(before, policy_path), _policy_data(after, policy_path)
     if before_data is None or after_data is None:
         return False
