@@ -191,6 +191,28 @@ def test_with_approval_sources_setting_the_first_ratchet_needs_a_record(repo, ca
     assert "hot-path change without a design record: .design-gates/policy.yaml is L4" in out
 
 
+@pytest.mark.parametrize("named", ["cafe123", "HEAD"], ids=["a-tag-that-looks-like-a-commit", "a-symbolic-name"])
+def test_a_first_ratchet_named_by_a_movable_ref_needs_a_record(repo, capsys, named):
+    """A branch or tag named like an object id can move, and the ratchet with it."""
+    from gitrepo_builder import POLICY
+
+    repo.git("tag", "cafe123", "main")
+    repo.branch("ratchet")
+    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {named}\n")
+    repo.commit("policy: judge the history from here on", who=BEN)
+    code, out, _ = run(repo, capsys, "--base", "main")
+    assert code == 1
+    assert "hot-path change without a design record: .design-gates/policy.yaml is L4" in out
+
+
+def test_history_reads_the_ratchet_as_an_object_id_never_a_tag(repo, capsys):
+    repo.git("tag", "cafe123", "main")
+    _enforce_from(repo, "cafe123")
+    code, _, err = run(repo, capsys, "--history")
+    assert code == 2
+    assert "history.enforce_from cafe123 is not a commit in the history" in err and "a branch or tag can move" in err
+
+
 def test_history_removing_the_ratchet_is_a_finding(repo, capsys):
     from gitrepo_builder import POLICY
 

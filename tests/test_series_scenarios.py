@@ -314,6 +314,29 @@ def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, e
     find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
 
 
+def test_a_type_comment_spelling_torchscript_refuses_is_code(repo):
+    """TorchScript raises on `#type:` anywhere in a line of the function, and a caller may fall back to eager."""
+    path = "kernels/decode_attention/extra.py"
+    repo.write(path, "def step(x):\n    # scale: see the design notes\n    return x * 2\n")
+    repo.commit("extra", who=BEN)
+    repo.branch("kill-switch")
+    repo.write(path, "def step(x):\n    # scale: see the design notes #type: fp32\n    return x * 2\n")
+    kernel = repo.commit("A note", who=BEN)
+    find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
+
+
+def test_a_file_git_rewrites_at_checkout_is_judged_by_what_runs(repo):
+    """With `ident`, git writes the blob's id into `$Id$`: a comment edit changes the checked-out code."""
+    path = "kernels/decode_attention/extra.py"
+    repo.write(".gitattributes", "*.py ident\n")
+    repo.write(path, 'REV = "$Id$"\nFAST_PATH = int(REV[6], 16) % 2 == 1  # build id\n')
+    repo.commit("extra", who=BEN)
+    repo.branch("rev")
+    repo.write(path, 'REV = "$Id$"\nFAST_PATH = int(REV[6], 16) % 2 == 1  # build id (note 0)\n')
+    kernel = repo.commit("A note", who=BEN)
+    find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
+
+
 def test_stacked_record_may_not_overtake_its_base(repo):
     def paged(**kw):
         return record_text("paged", covers=("kernels/decode_attention/paged*",), evidence=[NCU], **kw)

@@ -134,7 +134,7 @@ class ApprovalBook:
         rev = self.ctx.policy.section("history").get("enforce_from")
         if not rev:
             return None
-        sha = self.change.resolve_commit(rev)
+        sha = self.change.resolve_object_id(str(rev))
         if sha is None or not self.change.is_ancestor(sha, self.change.head):
             self._policy_problem(f"history.enforce_from {rev} is not a commit in the history of head; "
                                  "no approval is accepted as legacy")

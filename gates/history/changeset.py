@@ -202,6 +202,11 @@ class ChangeSet:
     def resolve_commit(self, rev: str) -> str | None:
         return self._reader.resolve_commit(rev)
 
+    def resolve_object_id(self, prefix: str) -> str | None:
+        """The commit an object id prefix names, never a branch or tag of that name; None where the reader cannot say."""
+        read = getattr(self._reader, "resolve_object_id", None)
+        return read(prefix) if read is not None else None
+
     def paths_differing(self, a: str, b: str) -> list[str]:
         """Paths whose content differs between commits `a` and `b`."""
         return self._reader.paths_differing(a, b)

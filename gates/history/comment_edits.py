@@ -6,10 +6,13 @@ evidence may take it without the record's reviewer (`gates.checks.suite_integrit
 compiler reads them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie). A file
 that holds a comment some tool reads as an instruction (a shebang, a `# type:` signature TorchScript reads, a
 Cython directive, a PEP 723 block: `token_digest.instruction_comments`) is judged as code on either side, and
-so is a symbolic link or a file whose mode changed.
+so is a symbolic link, a file whose mode changed, and a file that a `.gitattributes` along its folders has git
+rewrite at checkout (`ident`, `filter`, `working-tree-encoding`): what runs is the checkout, not the stored blob.
 """
 
 from __future__ import annotations
+
+import re
 
 from gates.history.object_cache import kept_in
 from gates.python_api.token_digest import code_digest, instruction_comments, python_token_digest
@@ -26,7 +29,7 @@ def edits_only_comments(change, entry) -> bool:
     tool reads as an instruction on either side."""
     if entry.status != "M" or not entry.path.endswith(".py"):
         return False
-    if not _same_regular_file_mode(change, entry.path):
+    if not _same_regular_file_mode(change, entry.path) or _rewritten_at_checkout(change, entry.path):
         return False
     compiled = [kept_in(_CODE_DIGESTS, _KEPT_DIGESTS, _blob_id(change, ref, entry.path),
                         lambda ref=ref: _digest_of(change, ref, entry.path, code_digest))
@@ -51,6 +54,21 @@ def _same_regular_file_mode(change, path: str) -> bool:
     except NotImplementedError:
         return False
     return len(modes) == 1 and modes <= {"100644", "100755"}
+
+
+# gitattributes that make the checked-out file differ from the stored one beyond line endings: `ident` writes the
+# blob's id into `$Id$` (so any comment edit changes that string), a `filter` runs a program, and
+# `working-tree-encoding` re-encodes the text
+_REWRITING_ATTRIBUTES = re.compile(rb"\b(?:ident|filter|working-tree-encoding)\b")
+
+
+def _rewritten_at_checkout(change, path: str) -> bool:
+    """Some `.gitattributes` along `path`'s folders, at the merge base or at head, names an attribute that rewrites
+    what a checkout writes (`_REWRITING_ATTRIBUTES`; read as words anywhere in the file, macros included)."""
+    parts = path.split("/")[:-1]
+    folders = [""] + ["/".join(parts[:index + 1]) + "/" for index in range(len(parts))]
+    return any(_REWRITING_ATTRIBUTES.search(change.read_bytes_at(ref, f"{folder}.gitattributes") or b"")
+               for ref in (change.merge_base, change.head) for folder in folders)
 
 
 def comment_only_paths(change) -> set[str]:

@@ -92,6 +92,15 @@ class _GitReader:
             self._resolved[rev] = _text(out).strip() if out else None
         return self._resolved[rev]
 
+    def resolve_object_id(self, prefix: str) -> str | None:
+        """The commit whose object id starts with `prefix` (4 to 40 hex digits), read as an object id only: a branch
+        or tag of that name, which can move, is never it. None when no commit, or more than one, has the prefix."""
+        if not re.fullmatch(r"[0-9a-f]{4,40}", prefix or ""):
+            return None
+        out = self.try_run("rev-parse", f"--disambiguate={prefix}")
+        found = {self.resolve_commit(oid) for oid in _text(out).split()} - {None} if out else set()
+        return found.pop() if len(found) == 1 else None
+
     def is_ancestor(self, sha: str, ref: str) -> bool:
         key = (sha, ref)
         if key not in self._ancestry:
@@ -601,6 +610,10 @@ class FirstParentHistory:
 
     def resolve(self, rev: str) -> str | None:
         return self._reader.resolve_commit(rev)
+
+    def resolve_object_id(self, prefix: str) -> str | None:
+        """The commit an object id prefix names, never a branch or tag (`_GitReader.resolve_object_id`)."""
+        return self._reader.resolve_object_id(prefix)
 
     def is_ancestor(self, sha: str, ref: str) -> bool:
         return self._reader.is_ancestor(sha, ref)

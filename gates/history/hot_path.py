@@ -25,7 +25,7 @@ from gates.history import api_compat
 from gates.history.approvals import describe
 from gates.history.comment_edits import comment_only_paths
 from gates.history.context import SeriesContext, field_of
-from gates.history.ratchet import only_sets_the_first_ratchet
+from gates.history.ratchet import first_ratchet, only_sets_the_first_ratchet
 from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
 from gates.model.errors import InputError
 from gates.model.policy import LEVELS, any_glob_matches
@@ -85,11 +85,17 @@ def _judge_covering(ctx: SeriesContext, path: str, why: str, approved: list) -> 
 
 
 def _only_sets_the_first_ratchet(ctx: SeriesContext) -> bool:
+    """The change sets the ratchet for the first time and nothing else (`ratchet.only_sets_the_first_ratchet`), to a
+    commit of head's history named by its object id."""
     change, path = ctx.change, ctx.policy_path
     try:
-        return only_sets_the_first_ratchet(change.read_at(change.base, path), change.read_at(change.head, path), path)
+        after = change.read_at(change.head, path)
+        if not only_sets_the_first_ratchet(change.read_at(change.base, path), after, path):
+            return False
     except InputError:
         return False
+    start = change.resolve_object_id(first_ratchet(after, path) or "")
+    return start is not None and change.is_ancestor(start, change.head)
 
 
 def _configuration_changed(ctx: SeriesContext, path: str) -> bool:

@@ -29,6 +29,7 @@ the run says so.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -38,6 +39,7 @@ from gates.model.findings import Finding
 from gates.model.safe_yaml import load_yaml
 
 KEY = ("history", "enforce_from")
+OBJECT_ID = re.compile(r"[0-9a-f]{7,40}")  # the policy schema's pattern for history.enforce_from
 
 
 @dataclass
@@ -129,10 +131,11 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
         enforce_from, line = _enforce_from(policy_text, policy_path)
         if enforce_from is None:
             return result
-        start = history.resolve(enforce_from)
+        start = history.resolve_object_id(str(enforce_from))
         if start is None or not history.is_ancestor(start, head_sha):
             raise InputError(policy_path, line, f"history.enforce_from {enforce_from} is not a commit in the history "
-                             f"of {head}; fetch the full history, or name a commit of this branch")
+                             f"of {head}: name one commit by its object id (a branch or tag can move, and a short "
+                             "prefix can be ambiguous); fetch the full history, or name a commit of this branch")
         result.enforce_from = start
         result.judged = history.commits(head_sha, after=start)
         cut = blocks(result.judged)
@@ -216,7 +219,17 @@ def adds_only_the_first_ratchet(before: str | None, after: str | None, policy_pa
         return False
     if not isinstance(after_data.get("history"), dict) or not after_data["history"].get(KEY[1]):
         return False
+    if not OBJECT_ID.fullmatch(str(after_data["history"][KEY[1]])):
+        return False  # what the schema allows: an object id, not a branch, a tag or HEAD
     return _without_enforce_from(before_data) == _without_enforce_from(after_data)
+
+
+def first_ratchet(text: str | None, policy_path: str) -> str | None:
+    """The history.enforce_from value of a policy text, or None."""
+    data = _policy_data(text, policy_path)
+    history = data.get("history") if data is not None else None
+    value = history.get(KEY[1]) if isinstance(history, dict) else None
+    return str(value) if value else None
 
 
 def _without_enforce_from(policy: dict) -> dict:

@@ -70,16 +70,19 @@ def _compiler_text(data: bytes) -> tuple[str, str]:
 
 
 # Comments that a tool reads as instructions, so that editing one changes what runs: a shebang on the first line
-# (the interpreter and its options when the file is run), `# type:` signatures (TorchScript; `# type: ignore`
-# speaks to type checkers only), Cython's `# cython:` and `# distutils:` directives (a .py file compiled in pure
-# Python mode), and PEP 723's `# /// script` metadata blocks (`uv run` installs what they name).
-_INSTRUCTION = re.compile(r"#\s*(?:type\s*:(?!\s*ignore\b)|cython\s*:|distutils\s*:|///)")
+# (the interpreter and its options when the file is run), Cython's `# cython:` and `# distutils:` directives (a .py
+# file compiled in pure Python mode), PEP 723's `# /// script` metadata blocks (`uv run` installs what they name),
+# and anything TorchScript reads as a type comment: it looks for `#[\t ]*type[\t ]*:` anywhere in a line (a
+# signature, or a spelling it refuses, which makes `torch.jit.script` raise), all but its own ignore form.
+_INSTRUCTION = re.compile(r"#\s*(?:cython\s*:|distutils\s*:|///)")
+_TYPE_COMMENT = re.compile(r"#[\t ]*type[\t ]*:")
+_TYPE_IGNORE = re.compile(r"# type: ignore(\[[a-zA-Z-]+\])?")  # torch.jit.annotations.get_type_line's exception
 
 
 def instruction_comments(data: bytes) -> list[str] | None:
-    """The comments of a Python file that a tool reads as instructions (`_INSTRUCTION`, and a first line that starts
-    with `#!`), read from the text the compiler reads (so a codec cannot hide one); every comment of a PEP 723
-    block. None when the file does not tokenize."""
+    """The comments of a Python file that a tool reads as instructions (`_INSTRUCTION`, TorchScript's type comments,
+    and a first line that starts with `#!`), read from the text the compiler reads (so a codec cannot hide one);
+    every comment of a PEP 723 block. None when the file does not tokenize."""
     found = []
     try:
         _, text = _compiler_text(data)
@@ -87,8 +90,10 @@ def instruction_comments(data: bytes) -> list[str] | None:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type != tokenize.COMMENT:
                 continue
-            if (token.start == (1, 0) and token.string.startswith("#!")) or in_block or _INSTRUCTION.match(token.string):
-                found.append(token.string)
+            comment = token.string
+            if ((token.start == (1, 0) and comment.startswith("#!")) or in_block or _INSTRUCTION.match(comment)
+                    or (_TYPE_COMMENT.search(comment) and not _TYPE_IGNORE.fullmatch(comment.rstrip("\r")))):
+                found.append(comment)
             if token.string.startswith("# ///"):
                 in_block = token.string.strip() != "# ///"
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
