@@ -299,8 +299,9 @@ ESCAPED = "# coding: unicode_escape\ndef scale(x):\n    # plain note\n    return
      "# cython: cdivision=True\ndef q(a, b):\n    return a // b\n", False),
     ("# /// script\n# dependencies = []\n# ///\nimport os\n",
      "# /// script\n# dependencies = ['other']\n# ///\nimport os\n", False),
+    ("# mypy: always-true=FAST\nFAST = False\n", "# mypy: always-false=FAST\nFAST = False\n", False),
 ], ids=["shebang-and-mode", "mode", "type-comment-moved", "type-comment-under-a-codec", "cython-directive",
-        "pep-723"])
+        "pep-723", "mypy-inline-configuration"])
 def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, executable):
     """Edits that the comment-blind token stream cannot tell apart, but that change what runs."""
     path = "kernels/decode_attention/extra.py"
@@ -311,6 +312,18 @@ def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, e
     if executable:
         (repo.root / path).chmod(0o755)
     kernel = repo.commit("An edit that looks like a comment", who=BEN)
+    find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
+
+
+def test_an_executable_file_is_never_a_comment_only_edit(repo):
+    """Run without a shebang, the shell reads it: `import os#;cmd` is no comment there."""
+    path = "kernels/decode_attention/tool.py"
+    repo.write(path, "import os  # the tool\n")
+    (repo.root / path).chmod(0o755)
+    repo.commit("tool", who=BEN)
+    repo.branch("tool-note")
+    repo.write(path, "import os#;echo ran\n")
+    kernel = repo.commit("A note", who=BEN)
     find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
 
 

@@ -6,7 +6,7 @@ evidence may take it without the record's reviewer (`gates.checks.suite_integrit
 compiler reads them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie). A file
 that holds a comment some tool reads as an instruction (a shebang, a `# type:` signature TorchScript reads, a
 Cython directive, a PEP 723 block: `token_digest.instruction_comments`) is judged as code on either side, and
-so is a symbolic link, a file whose mode changed, and a file that a `.gitattributes` along its folders has git
+so is a symbolic link, an executable file or one whose mode changed, and a file that a `.gitattributes` along its folders has git
 rewrite at checkout (`ident`, `filter`, `working-tree-encoding`): what runs is the checkout, not the stored blob.
 """
 
@@ -46,14 +46,15 @@ def edits_only_comments(change, entry) -> bool:
 
 
 def _same_regular_file_mode(change, path: str) -> bool:
-    """The file is a regular file of the same mode at the merge base and at head: a symbolic link's "text" is the path
-    it names (`impl.py#x` tokenizes as `impl.py` and names another file), and a mode change can make a file a program
-    its shebang runs. False where the reader cannot name modes."""
+    """The file is a regular file, not executable, at the merge base and at head: a symbolic link's "text" is the
+    path it names (`impl.py#x` tokenizes as `impl.py` and names another file), a mode change can make a file a
+    program its shebang runs, and an executable file without one runs under the shell, for which `os#;cmd` is no
+    comment. False where the reader cannot name modes."""
     try:
         modes = {(change.entry_at(ref, path) or ("", ""))[0] for ref in (change.merge_base, change.head)}
     except NotImplementedError:
         return False
-    return len(modes) == 1 and modes <= {"100644", "100755"}
+    return modes == {"100644"}
 
 
 # gitattributes that make the checked-out file differ from the stored one beyond line endings: `ident` writes the
