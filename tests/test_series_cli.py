@@ -183,8 +183,12 @@ def test_with_approval_sources_setting_the_first_ratchet_needs_a_record(repo, ca
     repo.write(".design-gates/allowed_signers", "rita@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB\n")
     repo.write(".design-gates/policy.yaml", signed)
     seed = repo.commit("policy: signed approvals", who=BEN)
+    assert_the_ratchet_needs_a_record(repo, capsys, signed + f"history:\n  enforce_from: {seed}\n")
+
+
+def assert_the_ratchet_needs_a_record(repo, capsys, policy: str) -> None:
     repo.branch("ratchet")
-    repo.write(".design-gates/policy.yaml", signed + f"history:\n  enforce_from: {seed}\n")
+    repo.write(".design-gates/policy.yaml", policy)
     repo.commit("policy: judge the history from here on", who=BEN)
     code, out, _ = run(repo, capsys, "--base", "main")
     assert code == 1
@@ -197,12 +201,7 @@ def test_a_first_ratchet_named_by_a_movable_ref_needs_a_record(repo, capsys, nam
     from gitrepo_builder import POLICY
 
     repo.git("tag", "cafe123", "main")
-    repo.branch("ratchet")
-    repo.write(".design-gates/policy.yaml", POLICY + f"history:\n  enforce_from: {named}\n")
-    repo.commit("policy: judge the history from here on", who=BEN)
-    code, out, _ = run(repo, capsys, "--base", "main")
-    assert code == 1
-    assert "hot-path change without a design record: .design-gates/policy.yaml is L4" in out
+    assert_the_ratchet_needs_a_record(repo, capsys, POLICY + f"history:\n  enforce_from: {named}\n")
 
 
 def test_history_reads_the_ratchet_as_an_object_id_never_a_tag(repo, capsys):

@@ -288,26 +288,16 @@ TYPED = "def scale(x):\n    # type: (int) -> int\n    return x * 2\n\n\ndef shif
 ESCAPED = "# coding: unicode_escape\ndef scale(x):\n    # plain note\n    return x * 2\n"
 
 
-@pytest.mark.parametrize("base, head, executable", [
-    (SELFTEST, SELFTEST.replace("python3\n", "-S python3 -O\n"), True),  # -O strips the asserts when run as ./file
-    (SELFTEST, SELFTEST, True),  # the mode alone
-    (TYPED, TYPED.replace("    # type: (int) -> int\n", "").replace("def shift(x):\n",
-                                                                       "def shift(x):\n    # type: (int) -> int\n"),
-     False),  # TorchScript's signatures move from scale to shift
-    (ESCAPED, ESCAPED.replace("# plain note", "\\\\x23 type: (int) -> int"), False),  # the compiler reads `# type:`
-    ("# cython: cdivision=False\ndef q(a, b):\n    return a // b\n",
-     "# cython: cdivision=True\ndef q(a, b):\n    return a // b\n", False),
-    ("# /// script\n# dependencies = []\n# ///\nimport os\n",
-     "# /// script\n# dependencies = ['other']\n# ///\nimport os\n", False),
-    ("# mypy: always-true=FAST\nFAST = False\n", "# mypy: always-false=FAST\nFAST = False\n", False),
-], ids=["shebang-and-mode", "mode", "type-comment-moved", "type-comment-under-a-codec", "cython-directive",
-        "pep-723", "mypy-inline-configuration"])
-def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, executable):
-    """Edits that the comment-blind token stream cannot tell apart, but that change what runs."""
+def an_edit_needs_its_record(repo, base: str, head: str, *, executable: str = "", attributes: str = "") -> None:
+    """Commit `base` as a hot-path module on main, edit it to `head` on a branch, and find G8's finding."""
     path = "kernels/decode_attention/extra.py"
+    if attributes:
+        repo.write(".gitattributes", attributes)
     repo.write(path, base)
+    if executable == "both":
+        (repo.root / path).chmod(0o755)
     repo.commit("extra", who=BEN)
-    repo.branch("instruction")
+    repo.branch("edit")
     repo.write(path, head)
     if executable:
         (repo.root / path).chmod(0o755)
@@ -315,39 +305,34 @@ def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, e
     find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
 
 
-def test_an_executable_file_is_never_a_comment_only_edit(repo):
-    """Run without a shebang, the shell reads it: `import os#;cmd` is no comment there."""
-    path = "kernels/decode_attention/tool.py"
-    repo.write(path, "import os  # the tool\n")
-    (repo.root / path).chmod(0o755)
-    repo.commit("tool", who=BEN)
-    repo.branch("tool-note")
-    repo.write(path, "import os#;echo ran\n")
-    kernel = repo.commit("A note", who=BEN)
-    find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
-
-
-def test_a_type_comment_spelling_torchscript_refuses_is_code(repo):
-    """TorchScript raises on `#type:` anywhere in a line of the function, and a caller may fall back to eager."""
-    path = "kernels/decode_attention/extra.py"
-    repo.write(path, "def step(x):\n    # scale: see the design notes\n    return x * 2\n")
-    repo.commit("extra", who=BEN)
-    repo.branch("kill-switch")
-    repo.write(path, "def step(x):\n    # scale: see the design notes #type: fp32\n    return x * 2\n")
-    kernel = repo.commit("A note", who=BEN)
-    find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
+@pytest.mark.parametrize("base, head, executable", [
+    (SELFTEST, SELFTEST.replace("python3\n", "-S python3 -O\n"), "head"),  # -O strips the asserts when run as ./file
+    (SELFTEST, SELFTEST, "head"),  # the mode alone
+    (TYPED, TYPED.replace("    # type: (int) -> int\n", "").replace("def shift(x):\n",
+                                                                       "def shift(x):\n    # type: (int) -> int\n"),
+     ""),  # TorchScript's signatures move from scale to shift
+    (ESCAPED, ESCAPED.replace("# plain note", "\\x23 type: (int) -> int"), ""),  # the compiler reads `# type:`
+    # TorchScript raises on `#type:` anywhere in a line of the function, and a caller may fall back to eager
+    ("def step(x):\n    # scale: see the notes\n    return x * 2\n",
+     "def step(x):\n    # scale: see the notes #type: fp32\n    return x * 2\n", ""),
+    ("# cython: cdivision=False\ndef q(a, b):\n    return a // b\n",
+     "# cython: cdivision=True\ndef q(a, b):\n    return a // b\n", ""),
+    ("# /// script\n# dependencies = []\n# ///\nimport os\n",
+     "# /// script\n# dependencies = ['other']\n# ///\nimport os\n", ""),
+    ("# mypy: always-true=FAST\nFAST = False\n", "# mypy: always-false=FAST\nFAST = False\n", ""),
+    # run without a shebang, the shell reads an executable file: `import os#;cmd` is no comment there
+    ("import os  # the tool\n", "import os#;echo ran\n", "both"),
+], ids=["shebang-and-mode", "mode", "type-comment-moved", "type-comment-under-a-codec", "type-spelling-torchscript-refuses",
+        "cython-directive", "pep-723", "mypy-inline-configuration", "executable-without-shebang"])
+def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, executable):
+    """Edits that the comment-blind token stream cannot tell apart, but that change what runs."""
+    an_edit_needs_its_record(repo, base, head, executable=executable)
 
 
 def test_a_file_git_rewrites_at_checkout_is_judged_by_what_runs(repo):
     """With `ident`, git writes the blob's id into `$Id$`: a comment edit changes the checked-out code."""
-    path = "kernels/decode_attention/extra.py"
-    repo.write(".gitattributes", "*.py ident\n")
-    repo.write(path, 'REV = "$Id$"\nFAST_PATH = int(REV[6], 16) % 2 == 1  # build id\n')
-    repo.commit("extra", who=BEN)
-    repo.branch("rev")
-    repo.write(path, 'REV = "$Id$"\nFAST_PATH = int(REV[6], 16) % 2 == 1  # build id (note 0)\n')
-    kernel = repo.commit("A note", who=BEN)
-    find(repo.check(), "G8", path, kernel, "hot-path change without a design record")
+    code = 'REV = "$Id$"\nFAST_PATH = int(REV[6], 16) % 2 == 1  # build id\n'
+    an_edit_needs_its_record(repo, code, code.replace("# build id", "# build id (note 0)"), attributes="*.py ident\n")
 
 
 def test_stacked_record_may_not_overtake_its_base(repo):
