@@ -322,8 +322,15 @@ def an_edit_needs_its_record(repo, base: str, head: str, *, executable: str = ""
     ("# mypy: always-true=FAST\nFAST = False\n", "# mypy: always-false=FAST\nFAST = False\n", ""),
     # run without a shebang, the shell reads an executable file: `import os#;cmd` is no comment there
     ("import os  # the tool\n", "import os#;echo ran\n", "both"),
+    # TorchScript searches whole lines, strings included: an ignore comment takes the line's signature out
+    ('def f(x):\n    y = "# type: (int) -> int"\n    return x\n',
+     'def f(x):\n    y = "# type: (int) -> int"  # type: ignore\n    return x\n', ""),
+    # Python 3.9 joins a line of only whitespace and a backslash with the next: `return 2` moves into the `if`
+    ("def f(x):\n    if x:\n        return 1\n    return 2\n",
+     "def f(x):\n    if x:\n        return 1\n    \\\n    return 2\n", ""),
 ], ids=["shebang-and-mode", "mode", "type-comment-moved", "type-comment-under-a-codec", "type-spelling-torchscript-refuses",
-        "cython-directive", "pep-723", "mypy-inline-configuration", "executable-without-shebang"])
+        "cython-directive", "pep-723", "mypy-inline-configuration", "executable-without-shebang",
+        "type-ignore-beside-a-signature-in-a-string", "blank-continuation"])
 def test_a_comment_some_tool_reads_as_an_instruction_is_code(repo, base, head, executable):
     """Edits that the comment-blind token stream cannot tell apart, but that change what runs."""
     an_edit_needs_its_record(repo, base, head, executable=executable)
@@ -333,6 +340,13 @@ def test_a_file_git_rewrites_at_checkout_is_judged_by_what_runs(repo):
     """With `ident`, git writes the blob's id into `$Id$`: a comment edit changes the checked-out code."""
     code = 'REV = "$Id$"\nFAST_PATH = int(REV[6], 16) % 2 == 1  # build id\n'
     an_edit_needs_its_record(repo, code, code.replace("# build id", "# build id (note 0)"), attributes="*.py ident\n")
+
+
+def test_a_file_git_archive_rewrites_is_judged_by_what_an_archive_holds(repo):
+    """With `export-subst`, `git archive` expands `$Format:%n...$`: a newline, and the comment's tail is code."""
+    code = "def f(x):\n    return x  # see the notes\n"
+    injected = code.replace("# see the notes", "# see $Format:%nprint('from a comment')%n#$")
+    an_edit_needs_its_record(repo, code, injected, attributes="kernels/**/*.py export-subst\n")
 
 
 def test_stacked_record_may_not_overtake_its_base(repo):

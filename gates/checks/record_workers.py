@@ -51,7 +51,8 @@ def fork_is_safe() -> bool:
     return len(threads) == 1
 
 
-def check_in_workers(records: Sequence, check_one: Callable, workers: int, refused: Callable[[], list]) -> tuple[list, list]:
+def check_in_workers(records: Sequence, check_one: Callable, workers: int,
+                     refused: Callable[[], list]) -> tuple[list, list]:
     """(`check_one(record)` of every record in order, the inputs refused) with the records cut into `workers` blocks,
     each checked in a forked process. `refused()` lists, in a worker after its block, what it refused to read
     (each refusal once, in the order met)."""

@@ -1,13 +1,15 @@
 """Edits that change a Python file's comments and blank lines only.
 
-Such an edit changes no token the compiler reads, so the file does what it did: G5 compares no surface for it,
-the hot-path rule asks no record for it (`gates.history.hot_path`), and a test file that judges a record's
-evidence may take it without the record's reviewer (`gates.checks.suite_integrity`). The tokens are read as the
-compiler reads them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie). A file
-that holds a comment some tool reads as an instruction (a shebang, a `# type:` signature TorchScript reads, a
-Cython directive, a PEP 723 block: `token_digest.instruction_comments`) is judged as code on either side, and
-so is a symbolic link, an executable file or one whose mode changed, and a file that a `.gitattributes` along its folders has git
-rewrite at checkout (`ident`, `filter`, `working-tree-encoding`): what runs is the checkout, not the stored blob.
+Such an edit changes no token the compiler reads, so the file does what it did: G5 compares no surface for it, the
+hot-path rule asks no record for it (`gates.history.hot_path`), and a test file that judges a record's evidence may
+take it without the record's reviewer (`gates.checks.suite_integrity`). The tokens are read as the compiler reads
+them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie). A file that holds a comment
+some tool reads as an instruction (a shebang, a `# type:` signature TorchScript reads, a Cython directive, a PEP 723
+block: `token_digest.instruction_comments`) is judged as code on either side, and so is a symbolic link, an
+executable file or one whose mode changed, and a file that a `.gitattributes` along its folders has git rewrite at
+checkout or in an archive (`ident`, `filter`, `working-tree-encoding`, `export-subst`): what runs is the checkout,
+not the stored blob. A line of only whitespace and a backslash, which Python 3.9 and earlier join with the next
+line, disqualifies a file too.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import re
 
 from gates.history.object_cache import kept_in
-from gates.python_api.token_digest import code_digest, instruction_comments, python_token_digest
+from gates.python_api.token_digest import (
+    code_digest, has_blank_continuation, instruction_comments, python_token_digest,
+)
 
 _DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
 _CODE_DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its code digest (this interpreter's)
@@ -41,8 +45,8 @@ def edits_only_comments(change, entry) -> bool:
     before, after = _token_digest(change, change.merge_base, entry.path), _token_digest(change, change.head, entry.path)
     if before is None or before != after:
         return False
-    return all(instruction_comments(change.read_bytes_at(ref, entry.path) or b"") == []
-               for ref in (change.merge_base, change.head))
+    return all(instruction_comments(data) == [] and not has_blank_continuation(data)
+               for data in (change.read_bytes_at(ref, entry.path) or b"" for ref in (change.merge_base, change.head)))
 
 
 def _same_regular_file_mode(change, path: str) -> bool:
@@ -57,10 +61,11 @@ def _same_regular_file_mode(change, path: str) -> bool:
     return modes == {"100644"}
 
 
-# gitattributes that make the checked-out file differ from the stored one beyond line endings: `ident` writes the
-# blob's id into `$Id$` (so any comment edit changes that string), a `filter` runs a program, and
-# `working-tree-encoding` re-encodes the text
-_REWRITING_ATTRIBUTES = re.compile(rb"\b(?:ident|filter|working-tree-encoding)\b")
+# gitattributes that make the checked-out or archived file differ from the stored one beyond line endings: `ident`
+# writes the blob's id into `$Id$` (so any comment edit changes that string), a `filter` runs a program,
+# `working-tree-encoding` re-encodes the text, and `export-subst` expands `$Format:...$` in `git archive` (where
+# `%n` is a newline: a "comment" becomes code in every archive-built install)
+_REWRITING_ATTRIBUTES = re.compile(rb"\b(?:ident|filter|working-tree-encoding|export-subst)\b")
 
 
 def _rewritten_at_checkout(change, path: str) -> bool:

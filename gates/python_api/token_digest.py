@@ -71,9 +71,10 @@ def _compiler_text(data: bytes) -> tuple[str, str]:
 
 # Comments that a tool reads as instructions, so that editing one changes what runs: a shebang on the first line
 # (the interpreter and its options when the file is run), Cython's `# cython:` and `# distutils:` directives (a .py
-# file compiled in pure Python mode), mypy's inline `# mypy:` configuration (mypyc compiles by it), PEP 723's `# /// script` metadata blocks (`uv run` installs what they name),
-# and anything TorchScript reads as a type comment: it looks for `#[\t ]*type[\t ]*:` anywhere in a line (a
-# signature, or a spelling it refuses, which makes `torch.jit.script` raise), all but its own ignore form.
+# file compiled in pure Python mode), mypy's inline `# mypy:` configuration (mypyc compiles by it), PEP 723's `# ///
+# script` metadata blocks (`uv run` installs what they name), and anything TorchScript reads as a type comment: it
+# looks for `#[\t ]*type[\t ]*:` anywhere in a line (a signature, or a spelling it refuses, which makes
+# `torch.jit.script` raise), all but its own ignore form.
 _INSTRUCTION = re.compile(r"#\s*(?:cython\s*:|distutils\s*:|mypy\s*:|///)")
 _TYPE_COMMENT = re.compile(r"#[\t ]*type[\t ]*:")
 _TYPE_IGNORE = re.compile(r"# type: ignore(\[[a-zA-Z-]+\])?")  # torch.jit.annotations.get_type_line's exception
@@ -92,13 +93,35 @@ def instruction_comments(data: bytes) -> list[str] | None:
                 continue
             comment = token.string
             if ((token.start == (1, 0) and comment.startswith("#!")) or in_block or _INSTRUCTION.match(comment)
-                    or (_TYPE_COMMENT.search(comment) and not _TYPE_IGNORE.fullmatch(comment.rstrip("\r")))):
+                    or (_TYPE_COMMENT.search(comment) and not _lone_type_ignore(comment, token.line))):
                 found.append(comment)
             if token.string.startswith("# ///"):
                 in_block = token.string.strip() != "# ///"
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
         return None
     return found
+
+
+def _lone_type_ignore(comment: str, line: str) -> bool:
+    """`comment` is TorchScript's ignore form, and nothing else on its line reads as a type comment to TorchScript
+    (which searches whole lines, strings included: an ignore comment at the end of a line takes that line out)."""
+    rest = line.replace(comment, "", 1)
+    return bool(_TYPE_IGNORE.fullmatch(comment.rstrip("\r"))) and not _TYPE_COMMENT.search(rest)
+
+
+# A line of only whitespace and a backslash: Python up to 3.9 joins it with the next line (a `return` after it then
+# belongs to the block above), 3.10 on read it as blank, so the same file runs differently by version.
+_BLANK_CONTINUATION = re.compile(r"^[ \t\f]*\\$", re.MULTILINE)
+
+
+def has_blank_continuation(data: bytes) -> bool:
+    """Whether the file, read as the compiler reads it, holds a line of only whitespace and a backslash; True (the
+    file is then no comment-only edit) when it cannot be decoded."""
+    try:
+        _, text = _compiler_text(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+        return True
+    return bool(_BLANK_CONTINUATION.search(text))
 
 
 def compiler_lines(text: str) -> str:
