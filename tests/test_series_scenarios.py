@@ -342,6 +342,17 @@ def test_a_file_git_rewrites_at_checkout_is_judged_by_what_runs(repo):
     an_edit_needs_its_record(repo, code, code.replace("# build id", "# build id (note 0)"), attributes="*.py ident\n")
 
 
+def test_attributes_behind_a_link_count_as_rewriting(repo):
+    """Git before 2.32 follows a `.gitattributes` that is a symbolic link; what it names is not read here."""
+    import os
+
+    (repo.root / "tools").mkdir(exist_ok=True)
+    (repo.root / "tools" / "attrs.txt").write_text("*.py ident\n", encoding="utf-8")
+    os.symlink("tools/attrs.txt", repo.root / ".gitattributes")
+    code = 'REV = "$Id$"\nFAST_PATH = int(REV[6], 16) % 2 == 1  # build id\n'
+    an_edit_needs_its_record(repo, code, code.replace("# build id", "# build id (note 0)"))
+
+
 def test_a_file_git_archive_rewrites_is_judged_by_what_an_archive_holds(repo):
     """With `export-subst`, `git archive` expands `$Format:%n...$`: a newline, and the comment's tail is code."""
     code = "def f(x):\n    return x  # see the notes\n"

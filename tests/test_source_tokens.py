@@ -172,8 +172,12 @@ def test_a_namespace_folder_of_the_same_name_does_not_shadow_a_module(tmp_path):
     (b"x = 1  # scale: see the notes #type: fp32\n", ["# scale: see the notes #type: fp32"]),
     (b"x = 1  # type: ignore[x] -> Tensor\n", ["# type: ignore[x] -> Tensor"]),
     (b"x = 1  # scale, type: fp32\n", []),
+    (b'y = "# type: (int) -> int"  # type: ignore\n', ["# type: ignore"]),
+    (b"# nuitka-project: --standalone\nx = 1\n", ["# nuitka-project: --standalone"]),
+    (b"#pythran export f(int)\ndef f(x):\n    return x\n", ["#pythran export f(int)"]),
 ], ids=["shebang", "type-signature", "type-ignore", "unicode-escape", "utf-7", "cython", "pep-723", "plain",
-        "type-inside-a-comment", "more-after-an-ignore", "no-hash-before-type"])
+        "type-inside-a-comment", "more-after-an-ignore", "no-hash-before-type", "ignore-beside-a-typed-string",
+        "nuitka", "pythran"])
 def test_comments_a_tool_reads_as_instructions_are_found(source, found):
     from gates.python_api.token_digest import instruction_comments
 

@@ -8,8 +8,8 @@ some tool reads as an instruction (a shebang, a `# type:` signature TorchScript 
 block: `token_digest.instruction_comments`) is judged as code on either side, and so is a symbolic link, an
 executable file or one whose mode changed, and a file that a `.gitattributes` along its folders has git rewrite at
 checkout or in an archive (`ident`, `filter`, `working-tree-encoding`, `export-subst`): what runs is the checkout,
-not the stored blob. A line of only whitespace and a backslash, which Python 3.9 and earlier join with the next
-line, disqualifies a file too.
+not the stored blob (a `.gitattributes` that is a link counts as one: git before 2.32 follows it). A line of only
+whitespace and a backslash, which Python 3.9 and earlier join with the next line, disqualifies a file too.
 """
 
 from __future__ import annotations
@@ -73,8 +73,17 @@ def _rewritten_at_checkout(change, path: str) -> bool:
     what a checkout writes (`_REWRITING_ATTRIBUTES`; read as words anywhere in the file, macros included)."""
     parts = path.split("/")[:-1]
     folders = [""] + ["/".join(parts[:index + 1]) + "/" for index in range(len(parts))]
-    return any(_REWRITING_ATTRIBUTES.search(change.read_bytes_at(ref, f"{folder}.gitattributes") or b"")
-               for ref in (change.merge_base, change.head) for folder in folders)
+    for ref in (change.merge_base, change.head):
+        for folder in folders:
+            try:
+                entry = change.entry_at(ref, f"{folder}.gitattributes")
+            except NotImplementedError:
+                return True
+            if entry is not None and entry[0] != "100644":
+                return True  # a link (git before 2.32 follows one), or something else where attributes should be
+            if _REWRITING_ATTRIBUTES.search(change.read_bytes_at(ref, f"{folder}.gitattributes") or b""):
+                return True
+    return False
 
 
 def comment_only_paths(change) -> set[str]:

@@ -71,11 +71,12 @@ def _compiler_text(data: bytes) -> tuple[str, str]:
 
 # Comments that a tool reads as instructions, so that editing one changes what runs: a shebang on the first line
 # (the interpreter and its options when the file is run), Cython's `# cython:` and `# distutils:` directives (a .py
-# file compiled in pure Python mode), mypy's inline `# mypy:` configuration (mypyc compiles by it), PEP 723's `# ///
+# file compiled in pure Python mode), mypy's inline `# mypy:` configuration (mypyc compiles by it), Nuitka's `# nuitka-project:` options and
+# Pythran's `#pythran export` lines, PEP 723's `# ///
 # script` metadata blocks (`uv run` installs what they name), and anything TorchScript reads as a type comment: it
 # looks for `#[\t ]*type[\t ]*:` anywhere in a line (a signature, or a spelling it refuses, which makes
 # `torch.jit.script` raise), all but its own ignore form.
-_INSTRUCTION = re.compile(r"#\s*(?:cython\s*:|distutils\s*:|mypy\s*:|///)")
+_INSTRUCTION = re.compile(r"#\s*(?:cython\s*:|distutils\s*:|mypy\s*:|nuitka-project|pythran\b|///)")
 _TYPE_COMMENT = re.compile(r"#[\t ]*type[\t ]*:")
 _TYPE_IGNORE = re.compile(r"# type: ignore(\[[a-zA-Z-]+\])?")  # torch.jit.annotations.get_type_line's exception
 
