@@ -77,6 +77,16 @@ import os
 import signal
 import time
 
+
+def daemons_written():
+    try:
+        with open("daemons.pid") as handle:
+            return len(handle.read().split())
+    except FileNotFoundError:
+        return 0
+
+
+before = daemons_written()  # a reading read again (fresh, after the server's death) finds the first one's daemon
 if os.fork() == 0:  # a daemon in a session of its own, then the process that runs the reading is killed
     os.setsid()
     if os.fork() == 0:
@@ -84,7 +94,7 @@ if os.fork() == 0:  # a daemon in a session of its own, then the process that ru
             handle.write(f"{os.getpid()}\\n")
         time.sleep(30)
     os._exit(0)
-while not os.path.exists("daemons.pid"):
+while daemons_written() <= before:
     time.sleep(0.01)
 os.kill(os.getppid(), signal.SIGKILL)
 time.sleep(1)
