@@ -41,7 +41,7 @@ from pathlib import Path, PurePosixPath
 from gates.model.paths import resolve_inside
 from gates.model.policy import glob_matches
 from gates.python_api.token_digest import (
-    TOKEN_SCHEME, has_blank_continuation, instruction_comments, python_token_digest,
+    TOKEN_SCHEME, comments_are_inert, python_token_digest,
 )
 
 SKIPPED_FOLDERS = ("site-packages", "dist-packages", "__pycache__", "node_modules")
@@ -186,11 +186,9 @@ def comment_blind_digest(data: bytes) -> str | None:
     """The token digest by which a bound Python file stays fresh through an edit of its comments (scheme
     python-tokens/2); None, so that the file is bound by its bytes alone, where it holds a comment some tool reads
     as an instruction (a shebang, a `# type:` signature, a Cython directive, a PEP 723 block:
-    `gates.python_api.token_digest.instruction_comments`), a line of only whitespace and a backslash (which
+    `gates.python_api.token_digest.comments_are_inert`), a line of only whitespace and a backslash (which
     Python 3.9 and earlier read otherwise), or does not tokenize."""
-    if instruction_comments(data) != [] or has_blank_continuation(data):
-        return None
-    return python_token_digest(data)
+    return python_token_digest(data) if comments_are_inert(data) else None
 
 
 def source_tokens(repo_root, sources: dict) -> dict:

@@ -134,6 +134,13 @@ class ChangeSet:
     _owns_reader: bool = field(repr=False, compare=False, default=True)  # False: shared by a history run
     _path_names: dict = field(repr=False, compare=False, default_factory=dict)
     _resolved: dict = field(repr=False, compare=False, default_factory=dict)  # (ref, path) -> `resolved_at`
+    _kept: dict = field(repr=False, compare=False, default_factory=dict)  # `kept`
+
+    def kept(self, key: str, compute):
+        """`compute()`, found once for this change: what several gates ask of the same change."""
+        if key not in self._kept:
+            self._kept[key] = compute()
+        return self._kept[key]
 
     def read_at(self, ref: str, path: str) -> str | None:
         """The text of `path` at `ref` (a sha or ref name); None when it does not exist there.
@@ -203,7 +210,8 @@ class ChangeSet:
         return self._reader.resolve_commit(rev)
 
     def resolve_object_id(self, prefix: str) -> str | None:
-        """The commit an object id prefix names, never a branch or tag of that name; None where the reader cannot say."""
+        """The commit an object id prefix names, never a branch or tag of that name; None where the reader cannot
+        say."""
         read = getattr(self._reader, "resolve_object_id", None)
         return read(prefix) if read is not None else None
 

@@ -5,7 +5,7 @@ hot-path rule asks no record for it (`gates.history.hot_path`), and a test file 
 take it without the record's reviewer (`gates.checks.suite_integrity`). The tokens are read as the compiler reads
 them (`gates.python_api.token_digest`: the whole file decoded by its own coding cookie). A file that holds a comment
 some tool reads as an instruction (a shebang, a `# type:` signature TorchScript reads, a Cython directive, a PEP 723
-block: `token_digest.instruction_comments`) is judged as code on either side, and so is a symbolic link, an
+block: `token_digest.comments_are_inert`) is judged as code on either side, and so is a symbolic link, an
 executable file or one whose mode changed, and a file that a `.gitattributes` along its folders has git rewrite at
 checkout or in an archive (`ident`, `filter`, `working-tree-encoding`, `export-subst`): what runs is the checkout,
 not the stored blob (a `.gitattributes` that is a link counts as one: git before 2.32 follows it). A line of only
@@ -18,7 +18,7 @@ import re
 
 from gates.history.object_cache import kept_in
 from gates.python_api.token_digest import (
-    code_digest, has_blank_continuation, instruction_comments, python_token_digest,
+    code_digest, comments_are_inert, python_token_digest,
 )
 
 _DIGESTS: dict[str, str | None] = {}  # git object id of a Python file -> its token digest
@@ -45,8 +45,8 @@ def edits_only_comments(change, entry) -> bool:
     before, after = _token_digest(change, change.merge_base, entry.path), _token_digest(change, change.head, entry.path)
     if before is None or before != after:
         return False
-    return all(instruction_comments(data) == [] and not has_blank_continuation(data)
-               for data in (change.read_bytes_at(ref, entry.path) or b"" for ref in (change.merge_base, change.head)))
+    return all(comments_are_inert(change.read_bytes_at(ref, entry.path) or b"")
+               for ref in (change.merge_base, change.head))
 
 
 def _same_regular_file_mode(change, path: str) -> bool:
@@ -86,9 +86,11 @@ def _rewritten_at_checkout(change, path: str) -> bool:
     return False
 
 
-def comment_only_paths(change) -> set[str]:
-    """The paths of `change` whose edits are comments and blank lines only (`edits_only_comments`)."""
-    return {entry.path for entry in change.changed if edits_only_comments(change, entry)}
+def comment_only_paths(change) -> frozenset[str]:
+    """The paths of `change` whose edits are comments and blank lines only (`edits_only_comments`), found once per
+    change: G8 and the judges of each record ask for them."""
+    return change.kept("comment-only paths", lambda: frozenset(
+        entry.path for entry in change.changed if edits_only_comments(change, entry)))
 
 
 def _token_digest(change, ref: str, path: str) -> str | None:

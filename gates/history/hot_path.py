@@ -25,7 +25,7 @@ from gates.history import api_compat
 from gates.history.approvals import describe
 from gates.history.comment_edits import comment_only_paths
 from gates.history.context import SeriesContext, field_of
-from gates.history.ratchet import first_ratchet, only_sets_the_first_ratchet
+from gates.history.ratchet import enforce_from_of, only_sets_the_first_ratchet
 from gates.model.config import CONFIG_FILE, PYPROJECT, tool_table
 from gates.model.errors import InputError
 from gates.model.policy import LEVELS, any_glob_matches
@@ -94,7 +94,7 @@ def _only_sets_the_first_ratchet(ctx: SeriesContext) -> bool:
             return False
     except InputError:
         return False
-    start = change.resolve_object_id(first_ratchet(after, path) or "")
+    start = change.resolve_object_id(enforce_from_of(after, path)[0] or "")
     return start is not None and change.is_ancestor(start, change.head)
 
 

@@ -72,7 +72,7 @@ class HistoryResult:
         return note
 
 
-def _enforce_from(text: str | None, policy_path: str) -> tuple[str | None, int]:
+def enforce_from_of(text: str | None, policy_path: str) -> tuple[str | None, int]:
     """The policy text's history.enforce_from (without schema validation: old policies stay readable) and its line."""
     if text is None:
         return None, 1
@@ -91,8 +91,8 @@ def _ratchet_moves(history, head: str, policy_path: str) -> list[Finding]:
     findings = []
     for sha in history.commits(head, path=policy_path):
         parent = history.resolve(f"{sha}^1")
-        before, _ = _enforce_from(history.read_at(parent, policy_path) if parent else None, policy_path)
-        after, line = _enforce_from(history.read_at(sha, policy_path), policy_path)
+        before, _ = enforce_from_of(history.read_at(parent, policy_path) if parent else None, policy_path)
+        after, line = enforce_from_of(history.read_at(sha, policy_path), policy_path)
         if before is None or after == before:
             continue
         if after is None:
@@ -128,7 +128,7 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
         result = HistoryResult(findings=_ratchet_moves(history, head_sha, policy_path), policy_path=policy_path)
         policy_text = history.read_at(head_sha, policy_path)
         result.policy_found = policy_text is not None
-        enforce_from, line = _enforce_from(policy_text, policy_path)
+        enforce_from, line = enforce_from_of(policy_text, policy_path)
         if enforce_from is None:
             return result
         start = history.resolve_object_id(str(enforce_from))
@@ -185,8 +185,8 @@ def _judge(history, repo_root, shas: list[str], result: HistoryResult, folder, p
             else:
                 change.forge_reviews_missing = "no --reviews folder of per-merge review exports was given"
             findings = check_change(change, {}, repo_root, judge_is_newer=True)
-            if adds_only_the_first_ratchet(change.read_at(change.base, policy_path),
-                                           change.read_at(change.head, policy_path), policy_path):
+            if policy_path in change.changed_paths() and adds_only_the_first_ratchet(
+                    change.read_at(change.base, policy_path), change.read_at(change.head, policy_path), policy_path):
                 # where enforcement starts: before this commit no history was judged, so nothing it decides (the
                 # legacy approvals under approval sources included) is a loosening the history could have held
                 findings = [f for f in findings if not (f.gate == "G8" and f.path == policy_path)]
@@ -222,14 +222,6 @@ def adds_only_the_first_ratchet(before: str | None, after: str | None, policy_pa
     if not OBJECT_ID.fullmatch(str(after_data["history"][KEY[1]])):
         return False  # what the schema allows: an object id, not a branch, a tag or HEAD
     return _without_enforce_from(before_data) == _without_enforce_from(after_data)
-
-
-def first_ratchet(text: str | None, policy_path: str) -> str | None:
-    """The history.enforce_from value of a policy text, or None."""
-    data = _policy_data(text, policy_path)
-    history = data.get("history") if data is not None else None
-    value = history.get(KEY[1]) if isinstance(history, dict) else None
-    return str(value) if value else None
 
 
 def _without_enforce_from(policy: dict) -> dict:

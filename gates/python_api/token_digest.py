@@ -71,11 +71,11 @@ def _compiler_text(data: bytes) -> tuple[str, str]:
 
 # Comments that a tool reads as instructions, so that editing one changes what runs: a shebang on the first line
 # (the interpreter and its options when the file is run), Cython's `# cython:` and `# distutils:` directives (a .py
-# file compiled in pure Python mode), mypy's inline `# mypy:` configuration (mypyc compiles by it), Nuitka's `# nuitka-project:` options and
-# Pythran's `#pythran export` lines, PEP 723's `# ///
-# script` metadata blocks (`uv run` installs what they name), and anything TorchScript reads as a type comment: it
-# looks for `#[\t ]*type[\t ]*:` anywhere in a line (a signature, or a spelling it refuses, which makes
-# `torch.jit.script` raise), all but its own ignore form.
+# file compiled in pure Python mode), mypy's inline `# mypy:` configuration (mypyc compiles by it), Nuitka's
+# `# nuitka-project:` options and Pythran's `#pythran export` lines, PEP 723's `# /// script` metadata blocks
+# (`uv run` installs what they name), and anything TorchScript reads as a type comment: it looks for
+# `#[\t ]*type[\t ]*:` anywhere in a line (a signature, or a spelling it refuses, which makes `torch.jit.script`
+# raise), all but its own ignore form.
 _INSTRUCTION = re.compile(r"#\s*(?:cython\s*:|distutils\s*:|mypy\s*:|nuitka-project|pythran\b|///)")
 _TYPE_COMMENT = re.compile(r"#[\t ]*type[\t ]*:")
 _TYPE_IGNORE = re.compile(r"# type: ignore(\[[a-zA-Z-]+\])?")  # torch.jit.annotations.get_type_line's exception
@@ -85,9 +85,27 @@ def instruction_comments(data: bytes) -> list[str] | None:
     """The comments of a Python file that a tool reads as instructions (`_INSTRUCTION`, TorchScript's type comments,
     and a first line that starts with `#!`), read from the text the compiler reads (so a codec cannot hide one);
     every comment of a PEP 723 block. None when the file does not tokenize."""
-    found = []
     try:
         _, text = _compiler_text(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+        return None
+    return _instructions_in(text)
+
+
+def comments_are_inert(data: bytes) -> bool:
+    """Whether no comment or blank line of a Python file can act: it holds no comment a tool reads as an
+    instruction (`instruction_comments`) and no line of only whitespace and a backslash (`_BLANK_CONTINUATION`).
+    False when the file cannot be decoded or tokenized. The file is read once."""
+    try:
+        _, text = _compiler_text(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+        return False
+    return not _BLANK_CONTINUATION.search(text) and _instructions_in(text) == []
+
+
+def _instructions_in(text: str) -> list[str] | None:
+    found = []
+    try:
         in_block = False
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type != tokenize.COMMENT:
@@ -96,9 +114,9 @@ def instruction_comments(data: bytes) -> list[str] | None:
             if ((token.start == (1, 0) and comment.startswith("#!")) or in_block or _INSTRUCTION.match(comment)
                     or (_TYPE_COMMENT.search(comment) and not _lone_type_ignore(comment, token.line))):
                 found.append(comment)
-            if token.string.startswith("# ///"):
-                in_block = token.string.strip() != "# ///"
-    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError, ValueError):
+            if comment.startswith("# ///"):
+                in_block = comment.strip() != "# ///"
+    except (tokenize.TokenError, SyntaxError, ValueError):
         return None
     return found
 
@@ -113,16 +131,6 @@ def _lone_type_ignore(comment: str, line: str) -> bool:
 # A line of only whitespace and a backslash: Python up to 3.9 joins it with the next line (a `return` after it then
 # belongs to the block above), 3.10 on read it as blank, so the same file runs differently by version.
 _BLANK_CONTINUATION = re.compile(r"^[ \t\f]*\\$", re.MULTILINE)
-
-
-def has_blank_continuation(data: bytes) -> bool:
-    """Whether the file, read as the compiler reads it, holds a line of only whitespace and a backslash; True (the
-    file is then no comment-only edit) when it cannot be decoded."""
-    try:
-        _, text = _compiler_text(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError, ValueError):
-        return True
-    return bool(_BLANK_CONTINUATION.search(text))
 
 
 def compiler_lines(text: str) -> str:
