@@ -1,0 +1,242 @@
+"""One H200 call: what a packed launch costs on the host, and whether a decode call fits in 10 µs.
+
+    python -m lab.host_path.packed_probe --out $OUT/packed.json [--shapes N]
+
+The prototype of the `decode-host-path` record's Q2 (`packed_launch.py`) measured beside the
+shipped path, on the serving issue's shapes and three more, in one process. Per shape:
+1. host microseconds per call (`validation.bench.host_overhead.host_time_us`: 300 calls
+   without synchronization, median of 15 rounds) of every entry point and `DecodeAttention`:
+   - `replay`: as shipped (plan key, recorded launcher replay);
+   - `packed`: the shipped plan key, each kernel through its packed launch;
+   - `guard+packed`: plans by scalars, tensors admitted by `TensorGuards` (Q1), kernels packed;
+   - `one-call`: plans by scalars, admitted and launched by one C++ call (`packed_path.py`);
+   and torch SDPA;
+2. every variant's output against the shipped path's, bit for bit (NaN-poisoned outputs);
+3. per plan the launch path its kernels take, and why one was not packed;
+4. the parameter words of a packed partial launch against the words Triton's launcher is
+   handed for the same call with another output tensor (recorded through the launcher swap);
+5. CUDA-graph capture (U2): the one-call split and the packed layer captured and replayed,
+   their outputs against eager's, bit for bit; graph and eager times;
+6. the host cost of the one-call plan's launches alone (a C++ loop of 200 launches, median of 25).
+Table last; JSON after every shape.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from kernels.decode_attention import api, launcher
+from lab.host_path import packed_launch
+from lab.host_path.guarded_path import GuardedPath
+from lab.host_path.launch_probe import SHAPES, entry_calls, host_us, inputs
+from lab.host_path.packed_path import PackedPath, launch_tensors
+
+ENTRIES = ("split", "paged_split", "single", "paged_single")
+# (label, call, packed launches on)
+VARIANTS = ([(name, name, False) for name in ENTRIES + ("layer",)]
+            + [(f"packed_{name}", name, True) for name in ENTRIES + ("layer",)]
+            + [(f"guard_packed_{name}", f"g_{name}", True) for name in ENTRIES]
+            + [(f"one_call_{name}", f"f_{name}", True) for name in ENTRIES]
+            + [("sdpa", "sdpa", True)])
+
+
+def log(msg):
+    print(f"[packed {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def one_call_entries(x, path: PackedPath, outs: dict) -> dict:
+    q, k, v, kp, vp, table, vis, ws, n = (x[name] for name in ("q", "k", "v", "kp", "vp", "table", "visible", "ws",
+                                                                 "splits"))
+    o = {f"f_{name}": torch.full_like(q, float("nan")) for name in ENTRIES}
+    outs.update(o)
+    return {
+        "f_split": lambda: path.splitkv(q, k, v, vis, num_splits=n, workspace=ws, out=o["f_split"]),
+        "f_paged_split": lambda: path.paged_splitkv(q, kp, vp, table, vis, num_splits=n, workspace=ws,
+                                                    out=o["f_paged_split"]),
+        "f_single": lambda: path.single(q, k, v, vis, out=o["f_single"]),
+        "f_paged_single": lambda: path.paged(q, kp, vp, table, vis, out=o["f_paged_single"]),
+    }
+
+
+def output_of(call: str) -> str:
+    return call[2:] if call.startswith(("g_", "f_")) else call
+
+
+def bits(calls: dict, outs: dict) -> dict:
+    """Each variant's output against the shipped path's, both written into NaN-poisoned buffers."""
+    reference = {}
+    for name in ENTRIES + ("layer",):
+        packed_launch.ENABLED["packed"] = False
+        outs[name].fill_(float("nan"))
+        calls[name]()
+        torch.cuda.synchronize()
+        reference[name] = outs[name].clone()
+    packed_launch.ENABLED["packed"] = True
+    result = {}
+    for label, call, packed in VARIANTS:
+        if call == "sdpa" or not packed:
+            continue
+        outs[call].fill_(float("nan"))
+        calls[call]()
+        torch.cuda.synchronize()
+        result[label] = bool(torch.equal(outs[call], reference[output_of(call)]))
+    return result
+
+
+def plan_paths() -> list:
+    rows = []
+    for plan in api._PLANS.values():
+        row = {"paged": plan.paged, "single_pass": plan.finalize,
+               "partial": packed_launch.path_of(plan.partial),
+               "combine": None if plan.combine is None else packed_launch.path_of(plan.combine)}
+        refusals = [kl.__dict__.get("_packed_refusal") for kl in (plan.partial, plan.combine) if kl is not None]
+        row["refusals"] = [r for r in refusals if r]
+        rows.append(row)
+    return rows
+
+
+def words_against_triton(x) -> dict:
+    """The packed partial launch's words for a call with a fresh output, against Triton's recorded call."""
+    q, k, v, vis, ws, n = x["q"], x["k"], x["v"], x["visible"], x["ws"], x["splits"]
+    out = torch.empty_like(q)  # the split entry's plan (same signature), another pointer
+    plan = api._PLANS.get(api._plan_key(api._SPLIT, q, k, v, None, vis, out, ws, n, None, None, None))
+    if plan is None:
+        return {"compared": False, "reason": "no plan of the split entry"}
+    kl = plan.partial
+    if kl.__dict__.get("_packed") is None:
+        return {"compared": False, "reason": kl.__dict__.get("_packed_refusal", "not packed")}
+    tensors = launch_tensors(api._SPLIT, q, k, v, None, vis, out, ws)
+    args = [tensors[i] for i in kl.picks] + list(kl.scalars)
+    options = {**kl.options, **{name: tensors[i] for name, i in kl.keyword_tensors.items()}}
+    compiled = packed_launch._compiled_for(kl.kernel, packed_launch._closure(kl.direct)["function"])
+    recorded = launcher._record(kl.kernel, kl.grid, args, options, compiled)
+    if recorded is None:
+        return {"compared": False, "reason": "Triton's call could not be recorded"}
+    kernel_args = recorded[0][9:]
+    expected = [packed_launch.parameter_word(kind, value)
+                for kind, value in zip(compiled.src.signature.values(), kernel_args) if kind != "constexpr"] + [0, 0]
+    kl._packed(tensors, False)
+    torch.cuda.synchronize()
+    got = list(kl._packed.words(0))
+    return {"compared": True, "equal": got == expected, "words": len(expected),
+            "differing": [i for i, (a, b) in enumerate(zip(got, expected)) if a != b]}
+
+
+def captured_bits(fn, out) -> bool:
+    """`fn` captured into a CUDA graph and replayed gives eager's bits."""
+    out.fill_(float("nan"))
+    fn()
+    torch.cuda.synchronize()
+    eager = out.clone()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    return bool(torch.equal(out, eager))
+
+
+def launch_loop_us(path: PackedPath) -> list:
+    """Host µs of each one-call plan's launches alone, a C++ loop of 200 (median of 25 rounds)."""
+    result = []
+    for call in path.calls():
+        samples = []
+        for _ in range(25):
+            torch.cuda.synchronize()
+            samples.append(call.time_launches(200) / 1e3)
+        torch.cuda.synchronize()
+        result.append(statistics.median(samples))
+    return result
+
+
+def measure(shape) -> dict:
+    from validation.bench.timing import time_eager, time_graph_replay
+
+    api._PLANS.clear()
+    x = inputs(shape)
+    guarded, path = GuardedPath(), PackedPath()
+    outs: dict = {}
+    calls = entry_calls(x, guarded, outs)
+    calls.update(one_call_entries(x, path, outs))
+    for flag in (False, True, True):  # plans, direct launches, packed launches
+        packed_launch.ENABLED["packed"] = flag
+        for fn in calls.values():
+            fn()
+    torch.cuda.synchronize()
+    row = {"shape": list(shape), "route": x["route"].path, "num_splits": x["splits"], "host_us": {}}
+    row["bits_equal_shipped"] = bits(calls, outs)
+    row["plans"] = plan_paths()
+    row["one_call"] = {"stats": dict(path.stats), "refusals": list(path.refusals)}
+    row["words_against_triton"] = words_against_triton(x)
+    for label, call, packed in VARIANTS:
+        packed_launch.ENABLED["packed"] = packed
+        row["host_us"][label] = host_us(calls[call])
+    packed_launch.ENABLED["packed"] = True
+    row["one_call"]["launch_loop_us"] = launch_loop_us(path)
+    row["graph_bits_equal_eager"] = {"one_call_split": captured_bits(calls["f_split"], outs["f_split"]),
+                                     "packed_layer": captured_bits(calls["layer"], outs["layer"])}
+    row["eager_us"], row["graph_us"] = {}, {}
+    for label, call, packed in (("layer", "layer", False), ("packed_layer", "layer", True),
+                                ("one_call_split", "f_split", True), ("sdpa", "sdpa", True)):
+        packed_launch.ENABLED["packed"] = packed
+        row["eager_us"][label] = statistics.median(time_eager(calls[call]).samples_us)
+        row["graph_us"][label] = statistics.median(time_graph_replay(calls[call], flush_l2=False).samples_us)
+    packed_launch.ENABLED["packed"] = True
+    del x, calls, outs
+    torch.cuda.empty_cache()
+    return row
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--shapes", type=int, default=len(SHAPES), help="the first N shapes only")
+    args = p.parse_args(argv)
+    import triton
+
+    started = time.perf_counter()
+    packed_launch.extension()
+    packed_launch.install()
+    report = {"torch": torch.__version__, "triton": triton.__version__, "device": torch.cuda.get_device_name(),
+              "extension_build_s": round(time.perf_counter() - started, 1), "shapes": []}
+    log(f"extension built in {report['extension_build_s']} s")
+    for shape in SHAPES[:args.shapes]:
+        row = measure(shape)
+        report["shapes"].append(row)
+        args.out.write_text(json.dumps(report, indent=1) + "\n")
+        log(f"{shape}: {json.dumps({k: round(v, 1) for k, v in row['host_us'].items()})}")
+    print_table(report)
+    return 0
+
+
+def print_table(report: dict) -> None:
+    groups = (("replay", ""), ("packed", "packed_"), ("guard+packed", "guard_packed_"), ("one-call", "one_call_"))
+    for row in report["shapes"]:
+        print(f"{row['shape']} {row['route']}:{row['num_splits']}  bits {all(row['bits_equal_shipped'].values())}"
+              f"  graph bits {all(row['graph_bits_equal_eager'].values())}  words {row['words_against_triton']}")
+        for title, prefix in groups:
+            cells = [f"{row['host_us'].get(prefix + name, float('nan')):6.1f}" for name in ENTRIES + ("layer",)]
+            print(f"   {title:13s} " + " ".join(cells))
+        print(f"   sdpa {row['host_us']['sdpa']:.1f}  launch loop {[round(v, 2) for v in row['one_call']['launch_loop_us']]}"
+              f"  eager {json.dumps({k: round(v, 1) for k, v in row['eager_us'].items()})}"
+              f"  graph {json.dumps({k: round(v, 1) for k, v in row['graph_us'].items()})}")
+        for plan in row["plans"]:
+            if plan["refusals"] or plan["partial"] != "packed" or plan["combine"] not in (None, "packed"):
+                print(f"   plan {plan}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
