@@ -9,7 +9,8 @@ shipped path, on the serving issue's shapes and three more, in one process. Per 
    - `replay`: as shipped (plan key, recorded launcher replay);
    - `packed`: the shipped plan key, each kernel through its packed launch;
    - `guard+packed`: plans by scalars, tensors admitted by `TensorGuards` (Q1), kernels packed;
-   - `one-call`: plans by scalars, admitted and launched by one C++ call (`packed_path.py`);
+   - `one-call`: plans by scalars, admitted and launched by one C++ call (`packed_path.py`),
+     and the layer calling those entry points (`one_call_layer`);
    and torch SDPA;
 2. every variant's output against the shipped path's, bit for bit (NaN-poisoned outputs);
 3. per plan the launch path its kernels take, and why one was not packed;
@@ -18,6 +19,8 @@ shipped path, on the serving issue's shapes and three more, in one process. Per 
 5. CUDA-graph capture (U2): the one-call split and the packed layer captured and replayed,
    their outputs against eager's, bit for bit; graph and eager times;
 6. the host cost of the one-call plan's launches alone (a C++ loop of 200 launches, median of 25).
+With `--light` (for more shapes per call, `--shape B,HQ,HKV,D,S` repeated): host time and bits
+of the shipped, packed and one-call variants, the plans' launch paths and the words only.
 Table last; JSON after every shape.
 """
 
@@ -39,12 +42,32 @@ from lab.host_path.launch_probe import SHAPES, entry_calls, host_us, inputs
 from lab.host_path.packed_path import PackedPath, launch_tensors
 
 ENTRIES = ("split", "paged_split", "single", "paged_single")
-# (label, call, packed launches on)
+# (label, call, packed launches on); `one_call_layer` is the layer over the one-call entry points
 VARIANTS = ([(name, name, False) for name in ENTRIES + ("layer",)]
             + [(f"packed_{name}", name, True) for name in ENTRIES + ("layer",)]
             + [(f"guard_packed_{name}", f"g_{name}", True) for name in ENTRIES]
             + [(f"one_call_{name}", f"f_{name}", True) for name in ENTRIES]
-            + [("sdpa", "sdpa", True)])
+            + [("one_call_layer", "layer", True), ("sdpa", "sdpa", True)])
+LIGHT = {"split", "paged_split", "layer", "packed_layer", "one_call_split", "one_call_paged_split", "one_call_single",
+         "one_call_paged_single", "one_call_layer", "sdpa"}
+_LAYER_ENTRIES = ("attention_decode_splitkv", "attention_decode_paged_splitkv", "attention_decode",
+                  "attention_decode_paged")
+
+
+class LayerEntries:
+    """Switches the names `kernels.decode_layer` calls between the shipped entry points and a `PackedPath`'s."""
+
+    def __init__(self, path: PackedPath):
+        import kernels.decode_layer as module
+
+        self.module = module
+        self.shipped = {name: getattr(module, name) for name in _LAYER_ENTRIES}
+        self.one_call = dict(zip(_LAYER_ENTRIES, (path.splitkv, path.paged_splitkv, path.single, path.paged)))
+
+    def use(self, label: str) -> None:
+        chosen = self.one_call if label == "one_call_layer" else self.shipped
+        for name, fn in chosen.items():
+            setattr(self.module, name, fn)
 
 
 def log(msg):
@@ -69,9 +92,10 @@ def output_of(call: str) -> str:
     return call[2:] if call.startswith(("g_", "f_")) else call
 
 
-def bits(calls: dict, outs: dict) -> dict:
+def bits(calls: dict, outs: dict, layer_entries: LayerEntries, variants) -> dict:
     """Each variant's output against the shipped path's, both written into NaN-poisoned buffers."""
     reference = {}
+    layer_entries.use("layer")
     for name in ENTRIES + ("layer",):
         packed_launch.ENABLED["packed"] = False
         outs[name].fill_(float("nan"))
@@ -80,13 +104,15 @@ def bits(calls: dict, outs: dict) -> dict:
         reference[name] = outs[name].clone()
     packed_launch.ENABLED["packed"] = True
     result = {}
-    for label, call, packed in VARIANTS:
+    for label, call, packed in variants:
         if call == "sdpa" or not packed:
             continue
+        layer_entries.use(label)
         outs[call].fill_(float("nan"))
         calls[call]()
         torch.cuda.synchronize()
         result[label] = bool(torch.equal(outs[call], reference[output_of(call)]))
+    layer_entries.use("layer")
     return result
 
 
@@ -162,29 +188,42 @@ def launch_loop_us(path: PackedPath) -> list:
     return result
 
 
-def measure(shape) -> dict:
+def measure(shape, *, light: bool = False) -> dict:
     from validation.bench.timing import time_eager, time_graph_replay
 
     api._PLANS.clear()
     x = inputs(shape)
     guarded, path = GuardedPath(), PackedPath()
+    layer_entries = LayerEntries(path)
+    variants = [v for v in VARIANTS if not light or v[0] in LIGHT]
     outs: dict = {}
     calls = entry_calls(x, guarded, outs)
     calls.update(one_call_entries(x, path, outs))
     for flag in (False, True, True):  # plans, direct launches, packed launches
         packed_launch.ENABLED["packed"] = flag
-        for fn in calls.values():
-            fn()
+        for label in ("layer", "one_call_layer"):
+            layer_entries.use(label)
+            calls["layer"]()
+        for name, fn in calls.items():
+            if name != "layer" and (not light or not name.startswith("g_")):
+                fn()
+    layer_entries.use("layer")
     torch.cuda.synchronize()
-    row = {"shape": list(shape), "route": x["route"].path, "num_splits": x["splits"], "host_us": {}}
-    row["bits_equal_shipped"] = bits(calls, outs)
+    row = {"shape": list(shape), "route": x["route"].path, "num_splits": x["splits"], "light": light, "host_us": {}}
+    row["bits_equal_shipped"] = bits(calls, outs, layer_entries, variants)
     row["plans"] = plan_paths()
     row["one_call"] = {"stats": dict(path.stats), "refusals": list(path.refusals)}
     row["words_against_triton"] = words_against_triton(x)
-    for label, call, packed in VARIANTS:
+    for label, call, packed in variants:
         packed_launch.ENABLED["packed"] = packed
+        layer_entries.use(label)
         row["host_us"][label] = host_us(calls[call])
+    layer_entries.use("layer")
     packed_launch.ENABLED["packed"] = True
+    if light:
+        del x, calls, outs
+        torch.cuda.empty_cache()
+        return row
     row["one_call"]["launch_loop_us"] = launch_loop_us(path)
     row["graph_bits_equal_eager"] = {"one_call_split": captured_bits(calls["f_split"], outs["f_split"]),
                                      "packed_layer": captured_bits(calls["layer"], outs["layer"])}
@@ -201,10 +240,15 @@ def measure(shape) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--shapes", type=int, default=len(SHAPES), help="the first N shapes only")
+    p.add_argument("--shape", action="append", default=[], metavar="B,HQ,HKV,D,S",
+                   help="measure these shapes instead of the built-in ones")
+    p.add_argument("--light", action="store_true",
+                   help="host time and bits of the shipped, packed and one-call variants only")
     args = p.parse_args(argv)
+    shapes = [tuple(int(v) for v in text.split(",")) for text in args.shape] or SHAPES[:args.shapes]
     import triton
 
     started = time.perf_counter()
@@ -213,8 +257,8 @@ def main(argv=None) -> int:
     report = {"torch": torch.__version__, "triton": triton.__version__, "device": torch.cuda.get_device_name(),
               "extension_build_s": round(time.perf_counter() - started, 1), "shapes": []}
     log(f"extension built in {report['extension_build_s']} s")
-    for shape in SHAPES[:args.shapes]:
-        row = measure(shape)
+    for shape in shapes:
+        row = measure(shape, light=args.light)
         report["shapes"].append(row)
         args.out.write_text(json.dumps(report, indent=1) + "\n")
         log(f"{shape}: {json.dumps({k: round(v, 1) for k, v in row['host_us'].items()})}")
@@ -226,13 +270,16 @@ def print_table(report: dict) -> None:
     groups = (("replay", ""), ("packed", "packed_"), ("guard+packed", "guard_packed_"), ("one-call", "one_call_"))
     for row in report["shapes"]:
         print(f"{row['shape']} {row['route']}:{row['num_splits']}  bits {all(row['bits_equal_shipped'].values())}"
-              f"  graph bits {all(row['graph_bits_equal_eager'].values())}  words {row['words_against_triton']}")
+              f"  graph bits {all(row.get('graph_bits_equal_eager', {}).values())}  words {row['words_against_triton']}")
         for title, prefix in groups:
             cells = [f"{row['host_us'].get(prefix + name, float('nan')):6.1f}" for name in ENTRIES + ("layer",)]
             print(f"   {title:13s} " + " ".join(cells))
-        print(f"   sdpa {row['host_us']['sdpa']:.1f}  launch loop {[round(v, 2) for v in row['one_call']['launch_loop_us']]}"
-              f"  eager {json.dumps({k: round(v, 1) for k, v in row['eager_us'].items()})}"
-              f"  graph {json.dumps({k: round(v, 1) for k, v in row['graph_us'].items()})}")
+        print(f"   sdpa {row['host_us']['sdpa']:.1f}", end="")
+        if not row["light"]:
+            print(f"  launch loop {[round(v, 2) for v in row['one_call']['launch_loop_us']]}"
+                  f"  eager {json.dumps({k: round(v, 1) for k, v in row['eager_us'].items()})}"
+                  f"  graph {json.dumps({k: round(v, 1) for k, v in row['graph_us'].items()})}", end="")
+        print()
         for plan in row["plans"]:
             if plan["refusals"] or plan["partial"] != "packed" or plan["combine"] not in (None, "packed"):
                 print(f"   plan {plan}")
