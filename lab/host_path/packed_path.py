@@ -79,3 +79,52 @@ class PackedPath:
     def calls(self):
         """Every `PackedCall` built so far."""
         return [call for entries in self._plans.values() for call in entries]
+
+
+class PackedLayer:
+    """A `DecodeAttention` whose calls with an output given find their plan's packed call by one lookup.
+
+    The layer looks its route up by the call's shapes and then calls an entry point, which
+    looks its plan up again. Here one dict keyed by the call's shapes (q, cache, block
+    table or none, the longest visible range) holds the route's kind and the plan's
+    `PackedCall`; the call's dtypes, strides and devices are admitted by that call. A call
+    it refuses, or one without an output, goes through the layer, and its plan is packed
+    for the next call. The layer's switch and dtype are taken as fixed for its lifetime.
+    """
+
+    def __init__(self, layer):
+        self.layer = layer
+        self._calls: dict = {}
+        self.refusals: list = []
+
+    def __call__(self, q, k_cache, v_cache, visible_tokens, *, block_table=None, max_visible_tokens=None, out=None):
+        key = (q.shape, k_cache.shape, block_table is None, max_visible_tokens)
+        entry = self._calls.get(key)
+        if entry is not None and out is not None:
+            kind, call, workspace = entry
+            if call(launch_tensors(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace)):
+                return out
+        result = self.layer(q, k_cache, v_cache, visible_tokens, block_table=block_table,
+                            max_visible_tokens=max_visible_tokens, out=out)
+        if out is not None:
+            self._pack(key, q, k_cache, v_cache, block_table, visible_tokens, out)
+        return result
+
+    def _pack(self, key, q, k_cache, v_cache, block_table, visible_tokens, out):
+        route = self.layer.last_route
+        paged = block_table is not None
+        kind = (api._SPLIT_PAGED if paged else api._SPLIT) if route.is_split else \
+            (api._SINGLE_PAGED if paged else api._SINGLE)
+        workspace = self.layer.workspace if route.is_split else None
+        num_splits = route.num_splits if route.is_split else 1
+        plan = api._PLANS.get(api._plan_key(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace,
+                                            num_splits, self.layer.scale, None, None))
+        if plan is None or not plan.is_direct:
+            self.refusals.append("no direct plan for the layer's call")
+            return
+        tensors = launch_tensors(kind, q, k_cache, v_cache, block_table, visible_tokens, out, workspace)
+        launches = [plan.partial] + ([plan.combine] if plan.combine is not None else [])
+        try:
+            self._calls[key] = (kind, packed_call(launches, tensors), workspace)
+        except Refused as exc:
+            self.refusals.append(str(exc))

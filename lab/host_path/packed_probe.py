@@ -10,7 +10,8 @@ shipped path, on the serving issue's shapes and three more, in one process. Per 
    - `packed`: the shipped plan key, each kernel through its packed launch;
    - `guard+packed`: plans by scalars, tensors admitted by `TensorGuards` (Q1), kernels packed;
    - `one-call`: plans by scalars, admitted and launched by one C++ call (`packed_path.py`),
-     and the layer calling those entry points (`one_call_layer`);
+     the layer calling those entry points (`one_call_layer`), and the layer whose route and
+     packed call are found by one lookup (`layer_one_lookup`, `packed_path.PackedLayer`);
    and torch SDPA;
 2. every variant's output against the shipped path's, bit for bit (NaN-poisoned outputs);
 3. per plan the launch path its kernels take, and why one was not packed;
@@ -39,7 +40,7 @@ from kernels.decode_attention import api, launcher
 from lab.host_path import packed_launch
 from lab.host_path.guarded_path import GuardedPath
 from lab.host_path.launch_probe import SHAPES, entry_calls, host_us, inputs
-from lab.host_path.packed_path import PackedPath, launch_tensors
+from lab.host_path.packed_path import PackedLayer, PackedPath, launch_tensors
 
 ENTRIES = ("split", "paged_split", "single", "paged_single")
 # (label, call, packed launches on); `one_call_layer` is the layer over the one-call entry points
@@ -47,9 +48,9 @@ VARIANTS = ([(name, name, False) for name in ENTRIES + ("layer",)]
             + [(f"packed_{name}", name, True) for name in ENTRIES + ("layer",)]
             + [(f"guard_packed_{name}", f"g_{name}", True) for name in ENTRIES]
             + [(f"one_call_{name}", f"f_{name}", True) for name in ENTRIES]
-            + [("one_call_layer", "layer", True), ("sdpa", "sdpa", True)])
+            + [("one_call_layer", "layer", True), ("layer_one_lookup", "pl_layer", True), ("sdpa", "sdpa", True)])
 LIGHT = {"split", "paged_split", "layer", "packed_layer", "one_call_split", "one_call_paged_split", "one_call_single",
-         "one_call_paged_single", "one_call_layer", "sdpa"}
+         "one_call_paged_single", "one_call_layer", "layer_one_lookup", "sdpa"}
 _LAYER_ENTRIES = ("attention_decode_splitkv", "attention_decode_paged_splitkv", "attention_decode",
                   "attention_decode_paged")
 
@@ -89,7 +90,7 @@ def one_call_entries(x, path: PackedPath, outs: dict) -> dict:
 
 
 def output_of(call: str) -> str:
-    return call[2:] if call.startswith(("g_", "f_")) else call
+    return call.split("_", 1)[1] if call.startswith(("g_", "f_", "pl_")) else call
 
 
 def bits(calls: dict, outs: dict, layer_entries: LayerEntries, variants) -> dict:
@@ -199,6 +200,10 @@ def measure(shape, *, light: bool = False, calls_per_round: int = 300, rounds: i
     outs: dict = {}
     calls = entry_calls(x, guarded, outs)
     calls.update(one_call_entries(x, path, outs))
+    packed_layer = PackedLayer(x["layer"])
+    outs["pl_layer"] = torch.full_like(x["q"], float("nan"))
+    calls["pl_layer"] = lambda: packed_layer(x["q"], x["k"], x["v"], x["visible"], max_visible_tokens=x["tokens"],
+                                             out=outs["pl_layer"])
     for flag in (False, True, True):  # plans, direct launches, packed launches
         packed_launch.ENABLED["packed"] = flag
         for label in ("layer", "one_call_layer"):
@@ -212,7 +217,7 @@ def measure(shape, *, light: bool = False, calls_per_round: int = 300, rounds: i
     row = {"shape": list(shape), "route": x["route"].path, "num_splits": x["splits"], "light": light, "host_us": {}}
     row["bits_equal_shipped"] = bits(calls, outs, layer_entries, variants)
     row["plans"] = plan_paths()
-    row["one_call"] = {"stats": dict(path.stats), "refusals": list(path.refusals)}
+    row["one_call"] = {"stats": dict(path.stats), "refusals": list(path.refusals) + list(packed_layer.refusals)}
     row["words_against_triton"] = words_against_triton(x)
     row["host_us_passes"] = []
     for index in range(passes):  # every other pass in reverse order, so that no variant always runs first
@@ -300,6 +305,8 @@ def print_table(report: dict) -> None:
         for title, prefix in groups:
             cells = [f"{row['host_us'].get(prefix + name, float('nan')):6.1f}" for name in ENTRIES + ("layer",)]
             print(f"   {title:13s} " + " ".join(cells))
+        if "layer_one_lookup" in row["host_us"]:
+            print(f"   layer, one lookup {row['host_us']['layer_one_lookup']:.1f}")
         print(f"   sdpa {row['host_us']['sdpa']:.1f}", end="")
         if not row["light"]:
             print(f"  launch loop {[round(v, 2) for v in row['one_call']['launch_loop_us']]}"
