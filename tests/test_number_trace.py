@@ -178,6 +178,21 @@ def test_a_reference_after_the_number_names_its_value():
     assert result.untied == []
 
 
+RUNS = {"runs": {"models": {"worst": {"one_call_layer": 12.74}}, "layer": {"worst": {"one_call_layer": 9.43}}}}
+
+
+def test_a_word_of_the_values_own_name_is_not_read_as_another_case():
+    # "layer" names a run and is a part of the value's name: the sentence speaks of the layer's time
+    honest = trace(["On the model rows the layer reached 12.74 µs (`bench:runs.models.worst.one_call_layer`)."],
+                   artifacts={"bench": RUNS})
+    assert [(tie.quoted.shown(), tie.problem, tie.mismatch()) for tie in honest.ties] == [("12.74 µs", None, False)]
+    misquote = trace(["In the models run it reached 9.43 µs (`bench:runs.layer.worst.one_call_layer`)."],
+                     artifacts={"bench": RUNS})
+    (tie,) = misquote.ties
+    assert tie.mislabelled and tie.problem == ("the sentence speaks of models, but "
+                                               "`bench:runs.layer.worst.one_call_layer` is the value of layer")
+
+
 def test_a_header_template_maps_a_column_by_the_row():
     result = trace(["| tokens | split `bench:rows[tokens={row}].split_us` |", "|---|---|", "| 2048 | 9.8 |",
                     "| 16384 | 9.8 |"])

@@ -112,6 +112,8 @@ _WORD_BREAK = re.compile(rf"(?:(?!{WORD_CHAR})[^.+-])+")
 _DTYPE_SPELLINGS = {"float16": "fp16", "half": "fp16", "f16": "fp16", "float32": "fp32", "f32": "fp32",
                     "bfloat16": "bf16", "float64": "fp64", "double": "fp64", "f64": "fp64", "float8": "fp8"}
 _SELECTOR = re.compile(r"\[(\d+)\]|\[([^=\]]+)=([^\]]*)\]")
+# The parts of a key's name: `one_call_layer` is one, call and layer
+_NAME_PARTS = re.compile(r"[_\-]+")
 _DELIMITER_CELL = re.compile(r":?-{2,}:?")
 
 
@@ -296,9 +298,16 @@ class CitedValues:
                 or self._name_contradiction(reference, last_key, phrase))
 
     def _context_contradiction(self, reference: str, last_key: str, context: set[str], phrase: str) -> str | None:
-        """The phrase names a dtype or case of `last_key`'s values, and the reference is not on its path."""
-        telling = self._telling_words(last_key.rsplit(".", 1)[-1])
+        """The phrase names a dtype or case of `last_key`'s values, and the reference is not on its path.
+
+        A word that is also a part of the value's own name is the value's name, not a case: "the
+        layer reached 12.7 µs (`…:runs.models.worst.one_call_layer`)" speaks of the layer's time,
+        even where another case is a run named `layer`.
+        """
+        name = last_key.rsplit(".", 1)[-1]
+        telling = self._telling_words(name)
         said = {_DTYPE_SPELLINGS.get(word.lower(), word) for word in _words(phrase)} & telling
+        said -= set(_NAME_PARTS.split(name))
         if not said or said & context:
             return None
         ours = sorted(telling & context)
