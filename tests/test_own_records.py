@@ -111,7 +111,7 @@ def test_the_diagnosis_cites_a_profile_measured_on_the_h200(record_id):
             assert artifact["results"]["tool"], entry["id"]
         devices.append(artifact["environment"]["device"])
         if "H200" not in devices[-1]:
-            gpu = next(word for word in devices[-1].split() if word[:1] == "H" and word[1:].isdigit())
+            gpu = devices[-1].removeprefix("NVIDIA ").split()[0]  # "NVIDIA H100 80GB HBM3": H100
             assert gpu in section.text, f"{entry['id']}: measured on {devices[-1]}, which §1 does not name"
     assert any("H200" in device for device in devices), f"{record_id}: §1 cites no H200 run"
     kernel_records = {e["id"] for e in record.get("evidence")} & {"ncu-single-pass-h200", "ncu-splitkv-h200"}
