@@ -41,7 +41,7 @@ from gates.checks.claim_mood import mood_of
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
     LATIN_WORD_START, METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS,
-    SETUP_LEAD, VALUE_AFTER, extra_pattern, is_setting,
+    SELECTING_COMPARATIVES, SETUP_LEAD, WHICHEVER_COMPARATIVES, VALUE_AFTER, extra_pattern, is_setting,
 )
 from gates.checks.term_pattern import Prefiltered, TermPattern, sharing_assertion
 from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
@@ -59,6 +59,8 @@ _RESULT = re.compile(RESULTS, _I)
 _SUBJECT = Prefiltered(re.compile(sharing_assertion(SERVING_SUBJECTS, LATIN_WORD_START), _I))
 _MEASURE = Prefiltered(re.compile(sharing_assertion(SERVING_MEASURES, LATIN_WORD_START), _I))
 _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
+_SELECTING_COMPARATIVE = re.compile(SELECTING_COMPARATIVES, _I)
+_WHICHEVER_COMPARATIVE = re.compile(WHICHEVER_COMPARATIVES, _I)
 MENTION = "a mention: the clause states no result"
 # "This change makes no end-to-end claim.": a mention a negation or scope marker governs. A later sentence's pronoun
 # may still take it up ("We do not report TTFT here. It dropped 30%."), but it labels no block after it
@@ -204,9 +206,11 @@ class _Block:
     def results(self) -> _InTextOrder:
         """The block's results, found when a clause is first judged: most blocks name no claim word."""
         text = self.text
-        settings = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
+        choosers = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
+        choosers += [m.span("comparative") for m in _SELECTING_COMPARATIVE.finditer(text) if not m.group("copula")]
+        choosers += [m.span("comparative") for m in _WHICHEVER_COMPARATIVE.finditer(text)]
         return _InTextOrder(m for m in _RESULT.finditer(text)
-                            if not any(start <= m.start() < end for start, end in settings)
+                            if not any(start <= m.start() < end for start, end in choosers)
                             and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
 
     def _serving_concepts(self) -> list[re.Match]:

@@ -145,18 +145,26 @@ SERVING_SUBJECTS = (
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
     r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番"
 )
+# A measure word with a digit right after it is a name ("the `serving2` run", "latency3.json"), not the word
+_NAME_END = rf"(?![{_LATIN}\d])"
 SERVING_MEASURES = (
-    rf"{_BEGIN}serv(?:e|es|ed|ing){_END}{_NOT_LEVEL}{_NOT_SETTING}|{_BEGIN}per{_H}+(?:request|query|prompt){_END}"
+    rf"{_BEGIN}serv(?:e|es|ed|ing){_NAME_END}{_NOT_LEVEL}{_NOT_SETTING}|{_BEGIN}per{_H}+(?:request|query|prompt){_END}"
     rf"|{_BEGIN}(?:latenc(?:y|ies)|throughput|response{_H}+times?|wait(?:ing)?{_H}+times?"
-    rf"|time{_H}+to{_H}+(?:answer|respond|reply)){_END}"
+    rf"|time{_H}+to{_H}+(?:answer|respond|reply)){_NAME_END}"
     rf"|{_BEGIN}(?:latenz(?:en)?|durchsatz|latencias?|latences?|d[ée]bit){_END}"
     r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間"
 )
 
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)"
+# "3 times faster", "twice the throughput", "twice as fast": a multiple; "we ran it 3 times", "measured twice, once per
+# arm": how often something ran, not a result
+_MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|more|less|fewer|faster|slower|quicker"
+             rf"|cheaper|lower|higher|shorter|longer|better|worse|greater|larger|smaller|bigger|sooner){_END})")
+# "the first half of the trace": a part of something, not a result
+_NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-])(?<!former[\s\-])(?<!last[\s\-])"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.,])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}"
+    rf"(?<![{_LATIN}\d.,])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
@@ -167,7 +175,7 @@ QUANTITIES = (
     rf"|{_BEGIN}(?:by\s+)?(?:a|one|two)\s+(?:third|quarter|fifth|tenth)s?{_END}"
 )
 _COMPARATIVES = (
-    rf"{_BEGIN}(?:twice|thrice|half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
+    rf"{_BEGIN}(?:(?:twice|thrice){_END}{_MULTIPLE}|{_NOT_A_PART}half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
     rf"|sooner|earlier|later|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
     rf"(?!{_H}+(?:bounds?|limits?|than{_H}+(?:or|the{_H}+(?:target|slo|budget)))\b)"
     rf"|{_BEGIN}(?:doppelt|halb(?:iert)?|verdoppelt|schneller|weniger|niedriger|h[öo]her|k[üu]rzer|sinkt|steigt"
@@ -216,6 +224,23 @@ def extra_pattern(phrases: Iterable[str], normalise) -> str:
 SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outputs?|batch(?:es)?|requests?|messages?"
                        rf"|shapes?|models?|lengths?){_H}+(?:longer|shorter|larger|smaller|bigger|greater|more|fewer|less"
                        rf"|over|under|above|below){_H}+than{_END}")
+
+# "the slower pass was kept", "whichever launch is the faster one": a comparative that picks one of the change's own
+# kernels, passes or variants names it, it is not a result; after a copula it is ("split-KV is the faster one"), so a
+# match with `copula` set is not a selection
+# "serving takes whichever launch is the faster one", "whichever is cheaper": a comparative that picks, not a result
+WHICHEVER_COMPARATIVES = (
+    rf"{_BEGIN}whichever{_H}+(?:[\w`\-]+{_H}+){{0,4}}?(?:is|are|was|were|runs?|proves?){_H}+(?:(?:the|a){_H}+)?"
+    rf"(?P<comparative>faster|slower|quicker|cheaper|shorter|longer|better|worse|lower|higher){_END}"
+)
+SELECTING_COMPARATIVES = (
+    rf"(?P<copula>{_BEGIN}(?:is|are|was|were|be|been|being|becomes?|became|remains?|stays?|seems?){_H}+)?"
+    rf"{_BEGIN}(?:the|a|an|its|their|this|that){_H}+"
+    rf"(?P<comparative>faster|slower|quicker|cheaper|shorter|longer|better|worse|lower|higher){_H}+"
+    rf"(?:of{_H}+the|one|ones|(?:(?:split|single|paged|contiguous|direct|packed|fused|eager|graph){_H}*)?"
+    rf"(?:kernels?|pass(?:es)?|routes?|launch(?:es)?|paths?|variants?|configs?|configurations?|tiles?|loops?|merges?"
+    rf"|versions?|options?|candidates?|choices?|layouts?|formats?|counts?|splits?|plans?|programs?|grids?)){_END}"
+)
 
 # The load a benchmark was run at, and how long, are its settings, not its results: "at 8 req/s",
 # "with a request rate of 20 req/s", "--request-rate 16", "在 10 QPS 的负载下", "for 10 minutes".
