@@ -189,8 +189,12 @@ class _Block:
                 kernel_clauses[start] = words.subjects.clause_is_kernel_level(text[start:end]) is not None
             return kernel_clauses[start]
 
+        def clause_head(index: int) -> str:
+            return text[spans[bisect_right(span_starts, index) - 1][0]:index]
+
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
                    if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
+                   and not words.subjects.rate_of_a_kernel(clause_head(m.start()))
                    and not (is_generic_measure(m.group(0))
                             and (words.subjects.measure_is_kernel_level(text, m.start(), m.end())
                                  or in_kernel_clause(m.start())))]
@@ -284,6 +288,15 @@ class _Block:
                 return judged
         return first_excuse
 
+    def _mood(self, clause: str, start: int, ends_with: str, results: list[re.Match]):
+        """The mood of the clause at `start`, read up to the end of the clause that holds its last result: a result
+        taken from later in the sentence is read with the words around it ("TTFT is noisy, so small differences
+        should not be read as wins")."""
+        reach = max((m.end() for m in results), default=start)
+        if reach > start + len(clause):
+            clause = self.text[start:self.spans[bisect_right([s for s, _ in self.spans], reach - 1) - 1][1]]
+        return mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+
     def _results_after(self, end: int, sentence_end: int) -> list[re.Match]:
         """The results of the rest of the sentence up to its next candidate: "TTFT 不在本 PR 范围内，但下降了两倍"."""
         later = [m.start() for m in self.terms.within(end, sentence_end) + self.concepts.within(end, sentence_end)]
@@ -300,7 +313,7 @@ class _Block:
         if result is None:
             negated = is_excused(masked, mark, quantity_follows(self.text, term.end(), sentence_end), self.under_lead_in)
             return self._verdict(at, words, False, clause, reason=NEGATED_MENTION if negated else MENTION)
-        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        mood = self._mood(clause, start, ends_with, results)
         if mood is not None:
             return self._verdict(at, words, False, clause, result, reason=mood.explain())
         if is_excused(masked, mark, quantity_follows(self.text, term.end(), sentence_end), self.under_lead_in):
@@ -342,7 +355,7 @@ class _Block:
             level = subjects.clause_is_kernel_level(clause)
             if level:
                 return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0), level)
-        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in changes])
+        mood = self._mood(clause, start, ends_with, changes)
         if mood is not None:
             return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0), mood.explain())
         masked, marks = _masked(self.text, start, end, concepts, blanks=[change.span() for change in changes])

@@ -60,16 +60,23 @@ _LEVEL_TO_REACH = (r"(?:\bto\s+(?:at\s+least\s+|over\s+|above\s+|below\s+|under\
                    r"|\bunder\s+[\d.,]+|\bbelow\s+[\d.,]+|\bbeyond\s+[\d.,]+|\b[\d.,]+\s*\+)")
 _REQUEST = re.compile(rf"^\W*(?:{_WISH}\b.*|{_IMPERATIVE}\b.*{_LEVEL_TO_REACH})", _I)
 _ZH_REQUEST = re.compile(r"^\W*(?:请|麻烦|希望|需要|建议|争取|力争|要求|求)")
+# "Before merging, please confirm that p99 ITL stays within 45 ms": a request after a lead-in phrase
+_PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
+                     r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
 
 _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
     r"|must\s+(?:stay|be|remain|not\s+exceed)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
-    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
+    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain)"
+    r"|(?:regressions?|slow-?downs?|drops?|increases?|gains?|improvements?)\s+(?:of\s+)?(?:above|over|beyond|exceeding"
+    r"|more\s+than|greater\s+than|larger\s+than|below|under|less\s+than|within)\s+[\d.,]+)\b"
+    r"|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
 # "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
 _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
-                             r"(?:[\w.]+\s+){0,3}$", _I)
-_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress|rise|rises|rose|fell"
-                            r"|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*", _I)
+                             r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$", _I)
+_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress(?:es|ed)\b|rise|rises|rose"
+                            r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
+                            r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。,；;]{0,12}?到\s*[\d.,]", _I)
 _ACHIEVED = re.compile(r"\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
                        r"|exceeded|within)\b|达到了|已达到|满足了|达成|超过了", _I)
 
@@ -87,7 +94,8 @@ _PLAN_VERB_RE = re.compile(_PLAN_VERB, _I)
 _DEFINITION = re.compile(
     r"\b(?:is|are)\s+(?:defined|measured|computed|calculated|reported)\s+as\b|\bmeans\b|\brefers?\s+to\b"
     r"|\bdenotes?\b|\bstands?\s+for\b|\bdefinition\b|\b(?:is|are)\s+the\s+(?:time|number|rate|latency|duration"
-    r"|interval|gap|delay|count|average|mean|ratio)\b|定义为|是指|指的是|即为|表示的是|とは", _I)
+    r"|interval|gap|delay|count|average|mean|ratio)\b|定义为|是指|指的是|即为|表示的是|とは"
+    r"|(?<=[\w)）\s])指(?![标出令数向导定南针])", _I)
 
 _POINTER = re.compile(
     r"^\W*(?:see|refer\s+to|check\s+out|look\s+at|use\s+the|run\s+the|to\s+see|to\s+reproduce|to\s+measure"
@@ -101,16 +109,24 @@ _CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|pr
                                 r"|如果|假如|若|假设|倘若|一旦|要是|もし)", _I)
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
                            r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten)\w*"
+                           r"|\bany\s+(?:[\w\-]+\s+){0,2}?(?:regressions?|improvements?|gains?|speed-?ups?|slow-?downs?|drops?"
+                           r"|changes?|differences?|wins?)\b"
                            r"|(?:可能|或许|也许|理论上|有望)\s*(?:会|能)?\s*(?:提升|降低|改善|加快|减少)", _I)
 
 _NEGATED_RESULT = re.compile(
-    r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+\w+){0,3}?\s+(?:improv|increas|speed|boost|gain|chang|affect"
+    r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+\w+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect"
     r"|impact|mov|differ|benefit|help|faster|better|measurable|significant|noticeable|visible|effect)\w*"
     r"|(?:没有|未|无|不)\s*(?:明显|显著|任何)?\s*(?:的)?\s*(?:提升|变化|改善|影响|收益|加速|差异)", _I)
 _PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended\s+to|designed\s+to|meant\s+to"
                       r"|helps?\s+(?:to\s+)?)\s+(?:further\s+)?(?:improve|reduce|lower|increase|boost|speed\s+up|cut"
                       r"|minimi[sz]e|maximi[sz]e|keep|avoid|hide)\b|以\s*(?:便)?\s*(?:降低|提升|提高|减少)|为了\s*(?:降低|提升|提高|减少)",
                       _I)
+# "TTFT p50 on the reference box usually sits between 280 and 320 ms": how a metric usually reads, not what this change
+# did; a clause that names the change or a change (now, this PR, the branch, after, from … to) is not excused
+_USUAL = re.compile(r"\b(?:usually|typically|normally|generally|historically|ordinarily)\b|通常|一般|平时|往常", _I)
+_NAMES_THE_CHANGE = re.compile(r"\b(?:now|this\s+(?:pr|change|patch|branch|commit)|the\s+(?:pr|patch|branch|change|fix)"
+                               r"|after|since|with\s+(?:the\s+)?(?:new|patch|change|fix)|anymore)\b"
+                               r"|本\s*(?:PR|改动|修改|提交)|现在|之后|改后", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
@@ -141,7 +157,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         found = pattern.search(stripped)
         if found:
             return Mood("a question", found.group(0))
-    for pattern in (_REQUEST, _ZH_REQUEST):
+    for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE):
         found = pattern.search(stripped)
         if found:
             return Mood("a request", found.group(0)[:40])
@@ -166,4 +182,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         found = pattern.search(stripped)
         if found:
             return Mood(name, found.group(0))
+    usual = _USUAL.search(stripped)
+    if usual and not _NAMES_THE_CHANGE.search(stripped) and not _FINITE_CHANGE.search(stripped):
+        return Mood("a usual value", usual.group(0))
     return None

@@ -23,7 +23,9 @@ import re
 from typing import Iterable
 
 from gates.checks.claim_excuses import KERNEL_WORD
-from gates.checks.claim_vocabulary import ENGINE_NAMES, MODEL_NAMES, TRAINING_STEPS, _H
+from gates.checks.claim_vocabulary import (
+    ENGINE_NAMES, MODEL_NAMES, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, TRAINING_STEPS, _H,
+)
 
 _I = re.IGNORECASE
 _KERNEL_SCOPE_WORD = (
@@ -61,6 +63,17 @@ _ENGINE_NAME = re.compile(ENGINE_NAMES, _I)
 _TRAINING_STEP = re.compile(TRAINING_STEPS, _I)
 
 
+# "In isolation the fused MoE kernel now processes 1.9M": a kernel as the subject of the rate that follows
+_KERNEL_RATE_HEAD = re.compile(
+    r"^\W*(?:(?:in\s+isolation|standalone|on\s+its\s+own|alone|on\s+(?:an?\s+|one\s+)?[\w\-]+|at\s+[^,]{1,30}?)\s*,?\s+)*"
+    r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`]+\s+){0,4}?[\w\-`]+)\s+"
+    r"(?:now\s+|alone\s+|itself\s+|still\s+)?(?:processes|handles|reaches|achieves|sustains|does|runs\s+at|hits|delivers"
+    r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*$", _I)
+_SERVING_HEAD = re.compile(
+    rf"{SERVING_SUBJECTS}|{SERVING_MEASURES}|{SCOPE_TERMS}|(?<![A-Za-z])(?:servers?|engines?|systems?|models?|deployments?"
+    r"|endpoints?|clusters?|nodes?|pipelines?|instances?|replicas?|backends?|training|trainers?|runs?|jobs?)(?![A-Za-z])", _I)
+
+
 class Subjects:
     """Kernel-level scopes, with the configuration's own kernel words (`g7.kernel_terms`)."""
 
@@ -82,6 +95,14 @@ class Subjects:
         if _KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause):
             return "kernel-level: timed in microseconds"
         return None
+
+    def rate_of_a_kernel(self, clause_head: str) -> bool:
+        """The rate that follows `clause_head` (the clause up to a tokens/s unit) is a kernel's: the kernel is the
+        subject that reaches it ("In isolation the fused MoE kernel now processes 1.9M tokens/s"). A clause whose
+        head names a server, a model, users or a serving measure is left to them."""
+        found = _KERNEL_RATE_HEAD.match(clause_head)
+        return bool(found and self.kernel.fullmatch(found.group("subject").split()[-1].strip("`"))
+                    and not _SERVING_HEAD.search(clause_head))
 
     def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
         """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""

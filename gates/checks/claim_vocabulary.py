@@ -96,7 +96,9 @@ _NOT_SETTING = (rf"(?!{_H}+(?:shapes?|batch(?:es)?|batch{_H}+sizes?|sizes?|regim
 MODEL_NAMES = (rf"(?<![\w\-])(?:llama|qwen|mistral|mixtral|deepseek|gemma|falcon|baichuan|chatglm|internlm"
                rf"|olmo|command{_H}?r|vicuna|(?:phi|gpt|yi|opt|glm|bloom)(?=[\-\s]?\d))"
                rf"(?:[\-\s]?\d+(?:\.\d+)?[bBmMkK]?)?(?:[\-.](?:\d+x\d+[bB]?|\d+(?:\.\d+)?[bBmM]?|v\d+(?:\.\d+)?|instruct|chat|base|it"
-               rf"|moe|coder|fp8|awq|mini|small|medium|large|xl|tiny|nano|pro|flash|turbo|lite|vision|distill))*(?![\w\-])")
+               rf"|moe|coder|fp8|awq|mini|small|medium|large|xl|tiny|nano|pro|flash|turbo|lite|vision|distill))*(?![\w\-])"
+               # a model named by its size: "the 8B model", "a 70B-parameter model"
+               rf"|(?<![\w\-.])\d+(?:\.\d+)?[bB](?:{_H}*param(?:eter)?s?)?{_H}+models?(?![\w\-])")
 
 # Serving engines: what they do is serve a model, so a result of theirs is end to end
 ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensorrt-llm|trt-llm|llama\.cpp|ollama|lmdeploy"
@@ -119,6 +121,13 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}generat(?:ion|ed|ing|es?){_H}+(?:rate|speed|time|words?|tokens?|text|repl(?:y|ies)|responses?"
     rf"|outputs?){_END}"
     rf"|{_BEGIN}words?{_H}+(?:per|a){_H}+(?:second|sec|minute){_END}"
+    # "generating a 1,000-token answer", "the 1,000-request benchmark", "our eval over 5k prompts": a model's workload
+    rf"|{_BEGIN}generat(?:e|es|ed|ing){_H}+(?:(?:an?|the|one){_H}+)?(?:[\d.,]+\s*[kK]?{_H}*tok(?:en)?s?{_H}+)?"
+    rf"(?:answers?|repl(?:y|ies)|responses?|completions?|outputs?|texts?|essays?|summar(?:y|ies)){_END}"
+    rf"|(?<![\w.,])[\d.,]+\s*[kKM]?{_H}*(?:prompts?|requests?|conversations?|quer(?:y|ies)|questions?){_H}+"
+    rf"(?:benchmark|run|eval(?:uation)?|replay|trace|workload|sweep|test{_H}+set){_END}"
+    rf"|{_BEGIN}eval(?:uation)?s?(?:{_H}+(?:run|job|suite))?{_H}+(?:over|on|of|across){_H}+[\d.,]+\s*[kKM]?{_H}*"
+    rf"(?:prompts?|requests?|questions?|samples?|conversations?|tasks?){_END}"
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full|overall){_H}+(?:model|pipeline|system|server|stack){_END}"
     rf"|{_BEGIN}models?(?:['’]s)?{_H}+(?:answers?|responds?|repl(?:y|ies)|generates?|outputs?|responses?|speed"
     rf"|runs?|decodes?){_END}"
@@ -141,7 +150,10 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:utilisat(?:eur|rice)s?|r[ée]ponses?|inf[ée]rence|temps{_H}+de{_H}+r[ée]ponse|co[uû]ts?"
     rf"|par{_H}+requ[êe]te){_END}"
     # Chinese, Japanese
-    r"|训练任务|微调任务|每\s*(?:个)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整体|整机"
+    r"|(?:训练任务|微调任务|(?:每|训练|跑)\s*(?:一)?\s*(?:个|轮)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)"
+    r"|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整体|整机)"
+    # "按线上服务的真实 shape 测": the setting a kernel is measured in, as "serving shapes" is
+    r"(?!(?:服务)?\s*(?:的)?\s*(?:真实|典型|常见|实际)?\s*(?:shapes?|形状|尺寸|规模|batch|配置|场景))"
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
     r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番"
 )
@@ -164,7 +176,7 @@ _MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|
 _NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-])(?<!former[\s\-])(?<!last[\s\-])"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.,])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
+    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
@@ -200,10 +212,10 @@ _ZH_CHANGES = (
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
 _FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
-_COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|对比|相比)\s*[\d.,]*\d"
+_COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
-VALUE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
+VALUE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
                          re.IGNORECASE)
 
 
