@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from validation.bench import report, summary
+from validation.bench import report, routing, routing_report, summary
 from validation.bench.ncu_artifact import parse_raw_csv
 from validation.bench.shapes import select
 from validation.bench.table import format_table
@@ -165,6 +165,7 @@ def test_ncu_report_without_kernels_is_an_error():
         parse_raw_csv('"ID","Kernel Name"\n')
 
 
+
 def swept_rows(s, *, layer_us, heuristic, single_us, sweep, peer_us=None):
     """A model-matrix row as the benchmark writes it with --sweep: the layer's route, the single pass, the sweep."""
     rows = [row(s, "splitkv", layer_us, splits=heuristic), row(s, "single_pass", single_us, kind="baseline", splits=1)]
@@ -174,11 +175,13 @@ def swept_rows(s, *, layer_us, heuristic, single_us, sweep, peer_us=None):
     return rows
 
 
+def route_of(s, heuristic, **kwargs):
+    return routing.routing(results(swept_rows(s, heuristic=heuristic, **kwargs), select([s]), heuristic)["summary"][s])
+
+
 def test_the_layer_is_flagged_where_another_own_route_is_more_than_3_percent_faster():
-    s = "llama8b-b1-32k"
-    rows = swept_rows(s, layer_us=40.0, heuristic=32, single_us=400.0, sweep={1: 410.0, 16: 38.6, 32: 40.0},
-                      peer_us=39.5)
-    r = results(rows, select([s]), heuristic=32)["summary"][s]["routing"]
+    r = route_of("llama8b-b1-32k", 32, layer_us=40.0, single_us=400.0, sweep={1: 410.0, 16: 38.6, 32: 40.0},
+                 peer_us=39.5)
     assert (r["layer_route"], r["best_own_route"]) == ("splitkv-32", "splitkv-16")
     assert r["ratio_to_best_own"] == pytest.approx(40.0 / 38.6)
     assert r["flags"] == ["slower_than_own_best"], "3.6 % over its own best; 1.3 % over the peer is within 2 %"
@@ -186,50 +189,46 @@ def test_the_layer_is_flagged_where_another_own_route_is_more_than_3_percent_fas
 
 def test_split_1_counts_as_an_own_route_for_the_single_pass_work():
     """split(1) gives the single pass's bits, so a faster split(1) launch is the best own route."""
-    s = "llama8b-b64-2k"
-    rows = swept_rows(s, layer_us=130.0, heuristic=1, single_us=130.0, sweep={1: 120.0, 2: 131.0}, peer_us=125.0)
-    r = results(rows, select([s]), heuristic=1)["summary"][s]["routing"]
+    r = route_of("llama8b-b64-2k", 1, layer_us=130.0, single_us=130.0, sweep={1: 120.0, 2: 131.0}, peer_us=125.0)
     assert (r["layer_route"], r["best_own_route"], r["best_own_us"]) == ("single_pass", "splitkv-1", 120.0)
     assert r["flags"] == ["slower_than_own_best", "slower_than_best_peer"]
 
 
 def test_a_layer_on_its_best_route_and_level_with_the_peer_is_not_flagged():
-    s = "llama8b-b1-32k"
-    rows = swept_rows(s, layer_us=37.0, heuristic=32, single_us=400.0, sweep={16: 37.9, 32: 37.0}, peer_us=37.5)
-    assert results(rows, select([s]), heuristic=32)["summary"][s]["routing"]["flags"] == []
+    r = route_of("llama8b-b1-32k", 32, layer_us=37.0, single_us=400.0, sweep={16: 37.9, 32: 37.0}, peer_us=37.5)
+    assert r["flags"] == []
+    assert routing.routing({"ours_us": 37.0, "heuristic_splits": 32}) is None, "a shape that was not swept"
+
+
+def write_swept_run(tmp_path, name, layer_us, best_us):
+    res = results(swept_rows(name, layer_us=layer_us, heuristic=32, single_us=900.0, sweep={16: best_us, 32: layer_us}),
+                  select([name]), heuristic=32)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"commit": "abc", "results": res}))
+    return str(path)
 
 
 def test_routing_report_reads_several_runs_and_fails_on_a_flagged_row(tmp_path, capsys):
-    from validation.bench import routing_report
-
-    paths = []
-    for name, layer_us in (("llama8b-b1-32k", 37.0), ("llama8b-b1-128k", 140.0)):
-        res = results(swept_rows(name, layer_us=layer_us, heuristic=32, single_us=900.0,
-                                 sweep={16: 126.0 if "128k" in name else 38.0, 32: layer_us}),
-                      select([name]), heuristic=32)
-        path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps({"commit": "abc", "results": res}))
-        paths.append(str(path))
-    assert routing_report.main(paths + ["--flagged"]) == 1
+    paths = [write_swept_run(tmp_path, "llama8b-b1-32k", 37.0, 38.0),
+             write_swept_run(tmp_path, "llama8b-b1-128k", 140.0, 126.0)]
+    assert routing_report.main(paths + ["--flagged", "--json", str(tmp_path / "routing.json")]) == 1
     out = capsys.readouterr().out
     assert "| llama8b-b1-128k | `splitkv-32` | 140.00 | `splitkv-16` | 126.00 | 1.111 |" in out
     assert "llama8b-b1-32k |" not in out, "--flagged leaves out the row on its best route"
     assert "2 rows: the layer within 1.03x of its best own route on 1, worst 1.111x (llama8b-b1-128k" in out
+    written = json.loads((tmp_path / "routing.json").read_text())
+    assert written["counts"] == {"rows": 2, "within_own_bar": 1, "worst_own": "llama8b-b1-128k",
+                                 "worst_ratio_to_best_own": pytest.approx(140 / 126), "rows_with_peer": 0,
+                                 "within_peer_bar": 0}
+    assert [r["shape"] for r in written["rows"]] == ["llama8b-b1-32k", "llama8b-b1-128k"]
+
+
+def test_routing_report_passes_when_every_row_is_on_its_best_route(tmp_path, capsys):
+    assert routing_report.main([write_swept_run(tmp_path, "llama8b-b1-32k", 37.0, 38.0)]) == 0
+    assert "1 rows: the layer within 1.03x of its best own route on 1, worst 1.000x" in capsys.readouterr().out
 
 
 def test_routing_report_names_an_artifact_without_a_sweep(tmp_path, capsys):
-    from validation.bench import routing_report
-
     path = artifact(tmp_path)
     assert routing_report.main([str(path)]) == 2
     assert f"{path}: no shape has a split sweep (run the benchmark with --sweep)" in capsys.readouterr().err
-
-
-def test_the_report_page_shows_the_routing_of_every_swept_shape(tmp_path):
-    s = "llama8b-b1-32k"
-    res = results(swept_rows(s, layer_us=40.0, heuristic=32, single_us=400.0, sweep={16: 38.6, 32: 40.0},
-                             peer_us=39.5), select([s]), heuristic=32)
-    text = "\n".join(report.routing_section(res))
-    assert "| llama8b-b1-32k | `splitkv-32` | 40.00 | `splitkv-16` | 38.60 | 1.036 | 1.013 | `slower_than_own_best` |" \
-        in text
-    assert report.routing_section({"summary": {s: {"checks": {}}}}) == [], "no section where a shape was not swept"

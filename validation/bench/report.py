@@ -19,9 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from .summary import (
-    BAR_LARGE_FRACTION, BAR_MEDIUM_RATIO, BAR_OWN_ROUTE_RATIO, BAR_ROUTE_PEER_RATIO, BAR_SMALL_RATIO,
-)
+from .summary import BAR_LARGE_FRACTION, BAR_MEDIUM_RATIO, BAR_SMALL_RATIO
 from .table import markdown_table
 
 
@@ -190,31 +188,6 @@ def host_overhead_section(res: dict) -> list[str]:
     return lines
 
 
-def routing_section(res: dict) -> list[str]:
-    """The layer's route against the project's fastest own route and the best peer, where every shape was swept."""
-    entries = res["summary"]
-    if not entries or not all("routing" in e for e in entries.values()):
-        return []
-    lines = ["", "## Routing: the layer against the project's own routes", "",
-             "The layer's route; the fastest own route measured (the single pass, or split-KV at any swept "
-             "count, one split included: it gives the single pass's bits); x own = layer / best own, x peer = "
-             f"layer / best peer. Flags: `slower_than_own_best` above {BAR_OWN_ROUTE_RATIO}x, "
-             f"`slower_than_best_peer` above {BAR_ROUTE_PEER_RATIO}x.", "",
-             columns({"layer route": None, "layer us": "summary.{row}.routing.layer_us", "best own route": None,
-                      "best own us": "summary.{row}.routing.best_own_us",
-                      "x own": "summary.{row}.routing.ratio_to_best_own",
-                      "x peer": "summary.{row}.routing.ratio_to_best_peer", "flags": None}, rows_of="summary"),
-             "| shape | layer route | layer us | best own route | best own us | x own | x peer | flags |",
-             "|---|---|---|---|---|---|---|---|"]
-    for name, e in entries.items():
-        r = e["routing"]
-        peer = f"{r['ratio_to_best_peer']:.3f}" if "ratio_to_best_peer" in r else "-"
-        flags = ", ".join(f"`{flag}`" for flag in r["flags"]) or "-"
-        lines.append(f"| {name} | `{r['layer_route']}` | {r['layer_us']:.2f} | `{r['best_own_route']}` | "
-                     f"{r['best_own_us']:.2f} | {r['ratio_to_best_own']:.3f} | {peer} | {flags} |")
-    return lines
-
-
 def render(artifact: dict, artifact_path: str, images: list[str], sha256: str) -> str:
     """The page; `sha256` is the SHA-256 of the artifact file (the page declares it on its first line)."""
     res = artifact["results"]
@@ -283,7 +256,6 @@ def render(artifact: dict, artifact_path: str, images: list[str], sha256: str) -
         sweep = {int(k): v for k, v in e.get("sweep_us", {}).items()}
         lines.append(f"| {name} | " + " | ".join(f"{sweep[s]:.2f}" if s in sweep else "-"
                                                   for s in (1, 2, 4, 8, 16, 32, 64, 128)) + " |")
-    lines += routing_section(res)
     skipped: dict[str, dict[str, list[str]]] = {}
     for shape_name, m in res["shapes"].items():
         for peer, why in m.get("peers_skipped", {}).items():

@@ -1,6 +1,5 @@
 """The per-shape verdict of a benchmark run: ours against the best peer, the read
-ceiling, the single-pass kernel, the paged path and the split sweep; and, where the split
-sweep ran, the layer's route against the fastest route the project has (`routing`)."""
+ceiling, the single-pass kernel, the paged path and the split sweep."""
 
 from __future__ import annotations
 
@@ -12,10 +11,6 @@ BAR_SMALL_RATIO = 0.9
 BAR_SPEEDUP = 5.0
 BAR_PAGED_RATIO = 1.1
 BAR_HEURISTIC_RATIO = 1.1
-# The layer's route against the project's own fastest route and the best peer (model-matrix rows)
-BAR_OWN_ROUTE_RATIO = 1.03
-BAR_ROUTE_PEER_RATIO = 1.02
-SINGLE_PASS_ROUTE = "single_pass"
 
 
 def paged_name(name: str) -> str:
@@ -46,35 +41,6 @@ def layer_choices(sweep: dict[int, float], single_pass_us: float | None) -> dict
     if single_pass_us is not None and 1 in choices:
         choices[1] = single_pass_us
     return choices
-
-
-def route_name(num_splits: int) -> str:
-    """A route as the layer runs it: the single pass at one split, else split-KV at the count."""
-    return SINGLE_PASS_ROUTE if num_splits == 1 else f"splitkv-{num_splits}"
-
-
-def routing(ours_us: float, heuristic: int, single_pass_us: float | None, sweep: dict[int, float],
-            best_peer_us: float | None) -> dict:
-    """The layer's route against the fastest own route measured and the best peer.
-
-    The own routes are the single pass and the split kernel at every swept count, split(1)
-    included: it gives the single pass's bits (anchor A1), so whichever of the two launches is
-    faster could serve that work. `flags` names each bar the layer misses: more than 3 % slower
-    than its own best route, more than 2 % slower than the best peer.
-    """
-    own = {f"splitkv-{s}": us for s, us in sorted(sweep.items())}
-    if single_pass_us is not None:
-        own[SINGLE_PASS_ROUTE] = single_pass_us
-    best = min(own, key=own.get)
-    entry = {"layer_route": route_name(heuristic), "layer_us": ours_us, "best_own_route": best,
-             "best_own_us": own[best], "ratio_to_best_own": ours_us / own[best], "flags": []}
-    if entry["ratio_to_best_own"] > BAR_OWN_ROUTE_RATIO:
-        entry["flags"].append("slower_than_own_best")
-    if best_peer_us is not None:
-        entry["ratio_to_best_peer"] = ours_us / best_peer_us
-        if entry["ratio_to_best_peer"] > BAR_ROUTE_PEER_RATIO:
-            entry["flags"].append("slower_than_best_peer")
-    return entry
 
 
 def summarize(results: dict, shapes: tuple[BenchShape, ...]) -> dict:
@@ -131,7 +97,6 @@ def summarize(results: dict, shapes: tuple[BenchShape, ...]) -> dict:
             if heuristic in choices:
                 entry["heuristic_ratio_to_sweep_best"] = choices[heuristic] / choices[best_splits]
                 checks["heuristic_within_10pct"] = entry["heuristic_ratio_to_sweep_best"] <= BAR_HEURISTIC_RATIO
-            entry["routing"] = routing(ours_us, heuristic, single, sweep, entry.get("best_peer_us"))
         entry["passed"] = all(checks.values()) if checks else None
         out[s] = entry
     return out
