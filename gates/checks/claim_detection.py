@@ -37,11 +37,11 @@ from typing import Iterable
 from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
-from gates.checks.claim_mood import mood_of
+from gates.checks.claim_mood import disowned, mood_of, states_relative_result
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
     LATIN_WORD_START, METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS,
-    SELECTING_COMPARATIVES, SETUP_LEAD, WHICHEVER_COMPARATIVES, VALUE_AFTER, extra_pattern, is_setting,
+    PICKED_COMPARATIVES, SETUP_LEAD, VALUE_AFTER, extra_pattern, is_setting,
 )
 from gates.checks.term_pattern import Prefiltered, TermPattern, sharing_assertion
 from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
@@ -49,6 +49,7 @@ from gates.model.shown_text import shown_attributes
 
 _I = re.IGNORECASE
 _SENTENCE_END = re.compile(r"[.](?=\s|$)|[;!?。！？；]")
+_PERIOD = re.compile(r"[.](?=\s|$)|[!?。！？]|\n\s*\n")
 _CLAUSE_END = re.compile(
     r"[.](?=\s|$)|[;!?。！？；]"
     r"|,\s*(?:but|and|while|whereas|yet|so|although|though|because)\b|\b(?:but|however|whereas|although)\b"
@@ -59,8 +60,7 @@ _RESULT = re.compile(RESULTS, _I)
 _SUBJECT = Prefiltered(re.compile(sharing_assertion(SERVING_SUBJECTS, LATIN_WORD_START), _I))
 _MEASURE = Prefiltered(re.compile(sharing_assertion(SERVING_MEASURES, LATIN_WORD_START), _I))
 _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
-_SELECTING_COMPARATIVE = re.compile(SELECTING_COMPARATIVES, _I)
-_WHICHEVER_COMPARATIVE = re.compile(WHICHEVER_COMPARATIVES, _I)
+_PICKED_COMPARATIVES = tuple(re.compile(pattern, _I) for pattern in PICKED_COMPARATIVES)
 MENTION = "a mention: the clause states no result"
 # "This change makes no end-to-end claim.": a mention a negation or scope marker governs. A later sentence's pronoun
 # may still take it up ("We do not report TTFT here. It dropped 30%."), but it labels no block after it
@@ -68,6 +68,11 @@ NEGATED_MENTION = "a mention under a negation or scope marker: the clause states
 _MENTIONS = frozenset({MENTION, NEGATED_MENTION})
 _PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|它们?|其|该指标|这一指标)(?![A-Za-z])", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
+# "We do not claim any TTFT gain beyond the 30% we measured": a negation does not take back a result the author measured
+# "The decode throughput of the MLA kernel, …": a metric that names the kernel it is measured on
+_OF_A_KERNEL = re.compile(r"\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?"
+                          r"|GEMMs?|GEMVs?)(?=\s*(?:[,(:;]|$|\b(?:is|was|reaches|reached|hits|peaks|runs|at|on|in|vs)\b))", _I)
+_MEASURED_BY_AUTHOR = re.compile(r"\b(?:we|i)\s+(?:have\s+)?(?:measured|saw|got|observed|found|recorded)\b", _I)
 _MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
@@ -189,12 +194,14 @@ class _Block:
                 kernel_clauses[start] = words.subjects.clause_is_kernel_level(text[start:end]) is not None
             return kernel_clauses[start]
 
-        def clause_head(index: int) -> str:
-            return text[spans[bisect_right(span_starts, index) - 1][0]:index]
+        def kernel_rate(index: int) -> bool:
+            start, end = spans[bisect_right(span_starts, index) - 1]
+            return words.subjects.rate_of_a_kernel(text[start:index], text[start:end])
 
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
                    if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
-                   and not words.subjects.rate_of_a_kernel(clause_head(m.start()))
+                   and not kernel_rate(m.start())
+                   and not _OF_A_KERNEL.match(text, m.end())
                    and not (is_generic_measure(m.group(0))
                             and (words.subjects.measure_is_kernel_level(text, m.start(), m.end())
                                  or in_kernel_clause(m.start())))]
@@ -211,8 +218,8 @@ class _Block:
         """The block's results, found when a clause is first judged: most blocks name no claim word."""
         text = self.text
         choosers = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
-        choosers += [m.span("comparative") for m in _SELECTING_COMPARATIVE.finditer(text) if not m.group("copula")]
-        choosers += [m.span("comparative") for m in _WHICHEVER_COMPARATIVE.finditer(text)]
+        choosers += [m.span(next(name for name, value in m.groupdict().items() if value))
+                     for pattern in _PICKED_COMPARATIVES for m in pattern.finditer(text)]
         return _InTextOrder(m for m in _RESULT.finditer(text)
                             if not any(start <= m.start() < end for start, end in choosers)
                             and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
@@ -295,7 +302,12 @@ class _Block:
         reach = max((m.end() for m in results), default=start)
         if reach > start + len(clause):
             clause = self.text[start:self.spans[bisect_right([s for s, _ in self.spans], reach - 1) - 1][1]]
-        return mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        if mood is None:
+            sentence_start = max([m.end() for m in _PERIOD.finditer(self.text, 0, start)], default=0)
+            period = _PERIOD.search(self.text, start)
+            mood = disowned(clause, self.text[sentence_start:period.start() if period else len(self.text)])
+        return mood
 
     def _results_after(self, end: int, sentence_end: int) -> list[re.Match]:
         """The results of the rest of the sentence up to its next candidate: "TTFT 不在本 PR 范围内，但下降了两倍"."""
@@ -316,7 +328,8 @@ class _Block:
         mood = self._mood(clause, start, ends_with, results)
         if mood is not None:
             return self._verdict(at, words, False, clause, result, reason=mood.explain())
-        if is_excused(masked, mark, quantity_follows(self.text, term.end(), sentence_end), self.under_lead_in):
+        if is_excused(masked, mark, quantity_follows(self.text, term.end(), sentence_end), self.under_lead_in) \
+                and not (_MEASURED_BY_AUTHOR.search(clause) and states_relative_result(clause)):
             return self._verdict(at, words, False, clause, result,
                                  reason="negated or out of scope (a negation, a scope marker or a follow-up lead-in "
                                         "governs it)")

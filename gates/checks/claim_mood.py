@@ -43,7 +43,7 @@ class Mood:
 _I = re.IGNORECASE
 _QUESTION_MARK = "?？"
 _QUESTION_START = re.compile(
-    r"^\W*(?:how|what|why|where|which|who|whether|any\s+(?:idea|ideas|plan|plans|update|numbers)"
+    r"^\W*(?:how|what(?!\s+(?:we|i|they|you)\s+(?:\w+ed|saw|got|found|see|get)\b)|why|where|which|who|whether|any\s+(?:idea|ideas|plan|plans|update|numbers)"
     r"|(?:can|could|should|shall|would|do|does|did|is|are|was|were|has|have)\s+(?:we|you|i|anyone|someone|this|it|there"
     r"|the)\b|wonder(?:ing)?\s+(?:if|whether|how)|is\s+there|are\s+there)\b",
     _I)
@@ -61,16 +61,25 @@ _LEVEL_TO_REACH = (r"(?:\bto\s+(?:at\s+least\s+|over\s+|above\s+|below\s+|under\
 _REQUEST = re.compile(rf"^\W*(?:{_WISH}\b.*|{_IMPERATIVE}\b.*{_LEVEL_TO_REACH})", _I)
 _ZH_REQUEST = re.compile(r"^\W*(?:请|麻烦|希望|需要|建议|争取|力争|要求|求)")
 # "Before merging, please confirm that p99 ITL stays within 45 ms": a request after a lead-in phrase
+# A request that wraps a result its author measured still states it: "please confirm the 30% TTFT win we measured",
+# "Please merge: this makes TTFT 30% lower", "Let's merge this 30% TTFT reduction"
+_WRAPPED_RESULT = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|observed|found|recorded)\b|\b(?:showed|shows|shown)\b"
+                             r"|\bthis\s+(?:gives|makes|brings|delivers|yields)\b|\b(?:we|i)\s+(?:have\s+)?(?:won|gained)\b", _I)
+_MERGE_REQUEST = re.compile(r"\b(?:merge|ship|land|approve|accept|take\s+a\s+look\s+at|review)\b", _I)
 _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
                      r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
 
 _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
     r"|must\s+(?:stay|be|remain|not\s+exceed)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
-    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain)"
-    r"|(?:regressions?|slow-?downs?|drops?|increases?|gains?|improvements?)\s+(?:of\s+)?(?:above|over|beyond|exceeding"
-    r"|more\s+than|greater\s+than|larger\s+than|below|under|less\s+than|within)\s+[\d.,]+)\b"
+    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b"
     r"|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
+# "A TPOT regression above 5% would block the release", "fails the PR if tok/s drops more than 2%": a threshold that a
+# gate acts on; without the gate ("gains above 30% were observed") it is a result
+_THRESHOLD = re.compile(r"\b(?:regressions?|slow-?downs?|drops?|increases?|gains?|improvements?)\s+(?:of\s+)?(?:above|over"
+                        r"|beyond|exceeding|more\s+than|greater\s+than|larger\s+than|below|under|less\s+than)\s+[\d.,]+", _I)
+_GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
+                   r"|acceptable|budget)\b", _I)
 # "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
 _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
                              r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$", _I)
@@ -78,7 +87,7 @@ _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。,；;]{0,12}?到\s*[\d.,]", _I)
 _ACHIEVED = re.compile(r"\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
-                       r"|exceeded|within)\b|达到了|已达到|满足了|达成|超过了", _I)
+                       r"|exceeded|within|clears?|cleared|pass(?:es|ed)|satisf(?:y|ies|ied))\b|达到了|已达到|满足了|达成|超过了", _I)
 
 _FUTURE = (r"(?:\bwill\b|\bshall\b|['’]ll\b|\bgoing\s+to\b|\bplan(?:s|ned)?\s+to\b|\bto\s+be\b|\btodo\b|\bto\s*do\b"
            r"|\bnext\s+(?:step|pr|change|stage)\b|\bfollow[\s\-]?ups?\b|\blater\b|\bfuture\b|\bin\s+stage\s+[A-D]\b"
@@ -101,6 +110,7 @@ _POINTER = re.compile(
     r"^\W*(?:see|refer\s+to|check\s+out|look\s+at|use\s+the|run\s+the|to\s+see|to\s+reproduce|to\s+measure"
     r"|to\s+compare|for\s+(?:the\s+)?(?:numbers|results|details))\b"
     r"|\b(?:(?:closes|fixes|resolves|addresses|part\s+of|related\s+to|refs?)\s+#\d+"
+    r"|related\s*:?\s*#\d+|#\d+\s+(?:tracks|covers|is\s+about|follows\s+up)"
     r"|(?:^|[,;(]\s*|\b(?:please|and)\s+)see\s+(?:the|docs?|below|above|our|\[|https?:|§)|see\s+(?:below|above|docs?/|\[|https?:|§|#\d)"
     r"|refer\s+to|(?:is|are)\s+(?:in|on)\s+(?:the|our|this|docs/)|lives?\s+in|can\s+be\s+found|found\s+in"
     r"|available\s+(?:in|at|on)|reported\s+(?:in|by)|dashboards?|tracked\s+in)\b|详见|参见|参考|请看|见下|見る|参照", _I)
@@ -108,10 +118,33 @@ _POINTER = re.compile(
 _CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|provided|in\s+case|whether"
                                 r"|如果|假如|若|假设|倘若|一旦|要是|もし)", _I)
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
-                           r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten)\w*"
+                           r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort"
+                           r"|inflat|mislead)\w*"
                            r"|\bany\s+(?:[\w\-]+\s+){0,2}?(?:regressions?|improvements?|gains?|speed-?ups?|slow-?downs?|drops?"
-                           r"|changes?|differences?|wins?)\b"
-                           r"|(?:可能|或许|也许|理论上|有望)\s*(?:会|能)?\s*(?:提升|降低|改善|加快|减少)", _I)
+                           r"|changes?|differences?|wins?)\b(?=[^.;]{0,40}\b(?:should|would|could|might|may|will|can|shows?\s+up|stands?\s+out"
+                           r"|easier|visible)\b)"
+                           r"|\b(?:catch|spot|detect|flag|find|check\s+for|look\s+for|watch\s+for)\s+any\b"
+                           r"|(?:可能|或许|也许|理论上|有望|应该|应当|预计|预期)[^，。,；;]{0,20}?(?:会|能)?\s*(?:有所)?\s*"
+                           r"(?:提升|降低|改善|加快|减少)", _I)
+# "We expect the end-to-end gain to be small": an expectation, not a measurement
+_EXPECTATION = re.compile(r"\b(?:we|i)\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
+                          r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show)\b", _I)
+# "… fails the PR if output tok/s drops more than 2%": a result inside a condition
+_SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed)\b", _I)
+_CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever)\b|如果|若|一旦", _I)
+# A number that its sentence attributes elsewhere and disowns ("figures from the upstream README; we did not reproduce
+# them"), or that the clause takes back ("The 3% increase I mentioned yesterday was a mistake")
+_ELSEWHERE = re.compile(
+    r"\b(?:from|in|by)\s+(?:the\s+)?(?:upstream|paper|original|vendor|their|other)\b|\bupstream['’]?s?\b"
+    r"|\bthe\s+paper\s+(?:reports?|says|claims|shows)|\btheir\s+(?:setup|numbers?|README|blog|paper)\b|来自上游|上游|论文", _I)
+_DISOWNED = re.compile(
+    r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:reproduce|verify|check"
+    r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
+    r"|没有复现|未复现|未验证|没有验证|未测", _I)
+_RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
+                        r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|误测|请忽略|作废", _I)
+_EARLIER = re.compile(r"\b(?:(?:i|we)\s+(?:mentioned|posted|reported|quoted|shared)|earlier|yesterday|previous(?:ly)?"
+                      r"|before)\b|昨天|之前|先前|上次|贴的", _I)
 
 _NEGATED_RESULT = re.compile(
     r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+\w+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect"
@@ -124,9 +157,9 @@ _PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended
 # "TTFT p50 on the reference box usually sits between 280 and 320 ms": how a metric usually reads, not what this change
 # did; a clause that names the change or a change (now, this PR, the branch, after, from … to) is not excused
 _USUAL = re.compile(r"\b(?:usually|typically|normally|generally|historically|ordinarily)\b|通常|一般|平时|往常", _I)
-_NAMES_THE_CHANGE = re.compile(r"\b(?:now|this\s+(?:pr|change|patch|branch|commit)|the\s+(?:pr|patch|branch|change|fix)"
-                               r"|after|since|with\s+(?:the\s+)?(?:new|patch|change|fix)|anymore)\b"
-                               r"|本\s*(?:PR|改动|修改|提交)|现在|之后|改后", _I)
+_NAMES_THE_CHANGE = re.compile(r"\b(?:now|this|patch\w*|new|main|baseline|before|previous|old|arms?|branch|build|pr|change"
+                               r"|fix|with|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
+                               r"|whereas)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
@@ -139,6 +172,16 @@ _RELATIVE = re.compile(
 def states_relative_result(clause: str) -> bool:
     """The clause states a relative result (2x, 30 %, 1.4 倍, 12 ms lower, 812 -> 540)."""
     return _RELATIVE.search(clause) is not None
+
+
+def disowned(clause: str, sentence: str) -> Mood | None:
+    """A clause that attributes its numbers elsewhere, in a sentence that disowns them: "The 20% figure is from the
+    upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
+    A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
+    elsewhere, disowning = _ELSEWHERE.search(clause), _DISOWNED.search(sentence)
+    if elsewhere and disowning:
+        return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
+    return None
 
 
 def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ()) -> Mood | None:
@@ -157,12 +200,16 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         found = pattern.search(stripped)
         if found:
             return Mood("a question", found.group(0))
+    wrapped = _WRAPPED_RESULT.search(stripped) or (_MERGE_REQUEST.search(stripped) and states_relative_result(stripped))
     for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE):
         found = pattern.search(stripped)
-        if found:
+        if found and not wrapped:
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
+    threshold = _THRESHOLD.search(stripped) if target is None and _GATE.search(stripped) else None
+    if threshold and not _ACHIEVED.search(stripped):
+        return Mood("a threshold", threshold.group(0))
     if target and not _ACHIEVED.search(stripped) and not _FINITE_CHANGE.search(stripped):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):
@@ -172,6 +219,14 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     condition = _CONDITIONAL_START.search(stripped)
     if condition:
         return Mood("a condition", condition.group(0))
+    inside = _CONDITION_INSIDE.search(stripped)
+    if inside and results and all(start - offset > inside.start() for start, _ in results):
+        return Mood("a condition", inside.group(0))
+    if _RETRACTED.search(stripped) and _EARLIER.search(stripped) and len(_RELATIVE.findall(stripped)) <= 1:
+        return Mood("a retracted number", _RETRACTED.search(stripped).group(0))
+    expectation = _EXPECTATION.search(stripped)
+    if expectation and not _FINITE_CHANGE.search(stripped) and not _SEEN.search(stripped):
+        return Mood("an expectation", expectation.group(0))
     if states_relative_result(stripped):
         return None
     future, verb = _FUTURE_RE.search(stripped), _PLAN_VERB_RE.search(stripped)

@@ -32,7 +32,7 @@ _KERNEL_SCOPE_WORD = (
     rf"(?:{KERNEL_WORD}|route|pass|programs?|tiles?|warps?|CTAs?|grids?|attention|read|loop|layer|call|caches?|bytes"
     r"|KV|bandwidth|peak|ceiling|floor|occupancy|GEMMs?|matmuls?|ops?|operators?|all-?reduce|NCCL|collectives?"
     r"|单遍|切分|路由|程序|层|峰值)")
-_KERNEL_SCOPE = re.compile(rf"{_KERNEL_SCOPE_WORD}[^.;!?。！？；|]{{0,24}}$", _I)
+_KERNEL_SCOPE = re.compile(rf"(?<![A-Za-z]){_KERNEL_SCOPE_WORD}[^.;!?。！？；|]{{0,24}}$", _I)
 _KERNEL_AFTER = re.compile(
     rf"^(?:{_H}*(?:bound|hiding|stalls?)\b|\s*(?:受限|隐藏)"
     rf"|\s+(?:of|in|on|for|at)\s+(?:[\w-]+\s+){{0,3}}?{_KERNEL_SCOPE_WORD}"
@@ -47,7 +47,10 @@ _SCOPE_SPANS_KERNEL = re.compile(
     r"^[\s(,:\-]*(?:(?:latency|time|timing|runtime|duration)\s*)?[\s(,:]*"
     r"(?:fwd|bwd|forward|backward|kernel|op\b|ops\b|operator|gemm|matmul|layer|microbench|launch|including\s+(?:the\s+)?"
     r"(?:launch|kernel|copy|copies)|us\b|µs|μs|ns\b|cycles)"
-    r"|^[^.;|]{0,40}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])", _I)
+    r"|^[^.;|]{0,40}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])"
+    # "End-to-end, the quantization pass (scale + cast + pack) now takes 48 µs"
+    r"|^[\s,:]*(?:the\s+)?(?:[\w\-]+\s+){0,3}?(?:pass|kernel|op|operator|launch|gemm|matmul)\b[^.;|]{0,80}?"
+    r"\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing)\b", _I)
 # Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
@@ -57,7 +60,14 @@ _KERNEL_WORLD = re.compile(
     r"|microbench\w*)(?![A-Za-z])|算子|内核|单层|寄存器|共享内存|占用率", re.IGNORECASE)
 _KERNEL_TIMES = re.compile(r"\d\s*(?:us|µs|μs|ns|微秒|纳秒)(?![A-Za-z])")
 _MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d\s*(?:tok|t/s|req|TPS|RPS|QPS)")
-_SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at)\s+(?:the\s+)?|上|下|在)$", _I)
+_SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at|from|of)\s+(?:the\s+)?|上|下|在|按照?\s*|以\s*)$", _I)
+# What follows a model named as where a kernel's shapes come from: "Llama-3-8B shapes", "the Llama-3-8B MLP", "的解码形状"
+_SHAPE_SOURCE_AFTER = re.compile(
+    r"^[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?|attention|sizes?|mlp|ffn|moe"
+    r"|experts?|projections?|gemms?|decode\s+shapes?|prefill\s+shapes?)\b"
+    r"|^\s*的?\s*(?:所有|全部|各|典型)?\s*(?:[A-Za-z]+\s*)?(?:解码|预填充|推理)?\s*(?:形状|shape|层|尺寸)", _I)
+# A kernel's own settings: "BLOCK_N=128", "num_warps=8"
+_KERNEL_CONFIG = re.compile(r"\bBLOCK_[A-Z]+\b|\bnum_(?:warps|stages|ctas)\b")
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
 _ENGINE_NAME = re.compile(ENGINE_NAMES, _I)
 _TRAINING_STEP = re.compile(TRAINING_STEPS, _I)
@@ -69,9 +79,29 @@ _KERNEL_RATE_HEAD = re.compile(
     r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`]+\s+){0,4}?[\w\-`]+)\s+"
     r"(?:now\s+|alone\s+|itself\s+|still\s+)?(?:processes|handles|reaches|achieves|sustains|does|runs\s+at|hits|delivers"
     r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*$", _I)
+# "Kernel throughput for the RoPE + quant fusion is 41M tokens/s", "The decode throughput of the MLA kernel, …",
+# "该内核的吞吐折合约 120 万 tokens/s": a throughput that is a kernel's by name
+_KERNEL_THROUGHPUT = re.compile(
+    r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?)['’]?s?\s+throughput\b"
+    r"|\bthroughput\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?|GEMMs?"
+    r"|GEMVs?)(?![A-Za-z])|(?:内核|算子|kernel)\s*的?\s*吞吐", _I)
 _SERVING_HEAD = re.compile(
     rf"{SERVING_SUBJECTS}|{SERVING_MEASURES}|{SCOPE_TERMS}|(?<![A-Za-z])(?:servers?|engines?|systems?|models?|deployments?"
     r"|endpoints?|clusters?|nodes?|pipelines?|instances?|replicas?|backends?|training|trainers?|runs?|jobs?)(?![A-Za-z])", _I)
+
+
+# "not per kernel", "rather than the kernel's", "unlike the kernel-only number": a kernel named to deny that the clause
+# is about it puts the clause in no kernel's world
+_KERNEL_DENIED = re.compile(
+    r"(?:\bnot(?:\s+(?:just|only|merely|simply|per|the|a|an|in|at|for|of|its|their|our))*|\brather\s+than(?:\s+(?:per|the|a))?"
+    r"|\bunlike(?:\s+(?:the|a|its))?|\binstead\s+of(?:\s+(?:the|a))?|\bbeyond(?:\s+(?:the|a))?|\bmore\s+than(?:\s+(?:the|a))?"
+    r"|n['’]t(?:\s+\w+){0,2}?)\s+(?:[\w\-]+\s+){0,2}?[\w\-]*(?:kernel|microbench|GEMM|op\b|operator)[\w'’\-]*"
+    r"(?:\s+(?:microbenchmarks?|numbers?|times?|results?|level|only))?", _I)
+
+
+def without_denied_kernels(clause: str) -> str:
+    """The clause with every kernel it names only to deny it blanked out."""
+    return _KERNEL_DENIED.sub(lambda m: " " * len(m.group(0)), clause)
 
 
 class Subjects:
@@ -83,12 +113,13 @@ class Subjects:
 
     def measure_is_kernel_level(self, text: str, start: int, end: int) -> bool:
         """The measure at text[start:end] is scoped to a kernel, a memory, a route or a pass."""
-        return bool(_KERNEL_SCOPE.search(text, max(0, start - 40), start)
+        return bool(_KERNEL_SCOPE.search(without_denied_kernels(text[max(0, start - 40):start]))
                     or _KERNEL_AFTER.match(text[end:end + 40]))
 
     def clause_is_kernel_level(self, clause: str) -> str | None:
         """Why a clause about a generic measure (latency, throughput, 吞吐) is kernel-level, or None: it is set
         in a kernel's world (a kernel, a GEMM, L2, occupancy, one layer) or timed in microseconds only."""
+        clause = without_denied_kernels(clause)
         world = _KERNEL_WORLD.search(clause) or self.kernel.search(clause)
         if world:
             return f"kernel-level: the clause is about a kernel ({world.group(0)!r})"
@@ -96,17 +127,20 @@ class Subjects:
             return "kernel-level: timed in microseconds"
         return None
 
-    def rate_of_a_kernel(self, clause_head: str) -> bool:
+    def rate_of_a_kernel(self, clause_head: str, clause: str) -> bool:
         """The rate that follows `clause_head` (the clause up to a tokens/s unit) is a kernel's: the kernel is the
-        subject that reaches it ("In isolation the fused MoE kernel now processes 1.9M tokens/s"). A clause whose
-        head names a server, a model, users or a serving measure is left to them."""
+        subject that reaches it ("In isolation the fused MoE kernel now processes 1.9M tokens/s"). A clause that
+        names a server, a model, users or a serving measure anywhere ("… in our serving benchmark") is left to them."""
+        named = _KERNEL_THROUGHPUT.search(clause_head)
+        if named:
+            return not _SERVING_HEAD.search(clause[:named.start()] + " " + clause[named.end():])
         found = _KERNEL_RATE_HEAD.match(clause_head)
         return bool(found and self.kernel.fullmatch(found.group("subject").split()[-1].strip("`"))
-                    and not _SERVING_HEAD.search(clause_head))
+                    and not _SERVING_HEAD.search(clause))
 
     def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
         """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""
-        after = clause[end:end + 60]
+        after = clause[end:end + 140]
         spans = _SCOPE_SPANS_KERNEL.match(after)
         if spans:
             return f"kernel-level: end to end of a kernel or pass ({spans.group(0).strip(' (,:')!r})"
@@ -114,7 +148,7 @@ class Subjects:
         if testing:
             return f"about tests, not a level of results ({testing.group(0).strip()!r})"
         if not model_level_in_clause:
-            kernel = self.kernel.search(clause)
+            kernel = self.kernel.search(without_denied_kernels(clause))
             if kernel:
                 return f"kernel-level: the clause is about a kernel ({kernel.group(0)!r})"
         return None
@@ -126,6 +160,6 @@ class Subjects:
             return bool(_KERNEL_WORLD.search(clause) or self.kernel.search(clause))
         if not _MODEL_NAME.fullmatch(clause[start:end]):
             return False
-        return bool(_SETTING_PREPOSITION.search(clause[:start]) or
-                    re.match(r"^[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?"
-                             r"|attention|sizes?)\b", clause[end:end + 20], _I)) and bool(self.kernel.search(clause))
+        return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
+            and bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause) or _KERNEL_CONFIG.search(clause)
+                     or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))

@@ -46,7 +46,8 @@ def _ascii_words(pattern: str) -> str:
 
 _PER_SECOND = r"\s*/\s*s(?:ec(?:ond)?s?)?\b"
 METRIC_TERMS = _ascii_words(
-    r"\bTTFTs?\b|\bTPOTs?\b|\bITLs?\b|\bE2ELs?\b|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
+    r"\bTTFTs?\b|\bTTFBs?\b|\bTPOTs?\b|\bITLs?\b|\bE2ELs?\b|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
+    rf"|\btime{_H}+to{_H}+first{_H}+byte\b|\bepoch{_H}+times?\b|\btime{_H}+per{_H}+epoch\b"
     rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\bfirst{_H}*tok(?:en)?{_H}+(?:time|latency)\b"
     rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
     rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b|\btime{_H}+between{_H}+tokens\b"
@@ -131,7 +132,7 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full|overall){_H}+(?:model|pipeline|system|server|stack){_END}"
     rf"|{_BEGIN}models?(?:['’]s)?{_H}+(?:answers?|responds?|repl(?:y|ies)|generates?|outputs?|responses?|speed"
     rf"|runs?|decodes?){_END}"
-    rf"|{_BEGIN}(?:the{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
+    rf"|{_BEGIN}(?:the{_H}+|their{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:(?:now|still){_H}+)?(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
     rf"|is{_H}+(?:returned|streamed|shown)){_END}"
     rf"|{TRAINING_STEPS}"
     rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
@@ -164,13 +165,33 @@ SERVING_MEASURES = (
     rf"|{_BEGIN}(?:latenc(?:y|ies)|throughput|response{_H}+times?|wait(?:ing)?{_H}+times?"
     rf"|time{_H}+to{_H}+(?:answer|respond|reply)){_NAME_END}"
     rf"|{_BEGIN}(?:latenz(?:en)?|durchsatz|latencias?|latences?|d[ée]bit){_END}"
+    # "The model is 1.8x faster", "This PR makes the server faster", "the service's p99", "Requests complete 30%
+    # sooner", "Training is 20% faster", "Decode is 30% faster": what serves or trains, as the subject of a result
+    # (measures: a clause about a kernel or timed in microseconds keeps them kernel-level)
+    r"|(?:(?<=the )|(?<=our )|(?<=this )|(?<=your )|(?<=whole )|(?<=entire )|(?<=patched )|(?<=new ))"
+    rf"(?:model|server|service|api|endpoint"
+    rf"|deployment|fleet|cluster|system|stack|app(?:lication)?|build|branch){_END}"
+    rf"(?=(?:['’]s)?(?:,[^,.;]{{1,40}},)?{_H}+(?:(?:now|still|also|then){_H}+)?(?:is|was|are|were|runs?|ran|responds?|responded|answers?"
+    rf"|answered|handles?|handled|serves?|served|finish(?:es|ed)?|complet(?:es|ed)|process(?:es|ed)?|gets?|got"
+    rf"|becomes?|became|feels?|p\d+|latency|throughput|tail){_END})"
+    rf"|{_BEGIN}makes?{_H}+(?:the|our|this){_H}+(?:model|server|service|api|endpoint|deployment|system){_END}"
+    # "Main is now the slower server", "ship the 1.5x faster model"
+    r"|(?:(?<=faster )|(?<=slower )|(?<=quicker )|(?<=cheaper )|(?<=better )|(?<=worse ))"
+    rf"(?:models?|servers?|services?|endpoints?|deployments?|systems?|inference|serving){_END}"
+    rf"|{_BEGIN}(?:training|fine{_H}?tuning|pre{_H}?training|decode|decoding|prefill|streaming(?:{_H}+output)?|inference)"
+    rf"(?=(?:{_H}+speed)?{_H}+(?:(?:now|still|also){_H}+)?(?:(?:is|was|are|were|runs?|ran|gets?|got)"
+    rf"(?:{_H}+(?:now|also|still|up|down))?{_H}+(?:\d|twice|half|(?:[a-z]+er|up|down){_END})"
+    rf"|finish(?:es|ed)?|complet(?:es|ed)|takes?|took))"
+    rf"|{_BEGIN}(?:requests?|quer(?:y|ies)|prompts?|jobs?|tasks?|agents?|clients?|callers?|customers?)"
+    rf"(?={_H}+(?:now{_H}+)?(?:complete|completed|finish|finished|return|returned|get|got|see|saw|wait|waited)\b)"
+    rf"|{_BEGIN}waits?{_H}+(?:before|for){_H}+(?:the{_H}+)?first{_H}+(?:output{_H}+)?(?:token|byte)s?{_END}"
     r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間"
 )
 
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)"
 # "3 times faster", "twice the throughput", "twice as fast": a multiple; "we ran it 3 times", "measured twice, once per
 # arm": how often something ran, not a result
-_MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|more|less|fewer|faster|slower|quicker"
+_MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|more|less|fewer|faster|slower|quicker|over"
              rf"|cheaper|lower|higher|shorter|longer|better|worse|greater|larger|smaller|bigger|sooner){_END})")
 # "the first half of the trace": a part of something, not a result
 _NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-])(?<!former[\s\-])(?<!last[\s\-])"
@@ -184,6 +205,7 @@ QUANTITIES = (
     rf"{_H}+sec(?:ond)?\b"
     r"|秒|毫秒|ミリ秒|分钟|(?:token|tok|请求|样本)s?\s*/\s*秒)"
     rf"|[一两二三四五六七八九十半几数]\s*倍|{_BEGIN}{_NUMBER_WORDS}{_H}?fold{_END}"
+    rf"|{_BEGIN}{_NUMBER_WORDS}{_H}+times{_END}{_MULTIPLE}|{_BEGIN}by{_H}+(?:\d[\d.,]*|{_NUMBER_WORDS}){_H}*times{_END}"
     rf"|{_BEGIN}(?:by\s+)?(?:a|one|two)\s+(?:third|quarter|fifth|tenth)s?{_END}"
 )
 _COMPARATIVES = (
@@ -199,7 +221,9 @@ _CHANGE_VERBS = (
     rf"|drop(?:s|ped|ping)?|cut(?:s|ting)?|boost(?:s|ed|ing)?|regress(?:es|ed|ing)?|degrad(?:e|es|ed|ing)"
     rf"|rose|rises?|rising|fell|falls?|falling|jump(?:s|ed)?|climb(?:s|ed)?|slash(?:es|ed)?|shrink(?:s)?|shrank"
     rf"|goes{_H}+(?:up|down)|went{_H}+(?:up|down)|speeds?{_H}+up|sped{_H}+up|go(?:es)?{_H}+from|went{_H}+from"
-    rf"|up{_H}+from|down{_H}+from|beats?|lower(?:s|ed|ing)|rais(?:e|es|ed|ing)|shorten(?:s|ed|ing)?|trim(?:s|med)?|outperform(?:s|ed)?|saves?|saved|shaves?|shaved|accelerat(?:e|es|ed))"
+    rf"|up{_H}+from|down{_H}+from|beats?|lower(?:s|ed|ing)|rais(?:e|es|ed|ing)|shorten(?:s|ed|ing)?|trim(?:s|med)?|outperform(?:s|ed)?|saves?|saved|shaves?|shaved|accelerat(?:e|es|ed)"
+    rf"|won|outpac(?:e|es|ed)|outrun(?:s)?|outran|(?:comes?|came){_H}+out{_H}+ahead|edg(?:e|es|ed){_H}+out|tops|topped"
+    rf"|(?:leaves?|left){_H}+(?:\w+{_H}+){{0,2}}behind|ha(?:s|ve|d){_H}+the{_H}+edge|grew|grows|grown|ahead{_H}+of)"
     rf"{_END}"
     rf"|{_BEGIN}(?:speed{_H}?ups?|improvements?|gains?|regressions?|reductions?|boosts?|uplift|slow{_H}?downs?"
     rf"|wins?|savings?){_END}"
@@ -240,19 +264,31 @@ SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outpu
 # "the slower pass was kept", "whichever launch is the faster one": a comparative that picks one of the change's own
 # kernels, passes or variants names it, it is not a result; after a copula it is ("split-KV is the faster one"), so a
 # match with `copula` set is not a selection
-# "serving takes whichever launch is the faster one", "whichever is cheaper": a comparative that picks, not a result
+# A comparative inside an act of choosing one of the change's own variants names what was chosen; it is not a result:
+# "the slower pass of each row was kept", "The faster variant (BLOCK_N=128) was kept", "we keep the faster of the two",
+# "serving takes whichever launch is the faster one", "更快的那组配置已保留". Without the act it is one ("the faster
+# launch was the one with this PR", "TTFT is now the faster one").
+_PICKED_COMPARATIVE = r"(?P<comparative>faster|slower|quicker|cheaper|shorter|longer|better|worse|lower|higher)"
+_VARIANT = (rf"(?:kernels?|pass(?:es)?|routes?|launch(?:es)?|paths?|variants?|configs?|configurations?|tiles?|loops?"
+            rf"|merges?|versions?|options?|candidates?|layouts?|formats?|counts?|splits?|plans?|programs?|grids?"
+            rf"|settings?|runs?|samples?|repeats?|measurements?)")
+_ASIDE = rf"(?:{_H}*\([^)]{{0,80}}\))?"
+KEPT_COMPARATIVES = (
+    rf"{_BEGIN}(?:the|its|their){_H}+{_PICKED_COMPARATIVE}{_H}+(?:[\w\-]+{_H}+)?{_VARIANT}{_ASIDE}"
+    rf"(?:{_H}+(?:of|for|per){_H}+(?:each|every|the){_H}+[\w\-]+)?{_H}+(?:was|were|is|are|gets?|got){_H}+"
+    rf"(?:(?:then|always|also){_H}+)?(?:kept|chosen|picked|selected|retained|dropped|discarded|reported|taken){_END}"
+    rf"|(?P<zh_comparative>更快|更慢)的\s*(?:那|这)?\s*(?:组|个|套|种|次)?\s*(?:配置|版本|方案|实现|变体|kernel|内核|结果)"
+    rf"(?:\s*[（(][^）)]{{0,80}}[）)])?\s*(?:已|被|会)?\s*(?:保留|采用|选用|选中)"
+)
+CHOSEN_COMPARATIVES = (
+    rf"{_BEGIN}(?:keeps?|kept|picks?|picked|chooses?|chose|selects?|selected|retains?|retained|reports?|reported)"
+    rf"{_H}+(?:only{_H}+)?(?:the|its|their){_H}+{_PICKED_COMPARATIVE}{_H}+(?:of{_H}+the|one|{_VARIANT}){_END}"
+)
 WHICHEVER_COMPARATIVES = (
-    rf"{_BEGIN}whichever{_H}+(?:[\w`\-]+{_H}+){{0,4}}?(?:is|are|was|were|runs?|proves?){_H}+(?:(?:the|a){_H}+)?"
-    rf"(?P<comparative>faster|slower|quicker|cheaper|shorter|longer|better|worse|lower|higher){_END}"
+    rf"{_BEGIN}(?:takes?|took|runs?|ran|uses?|used|picks?|picked|keeps?|kept|launch(?:es)?|serves?){_H}+whichever"
+    rf"{_H}+(?:[\w`\-]+{_H}+){{0,4}}?(?:is|are|was|were|runs?|proves?){_H}+(?:(?:the|a){_H}+)?{_PICKED_COMPARATIVE}{_END}"
 )
-SELECTING_COMPARATIVES = (
-    rf"(?P<copula>{_BEGIN}(?:is|are|was|were|be|been|being|becomes?|became|remains?|stays?|seems?){_H}+)?"
-    rf"{_BEGIN}(?:the|a|an|its|their|this|that){_H}+"
-    rf"(?P<comparative>faster|slower|quicker|cheaper|shorter|longer|better|worse|lower|higher){_H}+"
-    rf"(?:of{_H}+the|one|ones|(?:(?:split|single|paged|contiguous|direct|packed|fused|eager|graph){_H}*)?"
-    rf"(?:kernels?|pass(?:es)?|routes?|launch(?:es)?|paths?|variants?|configs?|configurations?|tiles?|loops?|merges?"
-    rf"|versions?|options?|candidates?|choices?|layouts?|formats?|counts?|splits?|plans?|programs?|grids?)){_END}"
-)
+PICKED_COMPARATIVES = (KEPT_COMPARATIVES, CHOSEN_COMPARATIVES, WHICHEVER_COMPARATIVES)
 
 # The load a benchmark was run at, and how long, are its settings, not its results: "at 8 req/s",
 # "with a request rate of 20 req/s", "--request-rate 16", "在 10 QPS 的负载下", "for 10 minutes".

@@ -41,7 +41,7 @@ def cases(part: str) -> list[tuple[str, str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("part", choices=("dev", "heldout", "heldout2", "heldout3", "heldout4"))
+    parser.add_argument("part", choices=("dev", "heldout", "heldout2", "heldout3", "heldout4", "redteam"))
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict with its explanation")
     args = parser.parse_args(argv)
     total, flagged, wrong = Counter(), Counter(), []
