@@ -37,7 +37,7 @@ from typing import Iterable
 from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
-from gates.checks.claim_mood import disowned, mood_of, states_relative_result
+from gates.checks.claim_mood import USUAL_VALUE, disowned, mood_of, names_another_arm, states_relative_result
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
     LATIN_WORD_START, METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS,
@@ -60,13 +60,22 @@ _RESULT = re.compile(RESULTS, _I)
 _SUBJECT = Prefiltered(re.compile(sharing_assertion(SERVING_SUBJECTS, LATIN_WORD_START), _I))
 _MEASURE = Prefiltered(re.compile(sharing_assertion(SERVING_MEASURES, LATIN_WORD_START), _I))
 _SETTING_COMPARISON = re.compile(SETTING_COMPARISONS, _I)
+# What serves or trains, named as a measure ("the model is …", "decode is 30% faster"): its clause, not the words just
+# before it, decides whether it is a kernel's ("Kernel 2x, model 1.4x" is about the model)
+_ENTITY = re.compile(r"(?:model|system|stack|app(?:lication)?|build|branch|training|fine[\s\-]?tuning|pre[\s\-]?training"
+                     r"|decode|decoding|prefill|streaming(?:\s+output)?|inference|requests?|quer(?:y|ies)|prompts?|jobs?|tasks?"
+                     r"|agents?|clients?|callers?|customers?|waits?\b.*|(?:整个|整体)?模型)", _I)
 _PICKED_COMPARATIVES = tuple(re.compile(pattern, _I) for pattern in PICKED_COMPARATIVES)
 MENTION = "a mention: the clause states no result"
 # "This change makes no end-to-end claim.": a mention a negation or scope marker governs. A later sentence's pronoun
 # may still take it up ("We do not report TTFT here. It dropped 30%."), but it labels no block after it
 NEGATED_MENTION = "a mention under a negation or scope marker: the clause states no result"
 _MENTIONS = frozenset({MENTION, NEGATED_MENTION})
-_PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|它们?|其|该指标|这一指标)(?![A-Za-z])", _I)
+_PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|ours|measured\s*:|results?\s*:|它们?|其|该指标|这一指标)"
+                      r"(?![A-Za-z])", _I)
+# "…, and so is the model's decode step", "so did Llama-3-8B decode", "decode is too": the result of the clause before
+_SO_TOO = re.compile(r"^\W*(?:and\s+)?(?:so\s+(?:is|was|are|were|does|did|do|has)\b|the\s+same\s+(?:holds|goes|is\s+true)\s+for\b"
+                     r"|as\s+(?:is|does|did)\b)|\b(?:is|are|was|were|does|did)\s+too\b|\bas\s+well\b|也一样|同样", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
 # "We do not claim any TTFT gain beyond the 30% we measured": a negation does not take back a result the author measured
 # "The decode throughput of the MLA kernel, …": a metric that names the kernel it is measured on
@@ -226,7 +235,8 @@ class _Block:
 
     def _serving_concepts(self) -> list[re.Match]:
         text, subjects = self.text, self.words.subjects
-        measures = [m for m in _MEASURE.finditer(text) if not subjects.measure_is_kernel_level(text, m.start(), m.end())]
+        measures = [m for m in _MEASURE.finditer(text)
+                    if _ENTITY.fullmatch(m.group(0)) or not subjects.measure_is_kernel_level(text, m.start(), m.end())]
         found = sorted(list(_SUBJECT.finditer(text)) + measures, key=lambda match: match.start())
         return [match for index, match in enumerate(found) if not index or match.start() >= found[index - 1].end()]
 
@@ -237,7 +247,8 @@ class _Block:
         previous = label
         for start, end in self.spans:
             verdict = self._judge(start, end)
-            if verdict is None and previous is not None and previous.reason in _MENTIONS:
+            if verdict is None and previous is not None and not previous.claim \
+                    and not previous.reason.startswith("kernel-level"):
                 if previous is label or _PRONOUN.match(self.text, start):
                     verdict = self._continued(previous, start, end)
             if verdict is not None:
@@ -277,6 +288,8 @@ class _Block:
         results = [m for m in self.results.within(start, end)]
         if SETUP_LEAD.match(clause):  # "Setup: 1xH100, input 1024 tokens, 10 req/s": every number is a setting
             results = [m for m in results if not m.group(0)[:1].isdigit()]
+        if not results and _SO_TOO.search(clause):
+            results = self._results_before(start)
         if not results:
             results = self._results_after(end, sentence_end)
         first_excuse = None
@@ -303,11 +316,24 @@ class _Block:
         if reach > start + len(clause):
             clause = self.text[start:self.spans[bisect_right([s for s, _ in self.spans], reach - 1) - 1][1]]
         mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        sentence_start = max([m.end() for m in _PERIOD.finditer(self.text, 0, start)], default=0)
+        period = _PERIOD.search(self.text, start)
+        sentence = self.text[sentence_start:period.start() if period else len(self.text)]
         if mood is None:
-            sentence_start = max([m.end() for m in _PERIOD.finditer(self.text, 0, start)], default=0)
-            period = _PERIOD.search(self.text, start)
-            mood = disowned(clause, self.text[sentence_start:period.start() if period else len(self.text)])
+            return disowned(clause, sentence)
+        if mood.name == USUAL_VALUE and names_another_arm(sentence):
+            return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         return mood
+
+    def _results_before(self, start: int) -> list[re.Match]:
+        """The results of the clause before, in the same sentence: what "so is the model" takes over."""
+        index = bisect_right([s for s, _ in self.spans], start - 1) - 1
+        if index < 0:
+            return []
+        before_start, before_end = self.spans[index]
+        if _PERIOD.search(self.text, before_end, start):
+            return []
+        return self.results.within(before_start, before_end)
 
     def _results_after(self, end: int, sentence_end: int) -> list[re.Match]:
         """The results of the rest of the sentence up to its next candidate: "TTFT 不在本 PR 范围内，但下降了两倍"."""
@@ -364,8 +390,12 @@ class _Block:
         first = concepts[0]
         if not changes:
             return None
-        if _MEASURE.fullmatch(first.group(0)) and not _SUBJECT.search(clause):
+        if (_MEASURE.fullmatch(first.group(0)) or _ENTITY.fullmatch(first.group(0))) and not _SUBJECT.search(clause):
             level = subjects.clause_is_kernel_level(clause)
+            conjunct = _conjunct(clause, first.start() - start)
+            if level and any(conjunct[0] <= m.start() - start < conjunct[1] for m in changes) \
+                    and not subjects.clause_is_kernel_level(clause[conjunct[0]:conjunct[1]]):
+                level = None  # "The kernel is 2x faster and the model 1.4x": the model's conjunct has its own result
             if level:
                 return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0), level)
         mood = self._mood(clause, start, ends_with, changes)
@@ -377,6 +407,16 @@ class _Block:
             return self._verdict(first.start(), first.group(0), False, clause, changes[0].group(0),
                                  "negated or out of scope (a negation, a scope marker or a follow-up lead-in governs it)")
         return self._verdict(first.start(), first.group(0), True, clause, changes[0].group(0))
+
+
+_CONJUNCTION = re.compile(r",\s*|\s+(?:and|but|while|whereas)\s+|[:;]\s*", _I)
+
+
+def _conjunct(clause: str, at: int) -> tuple[int, int]:
+    """The span of the conjunct of `clause` around offset `at` (between commas, "and", "but" or colons)."""
+    starts = [m.end() for m in _CONJUNCTION.finditer(clause) if m.end() <= at]
+    ends = [m.start() for m in _CONJUNCTION.finditer(clause) if m.start() > at]
+    return (max(starts, default=0), min(ends, default=len(clause)))
 
 
 _NUMBER_CELL = re.compile(r"(?:^|\|)\s*([+\-~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs)?)\s*(?=\||$)")

@@ -43,7 +43,8 @@ class Mood:
 _I = re.IGNORECASE
 _QUESTION_MARK = "?？"
 _QUESTION_START = re.compile(
-    r"^\W*(?:how|what(?!\s+(?:we|i|they|you)\s+(?:\w+ed|saw|got|found|see|get)\b)|why|where|which|who|whether|any\s+(?:idea|ideas|plan|plans|update|numbers)"
+    r"^\W*(?:how|what(?=\s+(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|kind|about|if|happens"
+    r"|else|numbers?|gains?|speed-?ups?)\b)|why|where|which|who|whether|any\s+(?:idea|ideas|plan|plans|update|numbers)"
     r"|(?:can|could|should|shall|would|do|does|did|is|are|was|were|has|have)\s+(?:we|you|i|anyone|someone|this|it|there"
     r"|the)\b|wonder(?:ing)?\s+(?:if|whether|how)|is\s+there|are\s+there)\b",
     _I)
@@ -76,8 +77,9 @@ _TARGET = re.compile(
     r"|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
 # "A TPOT regression above 5% would block the release", "fails the PR if tok/s drops more than 2%": a threshold that a
 # gate acts on; without the gate ("gains above 30% were observed") it is a result
-_THRESHOLD = re.compile(r"\b(?:regressions?|slow-?downs?|drops?|increases?|gains?|improvements?)\s+(?:of\s+)?(?:above|over"
-                        r"|beyond|exceeding|more\s+than|greater\s+than|larger\s+than|below|under|less\s+than)\s+[\d.,]+", _I)
+_THRESHOLD = re.compile(r"\b(?:regressions?|regress(?:es)?|slow-?downs?|drops?|falls?|rises?|increases?|decreases?|grows?|gains?"
+                        r"|improvements?)\s+(?:of\s+|by\s+)?(?:above|over|beyond|exceeding|more\s+than|greater\s+than"
+                        r"|larger\s+than|below|under|less\s+than|at\s+least)\s+[\d.,]+", _I)
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
                    r"|acceptable|budget)\b", _I)
 # "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
@@ -127,9 +129,12 @@ _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s
                            r"|(?:可能|或许|也许|理论上|有望|应该|应当|预计|预期)[^，。,；;]{0,20}?(?:会|能)?\s*(?:有所)?\s*"
                            r"(?:提升|降低|改善|加快|减少)", _I)
 # "We expect the end-to-end gain to be small": an expectation, not a measurement
-_EXPECTATION = re.compile(r"\b(?:we|i)\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
+_EXPECTATION = re.compile(r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
                           r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show)\b", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
+_INVERTED_CONDITION = re.compile(r"^\W*(?:should|were|had)\s+(?:you|we|i|they|anyone)\b", _I)
+_CONDITION_END = re.compile(r"[,:;—–，：；]|\s-\s|\bthen\b")
+_MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
 _SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed)\b", _I)
 _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever)\b|如果|若|一旦", _I)
 # A number that its sentence attributes elsewhere and disowns ("figures from the upstream README; we did not reproduce
@@ -141,6 +146,12 @@ _DISOWNED = re.compile(
     r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
+# What the author measured or changed: a clause that names it states its own result, whatever else it disowns
+_OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
+                      r"|fork|staging|tests?|benchmarks?|measurements?|setup|nodes?|numbers?|results?)\b|\b(?:we|i)\s+"
+                      r"(?:saw|measured|got|observed|see|measure)\b|\bmatch(?:es|ed)?\b"
+                      r"|\bwith\s+(?:this\s+(?:pr|change|patch|branch)|the\s+patch)\b"
+                      r"|\bon\s+this\b|本\s*PR|我们的|合并后", _I)
 _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
                         r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|误测|请忽略|作废", _I)
 _EARLIER = re.compile(r"\b(?:(?:i|we)\s+(?:mentioned|posted|reported|quoted|shared)|earlier|yesterday|previous(?:ly)?"
@@ -160,6 +171,10 @@ _USUAL = re.compile(r"\b(?:usually|typically|normally|generally|historically|ord
 _NAMES_THE_CHANGE = re.compile(r"\b(?:now|this|patch\w*|new|main|baseline|before|previous|old|arms?|branch|build|pr|change"
                                r"|fix|with|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
                                r"|whereas)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而", _I)
+# Another arm named anywhere in the sentence: "…; on main it was usually 410 ms", "合并前是 410 ms"
+_OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+baseline|the\s+old\s+\w+)\b|\bmain['’]s\b"
+                        r"|\bbefore\s+(?:the|this)\s+(?:pr|change|merge|patch)\b|\b(?:was|were)\s+(?:usually\s+|typically\s+)?"
+                        r"(?:around\s+|about\s+|~)?\d|合并前|合并后|之前是|以前是|改动前", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
@@ -174,12 +189,25 @@ def states_relative_result(clause: str) -> bool:
     return _RELATIVE.search(clause) is not None
 
 
+def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]]) -> bool:
+    """The clause's results are what its condition supposes: all of them inside the condition (up to its comma, colon
+    or dash: "if TTFT drops by 30%, we ship it"), or the rest of the clause is itself hypothetical ("If we enable it,
+    TTFT will drop"). "If you deploy this PR, TTFT drops by 30%" states its result after the condition."""
+    if not results or any(start < condition.start() for start, _ in results):
+        return False
+    end = _CONDITION_END.search(clause, condition.end())
+    boundary = end.start() if end else len(clause)
+    if all(start < boundary for start, _ in results):
+        return True
+    return bool(_MODAL.search(clause, boundary))
+
+
 def disowned(clause: str, sentence: str) -> Mood | None:
     """A clause that attributes its numbers elsewhere, in a sentence that disowns them: "The 20% figure is from the
     upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
     A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
     elsewhere, disowning = _ELSEWHERE.search(clause), _DISOWNED.search(sentence)
-    if elsewhere and disowning:
+    if elsewhere and disowning and not _OUR_OWN.search(_DISOWNED.sub(" ", clause)):
         return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
     return None
 
@@ -196,9 +224,10 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     offset = len(clause) - len(clause.lstrip())
     if ends_with and ends_with in _QUESTION_MARK:
         return Mood("a question", ends_with)
+    inverted = ends_with != "?" and _INVERTED_CONDITION.search(stripped)
     for pattern in (_QUESTION_START, _QUESTION_INSIDE, _ZH_QUESTION):
         found = pattern.search(stripped)
-        if found:
+        if found and not inverted:
             return Mood("a question", found.group(0))
     wrapped = _WRAPPED_RESULT.search(stripped) or (_MERGE_REQUEST.search(stripped) and states_relative_result(stripped))
     for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE):
@@ -208,7 +237,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
     threshold = _THRESHOLD.search(stripped) if target is None and _GATE.search(stripped) else None
-    if threshold and not _ACHIEVED.search(stripped):
+    if threshold and not _ACHIEVED.search(stripped) \
+            and all(threshold.start() <= start - offset < threshold.end() + 8 for start, _ in results):
         return Mood("a threshold", threshold.group(0))
     if target and not _ACHIEVED.search(stripped) and not _FINITE_CHANGE.search(stripped):
         return Mood("a target", target.group(0))
@@ -216,14 +246,15 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         negations = [(m.start() + offset, m.end() + offset, m.group(0)) for m in _NEGATED_RESULT.finditer(stripped)]
         if negations and all(any(s <= start < e for s, e, _ in negations) for start, _ in results):
             return Mood("a negated result", negations[0][2])
-    condition = _CONDITIONAL_START.search(stripped)
-    if condition:
-        return Mood("a condition", condition.group(0))
-    inside = _CONDITION_INSIDE.search(stripped)
-    if inside and results and all(start - offset > inside.start() for start, _ in results):
+    spans = [(start - offset, end - offset) for start, end in results]
+    condition = _CONDITIONAL_START.search(stripped) or (_INVERTED_CONDITION.search(stripped) if ends_with != "?" else None)
+    inside = condition or _CONDITION_INSIDE.search(stripped)
+    if inside and _conditional(stripped, inside, spans):
         return Mood("a condition", inside.group(0))
-    if _RETRACTED.search(stripped) and _EARLIER.search(stripped) and len(_RELATIVE.findall(stripped)) <= 1:
-        return Mood("a retracted number", _RETRACTED.search(stripped).group(0))
+    retraction = _RETRACTED.search(stripped)
+    if retraction and _EARLIER.search(stripped) and spans and all(start < retraction.start() for start, _ in spans) \
+            and len(_RELATIVE.findall(stripped)) <= 1:
+        return Mood("a retracted number", retraction.group(0))
     expectation = _EXPECTATION.search(stripped)
     if expectation and not _FINITE_CHANGE.search(stripped) and not _SEEN.search(stripped):
         return Mood("an expectation", expectation.group(0))
@@ -238,6 +269,19 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         if found:
             return Mood(name, found.group(0))
     usual = _USUAL.search(stripped)
-    if usual and not _NAMES_THE_CHANGE.search(stripped) and not _FINITE_CHANGE.search(stripped):
-        return Mood("a usual value", usual.group(0))
+    if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped):
+        return Mood(USUAL_VALUE, usual.group(0))
     return None
+
+
+USUAL_VALUE = "a usual value"
+
+
+def names_the_change(text: str) -> bool:
+    """The clause names the change, an arm or a comparison (so a usual value in it is one side of an A/B)."""
+    return _NAMES_THE_CHANGE.search(text) is not None
+
+
+def names_another_arm(sentence: str) -> bool:
+    """The sentence gives another arm its own value ("…; on main it was usually 410 ms")."""
+    return _OTHER_ARM.search(sentence) is not None

@@ -40,7 +40,8 @@ _KERNEL_AFTER = re.compile(
 
 # What a kernel-level sentence is about: a kernel, an op, a pass
 STRICT_KERNEL = (r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|matmuls?|microbench(?:mark)?s?|fwd|bwd"
-                 r"|forward(?:\s*(?:\+|and|/)\s*backward)?|backward\s+pass)(?![A-Za-z])"
+                 r"|(?<!full )(?<!whole )(?<!entire )forward(?:\s*(?:\+|and|/)\s*backward)?"
+                 r"(?!\s+(?:pass\s+)?of\s+(?:the\s+)?(?:model|whole|full|entire|[A-Za-z]+-\d))|backward\s+pass)(?![A-Za-z])"
                  r"|算子|内核|核函数|前向|反向")
 # What a scope word may span and still be kernel-level, right after it: "(forward + backward)", "kernel time", "(us)"
 _SCOPE_SPANS_KERNEL = re.compile(
@@ -49,8 +50,13 @@ _SCOPE_SPANS_KERNEL = re.compile(
     r"(?:launch|kernel|copy|copies)|us\b|µs|μs|ns\b|cycles)"
     r"|^[^.;|]{0,40}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])"
     # "End-to-end, the quantization pass (scale + cast + pack) now takes 48 µs"
-    r"|^[\s,:]*(?:the\s+)?(?:[\w\-]+\s+){0,3}?(?:pass|kernel|op|operator|launch|gemm|matmul)\b[^.;|]{0,80}?"
-    r"\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])", _I)
+    r"|^(?![^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
+    r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b))"
+    r"[\s,:]*(?:the\s+)?(?:[\w\-]+\s+){0,3}?(?:pass|kernel|op|operator|launch|gemm|matmul)\b"
+    r"[^.;|]{0,80}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])", _I)
+# "End-to-end, the decode pass takes 16,000 µs per token": what the scope word spans is the model's, in microseconds
+_SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
+                            r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b))", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing)\b", _I)
 # Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
@@ -96,7 +102,8 @@ _KERNEL_DENIED = re.compile(
     r"(?:\bnot(?:\s+(?:just|only|merely|simply|per|the|a|an|in|at|for|of|its|their|our))*|\brather\s+than(?:\s+(?:per|the|a))?"
     r"|\bunlike(?:\s+(?:the|a|its))?|\binstead\s+of(?:\s+(?:the|a))?|\bbeyond(?:\s+(?:the|a))?|\bmore\s+than(?:\s+(?:the|a))?"
     r"|n['’]t(?:\s+\w+){0,2}?)\s+(?:[\w\-]+\s+){0,2}?[\w\-]*(?:kernel|microbench|GEMM|op\b|operator)[\w'’\-]*"
-    r"(?:\s+(?:microbenchmarks?|numbers?|times?|results?|level|only))?", _I)
+    r"(?:\s+(?:microbenchmarks?|numbers?|times?|results?|level|only))?"
+    r"|(?:不只是|不仅仅?是?|不止是?|并非只有|除了)\s*(?:kernel|内核|算子)", _I)
 
 
 def without_denied_kernels(clause: str) -> str:
@@ -141,7 +148,7 @@ class Subjects:
     def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
         """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""
         after = clause[end:end + 140]
-        spans = _SCOPE_SPANS_KERNEL.match(after)
+        spans = None if _SPANS_A_MODEL.match(after) else _SCOPE_SPANS_KERNEL.match(after)
         if spans:
             return f"kernel-level: end to end of a kernel or pass ({spans.group(0).strip(' (,:')!r})"
         testing = _SCOPE_IS_TESTING.match(after)

@@ -48,6 +48,7 @@ _PER_SECOND = r"\s*/\s*s(?:ec(?:ond)?s?)?\b"
 METRIC_TERMS = _ascii_words(
     r"\bTTFTs?\b|\bTTFBs?\b|\bTPOTs?\b|\bITLs?\b|\bE2ELs?\b|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
     rf"|\btime{_H}+to{_H}+first{_H}+byte\b|\bepoch{_H}+times?\b|\btime{_H}+per{_H}+epoch\b"
+    rf"|\btok(?:en)?s?{_H}+per{_H}+s\b|\bmodel{_H}+steps?(?:{_H}+times?)?\b"
     rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\bfirst{_H}*tok(?:en)?{_H}+(?:time|latency)\b"
     rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
     rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b|\btime{_H}+between{_H}+tokens\b"
@@ -110,6 +111,13 @@ ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensor
 TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
                   rf"(?:iteration|step|epoch)|the{_H}+training{_H}+(?:iterations?|steps?|epochs?)){_END}")
 
+# What follows a serving or training entity that a result is stated of: "… is 1.8x faster", "… answers 30% sooner",
+# "the service's p99", "the model, not only the kernel, is …", "the model as a whole runs …"
+_SUBJECT_OF_A_RESULT = (
+    rf"(?=(?:['’]s)?(?:,[^,.;]{{1,40}},|{_H}+as{_H}+a{_H}+whole)?{_H}+(?:(?:now|still|also|then){_H}+)?(?:is|was|are|were"
+    rf"|runs?|ran|responds?|responded|answers?|answered|handles?|handled|serves?|served|finish(?:es|ed)?|complet(?:es|ed)"
+    rf"|process(?:es|ed)?|gets?|got|becomes?|became|feels?|p\d+|latency|throughput|tail|\d[\d.,]*\s*(?:x|×|%)){_END})"
+)
 SERVING_SUBJECTS = (
     rf"{_BEGIN}(?:end{_H}*)?users?(?:{_H}*(?:facing|visible|perceived|side))?{_END}"
     rf"(?!{_H}*(?:space|code|guides?|names?|ids?){_END}){_NOT_LEVEL}"
@@ -138,6 +146,23 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
     rf"|time|throughput){_END}"
     rf"|{_BEGIN}in{_H}+production{_END}|{_BEGIN}(?:serving|inference){_H}+(?:backend|engine|stack){_END}"
+    # "The server is 30% faster", "our endpoint answers 30% more queries": what serves is never a kernel
+    r"|(?:(?<=the )|(?<=our )|(?<=this )|(?<=your )|(?<=whole )|(?<=entire )|(?<=patched )|(?<=new ))"
+    rf"(?:server|service|api|endpoint|deployment|fleet|cluster){_END}{_SUBJECT_OF_A_RESULT}"
+    rf"|{_BEGIN}(?:server|service|endpoint|deployment)(?:{_H}?wide)?(?=\s*:\s*[+\-~≈]?(?:\d|twice|half|[a-z]+er{_END}))"
+    rf"|(?<=the )(?:server|service|endpoint|deployment)(?=\s*:\s*[+\-~≈]?(?:\d|twice|half|[a-z]+er{_END}))"
+    # "This PR made the model 25% faster", "the patch rendered the server faster", "that launch makes the model …"
+    rf"|{_BEGIN}(?:makes?|made|making|render(?:s|ed)?|got|gets)(?:{_H}+(?:both|also))?{_H}+(?:the|our|this|your){_H}+"
+    rf"(?:whole{_H}+|entire{_H}+)?(?:model|server|service|api|endpoint|deployment|system){_END}"
+    # "Main is now the slower server", "ship the 1.5x faster model", "1.3x faster for the model"
+    r"|(?:(?<=faster )|(?<=slower )|(?<=quicker )|(?<=cheaper )|(?<=better )|(?<=worse ))"
+    rf"(?:models?|servers?|services?|endpoints?|deployments?|systems?|inference|serving){_END}"
+    rf"|{_BEGIN}(?:faster|slower|quicker|cheaper){_H}+for{_H}+(?:the{_H}+)?(?:whole{_H}+)?(?:model|server|service|users?)"
+    rf"{_END}(?!['’]s|{_H}+(?:shapes?|layers?|weights?|configs?|dims?){_END})"
+    rf"|{_BEGIN}(?:shows?|showed){_H}+up{_H}+(?:for|in){_H}+(?:the{_H}+)?(?:whole{_H}+)?(?:model|server){_END}"
+    rf"|{_BEGIN}(?:full|whole|entire){_H}+(?:forward|backward|decode|prefill)(?:{_H}+pass)?{_H}+of{_H}+(?:the{_H}+)?model{_END}"
+    rf"|{_BEGIN}(?:carr(?:y|ies|ied)|translat(?:e|es|ed)){_H}+(?:over{_H}+)?(?:in)?to{_H}+(?:the{_H}+)?(?:whole{_H}+)?"
+    rf"(?:model|server|serving|users?|production){_END}"
     rf"|{_BEGIN}(?:than|over|vs\.?|versus){_H}+(?:the{_H}+)?(?:previous|old|current|baseline|default)"
     rf"{_H}+(?:backend|engine|server|release|version){_END}"
     rf"|{_BEGIN}(?:inference|hosting|deployment|operating|cloud|gpu|serving){_H}+costs?{_END}"
@@ -169,18 +194,15 @@ SERVING_MEASURES = (
     # sooner", "Training is 20% faster", "Decode is 30% faster": what serves or trains, as the subject of a result
     # (measures: a clause about a kernel or timed in microseconds keeps them kernel-level)
     r"|(?:(?<=the )|(?<=our )|(?<=this )|(?<=your )|(?<=whole )|(?<=entire )|(?<=patched )|(?<=new ))"
-    rf"(?:model|server|service|api|endpoint"
-    rf"|deployment|fleet|cluster|system|stack|app(?:lication)?|build|branch){_END}"
-    rf"(?=(?:['’]s)?(?:,[^,.;]{{1,40}},)?{_H}+(?:(?:now|still|also|then){_H}+)?(?:is|was|are|were|runs?|ran|responds?|responded|answers?"
-    rf"|answered|handles?|handled|serves?|served|finish(?:es|ed)?|complet(?:es|ed)|process(?:es|ed)?|gets?|got"
-    rf"|becomes?|became|feels?|p\d+|latency|throughput|tail){_END})"
-    rf"|{_BEGIN}makes?{_H}+(?:the|our|this){_H}+(?:model|server|service|api|endpoint|deployment|system){_END}"
-    # "Main is now the slower server", "ship the 1.5x faster model"
-    r"|(?:(?<=faster )|(?<=slower )|(?<=quicker )|(?<=cheaper )|(?<=better )|(?<=worse ))"
-    rf"(?:models?|servers?|services?|endpoints?|deployments?|systems?|inference|serving){_END}"
+    rf"(?:model|system|stack|app(?:lication)?|build|branch){_END}{_SUBJECT_OF_A_RESULT}"
+    # "Model: 1.4x faster", "Model-wide: 1.4x", "The model: 1.4x faster": a label with its result
+    rf"|{_BEGIN}(?:model|system)(?:{_H}?wide)?(?=\s*:\s*[+\-~≈]?(?:\d|twice|half|[a-z]+er{_END}))"
+    r"|(?:整个|整体)?模型(?=\s*(?:也|都|整体)?\s*(?:快了|慢了|变快|变慢|提速|加速|快\s*[\d一两二三四五六七八九十]|一样|同样|如此))"
+    # "Kernel 2x, model 1.4x"
+    rf"|{_BEGIN}model(?=\s+[+\-~≈]?\d[\d.,]*\s*(?:x|×|%))"
     rf"|{_BEGIN}(?:training|fine{_H}?tuning|pre{_H}?training|decode|decoding|prefill|streaming(?:{_H}+output)?|inference)"
     rf"(?=(?:{_H}+speed)?{_H}+(?:(?:now|still|also){_H}+)?(?:(?:is|was|are|were|runs?|ran|gets?|got)"
-    rf"(?:{_H}+(?:now|also|still|up|down))?{_H}+(?:\d|twice|half|(?:[a-z]+er|up|down){_END})"
+    rf"(?:{_H}+(?:now|also|still|up|down))?{_H}+(?:\d|twice|half|(?:[a-z]+er|up|down|too){_END})"
     rf"|finish(?:es|ed)?|complet(?:es|ed)|takes?|took))"
     rf"|{_BEGIN}(?:requests?|quer(?:y|ies)|prompts?|jobs?|tasks?|agents?|clients?|callers?|customers?)"
     rf"(?={_H}+(?:now{_H}+)?(?:complete|completed|finish|finished|return|returned|get|got|see|saw|wait|waited)\b)"
@@ -219,14 +241,14 @@ _COMPARATIVES = (
 _CHANGE_VERBS = (
     rf"{_BEGIN}(?:improv(?:e|es|ed|ing)|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)"
     rf"|drop(?:s|ped|ping)?|cut(?:s|ting)?|boost(?:s|ed|ing)?|regress(?:es|ed|ing)?|degrad(?:e|es|ed|ing)"
-    rf"|rose|rises?|rising|fell|falls?|falling|jump(?:s|ed)?|climb(?:s|ed)?|slash(?:es|ed)?|shrink(?:s)?|shrank"
+    rf"|rose|rises?|rising|(?:fell|falls?|falling)(?!{_H}+back){_END}|jump(?:s|ed)?|climb(?:s|ed)?|slash(?:es|ed)?|shrink(?:s)?|shrank"
     rf"|goes{_H}+(?:up|down)|went{_H}+(?:up|down)|speeds?{_H}+up|sped{_H}+up|go(?:es)?{_H}+from|went{_H}+from"
     rf"|up{_H}+from|down{_H}+from|beats?|lower(?:s|ed|ing)|rais(?:e|es|ed|ing)|shorten(?:s|ed|ing)?|trim(?:s|med)?|outperform(?:s|ed)?|saves?|saved|shaves?|shaved|accelerat(?:e|es|ed)"
     rf"|won|outpac(?:e|es|ed)|outrun(?:s)?|outran|(?:comes?|came){_H}+out{_H}+ahead|edg(?:e|es|ed){_H}+out|tops|topped"
     rf"|(?:leaves?|left){_H}+(?:\w+{_H}+){{0,2}}behind|ha(?:s|ve|d){_H}+the{_H}+edge|grew|grows|grown|ahead{_H}+of)"
     rf"{_END}"
     rf"|{_BEGIN}(?:speed{_H}?ups?|improvements?|gains?|regressions?|reductions?|boosts?|uplift|slow{_H}?downs?"
-    rf"|wins?|savings?){_END}"
+    rf"|wins?|savings?){_END}(?!{_H}+(?:gates?|tests?|suites?|checks?|jobs?|detection|alerts?|guards?){_END})"
 )
 _ZH_CHANGES = (
     r"一半|翻倍|减半|更快|更低|更少|更高|更短|快了|慢了|变快|变慢|降低|减少|缩短|提升|提高|加快|下降|增加|上升|改善|优化了"
