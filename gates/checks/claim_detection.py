@@ -78,6 +78,9 @@ _SO_TOO = re.compile(r"^\W*(?:and\s+)?(?:so\s+(?:is|was|are|were|does|did|do|has
                      r"|as\s+(?:is|does|did)\b)|\b(?:is|are|was|were|does|did)\s+too\b|\bas\s+well\b|也一样|同样", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
 # "We do not claim any TTFT gain beyond the 30% we measured": a negation does not take back a result the author measured
+# "Set `--goodput ttft:500 tpot:40`": a metric that is the key of a command-line flag's key:value argument is a setting
+_KEY_VALUE = re.compile(r"[:=]\d")
+_FLAG_ARGUMENT = re.compile(r"(?<![\w-])--[A-Za-z][\w\-]*(?:[=\s]+[\w:./\-]+)*?[=\s]+$")
 # "The decode throughput of the MLA kernel, …": a metric that names the kernel it is measured on
 _OF_A_KERNEL = re.compile(r"\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?"
                           r"|GEMMs?|GEMVs?)(?=\s*(?:[,(:;]|$|\b(?:is|was|reaches|reached|hits|peaks|runs|at|on|in|vs)\b))", _I)
@@ -210,6 +213,8 @@ class _Block:
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
                    if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
                    and not kernel_rate(m.start())
+                   and not (_FLAG_ARGUMENT.search(text, max(0, m.start() - 60), m.start())
+                            and _KEY_VALUE.match(text, m.end()))
                    and not _OF_A_KERNEL.match(text, m.end())
                    and not (is_generic_measure(m.group(0))
                             and (words.subjects.measure_is_kernel_level(text, m.start(), m.end())
@@ -390,7 +395,8 @@ class _Block:
         first = concepts[0]
         if not changes:
             return None
-        if (_MEASURE.fullmatch(first.group(0)) or _ENTITY.fullmatch(first.group(0))) and not _SUBJECT.search(clause):
+        own_subjects = [m for m in _SUBJECT.finditer(clause) if not subjects.model_is_setting(clause, m.start(), m.end())]
+        if (_MEASURE.fullmatch(first.group(0)) or _ENTITY.fullmatch(first.group(0))) and not own_subjects:
             level = subjects.clause_is_kernel_level(clause)
             conjunct = _conjunct(clause, first.start() - start)
             if level and any(conjunct[0] <= m.start() - start < conjunct[1] for m in changes) \

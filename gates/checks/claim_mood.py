@@ -67,6 +67,10 @@ _ZH_REQUEST = re.compile(r"^\W*(?:请|麻烦|希望|需要|建议|争取|力争|
 _WRAPPED_RESULT = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|observed|found|recorded)\b|\b(?:showed|shows|shown)\b"
                              r"|\bthis\s+(?:gives|makes|brings|delivers|yields)\b|\b(?:we|i)\s+(?:have\s+)?(?:won|gained)\b", _I)
 _MERGE_REQUEST = re.compile(r"\b(?:merge|ship|land|approve|accept|take\s+a\s+look\s+at|review)\b", _I)
+# "Release checklist: verify that req/s is within 3% of the previous release": an instruction
+_CHECK_THAT = re.compile(r"^\W*(?:[\w\s\-]{1,30}:\s*)?(?:please\s+)?(?:verify|check|confirm|ensure|make\s+sure|double[\s\-]?check)"
+                         r"\s+(?:that|whether|if)\b", _I)
+_PAST_CHANGE = re.compile(r"\b(?:dropped|fell|rose|improved|increased|decreased|reduced|cut|grew|halved|doubled|went)\b", _I)
 _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
                      r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
 
@@ -81,7 +85,7 @@ _THRESHOLD = re.compile(r"\b(?:regressions?|regress(?:es)?|slow-?downs?|drops?|f
                         r"|improvements?)\s+(?:of\s+|by\s+)?(?:above|over|beyond|exceeding|more\s+than|greater\s+than"
                         r"|larger\s+than|below|under|less\s+than|at\s+least)\s+[\d.,]+", _I)
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
-                   r"|acceptable|budget)\b", _I)
+                   r"|acceptable|budget|pings?|notif(?:y|ies)|warns?|bots?)\b", _I)
 # "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
 _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
                              r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$", _I)
@@ -105,7 +109,8 @@ _PLAN_VERB_RE = re.compile(_PLAN_VERB, _I)
 _DEFINITION = re.compile(
     r"\b(?:is|are)\s+(?:defined|measured|computed|calculated|reported)\s+as\b|\bmeans\b|\brefers?\s+to\b"
     r"|\bdenotes?\b|\bstands?\s+for\b|\bdefinition\b|\b(?:is|are)\s+the\s+(?:time|number|rate|latency|duration"
-    r"|interval|gap|delay|count|average|mean|ratio)\b|定义为|是指|指的是|即为|表示的是|とは"
+    r"|interval|gap|delay|count|average|mean|ratio)\b|\b(?:lower|higher)\s+(?:\w+\s+){0,2}?is\s+better\b"
+    r"|定义为|是指|指的是|即为|表示的是|とは|越(?:低|高|小|大)越好"
     r"|(?<=[\w)）\s])指(?![标出令数向导定南针])", _I)
 
 _POINTER = re.compile(
@@ -117,10 +122,11 @@ _POINTER = re.compile(
     r"|refer\s+to|(?:is|are)\s+(?:in|on)\s+(?:the|our|this|docs/)|lives?\s+in|can\s+be\s+found|found\s+in"
     r"|available\s+(?:in|at|on)|reported\s+(?:in|by)|dashboards?|tracked\s+in)\b|详见|参见|参考|请看|见下|見る|参照", _I)
 
-_CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|provided|in\s+case|whether"
+_CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|provided|in\s+case|whether|once"
                                 r"|如果|假如|若|假设|倘若|一旦|要是|もし)", _I)
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
-                           r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort"
+                           r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort|see"
+                           r"|notice|observe|get"
                            r"|inflat|mislead)\w*"
                            r"|\bany\s+(?:[\w\-]+\s+){0,2}?(?:regressions?|improvements?|gains?|speed-?ups?|slow-?downs?|drops?"
                            r"|changes?|differences?|wins?)\b(?=[^.;]{0,40}\b(?:should|would|could|might|may|will|can|shows?\s+up|stands?\s+out"
@@ -141,10 +147,14 @@ _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)
 # them"), or that the clause takes back ("The 3% increase I mentioned yesterday was a mistake")
 _ELSEWHERE = re.compile(
     r"\b(?:from|in|by)\s+(?:the\s+)?(?:upstream|paper|original|vendor|their|other)\b|\bupstream['’]?s?\b"
-    r"|\bthe\s+paper\s+(?:reports?|says|claims|shows)|\btheir\s+(?:setup|numbers?|README|blog|paper)\b|来自上游|上游|论文", _I)
+    r"|\bthe\s+paper\s+(?:reports?|says|claims|shows)|\btheir\s+(?:setup|numbers?|README|blog|paper)\b"
+    r"|\bin\s+an?\s+(?:earlier|previous|older)\s+(?:release|version)\b|\bpreviously\s+reported\b"
+    r"|\b(?:vendor|third[\s\-]party)\s+(?:blog|benchmark|numbers?)\b"
+    r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
 _DISOWNED = re.compile(
     r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
+    r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|\bnot\s+comparable\b"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
 _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
@@ -154,6 +164,7 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
                       r"|\bon\s+this\b|本\s*PR|我们的|合并后", _I)
 _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
                         r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|误测|请忽略|作废", _I)
+_IGNORE = re.compile(r"(?:^|[:：]\s*)\W*(?:please\s+)?(?:ignore|disregard)\b|请忽略|忽略", _I)
 _EARLIER = re.compile(r"\b(?:(?:i|we)\s+(?:mentioned|posted|reported|quoted|shared)|earlier|yesterday|previous(?:ly)?"
                       r"|before)\b|昨天|之前|先前|上次|贴的", _I)
 
@@ -230,9 +241,9 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         if found and not inverted:
             return Mood("a question", found.group(0))
     wrapped = _WRAPPED_RESULT.search(stripped) or (_MERGE_REQUEST.search(stripped) and states_relative_result(stripped))
-    for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE):
+    for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE, _CHECK_THAT):
         found = pattern.search(stripped)
-        if found and not wrapped:
+        if found and not wrapped and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)):
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
@@ -251,6 +262,10 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     inside = condition or _CONDITION_INSIDE.search(stripped)
     if inside and _conditional(stripped, inside, spans):
         return Mood("a condition", inside.group(0))
+    ignored = _IGNORE.search(stripped)
+    if ignored and _EARLIER.search(stripped, ignored.end()) and spans and all(start > ignored.start() for start, _ in spans) \
+            and len(_RELATIVE.findall(stripped)) <= 1:
+        return Mood("a retracted number", ignored.group(0))
     retraction = _RETRACTED.search(stripped)
     if retraction and _EARLIER.search(stripped) and spans and all(start < retraction.start() for start, _ in spans) \
             and len(_RELATIVE.findall(stripped)) <= 1:

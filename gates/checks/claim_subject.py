@@ -84,7 +84,9 @@ _KERNEL_RATE_HEAD = re.compile(
     r"^\W*(?:(?:in\s+isolation|standalone|on\s+its\s+own|alone|on\s+(?:an?\s+|one\s+)?[\w\-]+|at\s+[^,]{1,30}?)\s*,?\s+)*"
     r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`]+\s+){0,4}?[\w\-`]+)\s+"
     r"(?:now\s+|alone\s+|itself\s+|still\s+)?(?:processes|handles|reaches|achieves|sustains|does|runs\s+at|hits|delivers"
-    r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*$", _I)
+    r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*"
+    r"(?:tok(?:en)?s?\s*/\s*s\w*\s*(?:versus|vs\.?|against|compared\s+(?:to|with)|over|and)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*)?$",
+    _I)
 # "Kernel throughput for the RoPE + quant fusion is 41M tokens/s", "The decode throughput of the MLA kernel, …",
 # "该内核的吞吐折合约 120 万 tokens/s": a throughput that is a kernel's by name
 _KERNEL_THROUGHPUT = re.compile(

@@ -177,7 +177,7 @@ SERVING_SUBJECTS = (
     rf"|par{_H}+requ[êe]te){_END}"
     # Chinese, Japanese
     r"|(?:训练任务|微调任务|(?:每|训练|跑)\s*(?:一)?\s*(?:个|轮)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)"
-    r"|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整体|整机)"
+    r"|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整机)"
     # "按线上服务的真实 shape 测": the setting a kernel is measured in, as "serving shapes" is
     r"(?!(?:服务)?\s*(?:的)?\s*(?:真实|典型|常见|实际)?\s*(?:shapes?|形状|尺寸|规模|batch|配置|场景))"
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
@@ -207,7 +207,7 @@ SERVING_MEASURES = (
     rf"|{_BEGIN}(?:requests?|quer(?:y|ies)|prompts?|jobs?|tasks?|agents?|clients?|callers?|customers?)"
     rf"(?={_H}+(?:now{_H}+)?(?:complete|completed|finish|finished|return|returned|get|got|see|saw|wait|waited)\b)"
     rf"|{_BEGIN}waits?{_H}+(?:before|for){_H}+(?:the{_H}+)?first{_H}+(?:output{_H}+)?(?:token|byte)s?{_END}"
-    r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間"
+    r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間|整体"
 )
 
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|twenty|hundred)"
@@ -232,7 +232,8 @@ QUANTITIES = (
 )
 _COMPARATIVES = (
     rf"{_BEGIN}(?:(?:twice|thrice){_END}{_MULTIPLE}|{_NOT_A_PART}half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
-    rf"|sooner|earlier|later|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
+    rf"|sooner|(?:earlier|later)(?!{_H}+(?:releases?|versions?|runs?|commits?|prs?|comments?|posts?|messages?|sections?"
+    rf"|steps?|stages?|rounds?|iterations?|reviews?|drafts?){_END})|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
     rf"(?!{_H}+(?:bounds?|limits?|than{_H}+(?:or|the{_H}+(?:target|slo|budget)))\b)"
     rf"|{_BEGIN}(?:doppelt|halb(?:iert)?|verdoppelt|schneller|weniger|niedriger|h[öo]her|k[üu]rzer|sinkt|steigt"
     rf"|doble|mitad|r[áa]pid[oa]s?|menos|m[áa]s|baja|sube|reduce|disminuye|aumenta"
@@ -240,7 +241,8 @@ _COMPARATIVES = (
 )
 _CHANGE_VERBS = (
     rf"{_BEGIN}(?:improv(?:e|es|ed|ing)|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)"
-    rf"|drop(?:s|ped|ping)?|cut(?:s|ting)?|boost(?:s|ed|ing)?|regress(?:es|ed|ing)?|degrad(?:e|es|ed|ing)"
+    rf"|drop(?:s|ped|ping)?(?!{_H}+(?:from{_H}+(?:the{_H}+)?(?:report|results?|tables?|analysis|runs?|sets?|lists?|benchmarks?"
+    rf"|samples?|logs?|averages?|medians?)|out){_END})|cut(?:s|ting)?|boost(?:s|ed|ing)?|regress(?:es|ed|ing)?|degrad(?:e|es|ed|ing)"
     rf"|rose|rises?|rising|(?:fell|falls?|falling)(?!{_H}+back){_END}|jump(?:s|ed)?|climb(?:s|ed)?|slash(?:es|ed)?|shrink(?:s)?|shrank"
     rf"|goes{_H}+(?:up|down)|went{_H}+(?:up|down)|speeds?{_H}+up|sped{_H}+up|go(?:es)?{_H}+from|went{_H}+from"
     rf"|up{_H}+from|down{_H}+from|beats?|lower(?:s|ed|ing)|rais(?:e|es|ed|ing)|shorten(?:s|ed|ing)?|trim(?:s|med)?|outperform(?:s|ed)?|saves?|saved|shaves?|shaved|accelerat(?:e|es|ed)"
@@ -248,7 +250,7 @@ _CHANGE_VERBS = (
     rf"|(?:leaves?|left){_H}+(?:\w+{_H}+){{0,2}}behind|ha(?:s|ve|d){_H}+the{_H}+edge|grew|grows|grown|ahead{_H}+of)"
     rf"{_END}"
     rf"|{_BEGIN}(?:speed{_H}?ups?|improvements?|gains?|regressions?|reductions?|boosts?|uplift|slow{_H}?downs?"
-    rf"|wins?|savings?){_END}(?!{_H}+(?:gates?|tests?|suites?|checks?|jobs?|detection|alerts?|guards?){_END})"
+    rf"|wins?|savings?){_END}(?!{_H}+(?:gates?|tests?|suites?|checks?|jobs?|detection|alerts?|guards?|bots?|tracking){_END})"
 )
 _ZH_CHANGES = (
     r"一半|翻倍|减半|更快|更低|更少|更高|更短|快了|慢了|变快|变慢|降低|减少|缩短|提升|提高|加快|下降|增加|上升|改善|优化了"
