@@ -14,13 +14,22 @@ about this change:
 | conditional | "if TTFT drops by 30%, we ship it", "this could lower TTFT" | "如果吞吐提升 2 倍" |
 | purpose | "separate workers to reduce interference on TPOT" | "为了降低首字延迟" |
 | negated result | "this does not improve TTFT", "no TTFT regression" | "吞吐没有提升", "未见明显变化" |
+| threshold | "a TPOT regression above 5% would block the release" | |
+| expectation | "we expect the end-to-end gain to be small" | "理论上 … 应该会有所改善" |
+| usual value | "TTFT usually sits between 280 and 320 ms" | "通常" |
+| retracted number | "the 3% increase I mentioned earlier was a mistake", "Edit: ignore the 14% … I posted" | "昨天贴的 … 是误测" |
+| number from elsewhere, disowned | "the figures are from the upstream README; we did not reproduce them" | "来自上游，我们没有复现" |
 
 Each mood is recognised by the words that set it (an interrogative, an imperative or a wish
 before a level to reach, a target noun, a future or planning verb, a defining verb, a pointer
-verb, a condition), not by the metric it talks about. A target is not excused when the
-clause says it was met ("now meets the 500 ms SLO"); a plan, a pointer, a definition or a
-condition is not excused when the clause also states a relative result (2x, 30 %): "See the
-results page for the 2x TTFT gain" claims the gain.
+verb, a condition), not by the metric it talks about. Each holds only for the result it governs:
+a target is not excused when the clause says it was met ("now meets the 500 ms SLO"); a plan, a
+pointer, a definition or a condition is not excused when the clause also states a relative
+result (2x, 30 %): "See the results page for the 2x TTFT gain" claims the gain; a condition
+excuses the results inside it, not one stated after it ("If you deploy this PR, TTFT drops by
+30%"); a threshold the results inside it; a retraction the number before it; a request or an
+instruction not a result its author measured ("please confirm the 30% win we measured"); a
+disowning only a clause that names where its number comes from and nothing of the author's own.
 """
 
 from __future__ import annotations
