@@ -83,7 +83,8 @@ _KEY_VALUE = re.compile(r"[:=]\d")
 _FLAG_ARGUMENT = re.compile(r"(?<![\w-])--[A-Za-z][\w\-]*(?:[=\s]+[\w:./\-]+)*?[=\s]+$")
 # "The decode throughput of the MLA kernel, …": a metric that names the kernel it is measured on
 _OF_A_KERNEL = re.compile(r"\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?"
-                          r"|GEMMs?|GEMVs?)(?=\s*(?:[,(:;]|$|\b(?:is|was|reaches|reached|hits|peaks|runs|at|on|in|vs)\b))", _I)
+                          r"|GEMMs?|GEMVs?)(?:\s+(?:alone|itself|only|in\s+isolation))?"
+                          r"(?=\s*(?:[,(:;]|$|\b(?:is|was|reaches|reached|hits|peaks|runs|improves|improved|at|on|in|vs)\b))", _I)
 _MEASURED_BY_AUTHOR = re.compile(r"\b(?:we|i)\s+(?:have\s+)?(?:measured|saw|got|observed|found|recorded)\b", _I)
 _MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 

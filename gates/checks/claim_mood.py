@@ -119,6 +119,7 @@ _DEFINITION = re.compile(
     r"\b(?:is|are)\s+(?:defined|measured|computed|calculated|reported)\s+as\b|\bmeans\b|\brefers?\s+to\b"
     r"|\bdenotes?\b|\bstands?\s+for\b|\bdefinition\b|\b(?:is|are)\s+the\s+(?:time|number|rate|latency|duration"
     r"|interval|gap|delay|count|average|mean|ratio)\b|\b(?:lower|higher)\s+(?:\w+\s+){0,2}?is\s+better\b"
+    r"|\bcounts\s+only\b"
     r"|定义为|是指|指的是|即为|表示的是|とは|越(?:低|高|小|大)越好"
     r"|(?<=[\w)）\s])指(?![标出令数向导定南针])", _I)
 
@@ -135,8 +136,8 @@ _CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|pr
                                 r"|如果|假如|若|假设|倘若|一旦|要是|もし)", _I)
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
                            r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort|see"
-                           r"|notice|observe|get"
-                           r"|inflat|mislead)\w*"
+                           r"|notice|observe|get|drop|rise|fall|go\s+up|go\s+down|inflat|mislead)\w*"
+                           r"|\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上|预计|预期|估计"
                            r"|\bany\s+(?:[\w\-]+\s+){0,2}?(?:regressions?|improvements?|gains?|speed-?ups?|slow-?downs?|drops?"
                            r"|changes?|differences?|wins?)\b(?=[^.;]{0,40}\b(?:should|would|could|might|may|will|can|shows?\s+up|stands?\s+out"
                            r"|easier|visible)\b)"
@@ -159,11 +160,15 @@ _ELSEWHERE = re.compile(
     r"|\bthe\s+paper\s+(?:reports?|says|claims|shows)|\btheir\s+(?:setup|numbers?|README|blog|paper)\b"
     r"|\bin\s+an?\s+(?:earlier|previous|older)\s+(?:release|version)\b|\bpreviously\s+reported\b"
     r"|\b(?:vendor|third[\s\-]party)\s+(?:blog|benchmark|numbers?)\b"
+    r"|\b(?:blog(?:\s+post)?|paper|article|tweet|announcement)\s+(?:claims?|says|reports?|quotes?)\b"
+    r"|\b(?:quoted|reported|measured|posted)\s+in\s+#\d+|\bfrom\s+#\d+"
+    r"|\bpeople\s+(?:usually\s+|often\s+|typically\s+)?(?:quote|cite|report|claim)"
     r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
 _DISOWNED = re.compile(
     r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
-    r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|\bnot\s+comparable\b"
+    r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|(?:\bnot|n['’]t)\s+comparable\b"
+    r"|\bnot\s+from\s+us\b|没复现|没能复现"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
 _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
@@ -187,14 +192,18 @@ _PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended
                       _I)
 # "TTFT p50 on the reference box usually sits between 280 and 320 ms": how a metric usually reads, not what this change
 # did; a clause that names the change or a change (now, this PR, the branch, after, from … to) is not excused
-_USUAL = re.compile(r"\b(?:usually|typically|normally|generally|historically|ordinarily)\b|通常|一般|平时|往常", _I)
-_NAMES_THE_CHANGE = re.compile(r"\b(?:now|this|patch\w*|new|main|baseline|before|previous|old|arms?|branch|build|pr|change"
+_USUAL = re.compile(r"\b(?:usually|typically|typical|normally|normal|generally|historically|ordinarily)\b|通常|一般|平时|往常", _I)
+_NAMES_THE_CHANGE = re.compile(r"\b(?:now|this\s+(?:pr|change|patch|branch|commit|build|version)|patch\w*|new|main|baseline"
+                               r"|before|previous|old|arms?|branch|build|pr|change"
                                r"|fix|with|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
                                r"|whereas)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而", _I)
 # Another arm named anywhere in the sentence: "…; on main it was usually 410 ms", "合并前是 410 ms"
 _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+baseline|the\s+old\s+\w+)\b|\bmain['’]s\b"
                         r"|\bbefore\s+(?:the|this)\s+(?:pr|change|merge|patch)\b|\b(?:was|were)\s+(?:usually\s+|typically\s+)?"
                         r"(?:around\s+|about\s+|~)?\d|合并前|合并后|之前是|以前是|改动前", _I)
+# "typically 30% higher": a comparison, not a usual level
+_COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more|less|fewer|shorter|longer|sooner|up|down)\b"
+                             r"|更快|更慢|更高|更低|提升|降低", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
@@ -282,6 +291,9 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     expectation = _EXPECTATION.search(stripped)
     if expectation and not _FINITE_CHANGE.search(stripped) and not _SEEN.search(stripped):
         return Mood("an expectation", expectation.group(0))
+    usual = _USUAL.search(stripped)
+    if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped) and not _COMPARED_LEVEL.search(stripped):
+        return Mood(USUAL_VALUE, usual.group(0))
     if states_relative_result(stripped):
         return None
     future, verb = _FUTURE_RE.search(stripped), _PLAN_VERB_RE.search(stripped)

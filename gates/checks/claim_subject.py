@@ -57,6 +57,7 @@ _SCOPE_SPANS_KERNEL = re.compile(
 # "End-to-end, the decode pass takes 16,000 µs per token": what the scope word spans is the model's, in microseconds
 _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
                             r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b))", _I)
+_SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?\s*$", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing)\b", _I)
 # Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
@@ -66,12 +67,15 @@ _KERNEL_WORLD = re.compile(
     r"|microbench\w*)(?![A-Za-z])|算子|内核|单层|寄存器|共享内存|占用率", re.IGNORECASE)
 _KERNEL_TIMES = re.compile(r"\d\s*(?:us|µs|μs|ns|微秒|纳秒)(?![A-Za-z])")
 _MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d\s*(?:tok|t/s|req|TPS|RPS|QPS)")
-_SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at|from|of)\s+(?:the\s+)?|上|下|在|按照?\s*|以\s*)$", _I)
+_SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at|from|of)\s+(?:the\s+|an?\s+)?|上|下|在|按照?\s*|以\s*"
+                                  r"|取自\s*|来自\s*)$", _I)
 # What follows a model named as where a kernel's shapes come from: "Llama-3-8B shapes", "the Llama-3-8B MLP", "的解码形状"
 _SHAPE_SOURCE_AFTER = re.compile(
     r"^[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?|attention|sizes?|mlp|ffn|moe"
     r"|experts?|projections?|gemms?|decode\s+shapes?|prefill\s+shapes?)\b"
     r"|^\s*的?\s*(?:所有|全部|各|典型)?\s*(?:[A-Za-z]+\s*)?(?:解码|预填充|推理)?\s*(?:形状|shape|层|尺寸)", _I)
+_SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+|taken\s+)?(?:taken\s+)?(?:from|of)\s+"
+                          r"(?:the\s+|an?\s+)?$|形状\s*(?:取自|来自)\s*$", _I)
 # A kernel's own settings: "BLOCK_N=128", "num_warps=8"
 _KERNEL_CONFIG = re.compile(r"\bBLOCK_[A-Z]+\b|\bnum_(?:warps|stages|ctas)\b")
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
@@ -90,7 +94,7 @@ _KERNEL_RATE_HEAD = re.compile(
 # "Kernel throughput for the RoPE + quant fusion is 41M tokens/s", "The decode throughput of the MLA kernel, …",
 # "该内核的吞吐折合约 120 万 tokens/s": a throughput that is a kernel's by name
 _KERNEL_THROUGHPUT = re.compile(
-    r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?)['’]?s?\s+throughput\b"
+    r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?)['’]?s?\s+(?:own\s+)?throughput\b"
     r"|\bthroughput\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?|GEMMs?"
     r"|GEMVs?)(?![A-Za-z])|(?:内核|算子|kernel)\s*的?\s*吞吐", _I)
 _SERVING_HEAD = re.compile(
@@ -149,6 +153,8 @@ class Subjects:
 
     def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
         """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""
+        if _SPANNED_BEFORE.search(clause[max(0, start - 80):start]):
+            return "kernel-level: end to end of the kernel or pass before it"
         after = clause[end:end + 140]
         spans = None if _SPANS_A_MODEL.match(after) else _SCOPE_SPANS_KERNEL.match(after)
         if spans:
@@ -169,6 +175,8 @@ class Subjects:
             return bool(_KERNEL_WORLD.search(clause) or self.kernel.search(clause))
         if not _MODEL_NAME.fullmatch(clause[start:end]):
             return False
+        if _SHAPES_FROM.search(clause[:start]):
+            return True  # "the shapes are from a Llama-3-8B trace", "这些形状取自 Qwen3-235B": a kernel benchmark's setting
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
             and bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause) or _KERNEL_CONFIG.search(clause)
                      or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))

@@ -114,9 +114,11 @@ TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an){_H}+(?:(?:full|whole|sin
 # What follows a serving or training entity that a result is stated of: "… is 1.8x faster", "… answers 30% sooner",
 # "the service's p99", "the model, not only the kernel, is …", "the model as a whole runs …"
 _SUBJECT_OF_A_RESULT = (
-    rf"(?=(?:['’]s)?(?:,[^,.;]{{1,40}},|{_H}+as{_H}+a{_H}+whole)?{_H}+(?:(?:now|still|also|then){_H}+)?(?:is|was|are|were"
-    rf"|runs?|ran|responds?|responded|answers?|answered|handles?|handled|serves?|served|finish(?:es|ed)?|complet(?:es|ed)"
-    rf"|process(?:es|ed)?|gets?|got|becomes?|became|feels?|p\d+|latency|throughput|tail|\d[\d.,]*\s*(?:x|×|%)){_END})"
+    rf"(?=(?:['’]s)?(?:,[^,.;]{{1,40}},|{_H}+as{_H}+a{_H}+whole)?{_H}+(?:(?:now|still|also|then){_H}+)?"
+    rf"(?:(?:is|was|are|were|runs?|ran|gets?|got)(?:{_H}+[\w\-]+){{0,3}}?{_H}+(?:[+\-~≈]?\d|twice|half|too"
+    rf"|(?:[a-z]+er|up|down){_END})"
+    rf"|(?:responds?|responded|answers?|answered|handles?|handled|serves?|served|finish(?:es|ed)?|complet(?:es|ed)"
+    rf"|process(?:es|ed)?|becomes?|became|feels?|p\d+|latency|throughput|tail|\d[\d.,]*\s*(?:x|×|%)){_END}))"
 )
 SERVING_SUBJECTS = (
     rf"{_BEGIN}(?:end{_H}*)?users?(?:{_H}*(?:facing|visible|perceived|side))?{_END}"
@@ -179,7 +181,7 @@ SERVING_SUBJECTS = (
     r"|(?:训练任务|微调任务|(?:每|训练|跑)\s*(?:一)?\s*(?:个|轮)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)"
     r"|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整机)"
     # "按线上服务的真实 shape 测": the setting a kernel is measured in, as "serving shapes" is
-    r"(?!(?:服务)?\s*(?:的)?\s*(?:真实|典型|常见|实际)?\s*(?:shapes?|形状|尺寸|规模|batch|配置|场景))"
+    r"(?!(?:服务|推理|部署)?\s*(?:的)?\s*(?:真实|典型|常见|实际)?\s*(?:shapes?|形状|尺寸|规模|batch|配置|场景))"
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
     r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番"
 )
