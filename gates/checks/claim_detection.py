@@ -37,7 +37,9 @@ from typing import Iterable
 from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
-from gates.checks.claim_mood import USUAL_VALUE, disowned, mood_of, names_another_arm, states_relative_result
+from gates.checks.claim_mood import (
+    USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, states_relative_result,
+)
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
     LATIN_WORD_START, METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS,
@@ -71,8 +73,29 @@ MENTION = "a mention: the clause states no result"
 # may still take it up ("We do not report TTFT here. It dropped 30%."), but it labels no block after it
 NEGATED_MENTION = "a mention under a negation or scope marker: the clause states no result"
 _MENTIONS = frozenset({MENTION, NEGATED_MENTION})
-_PRONOUN = re.compile(r"\s*(?:it|they|this|that|these|those|both|which|ours|measured\s*:|results?\s*:|它们?|其|该指标|这一指标)"
-                      r"(?![A-Za-z])", _I)
+_PRONOUN = re.compile(
+    r"[\s(\-*]*(?:it|they|this|that|these|those|both|which|ours|yes|because|here|main|baseline"
+    r"|we\s+(?:claim|measured|saw|got|see|observed)|the\s+(?:branch|pr|patch|change|patched\s+[\w\-]+|new\s+[\w\-]+)"
+    r"|the\s+(?:real|correct|actual|right|new)\s+(?:figure|number|value)|(?:for|with|on|in)\s+this\s+(?:pr|change|branch|patch)"
+    r"|[\w\-]+(?:\s+the\s+change)?\s*:\s*(?=[+\-−~≈]?\d)|(?:measured|results?|done|achieved|after|before|now)\s*:"
+    r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|它们?|其|该指标"
+    r"|这一指标|实测"
+    r"|结果\s*[:：]|实际)(?![A-Za-z])", _I)
+# What takes up a metric named in an earlier block, when that block is more than a short label: an arm's value
+# ("- before: 410 ms", "Main took 410 ms", "The branch wins by 120 ms", "290 ms, not 310 ms.")
+_ARM_TAKE_UP = re.compile(
+    r"[\s(\-*]*(?:main|baseline|the\s+(?:branch|pr|patch|patched\s+[\w\-]+)|(?:for|with|on|in)\s+this\s+(?:pr|change|branch)"
+    r"|[\w\-]+(?:\s+the\s+change)?\s*:\s*(?=[+\-−~≈]?\d)|(?:measured|results?|done|achieved|after|before)\s*:"
+    r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|实测|结果\s*[:：])"
+    r"(?![A-Za-z])", _I)
+# "the quick run has it 30% lower", "快速测试中它已经降低了 30%": the pronoun a few words in
+_PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d)|^[^，。；]{0,10}它", _I)
+# "Quick check already shows 290 ms vs 410 ms on main", "均值从 410 ms 降到 290 ms": a clause that sets two arms side by side
+_COMPARES_ARMS = re.compile(r"\d[^.;]{0,40}?\b(?:vs\.?|versus|against|instead\s+of|than)\b[^.;]{0,30}?\b(?:main|baseline|before|master)\b"
+                            r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。；]{0,12}?到\s*[\d.,]|\d\s*(?:->|→)\s*\d", _I)
+# A table row under arms ("| main | this PR |" above "| 12.1 | 19.4 |"): its numbers are the arms' values
+_ARM_HEADER = re.compile(r"\b(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch)\b", _I)
+_NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
 # "…, and so is the model's decode step", "so did Llama-3-8B decode", "decode is too": the result of the clause before
 _SO_TOO = re.compile(r"^\W*(?:and\s+)?(?:so\s+(?:is|was|are|were|does|did|do|has)\b|the\s+same\s+(?:holds|goes|is\s+true)\s+for\b"
                      r"|as\s+(?:is|does|did)\b)|\b(?:is|are|was|were|does|did)\s+too\b|\bas\s+well\b|也一样|同样", _I)
@@ -85,7 +108,7 @@ _FLAG_ARGUMENT = re.compile(r"(?<![\w-])--[A-Za-z][\w\-]*(?:[=\s]+[\w:./\-]+)*?[
 _OF_A_KERNEL = re.compile(r"\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?"
                           r"|GEMMs?|GEMVs?)(?:\s+(?:alone|itself|only|in\s+isolation))?"
                           r"(?=\s*(?:[,(:;]|$|\b(?:is|was|reaches|reached|hits|peaks|runs|improves|improved|at|on|in|vs)\b))", _I)
-_MEASURED_BY_AUTHOR = re.compile(r"\b(?:we|i)\s+(?:have\s+)?(?:measured|saw|got|observed|found|recorded)\b", _I)
+_MEASURED_BY_AUTHOR = re.compile(r"\b(?:we|i)\s+(?:have\s+)?(?:measured|saw|got|observed|found|recorded)\b|\bshowed\b", _I)
 _MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
@@ -241,21 +264,28 @@ class _Block:
 
     def _serving_concepts(self) -> list[re.Match]:
         text, subjects = self.text, self.words.subjects
+        span_starts = [start for start, _ in self.spans]
         measures = [m for m in _MEASURE.finditer(text)
-                    if _ENTITY.fullmatch(m.group(0)) or not subjects.measure_is_kernel_level(text, m.start(), m.end())]
+                    if _ENTITY.fullmatch(m.group(0)) or not subjects.measure_is_kernel_level(
+                        text, m.start(), m.end(), self.spans[bisect_right(span_starts, m.start()) - 1][0])]
         found = sorted(list(_SUBJECT.finditer(text)) + measures, key=lambda match: match.start())
         return [match for index, match in enumerate(found) if not index or match.start() >= found[index - 1].end()]
 
-    def verdicts(self, label: Verdict | None = None):
+    def verdicts(self, label: Verdict | None = None, short_label: bool = True):
         """The verdict of each clause that names a claim word, and of each clause that gives a result to a
         metric named just before it without one: "We benchmarked TTFT. It dropped by 30%." (a pronoun), or
         the items under a label ("TTFT (p50)" above "- main: 410 ms", "- this PR: 290 ms"), `label`."""
         previous = label
-        for start, end in self.spans:
+        for index, (start, end) in enumerate(self.spans):
             verdict = self._judge(start, end)
             if verdict is None and previous is not None and not previous.claim \
                     and not previous.reason.startswith("kernel-level"):
-                if previous is label or _PRONOUN.match(self.text, start):
+                if previous is label:  # a metric named in an earlier block: its label's items, or an arm's value
+                    takes_up = short_label or (index == 0 and _ARM_TAKE_UP.match(self.text, start) is not None)
+                else:
+                    takes_up = bool(_PRONOUN.match(self.text, start) or _PRONOUN_INSIDE.search(self.text[start:end])
+                                    or _COMPARES_ARMS.search(self.text[start:end]))
+                if takes_up:
                     verdict = self._continued(previous, start, end)
             if verdict is not None:
                 yield verdict
@@ -266,6 +296,9 @@ class _Block:
         clause = self.text[start:end]
         results = [m for m in self.results.within(start, end) if _QUANTITY_RESULT.match(m.group(0))
                    or not m.group(0)[:1].isdigit()]
+        if not results and self.row_start is not None and _ARM_HEADER.search(self.text[:self.row_start]):
+            numbers = list(_NUMBER.finditer(self.text, max(start, self.row_start), end))
+            results = numbers[:1] if len(numbers) >= 2 else []
         if not results or self.words.subjects.clause_is_kernel_level(clause):
             return None
         sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
@@ -292,7 +325,7 @@ class _Block:
         sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
         ends_with = text[sentence_end] if sentence_end < len(text) else ""
         results = [m for m in self.results.within(start, end)]
-        if SETUP_LEAD.match(clause):  # "Setup: 1xH100, input 1024 tokens, 10 req/s": every number is a setting
+        if SETUP_LEAD.match(clause) and not arm_values(clause):  # "Setup: 1xH100, 10 req/s": every number is a setting
             results = [m for m in results if not m.group(0)[:1].isdigit()]
         if not results and _SO_TOO.search(clause):
             results = self._results_before(start)
@@ -395,7 +428,7 @@ class _Block:
             return None
         first = concepts[0]
         if not changes:
-            return None
+            return self._verdict(first.start(), first.group(0), False, clause, reason=MENTION)
         own_subjects = [m for m in _SUBJECT.finditer(clause) if not subjects.model_is_setting(clause, m.start(), m.end())]
         if (_MEASURE.fullmatch(first.group(0)) or _ENTITY.fullmatch(first.group(0))) and not own_subjects:
             level = subjects.clause_is_kernel_level(clause)
@@ -448,12 +481,14 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     """
     words = words or vocabulary()
     verdicts: list[Verdict] = []
-    label = None  # a metric named by a short block with no result ("TTFT (p50)", "吞吐："), whose values may follow
+    label = None  # a metric named with no result, whose values may follow: under a short label ("TTFT (p50)", "吞吐："),
+    short = True  # any item; after a longer block, an item that takes it up ("- before: 410 ms", "It dropped 30%.")
     for block in prose_blocks(text, first_line) + shown_attributes(text, first_line):
-        judged = list(_Block(block, words).verdicts(label))
+        judged = list(_Block(block, words).verdicts(label, short))
         verdicts.extend(judged)
         if judged:
-            label = judged[-1] if judged[-1].reason == MENTION and _is_label(block.text) else None
+            label = judged[-1] if judged[-1].reason == MENTION else None
+            short = _is_label(block.text)
         elif block.kind == "heading":
             label = None
     return verdicts

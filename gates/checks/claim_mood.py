@@ -75,10 +75,14 @@ _ZH_REQUEST = re.compile(r"^\W*(?:请|麻烦|希望|需要|建议|争取|力争|
 # "Please merge: this makes TTFT 30% lower", "Let's merge this 30% TTFT reduction"
 _WRAPPED_RESULT = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|observed|found|recorded)\b|\b(?:showed|shows|shown)\b"
                              r"|\bthis\s+(?:gives|makes|brings|delivers|yields)\b|\b(?:we|i)\s+(?:have\s+)?(?:won|gained)\b", _I)
-_MERGE_REQUEST = re.compile(r"\b(?:merge|ship|land|approve|accept|take\s+a\s+look\s+at|review)\b", _I)
+_MERGE_REQUEST = re.compile(r"\b(?:merge|ship|land|approve|accept|take\s+a\s+look\s+at|review|take\s+note|note|confirm|see)\b"
+                            r"|本\s*PR|本分支|\bthis\s+(?:pr|branch|change|patch)\b|\bours\b|\blike\s+it\s+does\b", _I)
 # "Release checklist: verify that req/s is within 3% of the previous release": an instruction
 _CHECK_THAT = re.compile(r"^\W*(?:[\w\s\-]{1,30}:\s*)?(?:please\s+)?(?:verify|check|confirm|ensure|make\s+sure|double[\s\-]?check)"
                          r"\s+(?:that|whether|if)\b", _I)
+_MET = re.compile(r"\b(?:met|achieved)\b", _I)
+# The change itself, named: a question or a request that names it with a relative result states that result
+_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支", _I)
 _PAST_CHANGE = re.compile(r"\b(?:dropped|fell|rose|improved|increased|decreased|reduced|cut|grew|halved|doubled|went)\b", _I)
 _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
                      r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
@@ -102,7 +106,8 @@ _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。,；;]{0,12}?到\s*[\d.,]", _I)
 _ACHIEVED = re.compile(r"\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
-                       r"|exceeded|within|clears?|cleared|pass(?:es|ed)|satisf(?:y|ies|ied))\b|达到了|已达到|满足了|达成|超过了", _I)
+                       r"|exceeded|within|clears?|cleared|pass(?:es|ed)|satisf(?:y|ies|ied)|achieved|without\s+(?:breaching"
+                       r"|exceeding|violating|missing|going\s+over))\b|达到了|已达到|满足了|达成|超过了", _I)
 
 _FUTURE = (r"(?:\bwill\b|\bshall\b|['’]ll\b|\bgoing\s+to\b|\bplan(?:s|ned)?\s+to\b|\bto\s+be\b|\btodo\b|\bto\s*do\b"
            r"|\bnext\s+(?:step|pr|change|stage)\b|\bfollow[\s\-]?ups?\b|\blater\b|\bfuture\b|\bin\s+stage\s+[A-D]\b"
@@ -148,10 +153,17 @@ _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s
 _EXPECTATION = re.compile(r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
                           r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show)\b", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
+# "Did you notice that TTFT went from 410 ms to 290 ms?", "Why merge this: TTFT goes from 410 ms to 290 ms": a question
+# that states its answer
+_QUESTION_STATES_RESULT = re.compile(r"\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*(?:->|→)\s*\d|^\W*why\s+[\w\s]{1,30}:", _I)
 _INVERTED_CONDITION = re.compile(r"^\W*(?:should|were|had)\s+(?:you|we|i|they|anyone)\b", _I)
+# "If you run our script on this branch, you will see TTFT fall …", "If TTFT drops 30%, we ship it — and it did"
+_SEE_FOR_YOURSELF = re.compile(r"\b(?:if|once|when)\s+(?:you|we)\s+(?:run|try|benchmark|deploy|use|enable|compare|measure|look"
+                               r"|check)\b[^.;]*\b(?:you|we)(?:['’]ll|\s+will)\s+(?:see|get|notice|observe)\b"
+                               r"|\b(?:and|which)\s+it\s+did\b", _I)
 _CONDITION_END = re.compile(r"[,:;—–，：；]|\s-\s|\bthen\b")
 _MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
-_SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed)\b", _I)
+_SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|as\s+it\s+was|(?:was|were)\s+in)\b", _I)
 _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever)\b|如果|若|一旦", _I)
 # A number that its sentence attributes elsewhere and disowns ("figures from the upstream README; we did not reproduce
 # them"), or that the clause takes back ("The 3% increase I mentioned yesterday was a mistake")
@@ -176,6 +188,7 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
                       r"(?:saw|measured|got|observed|see|measure)\b|\bmatch(?:es|ed)?\b"
                       r"|\bwith\s+(?:this\s+(?:pr|change|patch|branch)|the\s+patch)\b"
                       r"|\bon\s+this\b|本\s*PR|我们的|合并后", _I)
+_AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:es|ed)\b|一致|吻合", _I)
 _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
                         r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|误测|请忽略|作废", _I)
 _IGNORE = re.compile(r"(?:^|[:：]\s*)\W*(?:please\s+)?(?:ignore|disregard)\b|请忽略|忽略", _I)
@@ -196,11 +209,12 @@ _USUAL = re.compile(r"\b(?:usually|typically|typical|normally|normal|generally|h
 _NAMES_THE_CHANGE = re.compile(r"\b(?:now|this\s+(?:pr|change|patch|branch|commit|build|version)|patch\w*|new|main|baseline"
                                r"|before|previous|old|arms?|branch|build|pr|change"
                                r"|fix|with|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
-                               r"|whereas)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而", _I)
+                               r"|whereas|post[\s\-]?merge|used\s+to)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而|合入", _I)
+_ARM_VALUE = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new)\s*[:=]?\s*[+\-−~≈]?\d", _I)
 # Another arm named anywhere in the sentence: "…; on main it was usually 410 ms", "合并前是 410 ms"
 _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+baseline|the\s+old\s+\w+)\b|\bmain['’]s\b"
-                        r"|\bbefore\s+(?:the|this)\s+(?:pr|change|merge|patch)\b|\b(?:was|were)\s+(?:usually\s+|typically\s+)?"
-                        r"(?:around\s+|about\s+|~)?\d|合并前|合并后|之前是|以前是|改动前", _I)
+                        r"|\bbefore\s+(?:the|this)\s+(?:pr|change|merge|patch)\b|\bused\s+to\b|\bpost[\s\-]?merge\b|\b(?:was|were)\s+(?:usually\s+|typically\s+)?"
+                        r"(?:around\s+|about\s+|~)?\d|合并前|合并后|合入前|合入后|之前是|以前是|改动前", _I)
 # "typically 30% higher": a comparison, not a usual level
 _COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more|less|fewer|shorter|longer|sooner|up|down)\b"
                              r"|更快|更慢|更高|更低|提升|降低", _I)
@@ -236,7 +250,7 @@ def disowned(clause: str, sentence: str) -> Mood | None:
     upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
     A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
     elsewhere, disowning = _ELSEWHERE.search(clause), _DISOWNED.search(sentence)
-    if elsewhere and disowning and not _OUR_OWN.search(_DISOWNED.sub(" ", clause)):
+    if elsewhere and disowning and not _OUR_OWN.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence):
         return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
     return None
 
@@ -251,9 +265,10 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     """
     stripped = clause.strip()
     offset = len(clause) - len(clause.lstrip())
-    if ends_with and ends_with in _QUESTION_MARK:
+    answered = _QUESTION_STATES_RESULT.search(stripped) or (_THIS_CHANGE.search(stripped) and states_relative_result(stripped))
+    if ends_with and ends_with in _QUESTION_MARK and not answered:
         return Mood("a question", ends_with)
-    inverted = ends_with != "?" and _INVERTED_CONDITION.search(stripped)
+    inverted = (ends_with != "?" and _INVERTED_CONDITION.search(stripped)) or answered
     for pattern in (_QUESTION_START, _QUESTION_INSIDE, _ZH_QUESTION):
         found = pattern.search(stripped)
         if found and not inverted:
@@ -261,7 +276,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     wrapped = _WRAPPED_RESULT.search(stripped) or (_MERGE_REQUEST.search(stripped) and states_relative_result(stripped))
     for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE, _CHECK_THAT):
         found = pattern.search(stripped)
-        if found and not wrapped and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)):
+        if found and not wrapped and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)) \
+                and not _MET.search(stripped):
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
@@ -278,7 +294,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     spans = [(start - offset, end - offset) for start, end in results]
     condition = _CONDITIONAL_START.search(stripped) or (_INVERTED_CONDITION.search(stripped) if ends_with != "?" else None)
     inside = condition or _CONDITION_INSIDE.search(stripped)
-    if inside and _conditional(stripped, inside, spans):
+    if inside and _conditional(stripped, inside, spans) and not _SEE_FOR_YOURSELF.search(stripped):
         return Mood("a condition", inside.group(0))
     ignored = _IGNORE.search(stripped)
     if ignored and _EARLIER.search(stripped, ignored.end()) and spans and all(start > ignored.start() for start, _ in spans) \
@@ -302,7 +318,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     for pattern, name in ((_HYPOTHETICAL, "a possibility"), (_PURPOSE, "a purpose"), (_DEFINITION, "a definition"),
                           (_POINTER, "a pointer")):
         found = pattern.search(stripped)
-        if found:
+        if found and not (pattern is _DEFINITION and arm_values(stripped)):
             return Mood(name, found.group(0))
     usual = _USUAL.search(stripped)
     if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped):
@@ -316,6 +332,11 @@ USUAL_VALUE = "a usual value"
 def names_the_change(text: str) -> bool:
     """The clause names the change, an arm or a comparison (so a usual value in it is one side of an A/B)."""
     return _NAMES_THE_CHANGE.search(text) is not None
+
+
+def arm_values(text: str) -> bool:
+    """The text gives arms their values: "main 52 ms, PR 36 ms", "before: 410 ms"."""
+    return len(_ARM_VALUE.findall(text)) >= 1 and len(re.findall(r"\d", text)) >= 2
 
 
 def names_another_arm(sentence: str) -> bool:

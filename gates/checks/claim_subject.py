@@ -56,7 +56,7 @@ _SCOPE_SPANS_KERNEL = re.compile(
     r"[^.;|]{0,80}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])", _I)
 # "End-to-end, the decode pass takes 16,000 µs per token": what the scope word spans is the model's, in microseconds
 _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
-                            r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b))", _I)
+                            r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b|\brequests?\b))", _I)
 _SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?\s*$", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing)\b", _I)
@@ -124,9 +124,11 @@ class Subjects:
         extra = "|".join(re.escape(term) for term in kernel_terms if term.strip())
         self.kernel = re.compile(STRICT_KERNEL + (f"|(?<![A-Za-z0-9_])(?:{extra})(?![A-Za-z0-9_])" if extra else ""), _I)
 
-    def measure_is_kernel_level(self, text: str, start: int, end: int) -> bool:
-        """The measure at text[start:end] is scoped to a kernel, a memory, a route or a pass."""
-        return bool(_KERNEL_SCOPE.search(without_denied_kernels(text[max(0, start - 40):start]))
+    def measure_is_kernel_level(self, text: str, start: int, end: int, clause_start: int = 0) -> bool:
+        """The measure at text[start:end] is scoped to a kernel, a memory, a route or a pass: "kernel latency", "the
+        partial kernel's p99 latency", "latency of the partial kernel". Only words of its own clause count ("We keep the
+        faster launch config, and serving is now 25% faster" is about serving)."""
+        return bool(_KERNEL_SCOPE.search(without_denied_kernels(text[max(clause_start, start - 40):start]))
                     or _KERNEL_AFTER.match(text[end:end + 40]))
 
     def clause_is_kernel_level(self, clause: str) -> str | None:
@@ -171,6 +173,8 @@ class Subjects:
     def model_is_setting(self, clause: str, start: int, end: int) -> bool:
         """A model, an engine or a step named as the setting of a kernel measurement: "on Llama-3-8B shapes",
         "for Qwen2 the kernel …", "the Triton kernel in vLLM", "each iteration of the kernel's loop"."""
+        if _TRAINING_STEP.fullmatch(clause[start:end]) and re.search(r"training|epoch", clause[start:end], _I):
+            return False  # "each training step" is a training run's, whatever kernel the clause names
         if _ENGINE_NAME.fullmatch(clause[start:end]) or _TRAINING_STEP.fullmatch(clause[start:end]):
             return bool(_KERNEL_WORLD.search(clause) or self.kernel.search(clause))
         if not _MODEL_NAME.fullmatch(clause[start:end]):

@@ -49,6 +49,9 @@ METRIC_TERMS = _ascii_words(
     r"\bTTFTs?\b|\bTTFBs?\b|\bTPOTs?\b|\bITLs?\b|\bE2ELs?\b|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
     rf"|\btime{_H}+to{_H}+first{_H}+byte\b|\bepoch{_H}+times?\b|\btime{_H}+per{_H}+epoch\b"
     rf"|\btok(?:en)?s?{_H}+per{_H}+s\b|\bmodel{_H}+steps?(?:{_H}+times?)?\b"
+    rf"|\b(?:ms|s|sec|seconds?|milliseconds?){_H}+to{_H}+first{_H}+(?:output{_H}+)?tok(?:en)?\b"
+    rf"|\bfirst{_H}*tok(?:en)?{_H}+wait\b|\btok(?:en)?s?{_H}+per{_H}+GPU{_H}*hours?\b"
+    rf"|\btime{_H}+from{_H}+(?:[\w\-]+{_H}+){{1,4}}?to{_H}+(?:seeing|the{_H}+first|first){_H}+(?:text|tok(?:en)?|output|words?)\b"
     rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\bfirst{_H}*tok(?:en)?{_H}+(?:time|latency)\b"
     rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
     rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b|\btime{_H}+between{_H}+tokens\b"
@@ -162,6 +165,21 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:faster|slower|quicker|cheaper){_H}+for{_H}+(?:the{_H}+)?(?:whole{_H}+)?(?:model|server|service|users?)"
     rf"{_END}(?!['’]s|{_H}+(?:shapes?|layers?|weights?|configs?|dims?){_END})"
     rf"|{_BEGIN}(?:shows?|showed){_H}+up{_H}+(?:for|in){_H}+(?:the{_H}+)?(?:whole{_H}+)?(?:model|server){_END}"
+    # "The new kernel makes training 1.3x faster", "makes vLLM serving 25% faster", "makes every epoch 20% shorter"
+    rf"|{_BEGIN}(?:makes?|made|making){_H}+(?:(?:vllm|sglang|tgi|our|the){_H}+)?(?:serving|training|inference|fine{_H}?tuning"
+    rf"|(?:every|each|one){_H}+(?:training{_H}+)?(?:epoch|step|iteration)){_END}"
+    rf"|{_BEGIN}(?:answers?|repl(?:y|ies)|responses?|results?){_H}+(?:now{_H}+)?(?:come|comes|came){_H}+back{_END}"
+    # "After tuning the launch config, serving is 25% faster": serving with a result of its own
+    rf"|{_BEGIN}(?:serving|training|inference|fine{_H}?tuning)(?={_H}+(?:is|was|got|gets|became|becomes|runs?|ran)"
+    rf"(?:{_H}+(?:now|also|still))?{_H}+(?:[+\-~≈]?\d|twice|half|(?:[a-z]+er){_END}))"
+    rf"|{_BEGIN}conversations?{_END}(?={_H}+(?:now{_H}+)?(?:feel|felt|are|were|run|finish|complete))"
+    rf"|{_BEGIN}agent{_H}+loops?{_END}|{_BEGIN}(?:optimi[sz]er){_H}+steps?{_END}"
+    rf"|{_BEGIN}full{_H}+pass{_H}+over{_H}+the{_H}+(?:training{_H}+)?(?:data(?:{_H}?set)?|corpus){_END}"
+    rf"|{_BEGIN}(?:suite|set|run|benchmark){_H}+of{_H}+[\d.,]+\s*[kKM]?{_H}+(?:prompts?|requests?|questions?|conversations?){_END}"
+    rf"|{_BEGIN}for{_H}+an?{_H}+[\d.,]+{_H}*[kK]?[\-\s]tok(?:en)?{_H}+(?:answer|reply|response|completion|output){_END}"
+    rf"|{_BEGIN}(?:nightly{_H}+)?fine{_H}?tunes?{_END}|{_BEGIN}rl{_H}+(?:rollout{_H}+)?(?:jobs?|runs?){_END}"
+    rf"|{_BEGIN}batch{_H}+jobs?{_END}(?={_H}+(?:on{_H}+the{_H}+cluster{_H}+)?(?:now{_H}+)?(?:wrap|finish|complete))"
+    rf"|{_BEGIN}(?:el{_H}+servidor|el{_H}+modelo|das{_H}+modell|der{_H}+server|le{_H}+serveur|le{_H}+mod[èe]le){_END}"
     rf"|{_BEGIN}(?:full|whole|entire){_H}+(?:forward|backward|decode|prefill)(?:{_H}+pass)?{_H}+of{_H}+(?:the{_H}+)?model{_END}"
     rf"|{_BEGIN}(?:carr(?:y|ies|ied)|translat(?:e|es|ed)){_H}+(?:over{_H}+)?(?:in)?to{_H}+(?:the{_H}+)?(?:whole{_H}+)?"
     rf"(?:model|server|serving|users?|production){_END}"
@@ -183,7 +201,8 @@ SERVING_SUBJECTS = (
     # "按线上服务的真实 shape 测": the setting a kernel is measured in, as "serving shapes" is
     r"(?!(?:服务|推理|部署)?\s*(?:的)?\s*(?:真实|典型|常见|实际)?\s*(?:shapes?|形状|尺寸|规模|batch|配置|场景))"
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
-    r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番"
+    r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番|サービング"
+    r"|跑完(?:整个)?(?:评测集|测评集|数据集|测试集)|出词速度|每秒(?:能)?吐出"
 )
 # A measure word with a digit right after it is a name ("the `serving2` run", "latency3.json"), not the word
 _NAME_END = rf"(?![{_LATIN}\d])"
@@ -207,8 +226,9 @@ SERVING_MEASURES = (
     rf"(?:{_H}+(?:now|also|still|up|down))?{_H}+(?:\d|twice|half|(?:[a-z]+er|up|down|too){_END})"
     rf"|finish(?:es|ed)?|complet(?:es|ed)|takes?|took))"
     rf"|{_BEGIN}(?:requests?|quer(?:y|ies)|prompts?|jobs?|tasks?|agents?|clients?|callers?|customers?)"
-    rf"(?={_H}+(?:now{_H}+)?(?:complete|completed|finish|finished|return|returned|get|got|see|saw|wait|waited)\b)"
+    rf"(?={_H}+(?:now{_H}+)?(?:complete|completed|finish|finished|return|returned|get|got|see|saw|wait|waited|wrap)\b)"
     rf"|{_BEGIN}waits?{_H}+(?:before|for){_H}+(?:the{_H}+)?first{_H}+(?:output{_H}+)?(?:token|byte)s?{_END}"
+    rf"|{_BEGIN}(?:max(?:imum)?{_H}+)?(?:sustainable{_H}+)?concurrency{_END}|{_BEGIN}traffic{_END}"
     r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間|整体"
 )
 
