@@ -38,7 +38,7 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import (
-    USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, states_relative_result,
+    USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, states_relative_result, taken_back,
 )
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
@@ -99,9 +99,16 @@ _NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
 _SO_TOO = re.compile(r"^\W*(?:and\s+)?(?:so\s+(?:is|was|are|were|does|did|do|has)\b|the\s+same\s+(?:holds|goes|is\s+true)\s+for\b"
                      r"|as\s+(?:is|does|did)\b)|\b(?:is|are|was|were|does|did)\s+too\b|\bas\s+well\b|也一样|同样", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
+# "so improving mean TPOT alone does not always shorten the iteration": a gerund after a conjunction or preposition
+# names an action, not a result
+_ACTION_GERUND = re.compile(r"(?:improv|reduc|increas|cutt|lower|rais|boost|decreas|dropp|shorten)ing", _I)
+_BEFORE_AN_ACTION = re.compile(r"(?:^|\b(?:so|by|of|for|from|without|when|while|on|about|to|and|or|that|thus)\s+)$", _I)
 # "We do not claim any TTFT gain beyond the 30% we measured": a negation does not take back a result the author measured
-# "Set `--goodput ttft:500 tpot:40`": a metric that is the key of a command-line flag's key:value argument is a setting
+# "Set `--goodput ttft:500 tpot:40`", "SLOs such as ttft:300 tpot:40": a metric that is the key of a key:value argument
+# (after a command-line flag, or in a list of lower-case configuration keys) is a setting
 _KEY_VALUE = re.compile(r"[:=]\d")
+_KEY_VALUE_LIST = re.compile(r"[:=]\d[\d.]*\s+[a-z_]+[:=]\d")
+_KEY_VALUE_AFTER = re.compile(r"[a-z_]+[:=]\d[\d.]*\s+$")
 _FLAG_ARGUMENT = re.compile(r"(?<![\w-])--[A-Za-z][\w\-]*(?:[=\s]+[\w:./\-]+)*?[=\s]+$")
 # "The decode throughput of the MLA kernel, …": a metric that names the kernel it is measured on
 _OF_A_KERNEL = re.compile(r"\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?"
@@ -236,8 +243,9 @@ class _Block:
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
                    if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
                    and not kernel_rate(m.start())
-                   and not (_FLAG_ARGUMENT.search(text, max(0, m.start() - 60), m.start())
-                            and _KEY_VALUE.match(text, m.end()))
+                   and not (_FLAG_ARGUMENT.search(text, max(0, m.start() - 60), m.start()) and _KEY_VALUE.match(text, m.end()))
+                   and not (m.group(0).islower() and (_KEY_VALUE_LIST.match(text, m.end())
+                                                      or _KEY_VALUE_AFTER.search(text, max(0, m.start() - 24), m.start())))
                    and not _OF_A_KERNEL.match(text, m.end())
                    and not (is_generic_measure(m.group(0))
                             and (words.subjects.measure_is_kernel_level(text, m.start(), m.end())
@@ -259,6 +267,7 @@ class _Block:
                      for pattern in _PICKED_COMPARATIVES for m in pattern.finditer(text)]
         return _InTextOrder(m for m in _RESULT.finditer(text)
                             if not any(start <= m.start() < end for start, end in choosers)
+                            and not (_ACTION_GERUND.fullmatch(m.group(0)) and _BEFORE_AN_ACTION.search(text, 0, m.start()))
                             and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
 
     def _serving_concepts(self) -> list[re.Match]:
@@ -358,7 +367,9 @@ class _Block:
         period = _PERIOD.search(self.text, start)
         sentence = self.text[sentence_start:period.start() if period else len(self.text)]
         if mood is None:
-            return disowned(clause, sentence)
+            following = self.text[period.end():period.end() + 240] if period else ""
+            return disowned(clause, sentence + " " + following[:_PERIOD.search(following).start()]
+                            if _PERIOD.search(following) else sentence + " " + following) or taken_back(clause, following)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         return mood

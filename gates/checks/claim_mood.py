@@ -151,7 +151,8 @@ _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s
                            r"(?:提升|降低|改善|加快|减少)", _I)
 # "We expect the end-to-end gain to be small": an expectation, not a measurement
 _EXPECTATION = re.compile(r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
-                          r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show)\b", _I)
+                          r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show|translate"
+                          r"|carry|lead|yield|give|bring|result|turn)\b", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
 # "Did you notice that TTFT went from 410 ms to 290 ms?", "Why merge this: TTFT goes from 410 ms to 290 ms": a question
 # that states its answer
@@ -175,12 +176,14 @@ _ELSEWHERE = re.compile(
     r"|\b(?:blog(?:\s+post)?|paper|article|tweet|announcement)\s+(?:claims?|says|reports?|quotes?)\b"
     r"|\b(?:quoted|reported|measured|posted)\s+in\s+#\d+|\bfrom\s+#\d+"
     r"|\bpeople\s+(?:usually\s+|often\s+|typically\s+)?(?:quote|cite|report|claim)"
+    r"|\b(?:claimed|reported|quoted|posted)\s+in\s+(?:the\s+)?(?:original\s+)?(?:issue|thread|discussion|paper|blog)\b"
     r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
 _DISOWNED = re.compile(
     r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
     r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|(?:\bnot|n['’]t)\s+comparable\b"
-    r"|\bnot\s+from\s+us\b|没复现|没能复现"
+    r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
+    r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
 _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
@@ -190,13 +193,17 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
                       r"|\bon\s+this\b|本\s*PR|我们的|合并后", _I)
 _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:es|ed)\b|一致|吻合", _I)
 _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
-                        r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|误测|请忽略|作废", _I)
+                        r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|\bdisappears?\b|\bvanish(?:es)?\b|误测|请忽略|作废", _I)
+# The sentence after a number that takes it back: "That was wrong: …", "Please disregard it"
+_TAKEN_BACK_NEXT = re.compile(r"^\W*(?:(?:that|this|it)\s+(?:was|is)\s+(?:wrong|invalid|incorrect|a\s+mistake|bogus)"
+                              r"|please\s+(?:disregard|ignore)\s+(?:it|that|this))\b", _I)
 _IGNORE = re.compile(r"(?:^|[:：]\s*)\W*(?:please\s+)?(?:ignore|disregard)\b|请忽略|忽略", _I)
 _EARLIER = re.compile(r"\b(?:(?:i|we)\s+(?:mentioned|posted|reported|quoted|shared)|earlier|yesterday|previous(?:ly)?"
                       r"|before)\b|昨天|之前|先前|上次|贴的", _I)
 
 _NEGATED_RESULT = re.compile(
-    r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+\w+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect"
+    r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+\w+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect|shorten"
+    r"|reduc|lower|cut|drop"
     r"|impact|mov|differ|benefit|help|faster|better|measurable|significant|noticeable|visible|effect)\w*"
     r"|(?:没有|未|无|不)\s*(?:明显|显著|任何)?\s*(?:的)?\s*(?:提升|变化|改善|影响|收益|加速|差异)", _I)
 _PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended\s+to|designed\s+to|meant\s+to"
@@ -243,6 +250,14 @@ def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]
     if all(start < boundary for start, _ in results):
         return True
     return bool(_MODAL.search(clause, boundary))
+
+
+def taken_back(clause: str, following: str) -> Mood | None:
+    """A number the author posted earlier that the next sentence takes back: "I posted a 12% improvement yesterday.
+    That was wrong: …"."""
+    if _EARLIER.search(clause) and _TAKEN_BACK_NEXT.search(following) and len(_RELATIVE.findall(clause)) <= 1:
+        return Mood("a retracted number", _TAKEN_BACK_NEXT.search(following).group(0).strip())
+    return None
 
 
 def disowned(clause: str, sentence: str) -> Mood | None:

@@ -66,7 +66,10 @@ _KERNEL_WORLD = re.compile(
     r"|warps?|tiles?|CTAs?|[TG]FLOPs?(?:/s)?|HBM|DRAM|bank\s+conflicts?|(?:one|a|per|single)\s+layer|autotun\w*"
     r"|microbench\w*)(?![A-Za-z])|算子|内核|单层|寄存器|共享内存|占用率", re.IGNORECASE)
 _KERNEL_TIMES = re.compile(r"\d\s*(?:us|µs|μs|ns|微秒|纳秒)(?![A-Za-z])")
-_MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d\s*(?:tok|t/s|req|TPS|RPS|QPS)")
+_MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d\s*(?:tok(?:en)?s?\s*/|t/s|req(?:uest)?s?\s*/|TPS|RPS"
+                          r"|QPS)")
+# A memory's rate: "went from 410 GB/s to 1.1 TB/s"
+_BANDWIDTH = re.compile(r"\d\s*(?:[KMGT]i?B/s|[KMGT]B\s+per\s+second)", _I)
 _SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at|from|of)\s+(?:the\s+|an?\s+)?|上|下|在|按照?\s*|以\s*"
                                   r"|取自\s*|来自\s*)$", _I)
 # What follows a model named as where a kernel's shapes come from: "Llama-3-8B shapes", "the Llama-3-8B MLP", "的解码形状"
@@ -97,6 +100,7 @@ _KERNEL_THROUGHPUT = re.compile(
     r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?)['’]?s?\s+(?:own\s+)?throughput\b"
     r"|\bthroughput\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?|GEMMs?"
     r"|GEMVs?)(?![A-Za-z])|(?:内核|算子|kernel)\s*的?\s*吞吐", _I)
+_ISOLATED = re.compile(r"\bmicrobench\w*|\bin\s+isolation\b|\b(?:op|kernel|operator)\s+alone\b|\bstandalone\b", _I)
 _SERVING_HEAD = re.compile(
     rf"{SERVING_SUBJECTS}|{SERVING_MEASURES}|{SCOPE_TERMS}|(?<![A-Za-z])(?:servers?|engines?|systems?|models?|deployments?"
     r"|endpoints?|clusters?|nodes?|pipelines?|instances?|replicas?|backends?|training|trainers?|runs?|jobs?)(?![A-Za-z])", _I)
@@ -140,12 +144,17 @@ class Subjects:
             return f"kernel-level: the clause is about a kernel ({world.group(0)!r})"
         if _KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause):
             return "kernel-level: timed in microseconds"
+        if _BANDWIDTH.search(clause) and not _MODEL_TIMES.search(clause):
+            return "kernel-level: a memory's rate (GB/s, TB/s)"
         return None
 
     def rate_of_a_kernel(self, clause_head: str, clause: str) -> bool:
         """The rate that follows `clause_head` (the clause up to a tokens/s unit) is a kernel's: the kernel is the
         subject that reaches it ("In isolation the fused MoE kernel now processes 1.9M tokens/s"). A clause that
         names a server, a model, users or a serving measure anywhere ("… in our serving benchmark") is left to them."""
+        isolated = _ISOLATED.search(clause_head)
+        if isolated and self.kernel.search(clause_head) and not _SERVING_HEAD.search(clause):
+            return True  # "The microbenchmark reports tokens/s for the attention op alone: …"
         named = _KERNEL_THROUGHPUT.search(clause_head)
         if named:
             return not _SERVING_HEAD.search(clause[:named.start()] + " " + clause[named.end():])
