@@ -95,6 +95,7 @@ _COMPARES_ARMS = re.compile(r"\d[^.;]{0,40}?\b(?:vs\.?|versus|against|instead\s+
 # A table row under arms ("| main | this PR |" above "| 12.1 | 19.4 |"): its numbers are the arms' values
 _ARM_HEADER = re.compile(r"\b(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch)\b", _I)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
+_KERNEL_UNIT_HEADER = re.compile(r"\((?:µs|μs|us|ns|cycles|GB/s|TB/s|TFLOPS)\)", _I)
 # "…, and so is the model's decode step", "so did Llama-3-8B decode", "decode is too": the result of the clause before
 _SO_TOO = re.compile(r"^\W*(?:and\s+)?(?:so\s+(?:is|was|are|were|does|did|do|has)\b|the\s+same\s+(?:holds|goes|is\s+true)\s+for\b"
                      r"|as\s+(?:is|does|did)\b)|\b(?:is|are|was|were|does|did)\s+too\b|\bas\s+well\b|也一样|同样", _I)
@@ -304,6 +305,8 @@ class _Block:
         clause = self.text[start:end]
         results = [m for m in self.results.within(start, end) if _QUANTITY_RESULT.match(m.group(0))
                    or not m.group(0)[:1].isdigit()]
+        if not results and arm_values(clause):
+            results = list(_NUMBER.finditer(self.text, start, end))[:1]  # "main 3120, this PR 4010."
         if not results and self.row_start is not None and _ARM_HEADER.search(self.text[:self.row_start]):
             numbers = list(_NUMBER.finditer(self.text, max(start, self.row_start), end))
             results = numbers[:1] if len(numbers) >= 2 else []
@@ -422,6 +425,10 @@ class _Block:
             cell = _NUMBER_CELL.search(self.text, self.row_start)
             if cell:
                 return cell.group(1)
+        if self.row_start and _ARM_HEADER.search(self.text[:self.row_start]):
+            cells = list(_NUMBER_CELL.finditer(self.text, term.end()))
+            if len(cells) >= 2:
+                return cells[0].group(1)  # "| TTFT p50 (ms) | 410 | 290 |" under "| | main | this PR |"
         return None
 
     @staticmethod
@@ -437,6 +444,10 @@ class _Block:
         if not concepts:
             return None
         first = concepts[0]
+        if not changes and self.row_start is not None and _ARM_HEADER.search(self.text[:self.row_start]) \
+                and not subjects.clause_is_kernel_level(clause) and not _KERNEL_UNIT_HEADER.search(self.text[:self.row_start]):
+            cells = list(_NUMBER_CELL.finditer(self.text, first.end(), end))
+            changes = cells[:1] if len(cells) >= 2 else []  # "| chat | 1900 | 1400 |" under "p99 before | p99 after"
         if not changes:
             return self._verdict(first.start(), first.group(0), False, clause, reason=MENTION)
         own_subjects = [m for m in _SUBJECT.finditer(clause) if not subjects.model_is_setting(clause, m.start(), m.end())]
@@ -497,8 +508,9 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         judged = list(_Block(block, words).verdicts(label, short))
         verdicts.extend(judged)
         if judged:
-            label = judged[-1] if judged[-1].reason == MENTION else None
-            short = _is_label(block.text)
+            answered = judged[-1].reason.startswith("a question")  # "> How much does this help TTFT?" above its answer
+            label = judged[-1] if judged[-1].reason == MENTION or answered else None
+            short = _is_label(block.text) or answered
         elif block.kind == "heading":
             label = None
     return verdicts

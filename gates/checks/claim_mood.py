@@ -213,9 +213,9 @@ _PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended
 # "TTFT p50 on the reference box usually sits between 280 and 320 ms": how a metric usually reads, not what this change
 # did; a clause that names the change or a change (now, this PR, the branch, after, from … to) is not excused
 _USUAL = re.compile(r"\b(?:usually|typically|typical|normally|normal|generally|historically|ordinarily)\b|通常|一般|平时|往常", _I)
-_NAMES_THE_CHANGE = re.compile(r"\b(?:now|this\s+(?:pr|change|patch|branch|commit|build|version)|patch\w*|new|main|baseline"
+_NAMES_THE_CHANGE = re.compile(r"^\W*with\b|\b(?:now|this\s+(?:pr|change|patch|branch|commit|build|version)|patch\w*|new|main|baseline"
                                r"|before|previous|old|arms?|branch|build|pr|change"
-                               r"|fix|with|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
+                               r"|fix|with\s+(?:this|the\s+(?:new|patch|change|fix))|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
                                r"|whereas|post[\s\-]?merge|used\s+to)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而|合入", _I)
 _ARM_VALUE = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new)\s*[:=]?\s*[+\-−~≈]?\d", _I)
 # Another arm named anywhere in the sentence: "…; on main it was usually 410 ms", "合并前是 410 ms"
@@ -223,7 +223,8 @@ _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+basel
                         r"|\bbefore\s+(?:the|this)\s+(?:pr|change|merge|patch)\b|\bused\s+to\b|\bpost[\s\-]?merge\b|\b(?:was|were)\s+(?:usually\s+|typically\s+)?"
                         r"(?:around\s+|about\s+|~)?\d|合并前|合并后|合入前|合入后|之前是|以前是|改动前", _I)
 # "typically 30% higher": a comparison, not a usual level
-_COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more|less|fewer|shorter|longer|sooner|up|down)\b"
+_COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more|less|fewer|shorter|longer|sooner|earlier"
+                             r"|later|quicker|up|down)\b"
                              r"|更快|更慢|更高|更低|提升|降低", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
