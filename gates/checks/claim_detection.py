@@ -100,6 +100,9 @@ _KERNEL_UNIT_HEADER = re.compile(r"\((?:µs|μs|us|ns|cycles|GB/s|TB/s|TFLOPS)\)
 _SO_TOO = re.compile(r"^\W*(?:and\s+)?(?:so\s+(?:is|was|are|were|does|did|do|has)\b|the\s+same\s+(?:holds|goes|is\s+true)\s+for\b"
                      r"|as\s+(?:is|does|did)\b)|\b(?:is|are|was|were|does|did)\s+too\b|\bas\s+well\b|也一样|同样", _I)
 _QUANTITY_RESULT = re.compile(r"[+\-−~≈]?\d")
+# "decode batches from 1 to 256", "contexts from 2k to 128k": the range a run covers, not a change
+_RANGE_SETTING = re.compile(r"\b(?:batch(?:es)?|batch\s+sizes?|sizes?|contexts?|context\s+lengths?|lengths?|seq(?:uence)?s?"
+                            r"|prompts?|shapes?|heads?|ranks?|gpus?)\s+(?:of\s+)?from\s+[\d.,]+\s*[kKM]?\s+to\s+[\d.,]+", _I)
 # "so improving mean TPOT alone does not always shorten the iteration": a gerund after a conjunction or preposition
 # names an action, not a result
 _ACTION_GERUND = re.compile(r"(?:improv|reduc|increas|cutt|lower|rais|boost|decreas|dropp|shorten)ing", _I)
@@ -264,6 +267,7 @@ class _Block:
         """The block's results, found when a clause is first judged: most blocks name no claim word."""
         text = self.text
         choosers = [m.span() for m in _SETTING_COMPARISON.finditer(text)]
+        choosers += [m.span() for m in _RANGE_SETTING.finditer(text)]
         choosers += [m.span(next(name for name, value in m.groupdict().items() if value))
                      for pattern in _PICKED_COMPARATIVES for m in pattern.finditer(text)]
         return _InTextOrder(m for m in _RESULT.finditer(text)

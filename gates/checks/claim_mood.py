@@ -82,6 +82,8 @@ _CHECK_THAT = re.compile(r"^\W*(?:[\w\s\-]{1,30}:\s*)?(?:please\s+)?(?:verify|ch
                          r"\s+(?:that|whether|if)\b", _I)
 _MET = re.compile(r"\b(?:met|achieved)\b", _I)
 # The change itself, named: a question or a request that names it with a relative result states that result
+# "Is the 12% … you mentioned from this PR, or from …?": a question about where a number comes from
+_ASKS_WHICH = re.compile(r"\b(?:or|whether)\b|\byou\s+(?:mentioned|reported|saw|measured|posted|quoted)\b", _I)
 _THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支", _I)
 _PAST_CHANGE = re.compile(r"\b(?:dropped|fell|rose|improved|increased|decreased|reduced|cut|grew|halved|doubled|went)\b", _I)
 _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
@@ -125,7 +127,7 @@ _DEFINITION = re.compile(
     r"|\bdenotes?\b|\bstands?\s+for\b|\bdefinition\b|\b(?:is|are)\s+the\s+(?:time|number|rate|latency|duration"
     r"|interval|gap|delay|count|average|mean|ratio)\b|\b(?:lower|higher)\s+(?:\w+\s+){0,2}?is\s+better\b"
     r"|\bcounts\s+only\b"
-    r"|定义为|是指|指的是|即为|表示的是|とは|越(?:低|高|小|大)越好"
+    r"|定义为|是指|指的是|即为|表示的是|とは|越(?:低|高|小|大)越好|按[^。；]{1,60}?计算|计算方式"
     r"|(?<=[\w)）\s])指(?![标出令数向导定南针])", _I)
 
 _POINTER = re.compile(
@@ -150,7 +152,9 @@ _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s
                            r"|(?:可能|或许|也许|理论上|有望|应该|应当|预计|预期)[^，。,；;]{0,20}?(?:会|能)?\s*(?:有所)?\s*"
                            r"(?:提升|降低|改善|加快|减少)", _I)
 # "We expect the end-to-end gain to be small": an expectation, not a measurement
-_EXPECTATION = re.compile(r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
+_EXPECTATION = re.compile(r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:an?|some)\s+(?:small|slight|modest"
+                          r"|minor|tiny|large|big)?\s*(?:improvement|gain|speed-?up|regression|drop|win)\b"
+                          r"|\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
                           r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show|translate"
                           r"|carry|lead|yield|give|bring|result|turn)\b", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
@@ -176,13 +180,16 @@ _ELSEWHERE = re.compile(
     r"|\b(?:blog(?:\s+post)?|paper|article|tweet|announcement)\s+(?:claims?|says|reports?|quotes?)\b"
     r"|\b(?:quoted|reported|measured|posted)\s+in\s+#\d+|\bfrom\s+#\d+"
     r"|\bpeople\s+(?:usually\s+|often\s+|typically\s+)?(?:quote|cite|report|claim)"
-    r"|\b(?:claimed|reported|quoted|posted)\s+in\s+(?:the\s+)?(?:original\s+)?(?:issue|thread|discussion|paper|blog)\b"
+    r"|\b(?:claimed|reported|quoted|posted|mentioned)\s+in\s+(?:the\s+)?(?:(?:original|linked|upstream|referenced)\s+)?"
+    r"(?:issue|thread|discussion|paper|blog)\b|issue\s*里|(?:另一套|不同的?)\s*(?:并行)?\s*配置下测"
     r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
 _DISOWNED = re.compile(
     r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
     r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|(?:\bnot|n['’]t)\s+comparable\b"
     r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
+    r"|\b(?:should\s+not|shouldn['’]t|must\s+not)\s+be\s+read\s+as\s+a\s+result\s+of\s+this\s+(?:pr|change)\b"
+    r"|与本\s*PR\s*无关|请勿引用|不要引用"
     r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
@@ -197,8 +204,10 @@ _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|er
 # The sentence after a number that takes it back: "That was wrong: …", "Please disregard it"
 _TAKEN_BACK_NEXT = re.compile(r"^\W*(?:(?:that|this|it)\s+(?:was|is)\s+(?:wrong|invalid|incorrect|a\s+mistake|bogus)"
                               r"|please\s+(?:disregard|ignore)\s+(?:it|that|this))\b", _I)
-_IGNORE = re.compile(r"(?:^|[:：]\s*)\W*(?:please\s+)?(?:ignore|disregard)\b|请忽略|忽略", _I)
+_IGNORE = re.compile(r"(?:^|[:：]\s*)\W*(?:please\s+)?(?:ignore|disregard)\b|请忽略|忽略"
+                     r"|\b(?:i(?:['’]ve|\s+have)?\s+)?(?:removed|withdrew|withdrawn|struck)\s+the\b", _I)
 _EARLIER = re.compile(r"\b(?:(?:i|we)\s+(?:mentioned|posted|reported|quoted|shared)|earlier|yesterday|previous(?:ly)?"
+                      r"|from\s+the\s+(?:description|summary|title)"
                       r"|before)\b|昨天|之前|先前|上次|贴的", _I)
 
 _NEGATED_RESULT = re.compile(
@@ -226,11 +235,12 @@ _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+basel
 _COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more|less|fewer|shorter|longer|sooner|earlier"
                              r"|later|quicker|up|down)\b"
                              r"|更快|更慢|更高|更低|提升|降低", _I)
+_IN_THEORY = re.compile(r"\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
 _RELATIVE = re.compile(
-    r"\d\s*(?:%|％|[x×](?![A-Za-z])|倍|-?fold|\s*times\b|\s*percent)|\b(?:twice|half|halv|doubl|tripl)\w*"
+    r"\d\s*(?:%|％|[x×](?![A-Za-z])(?!\s*[\u4e00-\u9fff])|倍|-?fold|\s*times\b|\s*percent)|\b(?:twice|half|halv|doubl|tripl)\w*"
     r"|一半|翻倍|减半|[一两二三四五六七八九十半几]\s*倍|(?<![\d.,])\d[\d.,]*\s*\S{0,6}\s+(?:lower|higher|faster|slower|less|more"
     r"|shorter|longer|better|worse|sooner)\b|\d\s*(?:->|→|=>)\s*\d|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d", _I)
 
@@ -281,7 +291,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     """
     stripped = clause.strip()
     offset = len(clause) - len(clause.lstrip())
-    answered = _QUESTION_STATES_RESULT.search(stripped) or (_THIS_CHANGE.search(stripped) and states_relative_result(stripped))
+    answered = _QUESTION_STATES_RESULT.search(stripped) or (
+        _THIS_CHANGE.search(stripped) and states_relative_result(stripped) and not _ASKS_WHICH.search(stripped))
     if ends_with and ends_with in _QUESTION_MARK and not answered:
         return Mood("a question", ends_with)
     inverted = (ends_with != "?" and _INVERTED_CONDITION.search(stripped)) or answered
@@ -321,11 +332,14 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
             and len(_RELATIVE.findall(stripped)) <= 1:
         return Mood("a retracted number", retraction.group(0))
     expectation = _EXPECTATION.search(stripped)
-    if expectation and not _FINITE_CHANGE.search(stripped) and not _SEEN.search(stripped):
+    if expectation and not _PAST_CHANGE.search(stripped) and not _SEEN.search(stripped):
         return Mood("an expectation", expectation.group(0))
     usual = _USUAL.search(stripped)
     if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped) and not _COMPARED_LEVEL.search(stripped):
         return Mood(USUAL_VALUE, usual.group(0))
+    theory = _IN_THEORY.search(stripped)
+    if theory and not _SEEN.search(stripped) and not _PAST_CHANGE.search(stripped):
+        return Mood("a possibility", theory.group(0))
     if states_relative_result(stripped):
         return None
     future, verb = _FUTURE_RE.search(stripped), _PLAN_VERB_RE.search(stripped)

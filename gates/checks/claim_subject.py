@@ -71,12 +71,14 @@ _MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d
 # A memory's rate: "went from 410 GB/s to 1.1 TB/s"
 _BANDWIDTH = re.compile(r"\d\s*(?:[KMGT]i?B/s|[KMGT]B\s+per\s+second)", _I)
 _SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at|from|of)\s+(?:the\s+|an?\s+)?|上|下|在|按照?\s*|以\s*"
-                                  r"|取自\s*|来自\s*)$", _I)
+                                  r"|取自\s*|来自\s*|\bshapes?\s*\([^)]{0,40})$", _I)
 # What follows a model named as where a kernel's shapes come from: "Llama-3-8B shapes", "the Llama-3-8B MLP", "的解码形状"
 _SHAPE_SOURCE_AFTER = re.compile(
     r"^[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?|attention|sizes?|mlp|ffn|moe"
-    r"|experts?|projections?|gemms?|decode\s+shapes?|prefill\s+shapes?)\b"
+    r"|experts?|projections?|gemms?|problems?|workloads?|(?:decode|prefill|training|serving|inference)\s+shapes?"
+    r"|[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b"
     r"|^\s*的?\s*(?:所有|全部|各|典型)?\s*(?:[A-Za-z]+\s*)?(?:解码|预填充|推理)?\s*(?:形状|shape|层|尺寸)", _I)
+_LAYER_NAME_AFTER = re.compile(r"^\s*(?:[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b", _I)
 _SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+|taken\s+)?(?:taken\s+)?(?:from|of)\s+"
                           r"(?:the\s+|an?\s+)?$|形状\s*(?:取自|来自)\s*$", _I)
 # A kernel's own settings: "BLOCK_N=128", "num_warps=8"
@@ -182,14 +184,18 @@ class Subjects:
     def model_is_setting(self, clause: str, start: int, end: int) -> bool:
         """A model, an engine or a step named as the setting of a kernel measurement: "on Llama-3-8B shapes",
         "for Qwen2 the kernel …", "the Triton kernel in vLLM", "each iteration of the kernel's loop"."""
-        if _TRAINING_STEP.fullmatch(clause[start:end]) and re.search(r"training|epoch", clause[start:end], _I):
+        if re.search(r"\bper\s+$", clause[:start], _I) and (self.kernel.search(clause) or _KERNEL_WORLD.search(clause)):
+            return True  # "Per training step of the 7B run, the fused kernel accounts for 14 ms": a normalizer
+        if _TRAINING_STEP.fullmatch(clause[start:end]) and re.search(r"training|epoch", clause[start:end], _I) \
+                and not re.search(r"\bper\s*$", clause[:start], _I):
             return False  # "each training step" is a training run's, whatever kernel the clause names
         if _ENGINE_NAME.fullmatch(clause[start:end]) or _TRAINING_STEP.fullmatch(clause[start:end]):
             return bool(_KERNEL_WORLD.search(clause) or self.kernel.search(clause))
         if not _MODEL_NAME.fullmatch(clause[start:end]):
             return False
-        if _SHAPES_FROM.search(clause[:start]):
+        if _SHAPES_FROM.search(clause[:start]) or _LAYER_NAME_AFTER.match(clause[end:end + 24]):
             return True  # "the shapes are from a Llama-3-8B trace", "这些形状取自 Qwen3-235B": a kernel benchmark's setting
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
             and bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause) or _KERNEL_CONFIG.search(clause)
+                     or re.search(r"\b(?:fused|pass|launch|permute|unpermute)\b", clause, _I)
                      or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))

@@ -213,7 +213,7 @@ SERVING_SUBJECTS = (
 # A measure word with a digit right after it is a name ("the `serving2` run", "latency3.json"), not the word
 _NAME_END = rf"(?![{_LATIN}\d])"
 SERVING_MEASURES = (
-    rf"{_BEGIN}serv(?:e|es|ed|ing){_NAME_END}{_NOT_LEVEL}{_NOT_SETTING}|{_BEGIN}per{_H}+(?:request|query|prompt){_END}"
+    rf"{_BEGIN}serv(?:e|es|ed|ing){_NAME_END}{_NOT_LEVEL}{_NOT_SETTING}(?!{_H}*(?:style|like){_END})|{_BEGIN}per{_H}+(?:request|query|prompt){_END}"
     rf"|{_BEGIN}(?:latenc(?:y|ies)|throughput|response{_H}+times?|wait(?:ing)?{_H}+times?"
     rf"|time{_H}+to{_H}+(?:answer|respond|reply)){_NAME_END}"
     rf"|{_BEGIN}(?:latenz(?:en)?|durchsatz|latencias?|latences?|d[ée]bit){_END}"
@@ -257,7 +257,7 @@ _MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|
 _NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-])(?<!former[\s\-])(?<!last[\s\-])"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
+    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
