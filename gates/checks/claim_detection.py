@@ -229,9 +229,10 @@ class _Block:
             self.terms = self.concepts = self.results = _InTextOrder([])
             self.kinds, self.sentence_ends = {}, [len(text)]
             self.spans = list(clauses(text))
+            self.span_starts = [start for start, _ in self.spans]
             return
         self.spans = spans = list(clauses(text))
-        span_starts = [start for start, _ in spans]
+        self.span_starts = span_starts = [start for start, _ in spans]
         kernel_clauses: dict[int, bool] = {}
 
         def in_kernel_clause(index: int) -> bool:
@@ -263,6 +264,11 @@ class _Block:
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
 
     @cached_property
+    def periods(self) -> list[re.Match]:
+        """The block's sentence-ending periods (semicolons do not end a sentence here), found once."""
+        return list(_PERIOD.finditer(self.text))
+
+    @cached_property
     def results(self) -> _InTextOrder:
         """The block's results, found when a clause is first judged: most blocks name no claim word."""
         text = self.text
@@ -272,12 +278,13 @@ class _Block:
                      for pattern in _PICKED_COMPARATIVES for m in pattern.finditer(text)]
         return _InTextOrder(m for m in _RESULT.finditer(text)
                             if not any(start <= m.start() < end for start, end in choosers)
-                            and not (_ACTION_GERUND.fullmatch(m.group(0)) and _BEFORE_AN_ACTION.search(text, 0, m.start()))
+                            and not (_ACTION_GERUND.fullmatch(m.group(0))
+                                     and _BEFORE_AN_ACTION.search(text, max(0, m.start() - 16), m.start()))
                             and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
 
     def _serving_concepts(self) -> list[re.Match]:
         text, subjects = self.text, self.words.subjects
-        span_starts = [start for start, _ in self.spans]
+        span_starts = self.span_starts
         measures = [m for m in _MEASURE.finditer(text)
                     if _ENTITY.fullmatch(m.group(0)) or not subjects.measure_is_kernel_level(
                         text, m.start(), m.end(), self.spans[bisect_right(span_starts, m.start()) - 1][0])]
@@ -368,10 +375,12 @@ class _Block:
         should not be read as wins")."""
         reach = max((m.end() for m in results), default=start)
         if reach > start + len(clause):
-            clause = self.text[start:self.spans[bisect_right([s for s, _ in self.spans], reach - 1) - 1][1]]
+            clause = self.text[start:self.spans[bisect_right(self.span_starts, reach - 1) - 1][1]]
         mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
-        sentence_start = max([m.end() for m in _PERIOD.finditer(self.text, 0, start)], default=0)
-        period = _PERIOD.search(self.text, start)
+        periods = self.periods
+        index = bisect_left([p.start() for p in periods], start)
+        sentence_start = periods[index - 1].end() if index else 0
+        period = periods[index] if index < len(periods) else None
         sentence = self.text[sentence_start:period.start() if period else len(self.text)]
         if mood is None:
             following = self.text[period.end():period.end() + 240] if period else ""
@@ -383,7 +392,7 @@ class _Block:
 
     def _results_before(self, start: int) -> list[re.Match]:
         """The results of the clause before, in the same sentence: what "so is the model" takes over."""
-        index = bisect_right([s for s, _ in self.spans], start - 1) - 1
+        index = bisect_right(self.span_starts, start - 1) - 1
         if index < 0:
             return []
         before_start, before_end = self.spans[index]

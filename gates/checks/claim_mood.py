@@ -141,10 +141,11 @@ _POINTER = re.compile(
 
 _CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|provided|in\s+case|whether|once"
                                 r"|如果|假如|若|假设|倘若|一旦|要是|もし)", _I)
+_THEORY = r"\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上"  # "In theory, …": a possibility, even with numbers
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
                            r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort|see"
                            r"|notice|observe|get|drop|rise|fall|go\s+up|go\s+down|inflat|mislead)\w*"
-                           r"|\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上|预计|预期|估计"
+                           rf"|{_THEORY}|预计|预期|估计"
                            r"|\bany\s+(?:[\w\-]+\s+){0,2}?(?:regressions?|improvements?|gains?|speed-?ups?|slow-?downs?|drops?"
                            r"|changes?|differences?|wins?)\b(?=[^.;]{0,40}\b(?:should|would|could|might|may|will|can|shows?\s+up|stands?\s+out"
                            r"|easier|visible)\b)"
@@ -152,12 +153,12 @@ _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s
                            r"|(?:可能|或许|也许|理论上|有望|应该|应当|预计|预期)[^，。,；;]{0,20}?(?:会|能)?\s*(?:有所)?\s*"
                            r"(?:提升|降低|改善|加快|减少)", _I)
 # "We expect the end-to-end gain to be small": an expectation, not a measurement
-_EXPECTATION = re.compile(r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:an?|some)\s+(?:small|slight|modest"
-                          r"|minor|tiny|large|big)?\s*(?:improvement|gain|speed-?up|regression|drop|win)\b"
-                          r"|\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+(?:[\w\-]+\s+){0,5}?to\s+(?:be|stay|remain"
+_EXPECT = r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+"
+_EXPECTATION = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:small|slight|modest|minor|tiny|large|big)?\s*"
+                          r"(?:improvement|gain|speed-?up|regression|drop|win)\b"
+                          rf"|{_EXPECT}(?:[\w\-]+\s+){{0,5}}?to\s+(?:be|stay|remain"
                           r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show|translate"
                           r"|carry|lead|yield|give|bring|result|turn)\b", _I)
-# "… fails the PR if output tok/s drops more than 2%": a result inside a condition
 # "Did you notice that TTFT went from 410 ms to 290 ms?", "Why merge this: TTFT goes from 410 ms to 290 ms": a question
 # that states its answer
 _QUESTION_STATES_RESULT = re.compile(r"\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*(?:->|→)\s*\d|^\W*why\s+[\w\s]{1,30}:", _I)
@@ -169,6 +170,7 @@ _SEE_FOR_YOURSELF = re.compile(r"\b(?:if|once|when)\s+(?:you|we)\s+(?:run|try|be
 _CONDITION_END = re.compile(r"[,:;—–，：；]|\s-\s|\bthen\b")
 _MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
 _SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|as\s+it\s+was|(?:was|were)\s+in)\b", _I)
+# "… fails the PR if output tok/s drops more than 2%": a result inside a condition
 _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever)\b|如果|若|一旦", _I)
 # A number that its sentence attributes elsewhere and disowns ("figures from the upstream README; we did not reproduce
 # them"), or that the clause takes back ("The 3% increase I mentioned yesterday was a mistake")
@@ -235,7 +237,7 @@ _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+basel
 _COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more|less|fewer|shorter|longer|sooner|earlier"
                              r"|later|quicker|up|down)\b"
                              r"|更快|更慢|更高|更低|提升|降低", _I)
-_IN_THEORY = re.compile(r"\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上", _I)
+_IN_THEORY = re.compile(_THEORY, _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
