@@ -9,6 +9,7 @@
     python tests/claims_corpus/evaluate.py heldout6       # the sixth, written blind from pull requests and reviews
     python tests/claims_corpus/evaluate.py heldout7       # the seventh: multi-sentence pull-request texts, written blind
     python tests/claims_corpus/evaluate.py heldout8       # the eighth, written blind after the fourth red-team round
+    python tests/claims_corpus/evaluate.py heldout9       # the ninth, written blind from paraphrased pull requests
     python tests/claims_corpus/evaluate.py dev --errors   # also list every wrong verdict with its explanation
 
 `labelled/<part>.tsv` holds one case a line: kind (claim, kernel or mention), language, text
@@ -43,9 +44,14 @@ def cases(part: str) -> list[tuple[str, str, str]]:
     return found
 
 
+def parts() -> list[str]:
+    """The parts present: every `labelled/<part>.tsv`."""
+    return sorted(path.stem for path in HERE.glob("*.tsv"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("part", choices=("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "redteam"))
+    parser.add_argument("part", choices=parts(), help="a labelled/<part>.tsv file")
     parser.add_argument("--errors", action="store_true", help="list every wrong verdict with its explanation")
     args = parser.parse_args(argv)
     total, flagged, wrong = Counter(), Counter(), []
