@@ -39,6 +39,7 @@ from gates.checks.claim_excuses import (
 )
 from gates.checks.claim_mood import (
     USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, states_relative_result, taken_back,
+    unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
@@ -94,6 +95,10 @@ _COMPARES_ARMS = re.compile(r"\d[^.;]{0,40}?\b(?:vs\.?|versus|against|instead\s+
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。；]{0,12}?到\s*[\d.,]|\d\s*(?:->|→)\s*\d", _I)
 # A table row under arms ("| main | this PR |" above "| 12.1 | 19.4 |"): its numbers are the arms' values
 _ARM_HEADER = re.compile(r"\b(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch)\b", _I)
+# A row that is an arm's own, under a header of metric columns ("| before | 0.071 | 0.00712 |" under "| | prefill
+# latency (s) | decode latency (s) |"): its numbers are that arm's values
+_ARM_ROW = re.compile(r"\s*(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch|ours|old|new)\s*(?:\([^)|]{0,30}\))?"
+                      r"\s*\|", _I)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
 _KERNEL_UNIT_HEADER = re.compile(r"\((?:µs|μs|us|ns|cycles|GB/s|TB/s|TFLOPS)\)", _I)
 # "…, and so is the model's decode step", "so did Llama-3-8B decode", "decode is too": the result of the clause before
@@ -107,6 +112,9 @@ _RANGE_SETTING = re.compile(r"\b(?:batch(?:es)?|batch\s+sizes?|sizes?|contexts?|
 # names an action, not a result
 _ACTION_GERUND = re.compile(r"(?:improv|reduc|increas|cutt|lower|rais|boost|decreas|dropp|shorten)ing", _I)
 _BEFORE_AN_ACTION = re.compile(r"(?:^|\b(?:so|by|of|for|from|without|when|while|on|about|to|and|or|that|thus)\s+)$", _I)
+# "光看算子加速不太好判断收益": a gain noun that is the object of judging or measuring names what is judged, not a result
+_ZH_JUDGED_GAIN = re.compile(r"(?:收益|提升|加速|改善)")
+_ZH_JUDGING = re.compile(r"(?:判断|评估|衡量|看出|估算|量化|确认)\s*(?:一下)?\s*(?:的)?\s*$")
 # "We do not claim any TTFT gain beyond the 30% we measured": a negation does not take back a result the author measured
 # "Set `--goodput ttft:500 tpot:40`", "SLOs such as ttft:300 tpot:40": a metric that is the key of a key:value argument
 # (after a command-line flag, or in a list of lower-case configuration keys) is a setting
@@ -218,7 +226,7 @@ _ANY_WORD = re.compile(r"[^\W_]")
 class _Block:
     """One prose block with everything the clause judgements need, found once."""
 
-    def __init__(self, block: ProseBlock, words: Vocabulary):
+    def __init__(self, block: ProseBlock, words: Vocabulary, kernel_rates: bool = False):
         self.row_start = 0
         if block.kind == "table row" and block.header:
             block, self.row_start = _under_its_header(block)
@@ -246,7 +254,9 @@ class _Block:
             return words.subjects.rate_of_a_kernel(text[start:index], text[start:end])
 
         metrics = [(m, "metric") for m in words.metrics.finditer(text)
-                   if not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
+                   if not (kernel_rates and _RATE_WORD.search(m.group(0))
+                           and not _SERVING_RATE_BEFORE.search(text, max(0, m.start() - 16), m.start()))
+                   and not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
                    and not kernel_rate(m.start())
                    and not (_FLAG_ARGUMENT.search(text, max(0, m.start() - 60), m.start()) and _KEY_VALUE.match(text, m.end()))
                    and not (m.group(0).islower() and (_KEY_VALUE_LIST.match(text, m.end())
@@ -260,8 +270,15 @@ class _Block:
         self.terms = _InTextOrder(m for index, (m, _) in enumerate(ordered)
                                   if not index or m.start() >= ordered[index - 1][0].end())
         self.kinds = {m.start(): kind for m, kind in metrics + scopes}
-        self.concepts = _InTextOrder(self._serving_concepts())
+        self.concepts = _InTextOrder(m for m in self._serving_concepts()
+                                     if not (kernel_rates and _RATE_WORD.search(m.group(0))))
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
+
+    @cached_property
+    def arm_table(self) -> bool:
+        """A table row whose numbers are arms' values: under arm headers ("| | main | this PR |"), or an arm's own row."""
+        return bool(self.row_start) and bool(_ARM_HEADER.search(self.text[:self.row_start])
+                                             or _ARM_ROW.match(self.text, self.row_start))
 
     @cached_property
     def periods(self) -> list[re.Match]:
@@ -280,7 +297,9 @@ class _Block:
                             if not any(start <= m.start() < end for start, end in choosers)
                             and not (_ACTION_GERUND.fullmatch(m.group(0))
                                      and _BEFORE_AN_ACTION.search(text, max(0, m.start() - 16), m.start()))
-                            and not (m.group(0)[:1].isdigit() and is_setting(text, m.start(), m.end())))
+                            and not (_ZH_JUDGED_GAIN.fullmatch(m.group(0))
+                                     and _ZH_JUDGING.search(text, max(0, m.start() - 8), m.start()))
+                            and not (m.group(0).lstrip("~≈+-−")[:1].isdigit() and is_setting(text, m.start(), m.end())))
 
     def _serving_concepts(self) -> list[re.Match]:
         text, subjects = self.text, self.words.subjects
@@ -318,7 +337,7 @@ class _Block:
                    or not m.group(0)[:1].isdigit()]
         if not results and arm_values(clause):
             results = list(_NUMBER.finditer(self.text, start, end))[:1]  # "main 3120, this PR 4010."
-        if not results and self.row_start is not None and _ARM_HEADER.search(self.text[:self.row_start]):
+        if not results and self.arm_table:
             numbers = list(_NUMBER.finditer(self.text, max(start, self.row_start), end))
             results = numbers[:1] if len(numbers) >= 2 else []
         if not results or self.words.subjects.clause_is_kernel_level(clause):
@@ -385,7 +404,8 @@ class _Block:
         if mood is None:
             following = self.text[period.end():period.end() + 240] if period else ""
             return disowned(clause, sentence + " " + following[:_PERIOD.search(following).start()]
-                            if _PERIOD.search(following) else sentence + " " + following) or taken_back(clause, following)
+                            if _PERIOD.search(following) else sentence + " " + following) \
+                or taken_back(clause, following) or unmeasured_expectation(clause, sentence)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         return mood
@@ -438,7 +458,7 @@ class _Block:
             cell = _NUMBER_CELL.search(self.text, self.row_start)
             if cell:
                 return cell.group(1)
-        if self.row_start and _ARM_HEADER.search(self.text[:self.row_start]):
+        if self.arm_table:
             cells = list(_NUMBER_CELL.finditer(self.text, term.end()))
             if len(cells) >= 2:
                 return cells[0].group(1)  # "| TTFT p50 (ms) | 410 | 290 |" under "| | main | this PR |"
@@ -457,7 +477,7 @@ class _Block:
         if not concepts:
             return None
         first = concepts[0]
-        if not changes and self.row_start is not None and _ARM_HEADER.search(self.text[:self.row_start]) \
+        if not changes and self.arm_table \
                 and not subjects.clause_is_kernel_level(clause) and not _KERNEL_UNIT_HEADER.search(self.text[:self.row_start]):
             cells = list(_NUMBER_CELL.finditer(self.text, first.end(), end))
             changes = cells[:1] if len(cells) >= 2 else []  # "| chat | 1900 | 1400 |" under "p99 before | p99 after"
@@ -517,8 +537,10 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     verdicts: list[Verdict] = []
     label = None  # a metric named with no result, whose values may follow: under a short label ("TTFT (p50)", "吞吐："),
     short = True  # any item; after a longer block, an item that takes it up ("- before: 410 ms", "It dropped 30%.")
-    for block in prose_blocks(text, first_line) + shown_attributes(text, first_line):
-        judged = list(_Block(block, words).verdicts(label, short))
+    blocks = prose_blocks(text, first_line) + shown_attributes(text, first_line)
+    kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
+    for index, block in enumerate(blocks):
+        judged = list(_Block(block, words, index in kernel_rate_rows).verdicts(label, short))
         verdicts.extend(judged)
         if judged:
             answered = judged[-1].reason.startswith("a question")  # "> How much does this help TTFT?" above its answer
@@ -527,6 +549,37 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         elif block.kind == "heading":
             label = None
     return verdicts
+
+
+# "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
+# beside a table that makes its rate columns a kernel's or an op's own
+_SERVING_RATE_BEFORE = re.compile(r"\b(?:output|request|serving|generation|total|e2e|end-to-end|decode|prefill)\s*$", _I)
+_RATE_WORD = re.compile(r"tok(?:en)?s?\s*/\s*s|\bt/s\b|tokens?\s+per\s+sec|throughput|吞吐|每秒", _I)
+_KERNEL_RATE_NOTE = re.compile(
+    r"(?:tok(?:en)?s?\s*/\s*s|tokens?\s+per\s+second|throughput|吞吐)[^.。;；]{0,60}?"
+    r"(?:\bhere\s+means\b|\bmeans\b|\brefers\s+to\b|\bis\s+(?:the\s+)?(?:number|count|rate)\b|一列是|是指|表示|指的是)"
+    r"[^.。;；]{0,80}?(?:\b(?:op|kernel|operator|GEMM)s?\b[^.。;；]{0,20}?\b(?:alone|itself|only|in\s+isolation)\b"
+    r"|(?:kernel|算子|内核)\s*(?:自身)?\s*每秒)", _I)
+
+
+def _rows_of_kernel_rate_tables(blocks: list[ProseBlock]) -> set[int]:
+    """The indices of the table rows whose table has, right before or right after it, a note that makes its
+    rate columns (tok/s, throughput, 吞吐) a kernel's or an op's own."""
+    rows: set[int] = set()
+    index = 0
+    while index < len(blocks):
+        if blocks[index].kind != "table row":
+            index += 1
+            continue
+        end = index
+        while end + 1 < len(blocks) and blocks[end + 1].kind == "table row" and blocks[end + 1].header \
+                and blocks[end + 1].header in (blocks[end].header, blocks[end].text):  # the same table's next row
+            end += 1
+        beside = [blocks[i].text for i in (index - 1, end + 1) if 0 <= i < len(blocks) and blocks[i].kind != "table row"]
+        if any(_KERNEL_RATE_NOTE.search(note) for note in beside):
+            rows.update(range(index, end + 1))
+        index = end + 1
+    return rows
 
 
 def _is_label(text: str) -> bool:

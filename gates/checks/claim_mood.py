@@ -19,6 +19,8 @@ about this change:
 | usual value | "TTFT usually sits between 280 and 320 ms" | "通常" |
 | retracted number | "the 3% increase I mentioned earlier was a mistake", "Edit: ignore the 14% … I posted" | "昨天贴的 … 是误测" |
 | number from elsewhere, disowned | "the figures are from the upstream README; we did not reproduce them" | "来自上游，我们没有复现" |
+| expectation, not measured | "I'd expect a visible TPOT improvement, but I haven't measured it" | |
+| quotation | 'The title says "faster decoding", which reads like an end-to-end gain' | |
 
 Each mood is recognised by the words that set it (an interrogative, an imperative or a wish
 before a level to reach, a target noun, a future or planning verb, a defining verb, a pointer
@@ -81,6 +83,8 @@ _MERGE_REQUEST = re.compile(r"\b(?:merge|ship|land|approve|accept|take\s+a\s+loo
 _CHECK_THAT = re.compile(r"^\W*(?:[\w\s\-]{1,30}:\s*)?(?:please\s+)?(?:verify|check|confirm|ensure|make\s+sure|double[\s\-]?check)"
                          r"\s+(?:that|whether|if)\b", _I)
 _MET = re.compile(r"\b(?:met|achieved)\b", _I)
+# "must finish prefill (TTFT) within 3 s": "within" after a modal of obligation states the target, not that it is met
+_OBLIGED_WITHIN = re.compile(r"\b(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|is\s+required\s+to)\b[^.;]*\bwithin$", _I)
 # The change itself, named: a question or a request that names it with a relative result states that result
 # "Is the 12% … you mentioned from this PR, or from …?": a question about where a number comes from
 _ASKS_WHICH = re.compile(r"\b(?:or|whether)\b|\byou\s+(?:mentioned|reported|saw|measured|posted|quoted)\b", _I)
@@ -159,6 +163,12 @@ _EXPECTATION = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:small|slight|modest|mino
                           rf"|{_EXPECT}(?:[\w\-]+\s+){{0,5}}?to\s+(?:be|stay|remain"
                           r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show|translate"
                           r"|carry|lead|yield|give|bring|result|turn)\b", _I)
+# "I'd expect a visible TPOT improvement, but I haven't measured it": any expected gain, in a sentence that says it is
+# unmeasured ("We expect a clear throughput gain in serving" alone still predicts one)
+_EXPECTED_GAIN = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:[\w\-]+\s+){{0,3}}?"
+                            r"(?:improvement|gain|speed-?up|regression|drop|win)s?\b", _I)
+_UNMEASURED = re.compile(r"\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t|not\s+yet)\s+(?:been\s+)?(?:measured|benchmarked|run|tested)\b"
+                         r"|\bunmeasured\b|\bno\s+numbers\s+yet\b|还没(?:有)?测|尚未测", _I)
 # "Did you notice that TTFT went from 410 ms to 290 ms?", "Why merge this: TTFT goes from 410 ms to 290 ms": a question
 # that states its answer
 _QUESTION_STATES_RESULT = re.compile(r"\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*(?:->|→)\s*\d|^\W*why\s+[\w\s]{1,30}:", _I)
@@ -167,19 +177,26 @@ _INVERTED_CONDITION = re.compile(r"^\W*(?:should|were|had)\s+(?:you|we|i|they|an
 _SEE_FOR_YOURSELF = re.compile(r"\b(?:if|once|when)\s+(?:you|we)\s+(?:run|try|benchmark|deploy|use|enable|compare|measure|look"
                                r"|check)\b[^.;]*\b(?:you|we)(?:['’]ll|\s+will)\s+(?:see|get|notice|observe)\b"
                                r"|\b(?:and|which)\s+it\s+did\b", _I)
+_INVERTED_AFTER_WHEN = re.compile(r"\b(?:does|do|did)\s+(?:the\s+)?[\w/\-]+\s+\w", _I)
 _CONDITION_END = re.compile(r"[,:;—–，：；]|\s-\s|\bthen\b")
 _MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
 _SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|as\s+it\s+was|(?:was|were)\s+in)\b", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
-_CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever)\b|如果|若|一旦", _I)
+_CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever|(?:only\s+)?when"
+                               r"|once\s+(?:we|you|someone|it|this|that)\s+(?:confirm|check|verify|see|know|measure)\w*)\b"
+                               r"|如果|若|一旦", _I)
 # A number that its sentence attributes elsewhere and disowns ("figures from the upstream README; we did not reproduce
 # them"), or that the clause takes back ("The 3% increase I mentioned yesterday was a mistake")
 _ELSEWHERE = re.compile(
     r"\b(?:from|in|by)\s+(?:the\s+)?(?:upstream|paper|original|vendor|their|other)\b|\bupstream['’]?s?\b"
-    r"|\bthe\s+paper\s+(?:reports?|says|claims|shows)|\btheir\s+(?:setup|numbers?|README|blog|paper)\b"
+    r"|\bthe\s+(?:[\w\-.]+\s+){0,2}?paper\s+(?:reports?|says|claims|shows)|\btheir\s+(?:setup|numbers?|README|blog|paper)\b"
     r"|\bin\s+an?\s+(?:earlier|previous|older)\s+(?:release|version)\b|\bpreviously\s+reported\b"
     r"|\b(?:vendor|third[\s\-]party)\s+(?:blog|benchmark|numbers?)\b"
-    r"|\b(?:blog(?:\s+post)?|paper|article|tweet|announcement)\s+(?:claims?|says|reports?|quotes?)\b"
+    r"|\b(?:blog(?:\s+post)?|paper|article|tweet|announcement)\s+(?:claims?|says|reports?|quotes?|lists?)\b"
+    r"|\b[A-Z][\w\-.]*['’]s?\s+(?:published|official|public|own)\s+(?:perf(?:ormance)?\s+)?(?:tables?|numbers?|results?"
+    r"|benchmarks?|figures?|charts?)\b"
+    r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:brought|gave|delivered|introduced|shipped)\b"
+    r"|\b(?:users?|people|customers|reporters?|someone|others)\s+in\s+#\d+\s+(?:report|reported|say|said|see|saw|observe[sd]?)\b"
     r"|\b(?:quoted|reported|measured|posted)\s+in\s+#\d+|\bfrom\s+#\d+"
     r"|\bpeople\s+(?:usually\s+|often\s+|typically\s+)?(?:quote|cite|report|claim)"
     r"|\b(?:claimed|reported|quoted|posted|mentioned)\s+in\s+(?:the\s+)?(?:(?:original|linked|upstream|referenced)\s+)?"
@@ -191,6 +208,10 @@ _DISOWNED = re.compile(
     r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|(?:\bnot|n['’]t)\s+comparable\b"
     r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
     r"|\b(?:should\s+not|shouldn['’]t|must\s+not)\s+be\s+read\s+as\s+a\s+result\s+of\s+this\s+(?:pr|change)\b"
+    r"|\bunrelated\s+to\s+this\s+(?:pr|change|patch|branch)\b|\bnot\s+(?:caused\s+by|related\s+to)\s+this\s+(?:pr|change)\b"
+    r"|\bnothing\s+in\s+this\s+(?:pr|change|patch)\s+(?:changes|affects|touches)\b|\bwe\s*(?:['’]re|\s+are)\s+not\s+there\s+yet\b"
+    r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
+    r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
     r"|与本\s*PR\s*无关|请勿引用|不要引用"
     r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
@@ -238,6 +259,12 @@ _COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more
                              r"|later|quicker|up|down)\b"
                              r"|更快|更慢|更高|更低|提升|降低", _I)
 _IN_THEORY = re.compile(_THEORY, _I)
+# 'The title says "faster decoding", which reads like …': words quoted from a document, which is judged where it stands
+_QUOTED = re.compile(r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
+                     r"\s+(?:says|said|reads|claims|claimed|states|promises|promised)\s*:?\s*"
+                     r"(?P<quote>\"[^\"]{1,160}\"|“[^”]{1,160}”|‘[^’]{1,160}’|「[^」]{1,160}」)", _I)
+# '…, which reads like an end-to-end gain': how the quoted words read, not a result
+_DESCRIBES_QUOTE = re.compile(r"[\s,]*(?:which|that|it)\s+(?:reads|sounds|looks)\s+like\b", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
@@ -252,6 +279,13 @@ def states_relative_result(clause: str) -> bool:
     return _RELATIVE.search(clause) is not None
 
 
+def _met_in(clause: str) -> bool:
+    """The clause says a target or threshold is met ("now meets the 500 ms SLO", "stays within 45 ms"); "must
+    finish within 3 s" states the target."""
+    return any(not (found.group(0).lower() == "within" and _OBLIGED_WITHIN.search(clause, 0, found.end()))
+               for found in _ACHIEVED.finditer(clause))
+
+
 def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]]) -> bool:
     """The clause's results are what its condition supposes: all of them inside the condition (up to its comma, colon
     or dash: "if TTFT drops by 30%, we ship it"), or the rest of the clause is itself hypothetical ("If we enable it,
@@ -260,6 +294,10 @@ def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]
         return False
     end = _CONDITION_END.search(clause, condition.end())
     boundary = end.start() if end else len(clause)
+    if condition.group(0).lower().endswith("when") and (_PAST_CHANGE.search(clause, condition.end(), boundary)
+                                                        or _SEEN.search(clause, condition.end(), boundary)
+                                                        or _INVERTED_AFTER_WHEN.search(clause, condition.end(), boundary)):
+        return False  # "When TTFT dropped 30%, we shipped it" tells what happened; "Only when …, does TTFT drop 30%" states it
     if all(start < boundary for start, _ in results):
         return True
     return bool(_MODAL.search(clause, boundary))
@@ -270,6 +308,15 @@ def taken_back(clause: str, following: str) -> Mood | None:
     That was wrong: …"."""
     if _EARLIER.search(clause) and _TAKEN_BACK_NEXT.search(following) and len(_RELATIVE.findall(clause)) <= 1:
         return Mood("a retracted number", _TAKEN_BACK_NEXT.search(following).group(0).strip())
+    return None
+
+
+def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
+    """An expected gain in a sentence that says it was not measured: "I'd expect a visible TPOT improvement, but I
+    haven't measured it"."""
+    expected, unmeasured = _EXPECTED_GAIN.search(clause), _UNMEASURED.search(sentence)
+    if expected and unmeasured and not _PAST_CHANGE.search(clause):
+        return Mood("an expectation, not measured", f"{expected.group(0)} … {unmeasured.group(0)}")
     return None
 
 
@@ -314,13 +361,19 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     if threshold and not _ACHIEVED.search(stripped) \
             and all(threshold.start() <= start - offset < threshold.end() + 8 for start, _ in results):
         return Mood("a threshold", threshold.group(0))
-    if target and not _ACHIEVED.search(stripped) and not _FINITE_CHANGE.search(stripped):
+    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(stripped):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):
         negations = [(m.start() + offset, m.end() + offset, m.group(0)) for m in _NEGATED_RESULT.finditer(stripped)]
         if negations and all(any(s <= start < e for s, e, _ in negations) for start, _ in results):
             return Mood("a negated result", negations[0][2])
     spans = [(start - offset, end - offset) for start, end in results]
+    quoted = [found for found in _QUOTED.finditer(stripped)]
+    described = _DESCRIBES_QUOTE.match(stripped, quoted[-1].end()) if quoted else None
+    if spans and quoted and (described or ends_with in _QUESTION_MARK) and not _OUR_OWN.search(stripped) \
+            and all(any(q.start("quote") <= start < q.end("quote") for q in quoted)
+                    or (described and start >= described.end()) for start, _ in spans):
+        return Mood("a quotation", quoted[0].group(0)[:60])
     condition = _CONDITIONAL_START.search(stripped) or (_INVERTED_CONDITION.search(stripped) if ends_with != "?" else None)
     inside = condition or _CONDITION_INSIDE.search(stripped)
     if inside and _conditional(stripped, inside, spans) and not _SEE_FOR_YOURSELF.search(stripped):

@@ -118,6 +118,23 @@ _KERNEL_DENIED = re.compile(
     r"|(?:不只是|不仅仅?是?|不止是?|并非只有|除了)\s*(?:kernel|内核|算子)", _I)
 
 
+# "Multi-LoRA serving: punica kernels replaced by the SGMV path, 30% higher throughput when … served": a kernel named
+# as what the change replaced, in a clause about serving, does not put the clause in a kernel's world
+_KERNEL_REPLACED = re.compile(
+    r"\b(?:replac|swapp|switch|migrat)\w*\s+(?:out\s+|from\s+)?(?:the\s+|our\s+|its\s+)?(?:[\w\-`]+\s+){0,2}?"
+    r"(?:kernels?|ops?)\b(?:\s+(?:with|by|for|to)\b)?"
+    r"|(?:[\w\-`]+\s+){0,2}?(?:kernels?|ops?)\s+(?:(?:are|were|is|was|got|get|gets|being)\s+)?(?:replaced|swapped(?:\s+out)?)"
+    r"\s+(?:by|with|for)\b", _I)
+_SERVES = re.compile(r"\b(?:serv(?:ing|ed|es|e)|requests?|users?|deployments?|in\s+production)\b", _I)
+
+
+def without_replaced_kernels(clause: str) -> str:
+    """The clause with every kernel named as what the change replaced blanked out, when the clause speaks of
+    serving outside those words; else the clause unchanged."""
+    blanked = _KERNEL_REPLACED.sub(lambda m: " " * len(m.group(0)), clause)
+    return blanked if blanked != clause and _SERVES.search(blanked) else clause
+
+
 def without_denied_kernels(clause: str) -> str:
     """The clause with every kernel it names only to deny it blanked out."""
     return _KERNEL_DENIED.sub(lambda m: " " * len(m.group(0)), clause)
@@ -140,7 +157,7 @@ class Subjects:
     def clause_is_kernel_level(self, clause: str) -> str | None:
         """Why a clause about a generic measure (latency, throughput, 吞吐) is kernel-level, or None: it is set
         in a kernel's world (a kernel, a GEMM, L2, occupancy, one layer) or timed in microseconds only."""
-        clause = without_denied_kernels(clause)
+        clause = without_replaced_kernels(without_denied_kernels(clause))
         world = _KERNEL_WORLD.search(clause) or self.kernel.search(clause)
         if world:
             return f"kernel-level: the clause is about a kernel ({world.group(0)!r})"

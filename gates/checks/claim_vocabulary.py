@@ -303,7 +303,7 @@ _FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
-VALUE_AFTER = re.compile(r"\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
+VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
                          re.IGNORECASE)
 
 
@@ -356,7 +356,7 @@ PICKED_COMPARATIVES = (KEPT_COMPARATIVES, CHOSEN_COMPARATIVES, WHICHEVER_COMPARA
 
 # The load a benchmark was run at, and how long, are its settings, not its results: "at 8 req/s",
 # "with a request rate of 20 req/s", "--request-rate 16", "在 10 QPS 的负载下", "for 10 minutes".
-_LOAD_UNIT = re.compile(r"[\d.,]*\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec\w*|concurrent"
+_LOAD_UNIT = re.compile(r"[~≈]?[\d.,]*\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec\w*|concurrent"
                         r"|users?|并发|路)", re.IGNORECASE)
 _LOAD_BEFORE = re.compile(
     r"(?:\b(?:at|with|under|using|of|over|for)\s+(?:a\s+|an\s+|the\s+)?(?:fixed\s+|constant\s+|target\s+|steady\s+"
@@ -366,15 +366,19 @@ _DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|
                             re.IGNORECASE)
 _DURATION_BEFORE = re.compile(r"(?:\b(?:for|over|during|lasting)\s+(?:about\s+|~)?|(?:持续|连续|跑了|运行了|压测了|测了)\s*(?:了)?\s*"
                               r"(?:约|大约)?\s*)$", re.IGNORECASE)
+# The run-to-run spread of a measurement is no result: "run-to-run variance (about 6%)", "noise of ±3%", "波动约 5%"
+_SPREAD_BEFORE = re.compile(r"(?:\b(?:variance|variability|noise|spread|std(?:dev)?|standard\s+deviation|jitter|run-to-run)"
+                            r"|波动|方差|误差)[^.;:\d]{0,16}$", re.IGNORECASE)
 SETUP_LEAD = re.compile(r"^\W*(?:setup|set-up|config(?:uration)?|settings?|environment|env|workload|hardware"
                         r"|benchmark\s+(?:setup|config(?:uration)?|settings?)|test\s+setup|压测参数|测试环境|压测配置|配置|环境)"
                         r"\s*[:：]", re.IGNORECASE)
 
 
 def is_setting(text: str, start: int, end: int) -> bool:
-    """The quantity text[start:end] is a setting of the run: a load after "at"/"with"/"在", or a duration
-    after "for"."""
+    """The quantity text[start:end] is a setting of the run, or its spread: a load after "at"/"with"/"在", a
+    duration after "for", a run-to-run variance."""
     before = text[max(0, start - 60):start]
     quantity = text[start:min(len(text), end + 24)]
     return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before))
-                or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before)))
+                or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before))
+                or _SPREAD_BEFORE.search(before))
