@@ -22,8 +22,6 @@ REDTEAM = cases("redteam")
 KNOWN_MISSES = {
     "The faster launch, in every serving A/B we ran, was the one with this PR.":
         "'serving' right after a launch reads as a launch's setting; the claim is in 'A/B' and 'the one with this PR'",
-    "The new launch config makes decode 25% faster.":
-        "'decode' after a kernel's config reads as the decode kernel (kernel pull requests say it of kernels)",
     "For Llama-3-8B shapes the kernel is 1.6x faster, which carries over one-for-one to the model since decode is all "
     "attention.": "'carries over … to the model' with the kernel's number, no number of its own, in a kernel's clause",
     "按 Qwen2.5-72B 的解码形状，kernel 快了 1.6 倍，整个模型也一样。": "整个模型也一样 takes over a kernel's result in one clause",
@@ -50,6 +48,16 @@ KNOWN_MISSES = {
     "The run finished 20% sooner with identical loss.": "'the run' alone is no training run",
     "> How much does this help TTFT?\n\nAbout 120 ms at p50.": "the quoted question does not lend its metric to the answer",
     "Whisper large-v3 transcribes 1.5x faster than realtime on this branch.": "'Whisper' is no known model name",
+    "Serving benchmark after this change:\n\n```\n============ Serving Benchmark Result ============\nSuccessful requests:"
+    "                     500\nBenchmark duration (s):                  40.3\n---------------Time to First Token"
+    "----------------\nMean:                                    288.1\n(main Mean:                              412.3)\n```":
+        "in a code block, a banner line names the metric and the lines under it give only 'Mean:'",
+    "Serving benchmark, Llama-3-8B:\n\n```\n--- main ---\nMean TTFT (ms)\n412.3\n--- this PR ---\nMean TTFT (ms)\n288.1\n```":
+        "in a code block, the metric and its value stand on separate lines",
+    "| arm | p50 (ms) | p99 (ms) |\n|---|---|---|\n| main | 410 | 910 |\n| this PR | 290 | 540 |\n\nThese are "
+    "time-to-first-token numbers from vllm bench serve.": "the metric is named only in a note after the table",
+    "Prefill must finish within 3 s for 32k prompts, which it now does in 1.2 s with this PR (main: 2.9 s).":
+        "the result follows a requirement as 'which it now does'",
 }
 
 

@@ -44,10 +44,10 @@ def test_claims(sentence, term):
     "未测量首字延迟。",
     "DRAM / L2 吞吐 0.44% / 0.96%。",
     "The metric is called `TPOT` in the serving dashboard.",
-    "```\nTPOT 12 ms\n```",
+    "```\nvllm bench serve --request-rate 8 --goodput ttft:500\n```",
     "The DRAM throughput is 0.44%.",
 ], ids=["must-not", "does-not-claim", "no-measurement", "zh-forbid", "zh-not-measured", "zh-memory-throughput",
-        "code-span", "code-block", "memory-throughput"])
+        "code-span", "command-in-code-block", "memory-throughput"])
 def test_not_claims(sentence):
     assert claims_in(sentence) == []
 
@@ -160,9 +160,23 @@ def test_extra_terms_extend_the_vocabulary():
     assert list(detect("We do not claim any page render rate gain.", extra_terms=extra)) == []
 
 
-def test_rendered_prose_reads_code_spans_and_excludes_code_blocks_and_comments():
-    text = "A `code` span, <!-- hidden --> seen,\nnext line &amp; T**T**FT.\n\n```\nfenced\n```\n"
-    assert [block.text for block in prose_blocks(text)] == ["A  code  span,  seen, next line & TTFT."]
+def test_rendered_prose_reads_code_spans_and_excludes_comments_commands_and_configuration():
+    text = ("A `code` span, <!-- hidden --> seen,\nnext line &amp; T**T**FT.\n\n"
+            "```\n$ python bench.py --rate 8\nmax_num_seqs: 256\nMean TTFT (ms): 182.4\n```\n")
+    assert [(block.kind, block.text) for block in prose_blocks(text)] == [
+        ("paragraph", "A  code  span,  seen, next line & TTFT."), ("code output", "Mean TTFT (ms): 182.4")]
+
+
+@pytest.mark.parametrize("text", [
+    "```\nTPOT 12 ms\n```",
+    "~~~text\nTTFT improves 2x\n~~~",
+    "Output of the harness:\n\n    TTFT 812 ms -> 540 ms",
+    "```\nmean_ttft_ms: 412.3 -> 288.1\n```",
+    "```\n$ vllm bench serve --model m  # main: 4100 tok/s, this PR: 5700 tok/s\n```",
+    "```\nmetric            main     this PR\nMean TTFT (ms)    412.3    288.1\n```",
+], ids=["fenced", "tilde-fence", "indented", "config-that-compares", "comment-after-a-command", "columns"])
+def test_results_pasted_in_a_code_block_are_read(text):
+    assert list(find_claims_in_text(text))
 
 
 def test_a_text_nested_deeper_than_the_parser_reads_is_still_read():
@@ -187,9 +201,9 @@ def test_prose_the_site_renders_is_read(text, line):
 
 @pytest.mark.parametrize("text", [
     '!!! note "Scope"\n    TTFT and TPOT will be measured in stage D.\n',
-    '=== "Kernel"\n\n        TTFT drops 30%  (indented code inside a tab)\n',
+    '=== "Config"\n\n        ttft_p99_ms: 500\n        max_num_seqs: 256\n',
     "!!! note\n    The kernel is 1.8x faster than the reference.\n",
-], ids=["admonition-plan", "code-in-tab", "admonition-kernel"])
+], ids=["admonition-plan", "config-in-tab", "admonition-kernel"])
 def test_what_the_site_renders_as_no_claim_stays_no_claim(text):
     assert list(find_claims_in_text(text)) == []
 

@@ -38,7 +38,7 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import (
-    USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, states_relative_result, taken_back,
+    USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, quotation, states_relative_result, taken_back,
     unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
@@ -94,7 +94,8 @@ _PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d)
 _COMPARES_ARMS = re.compile(r"\d[^.;]{0,40}?\b(?:vs\.?|versus|against|instead\s+of|than)\b[^.;]{0,30}?\b(?:main|baseline|before|master)\b"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。；]{0,12}?到\s*[\d.,]|\d\s*(?:->|→)\s*\d", _I)
 # A table row under arms ("| main | this PR |" above "| 12.1 | 19.4 |"): its numbers are the arms' values
-_ARM_HEADER = re.compile(r"\b(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch)\b", _I)
+_ARM_HEADER = re.compile(r"\b(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch)\b|(?<![A-Za-z])w/o?(?=\s)"
+                         r"|本\s*PR|改动[前后]|合入[前后]", _I)
 # A row that is an arm's own, under a header of metric columns ("| before | 0.071 | 0.00712 |" under "| | prefill
 # latency (s) | decode latency (s) |"): its numbers are that arm's values
 _ARM_ROW = re.compile(r"\s*(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch|ours|old|new)\s*(?:\([^)|]{0,30}\))?"
@@ -339,7 +340,8 @@ class _Block:
             results = list(_NUMBER.finditer(self.text, start, end))[:1]  # "main 3120, this PR 4010."
         if not results and self.arm_table:
             numbers = list(_NUMBER.finditer(self.text, max(start, self.row_start), end))
-            results = numbers[:1] if len(numbers) >= 2 else []
+            own_row = _ARM_ROW.match(self.text, self.row_start) is not None  # "| this PR | 290 |": one arm's value
+            results = numbers[:1] if len(numbers) >= (1 if own_row else 2) else []
         if not results or self.words.subjects.clause_is_kernel_level(clause):
             return None
         sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
@@ -405,7 +407,9 @@ class _Block:
             following = self.text[period.end():period.end() + 240] if period else ""
             return disowned(clause, sentence + " " + following[:_PERIOD.search(following).start()]
                             if _PERIOD.search(following) else sentence + " " + following) \
-                or taken_back(clause, following) or unmeasured_expectation(clause, sentence)
+                or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
+                or quotation(clause, sentence + (period.group(0) if period else ""),
+                             [(m.start() - start, m.end() - start) for m in results])
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         return mood
@@ -423,7 +427,13 @@ class _Block:
     def _results_after(self, end: int, sentence_end: int) -> list[re.Match]:
         """The results of the rest of the sentence up to its next candidate: "TTFT 不在本 PR 范围内，但下降了两倍"."""
         later = [m.start() for m in self.terms.within(end, sentence_end) + self.concepts.within(end, sentence_end)]
-        return self.results.within(end, min(later, default=sentence_end))
+        found = self.results.within(end, min(later, default=sentence_end))
+        # not from a later clause about a kernel: "… for serving …, but so far I've only measured the gemv: 31 µs -> 22 µs"
+        return [m for m in found if not self.words.subjects.clause_is_kernel_level(self._clause_at(m.start()))]
+
+    def _clause_at(self, index: int) -> str:
+        start, end = self.spans[bisect_right(self.span_starts, index) - 1]
+        return self.text[start:end]
 
     def _judge_term(self, term, mark, masked, clause, start, end, results, ends_with, sentence_end) -> Verdict:
         words, at = term.group(0), term.start()
@@ -451,9 +461,14 @@ class _Block:
         value given for the term; None when there are none."""
         if results:
             return self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
-        value = VALUE_AFTER.match(self.text, term.end())
+        value = VALUE_AFTER.match(self.text, term.end()) or (
+            self.block.kind == "code output" and _COLUMN_VALUE.match(self.text, term.end()))
         if value:
             return value.group(0).strip()
+        clause_end = self.spans[bisect_right(self.span_starts, term.start()) - 1][1]
+        arm = _ARM_VALUES_AFTER.search(self.text, term.end(), clause_end)
+        if arm and arm_values(self.text[term.end():clause_end]):
+            return arm.group(0).strip()  # "Mean TTFT (ms)  main=412.3  pr=288.1", "step_time before=1.62 after=1.14"
         if self.row_start and term.start() < self.row_start:
             cell = _NUMBER_CELL.search(self.text, self.row_start)
             if cell:
@@ -487,7 +502,9 @@ class _Block:
         if (_MEASURE.fullmatch(first.group(0)) or _ENTITY.fullmatch(first.group(0))) and not own_subjects:
             level = subjects.clause_is_kernel_level(clause)
             conjunct = _conjunct(clause, first.start() - start)
-            if level and any(conjunct[0] <= m.start() - start < conjunct[1] for m in changes) \
+            labelled = clause[:conjunct[0]].rstrip().endswith((":", "：")) \
+                and subjects.clause_is_kernel_level(clause[:conjunct[0]])  # "microbenchmark: 27% lower latency …"
+            if level and any(conjunct[0] <= m.start() - start < conjunct[1] for m in changes) and not labelled \
                     and not subjects.clause_is_kernel_level(clause[conjunct[0]:conjunct[1]]):
                 level = None  # "The kernel is 2x faster and the model 1.4x": the model's conjunct has its own result
             if level:
@@ -513,6 +530,10 @@ def _conjunct(clause: str, at: int) -> tuple[int, int]:
     return (max(starts, default=0), min(ends, default=len(clause)))
 
 
+# A value in a column of printed output: "P99 TTFT (ms)  540.2  [910.4]"
+_COLUMN_VALUE = re.compile(r"\s*(?:(?:p\d{1,3}|mean|median)\s*)?\([^)]{0,12}\)\s{2,}[+\-]?\d")
+_ARM_VALUES_AFTER = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new)\s*[:=]?\s*"
+                               r"[+\-−~≈]?\d[\d.,]*", _I)
 _NUMBER_CELL = re.compile(r"(?:^|\|)\s*([+\-~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs)?)\s*(?=\||$)")
 
 
@@ -539,7 +560,12 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     short = True  # any item; after a longer block, an item that takes it up ("- before: 410 ms", "It dropped 30%.")
     blocks = prose_blocks(text, first_line) + shown_attributes(text, first_line)
     kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
+    lead_in = ""  # the prose just before a code block's output
     for index, block in enumerate(blocks):
+        if block.kind != "code output":
+            lead_in = block.text
+        elif _BASE_ARM_ONLY.search(lead_in) and not _CHANGE_ARM.search(lead_in) and not _CHANGE_ARM.search(block.text):
+            continue  # "This is what main gives me today, before any change:" above pasted output: no result of the change
         judged = list(_Block(block, words, index in kernel_rate_rows).verdicts(label, short))
         verdicts.extend(judged)
         if judged:
@@ -553,13 +579,30 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
 
 # "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
 # beside a table that makes its rate columns a kernel's or an op's own
+_BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|today|currently|produces)|from\s+main"
+                            r"|current\s+main|before\s+(?:any|this|the)\s+changes?|without\s+this\s+(?:pr|change|patch)"
+                            r"|baseline\s+(?:only|run|numbers?))\b|改动前|合入前|主干上", _I)
+_CHANGE_ARM = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\bwith\s+(?:the\s+)?(?:patch|change|fix)\b|\bafter\b"
+                         r"|\bpatched\b|本\s*PR|改动后|合入后", _I)
 _SERVING_RATE_BEFORE = re.compile(r"\b(?:output|request|serving|generation|total|e2e|end-to-end|decode|prefill)\s*$", _I)
 _RATE_WORD = re.compile(r"tok(?:en)?s?\s*/\s*s|\bt/s\b|tokens?\s+per\s+sec|throughput|吞吐|每秒", _I)
 _KERNEL_RATE_NOTE = re.compile(
     r"(?:tok(?:en)?s?\s*/\s*s|tokens?\s+per\s+second|throughput|吞吐)[^.。;；]{0,60}?"
     r"(?:\bhere\s+means\b|\bmeans\b|\brefers\s+to\b|\bis\s+(?:the\s+)?(?:number|count|rate)\b|一列是|是指|表示|指的是)"
-    r"[^.。;；]{0,80}?(?:\b(?:op|kernel|operator|GEMM)s?\b[^.。;；]{0,20}?\b(?:alone|itself|only|in\s+isolation)\b"
-    r"|(?:kernel|算子|内核)\s*(?:自身)?\s*每秒)", _I)
+    r"[^.。;；]{0,80}?(?P<op>\b(?:op|kernel|operator|GEMM)s?\b[^.。;；]{0,20}?\b(?:alone|itself|only|in\s+isolation)\b"
+    r"|(?:该|这个)?\s*(?:kernel|算子|内核)\s*(?:自身)?\s*每秒)", _I)
+
+
+_NEGATION_BEFORE = re.compile(r"(?:\bnot\b|n['’]t\b|\brather\s+than\b|\binstead\s+of\b|不是|而不是|并非)[^.。;；]{0,30}$", _I)
+_SERVER_WORDS = re.compile(r"\b(?:server|serving|service|job|users?|end[\s\-]to[\s\-]end|e2e|model|pipeline)\b|服务|整个|端到端", _I)
+
+
+def _kernel_rate_note(note: str) -> bool:
+    """The note makes a table's rate columns an op's own, and says nothing of a server's rate except to deny it."""
+    found = _KERNEL_RATE_NOTE.search(note)
+    if not found or _NEGATION_BEFORE.search(note, 0, found.start("op")):
+        return False
+    return all(_NEGATION_BEFORE.search(note, 0, server.start()) for server in _SERVER_WORDS.finditer(note))
 
 
 def _rows_of_kernel_rate_tables(blocks: list[ProseBlock]) -> set[int]:
@@ -576,7 +619,7 @@ def _rows_of_kernel_rate_tables(blocks: list[ProseBlock]) -> set[int]:
                 and blocks[end + 1].header in (blocks[end].header, blocks[end].text):  # the same table's next row
             end += 1
         beside = [blocks[i].text for i in (index - 1, end + 1) if 0 <= i < len(blocks) and blocks[i].kind != "table row"]
-        if any(_KERNEL_RATE_NOTE.search(note) for note in beside):
+        if any(_kernel_rate_note(note) for note in beside):
             rows.update(range(index, end + 1))
         index = end + 1
     return rows

@@ -76,7 +76,8 @@ _ZH_REQUEST = re.compile(r"^\W*(?:请|麻烦|希望|需要|建议|争取|力争|
 # A request that wraps a result its author measured still states it: "please confirm the 30% TTFT win we measured",
 # "Please merge: this makes TTFT 30% lower", "Let's merge this 30% TTFT reduction"
 _WRAPPED_RESULT = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|observed|found|recorded)\b|\b(?:showed|shows|shown)\b"
-                             r"|\bthis\s+(?:gives|makes|brings|delivers|yields)\b|\b(?:we|i)\s+(?:have\s+)?(?:won|gained)\b", _I)
+                             r"|\bthis(?:\s+(?:pr|change|patch|branch))?\s+(?:gives|gave|gets|got|makes|made|brings|delivers|yields)\b"
+                             r"|\b(?:we|i)\s+(?:have\s+)?(?:won|gained)\b", _I)
 _MERGE_REQUEST = re.compile(r"\b(?:merge|ship|land|approve|accept|take\s+a\s+look\s+at|review|take\s+note|note|confirm|see)\b"
                             r"|本\s*PR|本分支|\bthis\s+(?:pr|branch|change|patch)\b|\bours\b|\blike\s+it\s+does\b", _I)
 # "Release checklist: verify that req/s is within 3% of the previous release": an instruction
@@ -100,10 +101,13 @@ _TARGET = re.compile(
     r"|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
 # "A TPOT regression above 5% would block the release", "fails the PR if tok/s drops more than 2%": a threshold that a
 # gate acts on; without the gate ("gains above 30% were observed") it is a result
-_THRESHOLD = re.compile(r"\b(?:regressions?|regress(?:es)?|slow-?downs?|drops?|falls?|rises?|increases?|decreases?|grows?|gains?"
+_THRESHOLD = re.compile(r"\b(?:no\s+more\s+than|at\s+most|less\s+than|under|within)\s+(?:a\s+|an\s+)?[\d.,]+\s*%?\s*"
+                        r"(?:drop|regression|slow-?down|loss|increase|decrease)\b"
+                        r"|\b(?:regressions?|regress(?:es)?|slow-?downs?|drops?|falls?|rises?|increases?|decreases?|grows?|gains?"
                         r"|improvements?)\s+(?:of\s+|by\s+)?(?:above|over|beyond|exceeding|more\s+than|greater\s+than"
                         r"|larger\s+than|below|under|less\s+than|at\s+least)\s+[\d.,]+", _I)
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
+                   r"|acceptance|criteri(?:on|a)"
                    r"|acceptable|budget|pings?|notif(?:y|ies)|warns?|bots?)\b", _I)
 # "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
 _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
@@ -111,7 +115,8 @@ _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+
 _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress(?:es|ed)\b|rise|rises|rose"
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。,；;]{0,12}?到\s*[\d.,]", _I)
-_ACHIEVED = re.compile(r"\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
+_ACHIEVED = re.compile(r"\b(?:it|which)\s+now\s+(?:does|manages|takes)\b|\bnow\s+(?:does|manages)\b"
+                       r"|\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
                        r"|exceeded|within|clears?|cleared|pass(?:es|ed)|satisf(?:y|ies|ied)|achieved|without\s+(?:breaching"
                        r"|exceeding|violating|missing|going\s+over))\b|达到了|已达到|满足了|达成|超过了", _I)
 
@@ -180,7 +185,9 @@ _SEE_FOR_YOURSELF = re.compile(r"\b(?:if|once|when)\s+(?:you|we)\s+(?:run|try|be
 _INVERTED_AFTER_WHEN = re.compile(r"\b(?:does|do|did)\s+(?:the\s+)?[\w/\-]+\s+\w", _I)
 _CONDITION_END = re.compile(r"[,:;—–，：；]|\s-\s|\bthen\b")
 _MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
-_SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|as\s+it\s+was|(?:was|were)\s+in)\b", _I)
+_SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|as\s+it\s+was|(?:was|were)\s+in)\b"
+                   r"|\bon\s+(?:my|our)\s+(?:box|machine|workstation|laptop|cluster|nodes?|setup|gpus?|a/b)\b|\bin\s+our\s+a/b\b"
+                   r"|\bthis\s+(?:pr|change|patch)\s+(?:makes|made|gives|gave)\b", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
 _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever|(?:only\s+)?when"
                                r"|once\s+(?:we|you|someone|it|this|that)\s+(?:confirm|check|verify|see|know|measure)\w*)\b"
@@ -195,7 +202,9 @@ _ELSEWHERE = re.compile(
     r"|\b(?:blog(?:\s+post)?|paper|article|tweet|announcement)\s+(?:claims?|says|reports?|quotes?|lists?)\b"
     r"|\b[A-Z][\w\-.]*['’]s?\s+(?:published|official|public|own)\s+(?:perf(?:ormance)?\s+)?(?:tables?|numbers?|results?"
     r"|benchmarks?|figures?|charts?)\b"
-    r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:brought|gave|delivered|introduced|shipped)\b"
+    r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped)\b"
+    r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
+    r"|\bin\s+(?:the|their|a)\s+(?:[\w.\-]+\s+){0,2}?(?:blog(?:\s+post)?|paper|announcement|release\s+notes?)\b"
     r"|\b(?:users?|people|customers|reporters?|someone|others)\s+in\s+#\d+\s+(?:report|reported|say|said|see|saw|observe[sd]?)\b"
     r"|\b(?:quoted|reported|measured|posted)\s+in\s+#\d+|\bfrom\s+#\d+"
     r"|\bpeople\s+(?:usually\s+|often\s+|typically\s+)?(?:quote|cite|report|claim)"
@@ -203,7 +212,7 @@ _ELSEWHERE = re.compile(
     r"(?:issue|thread|discussion|paper|blog)\b|issue\s*里|(?:另一套|不同的?)\s*(?:并行)?\s*配置下测"
     r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
 _DISOWNED = re.compile(
-    r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:reproduce|verify|check"
+    r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:tried\s+to\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
     r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|(?:\bnot|n['’]t)\s+comparable\b"
     r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
@@ -212,15 +221,21 @@ _DISOWNED = re.compile(
     r"|\bnothing\s+in\s+this\s+(?:pr|change|patch)\s+(?:changes|affects|touches)\b|\bwe\s*(?:['’]re|\s+are)\s+not\s+there\s+yet\b"
     r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
     r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
-    r"|与本\s*PR\s*无关|请勿引用|不要引用"
+    r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
+    r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改)|(?:只是|仅)作为?参考"
     r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
 _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
                       r"|fork|staging|tests?|benchmarks?|measurements?|setup|nodes?|numbers?|results?)\b|\b(?:we|i)\s+"
                       r"(?:saw|measured|got|observed|see|measure)\b|\bmatch(?:es|ed)?\b"
-                      r"|\bwith\s+(?:this\s+(?:pr|change|patch|branch)|the\s+patch)\b"
+                      r"|\bwith\s+(?:this\s+(?:pr|change|patch|branch|fix)|the\s+(?:patch|fix))\b"
                       r"|\bon\s+this\b|本\s*PR|我们的|合并后", _I)
+# "…, and with this change we now match it", "this PR gets it for us", "porting it here gave us the same 2x",
+# "我们接入后也达到了": the sentence gives the attributed number to this change after all
+_OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
+                        r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives)\w*"
+                        r"|\bgave\s+us\b|\bgives\s+us\b|我们[^。；]{0,12}?(?:达到|做到|也有|实现)", _I)
 _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:es|ed)\b|一致|吻合", _I)
 _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
                         r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|\bdisappears?\b|\bvanish(?:es)?\b|误测|请忽略|作废", _I)
@@ -263,6 +278,12 @@ _IN_THEORY = re.compile(_THEORY, _I)
 _QUOTED = re.compile(r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
                      r"\s+(?:says|said|reads|claims|claimed|states|promises|promised)\s*:?\s*"
                      r"(?P<quote>\"[^\"]{1,160}\"|“[^”]{1,160}”|‘[^’]{1,160}’|「[^」]{1,160}」)", _I)
+# "The description says this improves throughput, but the table only shows the GEMM": words reported from a document,
+# doubted in the same sentence
+_REPORTED = re.compile(r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
+                       r"\s+(?:says|said|claims|claimed|states|promises|implies|suggests)\s+(?:that\s+)?", _I)
+_DOUBT = re.compile(r"\bbut\b|\bhowever\b|\?|\bonly\s+shows?\b|\bnot\s+(?:shown|measured|backed|supported)\b"
+                    r"|\bno\s+(?:numbers|data|evidence)\b|但|却", _I)
 # '…, which reads like an end-to-end gain': how the quoted words read, not a result
 _DESCRIBES_QUOTE = re.compile(r"[\s,]*(?:which|that|it)\s+(?:reads|sounds|looks)\s+like\b", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
@@ -294,6 +315,10 @@ def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]
         return False
     end = _CONDITION_END.search(clause, condition.end())
     boundary = end.start() if end else len(clause)
+    if condition.group(0).lower().startswith("once") and (_THIS_CHANGE.search(clause) or _WRAPPED_RESULT.search(clause)
+                                                         or states_relative_result(clause)
+                                                         or _QUESTION_STATES_RESULT.search(clause)):
+        return False  # "LGTM once we confirm the 30% TTFT cut this PR shows on H100 holds on A100" states the 30%
     if condition.group(0).lower().endswith("when") and (_PAST_CHANGE.search(clause, condition.end(), boundary)
                                                         or _SEEN.search(clause, condition.end(), boundary)
                                                         or _INVERTED_AFTER_WHEN.search(clause, condition.end(), boundary)):
@@ -311,11 +336,39 @@ def taken_back(clause: str, following: str) -> Mood | None:
     return None
 
 
+# "attention is ~40% of decode time": a share of a whole, not a change
+_SHARE = re.compile(r"[~≈]?\d[\d.,]*\s*%\s+of\s+(?:the\s+)?(?:[\w\-]+\s+){0,2}?(?:time|runtime|latency|cycles|flops|compute"
+                    r"|memory|traffic|step|iteration)\b", _I)
+
+
+def quotation(clause: str, sentence: str, results: list[tuple[int, int]]) -> Mood | None:
+    """Words quoted from a document, in a question or with how they read: 'The title says "faster decoding", which
+    reads like an end-to-end gain'. A quoted number is excused only in a question ('… "2x faster decoding" …; is
+    it?'), and a clause that names our own work not at all. `results` are the spans of the clause's results."""
+    quoted = list(_QUOTED.finditer(clause))
+    if not quoted and results and not _OUR_OWN.search(clause) and not states_relative_result(clause):
+        reported = _REPORTED.search(clause)  # "The description says this improves throughput, but the table …"
+        if reported and all(start >= reported.end() for start, _ in results) and _DOUBT.search(sentence, reported.end()):
+            return Mood("a quotation", reported.group(0).strip())
+    if not quoted or not results or _OUR_OWN.search(clause):
+        return None
+    described = _DESCRIBES_QUOTE.match(clause, quoted[-1].end())
+    asked = sentence.rstrip().endswith(tuple(_QUESTION_MARK))
+    numbers_quoted = any(states_relative_result(q.group("quote")) for q in quoted)
+    if not ((described and not numbers_quoted) or asked):
+        return None
+    if all(any(q.start("quote") <= start < q.end("quote") for q in quoted) or (described and start >= described.end())
+           for start, _ in results):
+        return Mood("a quotation", quoted[0].group(0)[:60])
+    return None
+
+
 def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
     """An expected gain in a sentence that says it was not measured: "I'd expect a visible TPOT improvement, but I
     haven't measured it"."""
     expected, unmeasured = _EXPECTED_GAIN.search(clause), _UNMEASURED.search(sentence)
-    if expected and unmeasured and not _PAST_CHANGE.search(clause):
+    if expected and unmeasured and not _PAST_CHANGE.search(clause) and not states_relative_result(_SHARE.sub(" ", clause)) \
+            and not _SEEN.search(clause):
         return Mood("an expectation, not measured", f"{expected.group(0)} … {unmeasured.group(0)}")
     return None
 
@@ -325,7 +378,8 @@ def disowned(clause: str, sentence: str) -> Mood | None:
     upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
     A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
     elsewhere, disowning = _ELSEWHERE.search(clause), _DISOWNED.search(sentence)
-    if elsewhere and disowning and not _OUR_OWN.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence):
+    if elsewhere and disowning and not _OUR_OWN.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence) \
+            and not _OWN_REACH.search(_DISOWNED.sub(" ", sentence)):
         return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
     return None
 
@@ -357,7 +411,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
-    threshold = _THRESHOLD.search(stripped) if target is None and _GATE.search(stripped) else None
+    threshold = _THRESHOLD.search(stripped) if _GATE.search(stripped) else None
     if threshold and not _ACHIEVED.search(stripped) \
             and all(threshold.start() <= start - offset < threshold.end() + 8 for start, _ in results):
         return Mood("a threshold", threshold.group(0))
@@ -368,12 +422,6 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         if negations and all(any(s <= start < e for s, e, _ in negations) for start, _ in results):
             return Mood("a negated result", negations[0][2])
     spans = [(start - offset, end - offset) for start, end in results]
-    quoted = [found for found in _QUOTED.finditer(stripped)]
-    described = _DESCRIBES_QUOTE.match(stripped, quoted[-1].end()) if quoted else None
-    if spans and quoted and (described or ends_with in _QUESTION_MARK) and not _OUR_OWN.search(stripped) \
-            and all(any(q.start("quote") <= start < q.end("quote") for q in quoted)
-                    or (described and start >= described.end()) for start, _ in spans):
-        return Mood("a quotation", quoted[0].group(0)[:60])
     condition = _CONDITIONAL_START.search(stripped) or (_INVERTED_CONDITION.search(stripped) if ends_with != "?" else None)
     inside = condition or _CONDITION_INSIDE.search(stripped)
     if inside and _conditional(stripped, inside, spans) and not _SEE_FOR_YOURSELF.search(stripped):

@@ -30,16 +30,16 @@ from gates.checks.claim_vocabulary import (
 _I = re.IGNORECASE
 _KERNEL_SCOPE_WORD = (
     rf"(?:{KERNEL_WORD}|route|pass|programs?|tiles?|warps?|CTAs?|grids?|attention|read|loop|layer|call|caches?|bytes"
-    r"|KV|bandwidth|peak|ceiling|floor|occupancy|GEMMs?|matmuls?|ops?|operators?|all-?reduce|NCCL|collectives?"
+    r"|KV|bandwidth|peak|ceiling|floor|occupancy|GEMMs?|GEMVs?|matmuls?|ops?|operators?|all-?reduce|NCCL|collectives?"
     r"|单遍|切分|路由|程序|层|峰值)")
-_KERNEL_SCOPE = re.compile(rf"(?<![A-Za-z]){_KERNEL_SCOPE_WORD}[^.;!?。！？；|]{{0,24}}$", _I)
+_KERNEL_SCOPE = re.compile(rf"(?<![A-Za-z]){_KERNEL_SCOPE_WORD}(?:s|es|ed|ing)?(?![A-Za-z])[^.;!?。！？；|]{{0,24}}$", _I)
 _KERNEL_AFTER = re.compile(
     rf"^(?:{_H}*(?:bound|hiding|stalls?)\b|\s*(?:受限|隐藏)"
     rf"|\s+(?:of|in|on|for|at)\s+(?:[\w-]+\s+){{0,3}}?{_KERNEL_SCOPE_WORD}"
     r"|\s*[:=(]?\s*[\d.,]+\s*(?:[TGP]FLOPS|[TG]B/s|TiB/s|GiB/s)|\s*\((?:us|µs|μs|ns|TFLOPS|GB/s|TB/s)\))", _I)
 
 # What a kernel-level sentence is about: a kernel, an op, a pass
-STRICT_KERNEL = (r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|matmuls?|microbench(?:mark)?s?|fwd|bwd"
+STRICT_KERNEL = (r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?|matmuls?|microbench(?:mark)?s?|fwd|bwd"
                  r"|(?<!full )(?<!whole )(?<!entire )forward(?:\s*(?:\+|and|/)\s*backward)?"
                  r"(?!\s+(?:pass\s+)?of\s+(?:the\s+)?(?:model|whole|full|entire|[A-Za-z]+-\d))|backward\s+pass)(?![A-Za-z])"
                  r"|算子|内核|核函数|前向|反向")
@@ -57,12 +57,13 @@ _SCOPE_SPANS_KERNEL = re.compile(
 # "End-to-end, the decode pass takes 16,000 µs per token": what the scope word spans is the model's, in microseconds
 _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
                             r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b|\brequests?\b))", _I)
-_SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?\s*$", _I)
+_SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?\s*$"
+                             r"|(?:算子|内核|核函数|kernel)\s*的?\s*$", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing)\b", _I)
 # Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
 _KERNEL_WORLD = re.compile(
-    r"(?<![A-Za-z])(?:kernels?|GEMMs?|matmuls?|ops?|operators?|L1|L2|SMs?|smem|shared\s+memory|registers?|occupancy"
+    r"(?<![A-Za-z])(?:kernels?|GEMMs?|GEMVs?|matmuls?|ops?|operators?|L1|L2|SMs?|smem|shared\s+memory|registers?|occupancy"
     r"|warps?|tiles?|CTAs?|[TG]FLOPs?(?:/s)?|HBM|DRAM|bank\s+conflicts?|(?:one|a|per|single)\s+layer|autotun\w*"
     r"|microbench\w*)(?![A-Za-z])|算子|内核|单层|寄存器|共享内存|占用率", re.IGNORECASE)
 _KERNEL_TIMES = re.compile(r"\d\s*(?:us|µs|μs|ns|微秒|纳秒)(?![A-Za-z])")
@@ -84,6 +85,7 @@ _SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+
 # A kernel's own settings: "BLOCK_N=128", "num_warps=8"
 _KERNEL_CONFIG = re.compile(r"\bBLOCK_[A-Z]+\b|\bnum_(?:warps|stages|ctas)\b")
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
+_FLAG_VALUE_BEFORE = re.compile(r"(?<![\w-])--?[A-Za-z][\w\-]*[=\s]+(?:[\w.\-]+/)?$")
 _ENGINE_NAME = re.compile(ENGINE_NAMES, _I)
 _TRAINING_STEP = re.compile(TRAINING_STEPS, _I)
 
@@ -210,6 +212,8 @@ class Subjects:
             return bool(_KERNEL_WORLD.search(clause) or self.kernel.search(clause))
         if not _MODEL_NAME.fullmatch(clause[start:end]):
             return False
+        if _FLAG_VALUE_BEFORE.search(clause[max(0, start - 40):start]):
+            return True  # "`benchmark_moe.py --model mixtral --tp 2`": the run's argument
         if _SHAPES_FROM.search(clause[:start]) or _LAYER_NAME_AFTER.match(clause[end:end + 24]):
             return True  # "the shapes are from a Llama-3-8B trace", "这些形状取自 Qwen3-235B": a kernel benchmark's setting
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \

@@ -56,6 +56,7 @@ METRIC_TERMS = _ascii_words(
     rf"|\bfirst{_H}*tok(?:en)?{_H}+wait\b|\btok(?:en)?s?{_H}+per{_H}+GPU{_H}*hours?\b"
     rf"|\btime{_H}+from{_H}+(?:[\w\-]+{_H}+){{1,4}}?to{_H}+(?:seeing|the{_H}+first|first){_H}+(?:text|tok(?:en)?|output|words?)\b"
     rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\bfirst{_H}*tok(?:en)?{_H}+(?:time|latency)\b"
+    rf"|\b(?:p\d{{2}}{_H}+)?first{_H}*tok(?:en)?\b(?=\s*(?:\((?:ms|s|sec)\)|\|))|\bepoch\b(?=\s*\((?:s|sec|min|mins|h|hours?)\))"
     rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
     rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b|\btime{_H}+between{_H}+tokens\b"
     rf"|\b(?:(?:inter|between|per|first|next|output){_H}*)?tok(?:en)?s?{_H}+latenc(?:y|ies)\b"
@@ -88,6 +89,7 @@ METRIC_TERMS = _ascii_words(
     r"|(?:请求|用户侧?|用户感知|响应|服务)\s*(?:的\s*)?(?:延迟|时延)"
     r"|p\s*(?:50|90|95|99|99\.9)\s*(?:请求)?\s*(?:延迟|时延)"
     r"|首\s*(?:个\s*)?token(?=\s*(?:从|由|降|减|提|快|慢|缩))|(?:训练|微调)\s*(?:时间|耗时)"
+    r"|首\s*(?:字|token)(?=\s*[(（](?:ms|s|毫秒|秒)[)）])"
     r"|(?:迭代|单步|每步)\s*(?:时间|耗时)|(?:每|单|一)\s*(?:个)?\s*(?:step|步|迭代)\s*(?:的)?\s*(?:时间|耗时)"
     r"|(?:解码|推理|服务|输出|请求|训练|生成|预填充|prefill|decode)\s*吞\s*吐|吞\s*吐|时\s*延"
     r"|最初の\s*トークン(?:まで)?の?\s*(?:時間|遅延|レイテンシ)|初回\s*トークン|トークン\s*/\s*秒|毎秒\s*トークン"
@@ -116,7 +118,8 @@ ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensor
 # A step of a training run: "each training step", "an epoch", "every iteration" (a loop's iterations in a
 # kernel's world are not one: `gates.checks.claim_subject`)
 TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
-                  rf"(?:iteration|step|epoch)|the{_H}+training{_H}+(?:iterations?|steps?|epochs?)){_END}")
+                  rf"(?:iteration|step|epoch)|the{_H}+training{_H}+(?:iterations?|steps?|epochs?)"
+                  rf"|epoch{_H}+\d+(?={_H}+(?:took|takes|ran|runs|finished|finishes|completed|completes){_END})){_END}")
 
 # What follows a serving or training entity that a result is stated of: "… is 1.8x faster", "… answers 30% sooner",
 # "the service's p99", "the model, not only the kernel, is …", "the model as a whole runs …"
@@ -157,6 +160,11 @@ SERVING_SUBJECTS = (
     r"|(?<!seen )(?<!used )(?<!found )(?<!typical )(?<!common )"
     rf"{_BEGIN}in{_H}+production{_END}(?!{_H}+(?:decode|prefill|shapes?|batch(?:es)?|configs?|traffic{_H}+shapes?){_END})"
     rf"|{_BEGIN}(?:serving|inference){_H}+(?:backend|engine|stack){_END}"
+    # "Our assistant answers 1.4x faster", "the RAG service answers in 1.1 s", "throughput of the endpoint": what serves
+    r"|(?:(?<=the )|(?<=our )|(?<=this )|(?<=your ))(?:assistant|chatbot|copilot|(?:rag|chat|search|qa)[\s\-]+(?:pipeline|service"
+    rf"|app|application|bot|system)){_END}"
+    rf"|{_BEGIN}(?:throughput|latency|response{_H}+time|p\d{{2}}){_H}+of{_H}+(?:the|our|this|your){_H}+(?:endpoint|api|service"
+    rf"|server|deployment|assistant|chatbot){_END}"
     # "The server is 30% faster", "our endpoint answers 30% more queries": what serves is never a kernel
     r"|(?:(?<=the )|(?<=our )|(?<=this )|(?<=your )|(?<=whole )|(?<=entire )|(?<=patched )|(?<=new ))"
     rf"(?:server|service|api|endpoint|deployment|fleet|cluster){_END}{_SUBJECT_OF_A_RESULT}"
@@ -173,11 +181,14 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:shows?|showed){_H}+up{_H}+(?:for|in){_H}+(?:the{_H}+)?(?:whole{_H}+)?(?:model|server){_END}"
     # "The new kernel makes training 1.3x faster", "makes vLLM serving 25% faster", "makes every epoch 20% shorter"
     rf"|{_BEGIN}(?:makes?|made|making){_H}+(?:(?:vllm|sglang|tgi|our|the){_H}+)?(?:serving|training|inference|fine{_H}?tuning"
+    rf"|decode|decoding|prefill|generation"
     rf"|(?:every|each|one){_H}+(?:training{_H}+)?(?:epoch|step|iteration)){_END}"
     rf"|{_BEGIN}(?:answers?|repl(?:y|ies)|responses?|results?){_H}+(?:now{_H}+)?(?:come|comes|came){_H}+back{_END}"
     # "After tuning the launch config, serving is 25% faster": serving with a result of its own
     rf"|{_BEGIN}(?:serving|training|inference|fine{_H}?tuning)(?={_H}+(?:is|was|got|gets|became|becomes|runs?|ran)"
-    rf"(?:{_H}+(?:now|also|still))?{_H}+(?:[+\-~≈]?\d|twice|half|(?:[a-z]+er){_END}))"
+    rf"(?:{_H}+(?:now|also|still|really|actually|roughly|about|indeed|consistently))*{_H}+(?:[+\-~≈]?\d|twice|half|(?:[a-z]+er){_END}))"
+    # "2x training speedup", "a 30% decode speed-up": a speedup of what serves or trains
+    rf"|{_BEGIN}(?:training|fine{_H}?tuning|inference|decode|decoding|prefill|serving|generation){_H}+speed[\s\-]?ups?{_END}"
     rf"|{_BEGIN}conversations?{_END}(?={_H}+(?:now{_H}+)?(?:feel|felt|are|were|run|finish|complete))"
     rf"|{_BEGIN}agent{_H}+loops?{_END}|{_BEGIN}(?:optimi[sz]er){_H}+steps?{_END}"
     rf"|{_BEGIN}full{_H}+pass{_H}+over{_H}+the{_H}+(?:training{_H}+)?(?:data(?:{_H}?set)?|corpus){_END}"
@@ -203,7 +214,7 @@ SERVING_SUBJECTS = (
     rf"|par{_H}+requ[êe]te){_END}"
     # Chinese, Japanese
     r"|(?:训练任务|微调任务|(?:每|训练|跑)\s*(?:一)?\s*(?:个|轮)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)"
-    r"|回复|响应|推理|服务|成本|对话|聊天|线上|生产环境|整机)"
+    r"|回复(?!\s*(?:评审|审阅|审查|review|楼上|一下|@))|响应|推理|服务|成本|对话|聊天|线上|生产环境|整机)"
     # "按线上服务的真实 shape 测": the setting a kernel is measured in, as "serving shapes" is
     r"(?!(?:服务|推理|部署)?\s*(?:的)?\s*(?:真实|典型|常见|实际)?\s*(?:shapes?|形状|尺寸|规模|batch|配置|场景))"
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
@@ -303,7 +314,8 @@ _FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
-VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
+VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
+                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
                          re.IGNORECASE)
 
 
@@ -374,11 +386,25 @@ SETUP_LEAD = re.compile(r"^\W*(?:setup|set-up|config(?:uration)?|settings?|envir
                         r"\s*[:：]", re.IGNORECASE)
 
 
+# "runs at ~900 req/s, where main saturated at ~600 req/s": loads of two arms set side by side are results
+_LOADS_COMPARED = re.compile(r"\b(?:instead\s+of|vs\.?|versus|compared\s+(?:to|with)|where\s+main|while\s+main|than"
+                             r"|main\s+(?:only|saturated|saturates|topped|tops|maxed|maxes|managed|manages|handled|handles))\b",
+                             re.IGNORECASE)
+
+
+def _loads_compared(text: str, start: int, end: int) -> bool:
+    window = text[max(0, start - 120):end + 120]
+    return bool(_LOADS_COMPARED.search(window)) and len(_LOAD_UNIT_IN.findall(window)) >= 2
+
+
+_LOAD_UNIT_IN = re.compile(r"\d\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec)", re.IGNORECASE)
+
+
 def is_setting(text: str, start: int, end: int) -> bool:
     """The quantity text[start:end] is a setting of the run, or its spread: a load after "at"/"with"/"在", a
     duration after "for", a run-to-run variance."""
     before = text[max(0, start - 60):start]
     quantity = text[start:min(len(text), end + 24)]
-    return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before))
+    return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before) and not _loads_compared(text, start, end))
                 or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before))
                 or _SPREAD_BEFORE.search(before))

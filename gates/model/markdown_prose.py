@@ -19,9 +19,9 @@ with GitHub's tables and strikethrough) what is prose and what is code:
 - Inline code spans are prose: a reader reads "`TTFT -35%`" in a sentence as words, set
   apart by a space on either side.
 - Not prose: fenced and indented code blocks, HTML comments and tags, link destinations and
-  titles, autolinked URLs. But a code block's lines that print results, a label of words, a
-  colon and a number ("Mean TTFT (ms):  182.41", as benchmark tools print them), are read,
-  each as a block of kind "code output"; its commands and configuration keys are not.
+  titles, autolinked URLs. But what a code block shows as results is read, line by line as
+  blocks of kind "code output" or as a table's rows (`gates.model.code_prose`); its commands
+  and configuration keys are not.
 - Emphasis and links are flattened; soft line breaks read as one space, except after a
   word that ends in a hyphen (`end-to-` + newline + `end` reads `end-to-end`).
 - HTML entities and backslash escapes are decoded; then each character is NFKC-normalised
@@ -45,6 +45,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+
+from gates.model.code_prose import code_pieces
 
 MAX_NESTING = 20  # markdown-it's CommonMark default; parsing costs grow with it
 # Link labels a text may open before a `]` for the parser to read it: each such `[` costs the
@@ -521,7 +523,7 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
                 if block:
                     blocks.append(block)
         elif token.type in ("fence", "code_block") and token.map is not None:
-            blocks.extend(_printed_results(token.map, source))
+            blocks.extend(_code_blocks(token.map, source))
         elif token.type == "html_block":
             start = source.offset_of_line(token.map[0])
             out = _Builder()
@@ -532,28 +534,23 @@ def prose_blocks(text: str, first_line: int = 1) -> list[ProseBlock]:
     return _with_headings(blocks)
 
 
-# A line a benchmark prints: a label of words, a colon and a number ("Mean TTFT (ms):   182.41",
-# "this PR: Output token throughput (tok/s): 5689.10"), not a command or a configuration key ("max_num_seqs: 256")
-_PRINTED_RESULT = re.compile(r"[^\W\d_][^:=\n]*?[\s)][^:=\n]*?[:：]\s*[+\-~≈]?\d")
-_COMMAND_LINE = re.compile(r"\s*(?:\$|>>>|#|//|--|python\d?\b|pip\b|torchrun\b|bash\b|export\b|[A-Z_]+=\S)")
-
-
-def _printed_results(line_span: list[int], source: _Source) -> list[ProseBlock]:
-    """The lines of a code block that print results, each a block of kind "code output": a reader reads
-    "Mean TTFT (ms): 182.41" in pasted benchmark output as the result it is. The fence lines, commands and
-    configuration keys are not read."""
-    blocks = []
+def _code_blocks(line_span: list[int], source: _Source) -> list[ProseBlock]:
+    """What a reader reads in the code block on source lines [line_span): pasted results, as blocks of prose
+    (`gates.model.code_prose`)."""
+    lines = []
     for index in range(line_span[0], line_span[1]):
         start = source.offset_of_line(index)
-        end = source.offset_of_line(index + 1)
-        line = source.text[start:end].rstrip("\n")
-        if line.lstrip().startswith(("```", "~~~")) or _COMMAND_LINE.match(line) or not _PRINTED_RESULT.search(line):
-            continue
+        lines.append((start, source.text[start:source.offset_of_line(index + 1)].rstrip("\n")))
+    blocks = []
+    for piece in code_pieces(lines):
         out = _Builder()
-        out.add(line, start)
-        block = _finish("code output", out, source)
+        last = 0
+        for text, offset in piece.parts:
+            out.add(text, last if offset < 0 else offset, spread=offset >= 0)
+            last = offset if offset >= 0 else last
+        block = _finish(piece.kind, out, source)
         if block:
-            blocks.append(block)
+            blocks.append(replace(block, header=piece.header) if piece.header else block)
     return blocks
 
 
