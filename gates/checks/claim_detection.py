@@ -131,6 +131,11 @@ _MEASURED_BY_AUTHOR = re.compile(r"\b(?:we|i)\s+(?:have\s+)?(?:measured|saw|got|
 _MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
+def _in_identifier(text: str, start: int, end: int) -> bool:
+    """The match is part of an identifier (`test_serving_throughput_regression`): a name, not words."""
+    return (start > 0 and text[start - 1] == "_") or (end < len(text) and text[end] == "_")
+
+
 def normalise_text(text: str) -> str:
     return "".join(normalise_char(char) for char in text)
 
@@ -260,7 +265,8 @@ class _Block:
                    and not is_kernel_metric(m.group(0), text[max(0, m.start() - 16):m.start()], text[m.end():m.end() + 8])
                    and not kernel_rate(m.start())
                    and not (_FLAG_ARGUMENT.search(text, max(0, m.start() - 60), m.start()) and _KEY_VALUE.match(text, m.end()))
-                   and not (m.group(0).islower() and (_KEY_VALUE_LIST.match(text, m.end())
+                   and not _in_identifier(text, m.start(), m.end())
+                   and not (m.group(0).islower() and block.kind != "code output" and (_KEY_VALUE_LIST.match(text, m.end())
                                                       or _KEY_VALUE_AFTER.search(text, max(0, m.start() - 24), m.start())))
                    and not _OF_A_KERNEL.match(text, m.end())
                    and not (is_generic_measure(m.group(0))
@@ -272,7 +278,8 @@ class _Block:
                                   if not index or m.start() >= ordered[index - 1][0].end())
         self.kinds = {m.start(): kind for m, kind in metrics + scopes}
         self.concepts = _InTextOrder(m for m in self._serving_concepts()
-                                     if not (kernel_rates and _RATE_WORD.search(m.group(0))))
+                                     if not (kernel_rates and _RATE_WORD.search(m.group(0)))
+                                     and not _in_identifier(text, m.start(), m.end()))
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
 
     @cached_property
@@ -300,7 +307,8 @@ class _Block:
                                      and _BEFORE_AN_ACTION.search(text, max(0, m.start() - 16), m.start()))
                             and not (_ZH_JUDGED_GAIN.fullmatch(m.group(0))
                                      and _ZH_JUDGING.search(text, max(0, m.start() - 8), m.start()))
-                            and not (m.group(0).lstrip("~≈+-−")[:1].isdigit() and is_setting(text, m.start(), m.end())))
+                            and not (m.group(0).lstrip("~≈+-−")[:1].isdigit() and is_setting(text, m.start(), m.end()))
+                            and not _in_identifier(text, m.start(), m.end()))
 
     def _serving_concepts(self) -> list[re.Match]:
         text, subjects = self.text, self.words.subjects

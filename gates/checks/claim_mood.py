@@ -174,6 +174,8 @@ _EXPECTED_GAIN = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:[\w\-]+\s+){{0,3}}?"
                             r"(?:improvement|gain|speed-?up|regression|drop|win)s?\b", _I)
 _UNMEASURED = re.compile(r"\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t|not\s+yet)\s+(?:been\s+)?(?:measured|benchmarked|run|tested)\b"
                          r"|\bunmeasured\b|\bno\s+numbers\s+yet\b|还没(?:有)?测|尚未测", _I)
+# "I wouldn't expect more than a 1-2% change in TPOT": a bound the author does not expect to exceed
+_NOT_EXPECTED = re.compile(r"\b(?:we|i)\s+(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+expect\b", _I)
 # "Did you notice that TTFT went from 410 ms to 290 ms?", "Why merge this: TTFT goes from 410 ms to 290 ms": a question
 # that states its answer
 _QUESTION_STATES_RESULT = re.compile(r"\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*(?:->|→)\s*\d|^\W*why\s+[\w\s]{1,30}:", _I)
@@ -212,7 +214,10 @@ _ELSEWHERE = re.compile(
     r"(?:issue|thread|discussion|paper|blog)\b|issue\s*里|(?:另一套|不同的?)\s*(?:并行)?\s*配置下测"
     r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
 _DISOWNED = re.compile(
-    r"\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:tried\s+to\s+)?(?:reproduce|verify|check"
+    r"\b(?:don['’]t|do\s+not)\s+have\s+(?:any\s+)?(?:comparable\s+)?(?:numbers|data|results)\b|\bno\s+comparable\s+numbers\b"
+    r"|\bnot\s+from\s+our\s+(?:implementation|runs?|code|setup|measurements?|benchmarks?)\b"
+    r"|\bthis\s+(?:pr|change)\s+is\s+(?:only|just|purely)\s+a\s+refactor\b|\bno\s+functional\s+changes?\b"
+    r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:tried\s+to\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
     r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|(?:\bnot|n['’]t)\s+comparable\b"
     r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
@@ -249,7 +254,7 @@ _EARLIER = re.compile(r"\b(?:(?:i|we)\s+(?:mentioned|posted|reported|quoted|shar
                       r"|before)\b|昨天|之前|先前|上次|贴的", _I)
 
 _NEGATED_RESULT = re.compile(
-    r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+\w+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect|shorten"
+    r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+[\w\-]+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect|shorten"
     r"|reduc|lower|cut|drop"
     r"|impact|mov|differ|benefit|help|faster|better|measurable|significant|noticeable|visible|effect)\w*"
     r"|(?:没有|未|无|不)\s*(?:明显|显著|任何)?\s*(?:的)?\s*(?:提升|变化|改善|影响|收益|加速|差异)", _I)
@@ -292,7 +297,8 @@ _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 _RELATIVE = re.compile(
     r"\d\s*(?:%|％|[x×](?![A-Za-z])(?!\s*[\u4e00-\u9fff])|倍|-?fold|\s*times\b|\s*percent)|\b(?:twice|half|halv|doubl|tripl)\w*"
     r"|一半|翻倍|减半|[一两二三四五六七八九十半几]\s*倍|(?<![\d.,])\d[\d.,]*\s*\S{0,6}\s+(?:lower|higher|faster|slower|less|more"
-    r"|shorter|longer|better|worse|sooner)\b|\d\s*(?:->|→|=>)\s*\d|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d", _I)
+    r"|shorter|longer|better|worse|sooner)\b|\d\s*(?:->|→|=>)\s*\d|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d"
+    r"|从\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
 
 
 def states_relative_result(clause: str) -> bool:
@@ -434,7 +440,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     if retraction and _EARLIER.search(stripped) and spans and all(start < retraction.start() for start, _ in spans) \
             and len(_RELATIVE.findall(stripped)) <= 1:
         return Mood("a retracted number", retraction.group(0))
-    expectation = _EXPECTATION.search(stripped)
+    expectation = _EXPECTATION.search(stripped) or _NOT_EXPECTED.search(stripped)
     if expectation and not _PAST_CHANGE.search(stripped) and not _SEEN.search(stripped):
         return Mood("an expectation", expectation.group(0))
     usual = _USUAL.search(stripped)

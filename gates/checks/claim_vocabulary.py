@@ -335,7 +335,9 @@ def extra_pattern(phrases: Iterable[str], normalise) -> str:
 # "prompts longer than 8k", "batches larger than 64": a comparative that picks the setting, not a result
 SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outputs?|batch(?:es)?|requests?|messages?"
                        rf"|shapes?|models?|lengths?){_H}+(?:longer|shorter|larger|smaller|bigger|greater|more|fewer|less"
-                       rf"|over|under|above|below){_H}+than{_END}")
+                       rf"|over|under|above|below){_H}+than{_END}"
+                       # "lower values give smoother inter-token latency": a comparative of a setting's values
+                       rf"|{_BEGIN}(?:lower|higher|larger|smaller|bigger){_H}+(?:values?|settings?|limits?|batch{_H}+sizes?){_END}")
 
 # "the slower pass was kept", "whichever launch is the faster one": a comparative that picks one of the change's own
 # kernels, passes or variants names it, it is not a result; after a copula it is ("split-KV is the faster one"), so a

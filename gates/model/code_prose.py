@@ -7,9 +7,11 @@ turns each piece into a block of prose). Per code block:
 - **Commands** (`$ …`, `python …`, `vllm bench serve --request-rate 8 …`: a line with a
   command word first or a `--flag`) are not read, but a comment at their end is
   (`… # main: 4100 tok/s, this PR: 5700 tok/s`).
-- **Configuration** (`ttft_p99_ms: 500`, `max_num_seqs = 256`: a lower-case key and a value)
+- **Configuration** (`ttft_p99_ms: 500`, `max_num_seqs = 256`: one lower-case key and its value)
   is not read, unless the block names two arms (main and this PR, before and after, baseline
-  and patched …): then its keys are results (`main:` above `  mean_ttft_ms: 412.3`).
+  and patched …: then `main:` above `  mean_ttft_ms: 412.3` is a result) or the line compares
+  (`->`, `(was 412)`, `# main: 61`). A log line of several pairs (`step: 20  loss: 6.91  tps:
+  7,412  mfu: 38.1%`) is read.
 - **Columns**: in a block that names two arms, lines that split into the same number of
   cells (by `|`, a tab or two spaces or more) are read as a table, the first line as its
   header (`metric  main  this PR` above `Mean TTFT (ms)  412.3  288.1`).
@@ -36,6 +38,8 @@ _COMPARES = re.compile(r"->|→|=>|\bvs\.?(?=\s)|\bversus\b|\(\s*was\b|\bwas\s+[
 _SEPARATOR_ROW = re.compile(r"[\s|:\-+=]+$")
 _CELL_SPLIT = re.compile(r"\s*\|\s*|\t+|\s{2,}")
 _CSV_SPLIT = re.compile(r"\s*,\s*")
+# A log line holds several key: value pairs ("step: 20  loss: 6.91  tps: 7,412  mfu: 38.1%"); a configuration line one
+_LOG_PAIR = re.compile(r"[A-Za-z][\w.\-]*\s*[:=]\s*[+\-~≈]?\d")
 # The arms of an A/B, as a block names them (keys, labels, column heads, comments)
 _BASE_ARM = re.compile(r"(?<![A-Za-z])(?:main|master|baseline|before|old|w/o|without)(?![A-Za-z])|改动前|合入前|主干", re.I)
 _CHANGE_ARM = re.compile(r"(?<![A-Za-z])(?:this[\s_\-]*pr|pr|patched|after|new|branch|with[\s_\-]+(?:this|the)[\s_\-]+\w+|w/)"
@@ -70,7 +74,7 @@ def code_pieces(lines: list[tuple[int, str]]) -> list[CodePiece]:
             if comment:
                 pieces.append(CodePiece("code output", (_spaced(line[comment.end():], offset + comment.end()),)))
             continue
-        if not two_arms and _CONFIG_KEY.match(line) and not _COMPARES.search(line):
+        if not two_arms and _CONFIG_KEY.match(line) and not _COMPARES.search(line) and len(_LOG_PAIR.findall(line)) < 2:
             continue
         pieces.append(CodePiece("code output", (_spaced(line, offset),)))
     return pieces
