@@ -280,13 +280,12 @@ _COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more
                              r"|更快|更慢|更高|更低|提升|降低", _I)
 _IN_THEORY = re.compile(_THEORY, _I)
 # 'The title says "faster decoding", which reads like …': words quoted from a document, which is judged where it stands
-_QUOTED = re.compile(r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
-                     r"\s+(?:says|said|reads|claims|claimed|states|promises|promised)\s*:?\s*"
+_DOCUMENT = r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
+_QUOTED = re.compile(_DOCUMENT + r"\s+(?:says|said|reads|claims|claimed|states|promises|promised)\s*:?\s*"
                      r"(?P<quote>\"[^\"]{1,160}\"|“[^”]{1,160}”|‘[^’]{1,160}’|「[^」]{1,160}」)", _I)
 # "The description says this improves throughput, but the table only shows the GEMM": words reported from a document,
 # doubted in the same sentence
-_REPORTED = re.compile(r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
-                       r"\s+(?:says|said|claims|claimed|states|promises|implies|suggests)\s+(?:that\s+)?", _I)
+_REPORTED = re.compile(_DOCUMENT + r"\s+(?:says|said|claims|claimed|states|promises|implies|suggests)\s+(?:that\s+)?", _I)
 _DOUBT = re.compile(r"\bbut\b|\bhowever\b|\?|\bonly\s+shows?\b|\bnot\s+(?:shown|measured|backed|supported)\b"
                     r"|\bno\s+(?:numbers|data|evidence)\b|但|却", _I)
 # '…, which reads like an end-to-end gain': how the quoted words read, not a result
