@@ -115,13 +115,20 @@ _ACTION_GERUND = re.compile(r"(?:improv|reduc|increas|cutt|lower|rais|boost|decr
 _BEFORE_AN_ACTION = re.compile(r"(?:^|\b(?:so|by|of|for|from|without|when|while|on|about|to|and|or|that|thus)\s+)$", _I)
 # "光看算子加速不太好判断收益": a gain noun that is the object of judging or measuring names what is judged, not a result
 _ZH_JUDGED_GAIN = re.compile(r"(?:收益|提升|加速|改善)")
+# "- Improvements to the process output step in the vLLM engine (#104)": a gain noun that names a change, with no number
+# "improve the efficiency of the review process": a change of something that is no performance
+_NOT_PERFORMANCE_AFTER = re.compile(r"\s+(?:the\s+)?(?:efficiency|quality|readability|maintainability|clarity|robustness"
+                                    r"|usability)\s+of\s+(?:the\s+|our\s+)?(?:review|code|docs?|documentation|process|tests?"
+                                    r"|codebase)\b", _I)
+_NAMED_CHANGE = re.compile(r"(?:improvements?|optimi[sz]ations?|enhancements?)\s+(?:to|in|for|of)\s", _I)
 _ZH_JUDGING = re.compile(r"(?:判断|评估|衡量|看出|估算|量化|确认)\s*(?:一下)?\s*(?:的)?\s*$")
 # "We do not claim any TTFT gain beyond the 30% we measured": a negation does not take back a result the author measured
 # "Set `--goodput ttft:500 tpot:40`", "SLOs such as ttft:300 tpot:40": a metric that is the key of a key:value argument
 # (after a command-line flag, or in a list of lower-case configuration keys) is a setting
 _KEY_VALUE = re.compile(r"[:=]\d")
-_KEY_VALUE_LIST = re.compile(r"[:=]\d[\d.]*\s+[a-z_]+[:=]\d")
-_KEY_VALUE_AFTER = re.compile(r"[a-z_]+[:=]\d[\d.]*\s+$")
+_KEY_VALUE_LIST = re.compile(r"[:=]\d[\d.]*\s+[a-z_]+[:=]\d|\s?=\s?\d[\d.]*\s*,\s*[a-z_]+(?:\s[a-z_]+)?\s?=\s?\d")
+# "ISL = 1000, …, rps = 64, max concurrency = 64": settings written as assignments
+_KEY_VALUE_AFTER = re.compile(r"(?:[a-z_]+[:=]\d[\d.]*\s+|[a-z_]+\s?=\s?\d[\d.]*\s*,\s*(?:…\s*,?\s*)?)$")
 _FLAG_ARGUMENT = re.compile(r"(?<![\w-])--[A-Za-z][\w\-]*(?:[=\s]+[\w:./\-]+)*?[=\s]+$")
 # "The decode throughput of the MLA kernel, …": a metric that names the kernel it is measured on
 _OF_A_KERNEL = re.compile(r"\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?"
@@ -266,7 +273,7 @@ class _Block:
                    and not kernel_rate(m.start())
                    and not (_FLAG_ARGUMENT.search(text, max(0, m.start() - 60), m.start()) and _KEY_VALUE.match(text, m.end()))
                    and not _in_identifier(text, m.start(), m.end())
-                   and not (m.group(0).islower() and block.kind != "code output" and (_KEY_VALUE_LIST.match(text, m.end())
+                   and not (m.group(0).islower() and block.kind not in _CODE_KINDS and (_KEY_VALUE_LIST.match(text, m.end())
                                                       or _KEY_VALUE_AFTER.search(text, max(0, m.start() - 24), m.start())))
                    and not _OF_A_KERNEL.match(text, m.end())
                    and not (is_generic_measure(m.group(0))
@@ -283,10 +290,15 @@ class _Block:
         self.sentence_ends = [match.start() for match in _SENTENCE_END.finditer(text)] + [len(text)]
 
     @cached_property
+    def spread_row(self) -> bool:
+        """A table row whose label is a spread ("| TPOT population CV | 0.148% | 0.827% |"): its numbers are no results."""
+        return bool(self.row_start) and _SPREAD_ROW.match(self.text, self.row_start) is not None
+
+    @cached_property
     def arm_table(self) -> bool:
         """A table row whose numbers are arms' values: under arm headers ("| | main | this PR |"), or an arm's own row."""
-        return bool(self.row_start) and bool(_ARM_HEADER.search(self.text[:self.row_start])
-                                             or _ARM_ROW.match(self.text, self.row_start))
+        return bool(self.row_start) and not self.spread_row and bool(_ARM_HEADER.search(self.text[:self.row_start])
+                                                                     or _ARM_ROW.match(self.text, self.row_start))
 
     @cached_property
     def periods(self) -> list[re.Match]:
@@ -301,10 +313,15 @@ class _Block:
         choosers += [m.span() for m in _RANGE_SETTING.finditer(text)]
         choosers += [m.span(next(name for name, value in m.groupdict().items() if value))
                      for pattern in _PICKED_COMPARATIVES for m in pattern.finditer(text)]
+        spread_row = self.spread_row
         return _InTextOrder(m for m in _RESULT.finditer(text)
-                            if not any(start <= m.start() < end for start, end in choosers)
+                            if not (spread_row and m.start() >= self.row_start)
+                            and not any(start <= m.start() < end for start, end in choosers)
                             and not (_ACTION_GERUND.fullmatch(m.group(0))
                                      and _BEFORE_AN_ACTION.search(text, max(0, m.start() - 16), m.start()))
+                            and not _NOT_PERFORMANCE_AFTER.match(text, m.end())
+                            and not (_NAMED_CHANGE.match(text, m.start())
+                                     and not states_relative_result(text[m.end():self._sentence_end(m.end())]))
                             and not (_ZH_JUDGED_GAIN.fullmatch(m.group(0))
                                      and _ZH_JUDGING.search(text, max(0, m.start() - 8), m.start()))
                             and not (m.group(0).lstrip("~≈+-−")[:1].isdigit() and is_setting(text, m.start(), m.end()))
@@ -439,6 +456,9 @@ class _Block:
         # not from a later clause about a kernel: "… for serving …, but so far I've only measured the gemv: 31 µs -> 22 µs"
         return [m for m in found if not self.words.subjects.clause_is_kernel_level(self._clause_at(m.start()))]
 
+    def _sentence_end(self, index: int) -> int:
+        return self.sentence_ends[bisect_left(self.sentence_ends, index)]
+
     def _clause_at(self, index: int) -> str:
         start, end = self.spans[bisect_right(self.span_starts, index) - 1]
         return self.text[start:end]
@@ -470,14 +490,14 @@ class _Block:
         if results:
             return self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
         value = VALUE_AFTER.match(self.text, term.end()) or (
-            self.block.kind == "code output" and _COLUMN_VALUE.match(self.text, term.end()))
+            self.block.kind in _CODE_KINDS and _COLUMN_VALUE.match(self.text, term.end()))
         if value:
             return value.group(0).strip()
         clause_end = self.spans[bisect_right(self.span_starts, term.start()) - 1][1]
         arm = _ARM_VALUES_AFTER.search(self.text, term.end(), clause_end)
         if arm and arm_values(self.text[term.end():clause_end]):
             return arm.group(0).strip()  # "Mean TTFT (ms)  main=412.3  pr=288.1", "step_time before=1.62 after=1.14"
-        if self.row_start and term.start() < self.row_start:
+        if self.row_start and term.start() < self.row_start and not self.spread_row:
             cell = _NUMBER_CELL.search(self.text, self.row_start)
             if cell:
                 return cell.group(1)
@@ -570,10 +590,15 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
     lead_in = ""  # the prose just before a code block's output
     for index, block in enumerate(blocks):
-        if block.kind != "code output":
+        if block.kind not in _CODE_KINDS:
             lead_in = block.text
-        elif _BASE_ARM_ONLY.search(lead_in) and not _CHANGE_ARM.search(lead_in) and not _CHANGE_ARM.search(block.text):
+        elif not _CHANGE_ARM.search(lead_in) and not _CHANGE_ARM.search(block.text) and (
+                block.kind == "base output" or _BASE_ARM_ONLY.search(lead_in)):
             continue  # "This is what main gives me today, before any change:" above pasted output: no result of the change
+        if block.kind == "table row" and ((not block.header and index + 1 < len(blocks)
+                                           and blocks[index + 1].header == block.text)
+                                          or (block.header and _ARM_NAMES_ONLY.fullmatch(block.text))):
+            continue  # a header row, or a row of arm names under it: its words are read with each row of values
         judged = list(_Block(block, words, index in kernel_rate_rows).verdicts(label, short))
         verdicts.extend(judged)
         if judged:
@@ -587,6 +612,12 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
 
 # "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
 # beside a table that makes its rate columns a kernel's or an op's own
+_CODE_KINDS = ("code output", "base output")
+_ARM_NAMES_ONLY = re.compile(r"[\s|]*(?:(?:before|after|main|master|baseline|this\s+pr|pr|ours|old|new|base|patched)[\s|]*)+",
+                             _I)
+# "| TPOT population CV | 0.148% | 0.827% |": a row whose label is a spread gives no result
+_SPREAD_ROW = re.compile(r"\s*[^|]*\b(?:CV|coefficient\s+of\s+variation|std(?:dev)?|standard\s+deviation|variance|stdev)\b[^|]*\|",
+                         _I)
 _BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|today|currently|produces)|from\s+main"
                             r"|current\s+main|before\s+(?:any|this|the)\s+changes?|without\s+this\s+(?:pr|change|patch)"
                             r"|baseline\s+(?:only|run|numbers?))\b|改动前|合入前|主干上", _I)

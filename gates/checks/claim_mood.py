@@ -126,7 +126,7 @@ _FUTURE = (r"(?:\bwill\b|\bshall\b|['’]ll\b|\bgoing\s+to\b|\bplan(?:s|ned)?\s+
            r"|后续|下一步|计划|将在|将会|稍后|之后再|待|以后|下个|随后|今後|予定)")
 _PLAN_VERB = (r"(?:\b(?:measur|benchmark|evaluat|quantif|test|collect|add|profil|compar|check|report|investigat"
               r"|stud|track|record|validat|verif|confirm|establish|captur|assess|explor|publish"
-              r"|revisit|attach)[a-z]*\b"
+              r"|revisit|attach|optimi[sz])[a-z]*\b"
               r"|测量|测试|评估|运行|跑|对比|收集|补充|验证|补测|统计|记录|确认|分析|计測|測定|評価)")
 _FUTURE_RE = re.compile(_FUTURE, _I)
 _PLAN_VERB_RE = re.compile(_PLAN_VERB, _I)
@@ -153,7 +153,7 @@ _CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|pr
 _THEORY = r"\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上"  # "In theory, …": a possibility, even with numbers
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
                            r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort|see"
-                           r"|notice|observe|get|drop|rise|fall|go\s+up|go\s+down|inflat|mislead)\w*"
+                           r"|notice|observe|get|drop|rise|fall|go\s+up|go\s+down|inflat|mislead|bring)\w*"
                            rf"|{_THEORY}|预计|预期|估计"
                            r"|\bany\s+(?:[\w\-]+\s+){0,2}?(?:regressions?|improvements?|gains?|speed-?ups?|slow-?downs?|drops?"
                            r"|changes?|differences?|wins?)\b(?=[^.;]{0,40}\b(?:should|would|could|might|may|will|can|shows?\s+up|stands?\s+out"
@@ -279,6 +279,10 @@ _COMPARED_LEVEL = re.compile(r"\b(?:higher|lower|faster|slower|better|worse|more
                              r"|later|quicker|up|down)\b"
                              r"|更快|更慢|更高|更低|提升|降低", _I)
 _IN_THEORY = re.compile(_THEORY, _I)
+# "Flash inference generally seems to be a bit faster": a comparative said of the subject
+_PREDICATED_COMPARATIVE = re.compile(r"\b(?:is|are|was|were|seems?\s+to\s+be|looks?|feels?|runs?|ran)\s+(?:(?:a\s+bit|slightly"
+                                     r"|somewhat|much|a\s+little|noticeably|consistently)\s+)?(?:faster|slower|quicker|snappier)\b",
+                                     _I)
 # 'The title says "faster decoding", which reads like …': words quoted from a document, which is judged where it stands
 _DOCUMENT = r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
 _QUOTED = re.compile(_DOCUMENT + r"\s+(?:says|said|reads|claims|claimed|states|promises|promised)\s*:?\s*"
@@ -459,7 +463,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         if found and not (pattern is _DEFINITION and arm_values(stripped)):
             return Mood(name, found.group(0))
     usual = _USUAL.search(stripped)
-    if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped):
+    if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped) \
+            and not _PREDICATED_COMPARATIVE.search(stripped):  # "generally seems to be a bit faster" compares
         return Mood(USUAL_VALUE, usual.group(0))
     return None
 

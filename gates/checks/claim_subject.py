@@ -60,7 +60,7 @@ _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decodi
 _SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?\s*$"
                              r"|(?:算子|内核|核函数|kernel)\s*的?\s*$", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
-                               r"|correctness|encryption|type\s+safety|tracing)\b", _I)
+                               r"|correctness|encryption|type\s+safety|tracing|coverage)\b", _I)
 # Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
 _KERNEL_WORLD = re.compile(
     r"(?<![A-Za-z])(?:kernels?|GEMMs?|GEMVs?|matmuls?|ops?|operators?|L1|L2|SMs?|smem|shared\s+memory|registers?|occupancy"

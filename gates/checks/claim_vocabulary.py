@@ -268,9 +268,9 @@ _MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|
 _NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-])(?<!former[\s\-])(?<!last[\s\-])"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d[\d.,]*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
+    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d(?:[\d.]|,(?=\d))*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])(?!\s*(?:\d|[A-Z]{{1,3}}\d{{2,4}}|GPUs?\b|cards?\b|nodes?\b|chips?\b|devices?\b))|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
-    rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}/])"
+    rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}\d/])"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
     rf"|(?:s|ms|sec)\s*/\s*(?:iter|it|step)\b|(?:output|input|generated|total|prompt){_H}+tok(?:en)?s?\s*/\s*s\b"
     rf"|(?:images?|sentences?|img)\s*/\s*s(?:ec)?\b|s{_H}+per{_H}+image\b"
@@ -314,7 +314,8 @@ _FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
-VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
+VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:latency|throughput|time|duration)\s*)?"
+                         r"(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
                          r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
                          re.IGNORECASE)
 
@@ -381,7 +382,8 @@ _DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|
 _DURATION_BEFORE = re.compile(r"(?:\b(?:for|over|during|lasting)\s+(?:about\s+|~)?|(?:持续|连续|跑了|运行了|压测了|测了)\s*(?:了)?\s*"
                               r"(?:约|大约)?\s*)$", re.IGNORECASE)
 # The run-to-run spread of a measurement is no result: "run-to-run variance (about 6%)", "noise of ±3%", "波动约 5%"
-_SPREAD_BEFORE = re.compile(r"(?:\b(?:variance|variability|noise|spread|std(?:dev)?|standard\s+deviation|jitter|run-to-run)"
+_SPREAD_BEFORE = re.compile(r"(?:\b(?:variance|variability|noise|spread|std(?:dev)?|standard\s+deviation|jitter|run-to-run|CV"
+                            r"|coefficient\s+of\s+variation)"
                             r"|波动|方差|误差)[^.;:\d]{0,16}$", re.IGNORECASE)
 SETUP_LEAD = re.compile(r"^\W*(?:setup|set-up|config(?:uration)?|settings?|environment|env|workload|hardware"
                         r"|benchmark\s+(?:setup|config(?:uration)?|settings?)|test\s+setup|压测参数|测试环境|压测配置|配置|环境)"

@@ -12,9 +12,13 @@ turns each piece into a block of prose). Per code block:
   and patched …: then `main:` above `  mean_ttft_ms: 412.3` is a result) or the line compares
   (`->`, `(was 412)`, `# main: 61`). A log line of several pairs (`step: 20  loss: 6.91  tps:
   7,412  mfu: 38.1%`) is read.
-- **Columns**: in a block that names two arms, lines that split into the same number of
-  cells (by `|`, a tab or two spaces or more) are read as a table, the first line as its
-  header (`metric  main  this PR` above `Mean TTFT (ms)  412.3  288.1`).
+- **Columns**: lines that split into the same number of cells (by `|`, commas, a tab or two
+  spaces or more) are read as a table, the first line as its header when it holds no number
+  (`metric  main  this PR` above `Mean TTFT (ms)  412.3  288.1`); comma-separated rows without
+  a header are read each on its own, cells set apart.
+- A block that starts by naming the base arm and names no change (`baseline bs = 1` above pasted output)
+  is of kind "base output": what it prints is the base's, not a result of the change, unless
+  the prose before it names the change.
 - Every other line is read as it stands, with `_` read as a space (`mean_ttft_ms` reads
   "mean ttft ms").
 
@@ -35,9 +39,14 @@ _COMMENT = re.compile(r"(?:^|\s)(?:#|//)\s*(?=\S)")
 _CONFIG_KEY = re.compile(r"\s*(?:-\s+)?[\"']?[a-z][a-z0-9_.\-]*[\"']?\s*[:=]")
 # A configuration-like line that compares: "mean_ttft_ms: 412.3 -> 288.1", "ttft_p50_ms=288 (was 412)", "… = 42  # main: 61"
 _COMPARES = re.compile(r"->|→|=>|\bvs\.?(?=\s)|\bversus\b|\(\s*was\b|\bwas\s+[\d.]|#\s*(?:main|baseline|before|master)\b", re.I)
-_SEPARATOR_ROW = re.compile(r"[\s|:\-+=]+$")
-_CELL_SPLIT = re.compile(r"\s*\|\s*|\t+|\s{2,}")
+_SEPARATOR_ROW = re.compile(r"[\s|:\-+=─━┼├┤┌┐└┘┬┴╋╭╮╰╯═╪╞╡]+$")
+_CELL_SPLIT = re.compile(r"\s*[|│┃]\s*|\t+|\s{2,}")
+# A block that starts by naming the base arm ("baseline bs = 1", "main:") and names no change prints the base's output
+_BASE_LABEL = re.compile(r"\s*(?:#+\s*)?(?:main|master|baseline|before)\b", re.I)
 _CSV_SPLIT = re.compile(r"\s*,\s*")
+_RULED = re.compile(r"[|│┃].*[|│┃]")
+# A value with a unit a result is given in: "speed=289.26 token/s"
+_RESULT_UNIT = re.compile(r"\d\s*(?:tok(?:en)?s?\s*/\s*s|t/s|req(?:uest)?s?\s*/\s*s|samples?\s*/\s*s|it/s)\b", re.I)
 # A log line holds several key: value pairs ("step: 20  loss: 6.91  tps: 7,412  mfu: 38.1%"); a configuration line one
 _LOG_PAIR = re.compile(r"[A-Za-z][\w.\-]*\s*[:=]\s*[+\-~≈]?\d")
 # The arms of an A/B, as a block names them (keys, labels, column heads, comments)
@@ -48,7 +57,7 @@ _CHANGE_ARM = re.compile(r"(?<![A-Za-z])(?:this[\s_\-]*pr|pr|patched|after|new|b
 
 @dataclass(frozen=True)
 class CodePiece:
-    """A piece of a code block to read as prose: `kind` ("code output" or "table row"), its parts
+    """A piece of a code block to read as prose: `kind` ("code output", "base output" or "table row"), its parts
     (text, source offset of the text's first character), and for a table row its header's text."""
 
     kind: str
@@ -61,23 +70,47 @@ def code_pieces(lines: list[tuple[int, str]]) -> list[CodePiece]:
     body = [(offset, line) for offset, line in lines if not _FENCE.match(line)]
     text = "\n".join(line for _, line in body)
     two_arms = bool(_BASE_ARM.search(text) and _CHANGE_ARM.search(text))
-    if two_arms:
-        table = _columns(body)
-        if table:
-            return table
+    first = next((line for _, line in body if line.strip()), "")
+    kind = "base output" if _BASE_LABEL.match(first) and not _CHANGE_ARM.search(text) else "code output"
+    table = _columns(body, kind)
+    if table:
+        return table
     pieces = []
-    for offset, line in body:
-        if not line.strip():
+    ruled = _ruled_tables(body, kind)  # runs of `|` lines inside other output: tables of their own
+    for index, (offset, line) in enumerate(body):
+        if index in ruled:
+            pieces.extend(ruled[index])
+            continue
+        if not line.strip() or any(start <= index < end for start, end in ruled.get("spans", ())):
             continue
         comment = _COMMENT.search(line)
         if _COMMAND.match(line) or _FLAG.search(line[:comment.start()] if comment else line):
             if comment:
-                pieces.append(CodePiece("code output", (_spaced(line[comment.end():], offset + comment.end()),)))
+                pieces.append(CodePiece(kind, (_spaced(line[comment.end():], offset + comment.end()),)))
             continue
-        if not two_arms and _CONFIG_KEY.match(line) and not _COMPARES.search(line) and len(_LOG_PAIR.findall(line)) < 2:
+        if not two_arms and _CONFIG_KEY.match(line) and not _COMPARES.search(line) and len(_LOG_PAIR.findall(line)) < 2 \
+                and not _RESULT_UNIT.search(line):
             continue
-        pieces.append(CodePiece("code output", (_spaced(line, offset),)))
+        pieces.append(CodePiece(kind, (_spaced(line, offset),)))
     return pieces
+
+
+def _ruled_tables(body: list[tuple[int, str]], kind: str) -> dict:
+    """The runs of three or more consecutive lines drawn with `|` (or box-drawing bars) that read as a table
+    with a header, keyed by the index of the run's first line; "spans" holds the (start, end) of each run."""
+    found: dict = {"spans": []}
+    index = 0
+    while index < len(body):
+        end = index
+        while end < len(body) and _RULED.search(body[end][1]):
+            end += 1
+        if end - index >= 3:
+            table = _columns(body[index:end], kind)
+            if table and table[0].kind == "table row":
+                found[index] = table
+                found["spans"].append((index, end))
+        index = max(end, index + 1)
+    return found
 
 
 def _spaced(text: str, offset: int) -> tuple[str, int]:
@@ -85,16 +118,16 @@ def _spaced(text: str, offset: int) -> tuple[str, int]:
     return text.replace("_", " "), offset
 
 
-def _columns(body: list[tuple[int, str]]) -> list[CodePiece] | None:
+def _columns(body: list[tuple[int, str]], kind: str) -> list[CodePiece] | None:
     """The block as a table, when its lines split into the same number (two or more) of cells and every
-    row below the first holds a number; None otherwise."""
+    row below the first holds a number; None otherwise. Rows without a header are pieces of `kind`."""
     rows = []
     lines = [(offset, line) for offset, line in body if line.strip() and not _SEPARATOR_ROW.match(line)]
     comma_counts = {line.count(",") for _, line in lines}
     split = _CSV_SPLIT if len(comma_counts) == 1 and min(comma_counts) >= 1 and "|" not in "".join(l for _, l in lines) \
         else _CELL_SPLIT  # comma-separated values
     for offset, line in lines:
-        stripped = line.strip().strip("|")
+        stripped = line.strip().strip("|│┃").strip()
         start = offset + line.index(stripped[:1]) if stripped else offset
         cells, at = [], 0
         for match in list(split.finditer(stripped)) + [None]:
@@ -107,8 +140,9 @@ def _columns(body: list[tuple[int, str]]) -> list[CodePiece] | None:
         return None
     if not all(any(ch.isdigit() for cell, _ in cells[1:] for ch in cell) for cells in rows[1:]):
         return None
-    if any(ch.isdigit() for cell, _ in rows[0][1:] for ch in cell):  # no header row: each row is read on its own
-        return [CodePiece("code output", _joined(cells)) for cells in rows]
+    if any(ch.isdigit() for cell, _ in rows[0][1:] for ch in cell):  # no header row
+        # comma-separated rows are read with their cells set apart; aligned output line by line, as printed
+        return [CodePiece(kind, _joined(cells)) for cells in rows] if split is _CSV_SPLIT else None
     header = " | ".join(_spaced(cell, at)[0] for cell, at in rows[0])
     pieces = [CodePiece("table row", _joined(rows[0]))]
     pieces += [CodePiece("table row", _joined(cells), header) for cells in rows[1:]]
