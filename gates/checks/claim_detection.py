@@ -39,7 +39,7 @@ from gates.checks.claim_excuses import (
 )
 from gates.checks.claim_mood import (
     USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, quotation, states_relative_result, taken_back,
-    unmeasured_expectation,
+    target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
@@ -135,6 +135,8 @@ _OF_A_KERNEL = re.compile(r"\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]
                           r"|GEMMs?|GEMVs?)(?:\s+(?:alone|itself|only|in\s+isolation))?"
                           r"(?=\s*(?:[,(:;]|$|\b(?:is|was|reaches|reached|hits|peaks|runs|improves|improved|at|on|in|vs)\b))", _I)
 _MEASURED_BY_AUTHOR = re.compile(r"\b(?:we|i)\s+(?:have\s+)?(?:measured|saw|got|observed|found|recorded)\b|\bshowed\b", _I)
+# "不是模型推理", "not the model": a model-level word named to be denied
+_DENIED_BEFORE = re.compile(r"(?:\bnot\s+(?:the\s+|a\s+)?|不是\s*\S{0,3}|并非\s*\S{0,3}|而非\s*\S{0,3})\s*$", _I)
 _MODEL_LEVEL = TermPattern(f"{METRIC_TERMS}|{SERVING_SUBJECTS}", _I)
 
 
@@ -239,7 +241,7 @@ _ANY_WORD = re.compile(r"[^\W_]")
 class _Block:
     """One prose block with everything the clause judgements need, found once."""
 
-    def __init__(self, block: ProseBlock, words: Vocabulary, kernel_rates: bool = False):
+    def __init__(self, block: ProseBlock, words: Vocabulary, kernel_rates: bool = False, kernel_context: bool = False):
         self.row_start = 0
         if block.kind == "table row" and block.header:
             block, self.row_start = _under_its_header(block)
@@ -277,13 +279,14 @@ class _Block:
                                                       or _KEY_VALUE_AFTER.search(text, max(0, m.start() - 24), m.start())))
                    and not _OF_A_KERNEL.match(text, m.end())
                    and not (is_generic_measure(m.group(0))
-                            and (words.subjects.measure_is_kernel_level(text, m.start(), m.end())
+                            and (kernel_context or words.subjects.measure_is_kernel_level(text, m.start(), m.end())
                                  or in_kernel_clause(m.start())))]
         scopes = [(m, "scope") for m in words.scopes.finditer(text)]
         ordered = sorted(metrics + scopes, key=lambda pair: (pair[0].start(), -pair[0].end()))
         self.terms = _InTextOrder(m for index, (m, _) in enumerate(ordered)
                                   if not index or m.start() >= ordered[index - 1][0].end())
         self.kinds = {m.start(): kind for m, kind in metrics + scopes}
+        self.kernel_context = kernel_context
         self.concepts = _InTextOrder(m for m in self._serving_concepts()
                                      if not (kernel_rates and _RATE_WORD.search(m.group(0)))
                                      and not _in_identifier(text, m.start(), m.end()))
@@ -331,9 +334,10 @@ class _Block:
         text, subjects = self.text, self.words.subjects
         span_starts = self.span_starts
         measures = [m for m in _MEASURE.finditer(text)
-                    if _ENTITY.fullmatch(m.group(0)) or not subjects.measure_is_kernel_level(
+                    if _ENTITY.fullmatch(m.group(0)) or not self.kernel_context and not subjects.measure_is_kernel_level(
                         text, m.start(), m.end(), self.spans[bisect_right(span_starts, m.start()) - 1][0])]
-        found = sorted(list(_SUBJECT.finditer(text)) + measures, key=lambda match: match.start())
+        found = sorted([m for m in _SUBJECT.finditer(text) if not _DENIED_BEFORE.search(text, 0, m.start())] + measures,
+                       key=lambda match: match.start())
         return [match for index, match in enumerate(found) if not index or match.start() >= found[index - 1].end()]
 
     def verdicts(self, label: Verdict | None = None, short_label: bool = True):
@@ -434,7 +438,8 @@ class _Block:
                             if _PERIOD.search(following) else sentence + " " + following) \
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
-                             [(m.start() - start, m.end() - start) for m in results])
+                             [(m.start() - start, m.end() - start) for m in results]) \
+                or target_carried(clause, self.text[sentence_start:start])
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         return mood
@@ -510,7 +515,8 @@ class _Block:
     @staticmethod
     def _model_level_beside(clause: str, scope_words: str) -> bool:
         """A model-level metric or subject in the clause besides the scope word itself."""
-        return any(match.group(0) != scope_words for match in _MODEL_LEVEL.finditer(clause))
+        return any(match.group(0) != scope_words and not _DENIED_BEFORE.search(clause, 0, match.start())
+                   for match in _MODEL_LEVEL.finditer(clause))
 
     def _judge_shape(self, concepts, clause, start, end, results, ends_with) -> Verdict | None:
         """A serving subject or measure with a result: "Chat replies arrive 30% sooner", "延迟降低30%"."""
@@ -589,17 +595,20 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     blocks = prose_blocks(text, first_line) + shown_attributes(text, first_line)
     kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
     lead_in = ""  # the prose just before a code block's output
+    kernel_lead_in = False  # that prose is labelled as an operator's or kernel's ("Operator: `layer_norm`")
     for index, block in enumerate(blocks):
-        if block.kind not in _CODE_KINDS:
+        if block.kind not in _CODE_KINDS + ("table row",):
             lead_in = block.text
-        elif not _CHANGE_ARM.search(lead_in) and not _CHANGE_ARM.search(block.text) and (
+            kernel_lead_in = bool(_KERNEL_LABEL_LEAD.match(lead_in))
+        elif not _CHANGE_ARM.search(_BASE_ARM_ONLY.sub(" ", lead_in)) and not _CHANGE_ARM.search(block.text) and (
                 block.kind == "base output" or _BASE_ARM_ONLY.search(lead_in)):
             continue  # "This is what main gives me today, before any change:" above pasted output: no result of the change
         if block.kind == "table row" and ((not block.header and index + 1 < len(blocks)
                                            and blocks[index + 1].header == block.text)
                                           or (block.header and _ARM_NAMES_ONLY.fullmatch(block.text))):
             continue  # a header row, or a row of arm names under it: its words are read with each row of values
-        judged = list(_Block(block, words, index in kernel_rate_rows).verdicts(label, short))
+        judged = list(_Block(block, words, index in kernel_rate_rows,
+                             kernel_lead_in and block.kind in _CODE_KINDS + ("table row",)).verdicts(label, short))
         verdicts.extend(judged)
         if judged:
             answered = judged[-1].reason.startswith("a question")  # "> How much does this help TTFT?" above its answer
@@ -613,13 +622,17 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
 # "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
 # beside a table that makes its rate columns a kernel's or an op's own
 _CODE_KINDS = ("code output", "base output")
+# "Operator: `layer_norm` (FlagGems Triton)" above a table of timings: the rows under it are the operator's
+_KERNEL_LABEL_LEAD = re.compile(r"\W*(?:operators?|ops?|kernels?|micro-?benchmarks?|(?:kernel|op|operator)\s+benchmarks?|算子|内核)"
+                                r"\s*[:：(`]", _I)
 _ARM_NAMES_ONLY = re.compile(r"[\s|]*(?:(?:before|after|main|master|baseline|this\s+pr|pr|ours|old|new|base|patched)[\s|]*)+",
                              _I)
 # "| TPOT population CV | 0.148% | 0.827% |": a row whose label is a spread gives no result
 _SPREAD_ROW = re.compile(r"\s*[^|]*\b(?:CV|coefficient\s+of\s+variation|std(?:dev)?|standard\s+deviation|variance|stdev)\b[^|]*\|",
                          _I)
 _BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|today|currently|produces)|from\s+main"
-                            r"|current\s+main|before\s+(?:any|this|the)\s+changes?|without\s+this\s+(?:pr|change|patch)"
+                            r"|current\s+main|before\s+(?:any|this|the)\s+changes?(?:\s+(?:in|of|from)\s+this\s+(?:pr|change)"
+                            r"(?:\s+series)?)?|without\s+this\s+(?:pr|change|patch)"
                             r"|baseline\s+(?:only|run|numbers?))\b|改动前|合入前|主干上", _I)
 _CHANGE_ARM = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\bwith\s+(?:the\s+)?(?:patch|change|fix)\b|\bafter\b"
                          r"|\bpatched\b|本\s*PR|改动后|合入后", _I)

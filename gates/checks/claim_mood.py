@@ -106,6 +106,9 @@ _THRESHOLD = re.compile(r"\b(?:no\s+more\s+than|at\s+most|less\s+than|under|with
                         r"|\b(?:regressions?|regress(?:es)?|slow-?downs?|drops?|falls?|rises?|increases?|decreases?|grows?|gains?"
                         r"|improvements?)\s+(?:of\s+|by\s+)?(?:above|over|beyond|exceeding|more\s+than|greater\s+than"
                         r"|larger\s+than|below|under|less\s+than|at\s+least)\s+[\d.,]+", _I)
+# "请求吞吐低于基线 3% 时会报警": a threshold a gate acts on, in Chinese
+_ZH_THRESHOLD = re.compile(r"(?:低于|高于|超过|下降超过|回退超过|下降|回退)[^，。；]{0,10}?\d+(?:\.\d+)?\s*%[^，。；]{0,6}?(?:时|则)"
+                           r"\s*(?:会|将)?\s*(?:报警|告警|失败|阻止|拦截|报错|阻断)")
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
                    r"|acceptance|criteri(?:on|a)"
                    r"|acceptable|budget|pings?|notif(?:y|ies)|warns?|bots?)\b", _I)
@@ -206,6 +209,8 @@ _ELSEWHERE = re.compile(
     r"|benchmarks?|figures?|charts?)\b"
     r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped)\b"
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
+    r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
+    r"|\b(?:described|listed|reported|announced)\s+in\s+(?:the\s+)?(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:release\s+)?notes\b"
     r"|\bin\s+(?:the|their|a)\s+(?:[\w.\-]+\s+){0,2}?(?:blog(?:\s+post)?|paper|announcement|release\s+notes?)\b"
     r"|\b(?:users?|people|customers|reporters?|someone|others)\s+in\s+#\d+\s+(?:report|reported|say|said|see|saw|observe[sd]?)\b"
     r"|\b(?:quoted|reported|measured|posted)\s+in\s+#\d+|\bfrom\s+#\d+"
@@ -223,11 +228,13 @@ _DISOWNED = re.compile(
     r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
     r"|\b(?:should\s+not|shouldn['’]t|must\s+not)\s+be\s+read\s+as\s+a\s+result\s+of\s+this\s+(?:pr|change)\b"
     r"|\bunrelated\s+to\s+this\s+(?:pr|change|patch|branch)\b|\bnot\s+(?:caused\s+by|related\s+to)\s+this\s+(?:pr|change)\b"
-    r"|\bnothing\s+in\s+this\s+(?:pr|change|patch)\s+(?:changes|affects|touches)\b|\bwe\s*(?:['’]re|\s+are)\s+not\s+there\s+yet\b"
+    r"|\bnothing\s+in\s+this\s+(?:pr|change|patch|(?:patch\s+)?release)\s+(?:changes|affects|touches)\b"
+    r"|\bwe\s*(?:['’]re|\s+are)\s+not\s+there\s+yet\b|\bnot\s+compar(?:ing|ed)\s+(?:against|with|to)\s+(?:that|it|them)\b"
+    r"|\bthis\s+(?:pr|change)\s+is\s+only\s+about\b|\b(?:have|got)\s+no\s+numbers\b|\bno\s+numbers\s+either\s+way\b"
     r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
     r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
-    r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改)|(?:只是|仅)作为?参考"
+    r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改|优化)|(?:只是|仅)作为?参考"
     r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的"
     r"|没有复现|未复现|未验证|没有验证|未测", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
@@ -241,6 +248,7 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
 _OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
                         r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives)\w*"
                         r"|\bgave\s+us\b|\bgives\s+us\b|我们[^。；]{0,12}?(?:达到|做到|也有|实现)", _I)
+_RELEASE_AT_START = re.compile(r"\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b", _I)
 _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:es|ed)\b|一致|吻合", _I)
 _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
                         r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|\bdisappears?\b|\bvanish(?:es)?\b|误测|请忽略|作废", _I)
@@ -301,7 +309,7 @@ _RELATIVE = re.compile(
     r"\d\s*(?:%|％|[x×](?![A-Za-z])(?!\s*[\u4e00-\u9fff])|倍|-?fold|\s*times\b|\s*percent)|\b(?:twice|half|halv|doubl|tripl)\w*"
     r"|一半|翻倍|减半|[一两二三四五六七八九十半几]\s*倍|(?<![\d.,])\d[\d.,]*\s*\S{0,6}\s+(?:lower|higher|faster|slower|less|more"
     r"|shorter|longer|better|worse|sooner)\b|\d\s*(?:->|→|=>)\s*\d|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d"
-    r"|从\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
+    r"|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
 
 
 def states_relative_result(clause: str) -> bool:
@@ -350,6 +358,18 @@ _SHARE = re.compile(r"[~≈]?\d[\d.,]*\s*%\s+of\s+(?:the\s+)?(?:[\w\-]+\s+){0,2}
                     r"|memory|traffic|step|iteration)\b", _I)
 
 
+_BOUND = re.compile(r"\b(?:below|under|above|over|at\s+most|at\s+least|within|no\s+more\s+than)\s+[~≈]?[\d.,]+", _I)
+
+
+def target_carried(clause: str, sentence_before: str) -> Mood | None:
+    """A bound in a clause joined to a target named earlier in its sentence: "Target: p99 TTFT under 500 ms …, and
+    TPOT below 30 ms"."""
+    target = _TARGET.search(sentence_before)
+    if target and _BOUND.search(clause) and not _met_in(clause) and not _FINITE_CHANGE.search(clause):
+        return Mood("a target", target.group(0))
+    return None
+
+
 def quotation(clause: str, sentence: str, results: list[tuple[int, int]]) -> Mood | None:
     """Words quoted from a document, in a question or with how they read: 'The title says "faster decoding", which
     reads like an end-to-end gain'. A quoted number is excused only in a question ('… "2x faster decoding" …; is
@@ -387,8 +407,9 @@ def disowned(clause: str, sentence: str) -> Mood | None:
     upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
     A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
     elsewhere, disowning = _ELSEWHERE.search(clause), _DISOWNED.search(sentence)
-    if elsewhere and disowning and not _OUR_OWN.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence) \
-            and not _OWN_REACH.search(_DISOWNED.sub(" ", sentence)):
+    own = _THIS_CHANGE if _RELEASE_AT_START.match(clause) else _OUR_OWN  # "In v0.5.0 we got …": the release's own run
+    if elsewhere and disowning and not own.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence) \
+            and not _OWN_REACH.search(_DISOWNED.sub(" ", sentence.replace(clause, " "))):
         return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
     return None
 
@@ -424,6 +445,9 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     if threshold and not _ACHIEVED.search(stripped) \
             and all(threshold.start() <= start - offset < threshold.end() + 8 for start, _ in results):
         return Mood("a threshold", threshold.group(0))
+    zh_threshold = _ZH_THRESHOLD.search(stripped)
+    if zh_threshold and all(zh_threshold.start() <= start - offset < zh_threshold.end() for start, _ in results):
+        return Mood("a threshold", zh_threshold.group(0))
     if target and not _met_in(stripped) and not _FINITE_CHANGE.search(stripped):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):

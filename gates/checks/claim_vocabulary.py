@@ -133,7 +133,8 @@ _SUBJECT_OF_A_RESULT = (
 SERVING_SUBJECTS = (
     rf"{_BEGIN}(?:end{_H}*)?users?(?:{_H}*(?:facing|visible|perceived|side))?{_END}"
     rf"(?!{_H}*(?:space|code|guides?|names?|ids?){_END}){_NOT_LEVEL}"
-    rf"|{_BEGIN}(?:customers?|chat(?:s|bots?)?|repl(?:y|ies)|inference|wall{_H}*clock|completions?){_END}"
+    rf"|{_BEGIN}(?:customers?|chat(?:s|bots?)?|repl(?:y|ies)|inference|wall{_H}*clock"
+    rf"|(?<!launch to )(?<!start to )(?<!submission to )(?<!issue to )completions?){_END}"
     rf"{_NOT_LEVEL}{_NOT_SETTING}"
     rf"|{_BEGIN}responses?{_END}(?!{_H}+to{_END}){_NOT_LEVEL}"
     rf"|{_BEGIN}per{_H}+(?:user|reply|response|conversation){_END}"
@@ -309,7 +310,7 @@ _ZH_CHANGES = (
     r"|半分|短縮|削減|向上|速く|高速化|低下|増加|改善"
 )
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
-_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+.{0,6}?到\s*\d"
+_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|[从由]\s*[\d.,]+.{0,6}?到\s*\d"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
