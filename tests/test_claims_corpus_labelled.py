@@ -56,8 +56,6 @@ KNOWN_MISSES = {
         "in a code block, the metric and its value stand on separate lines",
     "| arm | p50 (ms) | p99 (ms) |\n|---|---|---|\n| main | 410 | 910 |\n| this PR | 290 | 540 |\n\nThese are "
     "time-to-first-token numbers from vllm bench serve.": "the metric is named only in a note after the table",
-    "Prefill must finish within 3 s for 32k prompts, which it now does in 1.2 s with this PR (main: 2.9 s).":
-        "the result follows a requirement as 'which it now does'",
 }
 
 
@@ -72,6 +70,28 @@ def test_development_sentence_keeps_its_verdict(kind, language, text):
 def test_a_red_team_claim_is_reported(text, request):
     if text in KNOWN_MISSES:
         request.applymarker(pytest.mark.xfail(reason=KNOWN_MISSES[text], strict=True))
+    verdicts = judge_text(text)
+    assert any(verdict.claim for verdict in verdicts), [v.explain() for v in verdicts]
+
+
+def _open_red_team_claims() -> list[tuple[str, str]]:
+    """(theme, text) of each claim of `labelled/redteam-open.tsv`: the theme is the `# ` line above it."""
+    found, theme = [], ""
+    path = Path(__file__).parent / "claims_corpus" / "labelled" / "redteam-open.tsv"
+    for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+        if line.startswith("# "):
+            theme = line[2:]
+        elif line.strip():
+            found.append((theme, line.split("\t", 2)[2].replace("\\n", "\n")))
+    return found
+
+
+@pytest.mark.parametrize("theme, text", _open_red_team_claims(),
+                         ids=[f"open-{n}" for n in range(1, len(_open_red_team_claims()) + 1)])
+def test_an_open_red_team_claim_is_reported(theme, text, request):
+    # Claims the engine still lets through, grouped by what they exploit: each one fails (strictly expected) until the
+    # engine reports it, and then moves to redteam.tsv
+    request.applymarker(pytest.mark.xfail(reason=f"open: {theme}", strict=True))
     verdicts = judge_text(text)
     assert any(verdict.claim for verdict in verdicts), [v.explain() for v in verdicts]
 

@@ -164,7 +164,8 @@ def test_rendered_prose_reads_code_spans_and_excludes_comments_commands_and_conf
     text = ("A `code` span, <!-- hidden --> seen,\nnext line &amp; T**T**FT.\n\n"
             "```\n$ python bench.py --rate 8\nmax_num_seqs: 256\nMean TTFT (ms): 182.4\n```\n")
     assert [(block.kind, block.text) for block in prose_blocks(text)] == [
-        ("paragraph", "A  code  span,  seen, next line & TTFT."), ("code output", "Mean TTFT (ms): 182.4")]
+        ("paragraph", "A  code  span,  seen, next line & TTFT."), ("config line", "max num seqs: 256"),
+        ("code output", "Mean TTFT (ms): 182.4")]
 
 
 @pytest.mark.parametrize("text", [

@@ -77,14 +77,15 @@ _MENTIONS = frozenset({MENTION, NEGATED_MENTION})
 # An arm's value that takes up a metric named before it: "Main took 410 ms", "The branch wins by 120 ms",
 # "- before: 410 ms", "Achieved: 290 ms", "290 ms, not 310 ms.", "实测降低了 31%"
 _ARM_VALUE_START = (
-    r"main|baseline|the\s+(?:branch|pr|patch|patched\s+[\w\-]+)|(?:for|with|on|in)\s+this\s+(?:pr|change|branch|patch)"
+    r"main|baseline|the\s+(?:branch|pr|patch|patched\s+[\w\-]+)|(?:(?:for|with|on|in)\s+)?this\s+(?:pr|change|branch|patch)"
     r"|[\w\-]+(?:\s+the\s+change)?\s*:\s*(?=[+\-−~≈]?\d)|(?:measured|results?|done|achieved|after|before)\s*:"
     r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|实测|结果\s*[:：]")
 # What takes up a metric named in an earlier block, when that block is more than a short label: an arm's value only
 _ARM_TAKE_UP = re.compile(rf"[\s(\-*]*(?:{_ARM_VALUE_START})(?![A-Za-z])", _I)
 # What takes up a metric named earlier in the block: a pronoun, "ours", an answer, the change's new figure, or an arm
 _PRONOUN = re.compile(
-    r"[\s(\-*]*(?:it|they|this|that|these|those|both|which|ours|yes|because|here|now\s*:"
+    r"[\s(\-*]*(?:(?:in\s+practice|in\s+reality|actually|in\s+our\s+runs?|on\s+(?:our|the|my)\s+[\w\s\-]{1,24}?)\s*,?\s*)?"
+    r"(?:it|they|this|that|these|those|both|which|ours|yes|because|here|now\s*:"
     r"|we\s+(?:claim|measured|saw|got|see|observed)|the\s+(?:change|new\s+[\w\-]+)"
     r"|the\s+(?:real|correct|actual|right|new)\s+(?:figure|number|value)|它们?|其|该指标|这一指标|实际"
     rf"|{_ARM_VALUE_START})(?![A-Za-z])", _I)
@@ -126,7 +127,8 @@ _ZH_JUDGING = re.compile(r"(?:判断|评估|衡量|看出|估算|量化|确认)\
 # "Set `--goodput ttft:500 tpot:40`", "SLOs such as ttft:300 tpot:40": a metric that is the key of a key:value argument
 # (after a command-line flag, or in a list of lower-case configuration keys) is a setting
 _KEY_VALUE = re.compile(r"[:=]\d")
-_KEY_VALUE_LIST = re.compile(r"[:=]\d[\d.]*\s+[a-z_]+[:=]\d|\s?=\s?\d[\d.]*\s*,\s*[a-z_]+(?:\s[a-z_]+)?\s?=\s?\d")
+_KEY_VALUE_LIST = re.compile(r"[:=]\d[\d.]*\s+[a-z_]+[:=]\d|\s?=\s?\d[\d.]*\s*,\s*"
+                             r"(?!(?:main|baseline|master|before|after|pr|this\s+pr|old|new)\b)[a-z_]+(?:\s[a-z_]+)?\s?=\s?\d")
 # "ISL = 1000, …, rps = 64, max concurrency = 64": settings written as assignments
 _KEY_VALUE_AFTER = re.compile(r"(?:[a-z_]+[:=]\d[\d.]*\s+|[a-z_]+\s?=\s?\d[\d.]*\s*,\s*(?:…\s*,?\s*)?)$")
 _FLAG_ARGUMENT = re.compile(r"(?<![\w-])--[A-Za-z][\w\-]*(?:[=\s]+[\w:./\-]+)*?[=\s]+$")
@@ -317,14 +319,18 @@ class _Block:
         choosers += [m.span(next(name for name, value in m.groupdict().items() if value))
                      for pattern in _PICKED_COMPARATIVES for m in pattern.finditer(text)]
         spread_row = self.spread_row
-        return _InTextOrder(m for m in _RESULT.finditer(text)
+        found = list(_RESULT.finditer(text))
+        if len(_DEVICE_COUNT.findall(text)) >= 2 and _DEVICES_COMPARED.search(text):
+            found = sorted(found + list(_DEVICE_COUNT.finditer(text)), key=lambda m: m.start())
+        return _InTextOrder(m for m in found
                             if not (spread_row and m.start() >= self.row_start)
                             and not any(start <= m.start() < end for start, end in choosers)
                             and not (_ACTION_GERUND.fullmatch(m.group(0))
                                      and _BEFORE_AN_ACTION.search(text, max(0, m.start() - 16), m.start()))
                             and not _NOT_PERFORMANCE_AFTER.match(text, m.end())
-                            and not (_NAMED_CHANGE.match(text, m.start())
-                                     and not states_relative_result(text[m.end():self._sentence_end(m.end())]))
+                            and not (_NAMED_CHANGE.match(text, m.start()) and self._starts_clause(m.start())
+                                     and not states_relative_result(text[m.end():self._sentence_end(m.end())])
+                                     and not self.words.metrics.search(text[m.end():self._sentence_end(m.end())]))
                             and not (_ZH_JUDGED_GAIN.fullmatch(m.group(0))
                                      and _ZH_JUDGING.search(text, max(0, m.start() - 8), m.start()))
                             and not (m.group(0).lstrip("~≈+-−")[:1].isdigit() and is_setting(text, m.start(), m.end()))
@@ -460,6 +466,10 @@ class _Block:
         found = self.results.within(end, min(later, default=sentence_end))
         # not from a later clause about a kernel: "… for serving …, but so far I've only measured the gemv: 31 µs -> 22 µs"
         return [m for m in found if not self.words.subjects.clause_is_kernel_level(self._clause_at(m.start()))]
+
+    def _starts_clause(self, index: int) -> bool:
+        start, _ = self.spans[bisect_right(self.span_starts, index) - 1]
+        return not re.search(r"[^\W_]", self.text[start:index])
 
     def _sentence_end(self, index: int) -> int:
         return self.sentence_ends[bisect_left(self.sentence_ends, index)]
@@ -600,6 +610,9 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         if block.kind not in _CODE_KINDS + ("table row",):
             lead_in = block.text
             kernel_lead_in = bool(_KERNEL_LABEL_LEAD.match(lead_in))
+        elif block.kind == "config line":
+            if not _ARM_LEAD.search(lead_in):
+                continue  # "ttft_p99_ms: 500" in a block of configuration: a setting, unless the prose names an arm
         elif not _CHANGE_ARM.search(_BASE_ARM_ONLY.sub(" ", lead_in)) and not _CHANGE_ARM.search(block.text) and (
                 block.kind == "base output" or _BASE_ARM_ONLY.search(lead_in)):
             continue  # "This is what main gives me today, before any change:" above pasted output: no result of the change
@@ -621,7 +634,13 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
 
 # "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
 # beside a table that makes its rate columns a kernel's or an op's own
-_CODE_KINDS = ("code output", "base output")
+_CODE_KINDS = ("code output", "base output", "config line")
+# "on 4 x A100 at the throughput main needed 8 x A100 for": device counts of two arms side by side are results
+_DEVICE_COUNT = re.compile(r"\b\d+\s*[x×]\s*(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|GPUs?)\b|(?:Ascend\s+)?910[A-Z]?\s*[x×]\s*\d+")
+_DEVICES_COMPARED = re.compile(r"\b(?:main|baseline|before|previously|was|instead\s+of|vs\.?|versus|needed|from|than)\b|需要|之前|改动前",
+                               _I)
+_ARM_LEAD = re.compile(r"\b(?:this\s+(?:pr|change|branch|patch)|main|baseline|before|after|with\s+this)\b|本\s*PR|改动[前后]|合入[前后]",
+                       _I)
 # "Operator: `layer_norm` (FlagGems Triton)" above a table of timings: the rows under it are the operator's
 _KERNEL_LABEL_LEAD = re.compile(r"\W*(?:operators?|ops?|kernels?|micro-?benchmarks?|(?:kernel|op|operator)\s+benchmarks?|算子|内核)"
                                 r"\s*[:：(`]", _I)

@@ -96,7 +96,7 @@ _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|ve
 
 _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
-    r"|must\s+(?:stay|be|remain|not\s+exceed)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
+    r"|must\s+(?:stay|be|remain|not\s+exceed|complete|finish|return|respond|be\s+answered)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
     r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b"
     r"|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
 # "A TPOT regression above 5% would block the release", "fails the PR if tok/s drops more than 2%": a threshold that a
@@ -190,7 +190,8 @@ _SEE_FOR_YOURSELF = re.compile(r"\b(?:if|once|when)\s+(?:you|we)\s+(?:run|try|be
 _INVERTED_AFTER_WHEN = re.compile(r"\b(?:does|do|did)\s+(?:the\s+)?[\w/\-]+\s+\w", _I)
 _CONDITION_END = re.compile(r"[,:;—–，：；]|\s-\s|\bthen\b")
 _MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
-_SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|as\s+it\s+was|(?:was|were)\s+in)\b"
+_SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|shows|as\s+it\s+was|(?:was|were)\s+in"
+                   r"|in\s+practice|came\s+out)\b"
                    r"|\bon\s+(?:my|our)\s+(?:box|machine|workstation|laptop|cluster|nodes?|setup|gpus?|a/b)\b|\bin\s+our\s+a/b\b"
                    r"|\bthis\s+(?:pr|change|patch)\s+(?:makes|made|gives|gave)\b", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
@@ -317,6 +318,16 @@ def states_relative_result(clause: str) -> bool:
     return _RELATIVE.search(clause) is not None
 
 
+# "…; with this PR it finishes within 1.2 s (main: 2.9 s)", "instead of 2.4 s": the target met by this change
+_MEETS_IT = re.compile(r"\bthis\s+(?:pr|change|patch|branch)\b|\bafter\s+this\b|本\s*PR|\binstead\s+of\s+[\d.]"
+                       r"|\bdown\s+from\b|\bmain\s*[:=(]\s*[\d.]|\(main\b", _I)
+
+
+# "本 PR 的目标是 …", "this PR's goal is …": the change named as whose target it is
+_TARGET_OWNER = re.compile(r"本\s*PR\s*的?\s*目标|\bthis\s+(?:pr|change)['’]s\s+(?:goal|target|aim)\b"
+                           r"|\b(?:goal|target|aim)\s+of\s+this\s+(?:pr|change)\b|\bthis\s+(?:pr|change)\s+aims\b", _I)
+
+
 def _met_in(clause: str) -> bool:
     """The clause says a target or threshold is met ("now meets the 500 ms SLO", "stays within 45 ms"); "must
     finish within 3 s" states the target."""
@@ -337,6 +348,7 @@ def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]
                                                          or _QUESTION_STATES_RESULT.search(clause)):
         return False  # "LGTM once we confirm the 30% TTFT cut this PR shows on H100 holds on A100" states the 30%
     if condition.group(0).lower().endswith("when") and (_PAST_CHANGE.search(clause, condition.end(), boundary)
+                                                        or _MEETS_IT.search(clause)
                                                         or _SEEN.search(clause, condition.end(), boundary)
                                                         or _INVERTED_AFTER_WHEN.search(clause, condition.end(), boundary)):
         return False  # "When TTFT dropped 30%, we shipped it" tells what happened; "Only when …, does TTFT drop 30%" states it
@@ -448,7 +460,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     zh_threshold = _ZH_THRESHOLD.search(stripped)
     if zh_threshold and all(zh_threshold.start() <= start - offset < zh_threshold.end() for start, _ in results):
         return Mood("a threshold", zh_threshold.group(0))
-    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(stripped):
+    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(stripped) \
+            and not _MEETS_IT.search(_TARGET_OWNER.sub(" ", stripped)):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):
         negations = [(m.start() + offset, m.end() + offset, m.group(0)) for m in _NEGATED_RESULT.finditer(stripped)]

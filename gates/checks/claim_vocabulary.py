@@ -52,6 +52,7 @@ METRIC_TERMS = _ascii_words(
     rf"|\b(?:faster|slower|quicker){_H}+first{_H}+tok(?:en)?\b|\bp(?:50|90|95|99)\b(?=(?:[^.;|]|\.(?=\d)){{0,30}}?\d\s*(?:ms|s)\b)"
     rf"|\b(?:seconds?|s){_H}+per{_H}+(?:iteration|step|image)\b|\btime{_H}*to{_H}*train\b|\bGPU{_H}*hours?\b"
     rf"|\bimages?\s*/\s*s(?:ec)?\b|\bimages?{_H}+per{_H}+sec(?:ond)?\b|\bsentences?\s*/\s*s\b"
+    rf"|\bsteps?\s*/\s*s(?:ec)?\b|\bsteps?{_H}+per{_H}+sec(?:ond)?\b|\btime{_H}+to{_H}+convergence\b|\bqueu(?:e|ing|eing){_H}+delays?\b"
     rf"|\b(?:ms|s|sec|seconds?|milliseconds?){_H}+to{_H}+first{_H}+(?:output{_H}+)?tok(?:en)?\b"
     rf"|\bfirst{_H}*tok(?:en)?{_H}+wait\b|\btok(?:en)?s?{_H}+per{_H}+GPU{_H}*hours?\b"
     rf"|\btime{_H}+from{_H}+(?:[\w\-]+{_H}+){{1,4}}?to{_H}+(?:seeing|the{_H}+first|first){_H}+(?:text|tok(?:en)?|output|words?)\b"
@@ -117,15 +118,17 @@ ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensor
 
 # A step of a training run: "each training step", "an epoch", "every iteration" (a loop's iterations in a
 # kernel's world are not one: `gates.checks.claim_subject`)
-TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an){_H}+(?:(?:full|whole|single|complete){_H}+)?(?:training{_H}+)?"
+TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an|the{_H}+same){_H}+(?:(?:full|whole|single|complete){_H}+)?"
+                  rf"(?:(?:PPO|DPO|SFT|GRPO|RLHF|RL){_H}+)?(?:training{_H}+)?"
                   rf"(?:iteration|step|epoch)|the{_H}+training{_H}+(?:iterations?|steps?|epochs?)"
-                  rf"|epoch{_H}+\d+(?={_H}+(?:took|takes|ran|runs|finished|finishes|completed|completes){_END})){_END}")
+                  rf"|epoch{_H}+\d+(?={_H}+(?:took|takes|ran|runs|finished|finishes|completed|completes){_END})"
+                  rf"|(?:PPO|DPO|SFT|GRPO|RLHF){_H}+(?:iterations|steps|epochs|rollouts)){_END}")
 
 # What follows a serving or training entity that a result is stated of: "… is 1.8x faster", "… answers 30% sooner",
 # "the service's p99", "the model, not only the kernel, is …", "the model as a whole runs …"
 _SUBJECT_OF_A_RESULT = (
     rf"(?=(?:['’]s)?(?:,[^,.;]{{1,40}},|{_H}+as{_H}+a{_H}+whole)?{_H}+(?:(?:now|still|also|then){_H}+)?"
-    rf"(?:(?:is|was|are|were|runs?|ran|gets?|got)(?:{_H}+[\w\-]+){{0,3}}?{_H}+(?:[+\-~≈]?\d|twice|half|too"
+    rf"(?:(?:is|was|are|were|runs?|ran|gets?|got|came|comes?)(?:{_H}+[\w\-]+){{0,3}}?{_H}+(?:[+\-~≈]?\d|twice|half|too"
     rf"|(?:[a-z]+er|up|down){_END})"
     rf"|(?:responds?|responded|answers?|answered|handles?|handled|serves?|served|finish(?:es|ed)?|complet(?:es|ed)"
     rf"|process(?:es|ed)?|becomes?|became|feels?|p\d+|latency|throughput|tail|\d[\d.,]*\s*(?:x|×|%)){_END}))"
@@ -253,8 +256,10 @@ SERVING_MEASURES = (
     rf"|{_BEGIN}(?:sharegpt|burstgpt|lmsys(?:{_H}chat)?){_H}+(?:replay|benchmark|run|trace){_END}"
     r"|(?:DPO|SFT|LoRA|RLHF|GRPO)?\s*(?:训练|微调)(?=\s*(?:快了|慢了|提速|加速|速度|时间))|整个训练"
     r"|(?:解码|预填充|prefill|decode|生成|出字)(?:阶段)?(?=\s*(?:速度)?\s*(?:提速|加速|翻倍|快了|更快))"
-    rf"|{_BEGIN}(?:requests?|quer(?:y|ies)|prompts?|jobs?|tasks?|agents?|clients?|callers?|customers?)"
-    rf"(?={_H}+(?:now{_H}+)?(?:complete|completed|finish|finished|return|returned|get|got|see|saw|wait|waited|wrap)\b)"
+    rf"|{_BEGIN}(?:requests?|quer(?:y|ies)|prompts?|jobs?|tasks?|agents?|clients?|callers?|customers?|prefill|decode)"
+    rf"(?={_H}+(?:(?:now|must|should|will|can|all|still|always|they){_H}+)*(?:complete|completed|completes|finish|finished"
+    rf"|finishes|return|returned|get|got|see|saw|wait|waited|wrap)\b)"
+    rf"|{_BEGIN}tokens?(?={_H}+(?:now{_H}+)?stream)"
     rf"|{_BEGIN}waits?{_H}+(?:before|for){_H}+(?:the{_H}+)?first{_H}+(?:output{_H}+)?(?:token|byte)s?{_END}"
     rf"|{_BEGIN}(?:max(?:imum)?{_H}+)?(?:sustainable{_H}+)?concurrency{_END}|{_BEGIN}traffic{_END}"
     r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間|整体"
@@ -271,7 +276,7 @@ _NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-
 QUANTITIES = (
     rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d(?:[\d.]|,(?=\d))*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])(?!\s*(?:\d|[A-Z]{{1,3}}\d{{2,4}}|GPUs?\b|cards?\b|nodes?\b|chips?\b|devices?\b))|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
-    rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}\d/])"
+    rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}\d/])|毫秒|秒|分钟|小时"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
     rf"|(?:s|ms|sec)\s*/\s*(?:iter|it|step)\b|(?:output|input|generated|total|prompt){_H}+tok(?:en)?s?\s*/\s*s\b"
     rf"|(?:images?|sentences?|img)\s*/\s*s(?:ec)?\b|s{_H}+per{_H}+image\b"
@@ -297,6 +302,7 @@ _CHANGE_VERBS = (
     rf"|samples?|logs?|averages?|medians?)|out){_END})|cut(?:s|ting)?|boost(?:s|ed|ing)?|regress(?:es|ed|ing)?|degrad(?:e|es|ed|ing)"
     rf"|rose|rises?|rising|(?:fell|falls?|falling)(?!{_H}+back){_END}|jump(?:s|ed)?|climb(?:s|ed)?|slash(?:es|ed)?|shrink(?:s)?|shrank"
     rf"|goes{_H}+(?:up|down)|went{_H}+(?:up|down)|speeds?{_H}+up|sped{_H}+up|go(?:es)?{_H}+from|went{_H}+from"
+    rf"|brings?{_H}+(?:it|that|this|them|those){_H}+(?:(?:down|up){_H}+)?to{_H}+(?=[~≈]?\d)"
     rf"|up{_H}+from|down{_H}+from|beats?|lower(?:s|ed|ing)|rais(?:e|es|ed|ing)|shorten(?:s|ed|ing)?|trim(?:s|med)?|outperform(?:s|ed)?|saves?|saved|shaves?|shaved|accelerat(?:e|es|ed)"
     rf"|won|outpac(?:e|es|ed)|outrun(?:s)?|outran|(?:comes?|came){_H}+out{_H}+ahead|edg(?:e|es|ed){_H}+out|tops|topped"
     rf"|(?:leaves?|left){_H}+(?:\w+{_H}+){{0,2}}behind|ha(?:s|ve|d){_H}+the{_H}+edge|grew|grows|grown|ahead{_H}+of)"
@@ -317,7 +323,7 @@ RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
 VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:latency|throughput|time|duration)\s*)?"
                          r"(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
-                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*)?[+\-]?\d",
+                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*|\[)?[+\-]?\d",
                          re.IGNORECASE)
 
 
@@ -399,7 +405,18 @@ _LOADS_COMPARED = re.compile(r"\b(?:instead\s+of|vs\.?|versus|compared\s+(?:to|w
 
 def _loads_compared(text: str, start: int, end: int) -> bool:
     window = text[max(0, start - 120):end + 120]
-    return bool(_LOADS_COMPARED.search(window)) and len(_LOAD_UNIT_IN.findall(window)) >= 2
+    if _CAPACITY_BEFORE.search(text, max(0, start - 40), start) and _CHANGE_NAMED.search(window):
+        return True  # "With this PR the server now runs at ~900 req/s", "we serve at 900 req/s …"
+    return bool(_LOADS_COMPARED.search(window) or _ARM_WORD.search(window)) and len(_LOAD_UNIT_IN.findall(window)) >= 2
+
+
+# "runs at ~900 req/s", "saturates at ~900": a capacity the change reaches
+_CAPACITY_BEFORE = re.compile(r"\b(?:runs?|ran|serves?|served|serve|sustains?|sustained|handles?|handled|saturates?|saturated|peaks?"
+                              r"|peaked|holds?|held|tops?\s+out|topped\s+out|maxe[sd]\s+out)\s+(?:now\s+)?(?:at\s+)?[~≈]?$"
+                              r"|在\s*[~≈]?$", re.IGNORECASE)
+_CHANGE_NAMED = re.compile(r"\bthis\s+(?:pr|change|patch|branch)\b|\bwith\s+(?:this|the\s+patch)\b|\bafter\s+this\b|本\s*PR",
+                           re.IGNORECASE)
+_ARM_WORD = re.compile(r"\b(?:main|baseline|master|before|previously)\b|改动前|合入前", re.IGNORECASE)
 
 
 _LOAD_UNIT_IN = re.compile(r"\d\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec)", re.IGNORECASE)

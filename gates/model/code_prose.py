@@ -8,7 +8,8 @@ turns each piece into a block of prose). Per code block:
   command word first or a `--flag`) are not read, but a comment at their end is
   (`… # main: 4100 tok/s, this PR: 5700 tok/s`).
 - **Configuration** (`ttft_p99_ms: 500`, `max_num_seqs = 256`: one lower-case key and its value)
-  is not read, unless the block names two arms (main and this PR, before and after, baseline
+  is a piece of kind "config line", which the claims engine reads only under prose that names
+  an arm ("Before:", "With this PR:"), or when the block names two arms (main and this PR, before and after, baseline
   and patched …: then `main:` above `  mean_ttft_ms: 412.3` is a result) or the line compares
   (`->`, `(was 412)`, `# main: 61`). A log line of several pairs (`step: 20  loss: 6.91  tps:
   7,412  mfu: 38.1%`) is read.
@@ -90,6 +91,7 @@ def code_pieces(lines: list[tuple[int, str]]) -> list[CodePiece]:
             continue
         if not two_arms and _CONFIG_KEY.match(line) and not _COMPARES.search(line) and len(_LOG_PAIR.findall(line)) < 2 \
                 and not _RESULT_UNIT.search(line):
+            pieces.append(CodePiece("config line", (_spaced(line, offset),)))
             continue
         pieces.append(CodePiece(kind, (_spaced(line, offset),)))
     return pieces
