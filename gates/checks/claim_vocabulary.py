@@ -128,7 +128,8 @@ TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an|the{_H}+same){_H}+(?:(?:f
 # "the service's p99", "the model, not only the kernel, is …", "the model as a whole runs …"
 _SUBJECT_OF_A_RESULT = (
     rf"(?=(?:['’]s)?(?:,[^,.;]{{1,40}},|{_H}+as{_H}+a{_H}+whole)?{_H}+(?:(?:now|still|also|then){_H}+)?"
-    rf"(?:(?:is|was|are|were|runs?|ran|gets?|got|came|comes?)(?:{_H}+[\w\-]+){{0,3}}?{_H}+(?:[+\-~≈]?\d|twice|half|too"
+    rf"(?:(?:(?:should|would|will|could|might|may){_H}+be|is|was|are|were|runs?|ran|gets?|got|came|comes?)"
+    rf"(?:{_H}+[\w\-]+){{0,3}}?{_H}+(?:[+\-~≈]?\d|twice|half|too"
     rf"|(?:[a-z]+er|up|down){_END})"
     rf"|(?:responds?|responded|answers?|answered|handles?|handled|serves?|served|finish(?:es|ed)?|complet(?:es|ed)"
     rf"|process(?:es|ed)?|becomes?|became|feels?|p\d+|latency|throughput|tail|\d[\d.,]*\s*(?:x|×|%)){_END}))"
@@ -416,6 +417,8 @@ _CAPACITY_BEFORE = re.compile(r"\b(?:runs?|ran|serves?|served|serve|sustains?|su
                               r"|在\s*[~≈]?$", re.IGNORECASE)
 _CHANGE_NAMED = re.compile(r"\bthis\s+(?:pr|change|patch|branch)\b|\bwith\s+(?:this|the\s+patch)\b|\bafter\s+this\b|本\s*PR",
                            re.IGNORECASE)
+# "the job ran for 21 min; main ran for 42 min": durations of two arms side by side are results
+_DURATION_IN = re.compile(r"\d\s*(?:s|secs?|seconds?|min|mins|minutes?|h|hours?)(?![A-Za-z])", re.IGNORECASE)
 _ARM_WORD = re.compile(r"\b(?:main|baseline|master|before|previously)\b|改动前|合入前", re.IGNORECASE)
 
 
@@ -428,5 +431,7 @@ def is_setting(text: str, start: int, end: int) -> bool:
     before = text[max(0, start - 60):start]
     quantity = text[start:min(len(text), end + 24)]
     return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before) and not _loads_compared(text, start, end))
-                or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before))
+                or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before)
+                    and not (_ARM_WORD.search(text[max(0, start - 120):end + 120]) and _CHANGE_NAMED.search(
+                        text[max(0, start - 120):end + 120]) and len(_DURATION_IN.findall(text[max(0, start - 120):end + 120])) >= 2))
                 or _SPREAD_BEFORE.search(before))
