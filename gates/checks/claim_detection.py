@@ -38,8 +38,8 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import (
-    USUAL_VALUE, arm_values, disowned, mood_of, names_another_arm, quotation, states_relative_result, taken_back,
-    target_carried, unmeasured_expectation,
+    USUAL_VALUE, arm_values, baseline_alone, disowned, mood_of, names_another_arm, quotation, states_relative_result,
+    taken_back, target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
@@ -445,7 +445,7 @@ class _Block:
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results]) \
-                or target_carried(clause, self.text[sentence_start:start])
+                or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         return mood

@@ -154,7 +154,8 @@ _POINTER = re.compile(
 _CONDITIONAL_START = re.compile(r"^\W*(?:if|unless|assuming|suppose|supposing|provided|in\s+case|whether|once"
                                 r"|如果|假如|若|假设|倘若|一旦|要是|もし)", _I)
 _THEORY = r"\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上"  # "In theory, …": a possibility, even with numbers
-_HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can)\s+(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
+_HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can|will\s+(?:probably|likely|possibly|perhaps))\s+"
+                           r"(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
                            r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort|see"
                            r"|notice|observe|get|drop|rise|fall|go\s+up|go\s+down|inflat|mislead|bring)\w*"
                            rf"|{_THEORY}|预计|预期|估计"
@@ -211,6 +212,8 @@ _ELSEWHERE = re.compile(
     r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped)\b"
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
+    r"|\bthe\s+paper['’]s\b|\b(?:release\s+notes?|blog(?:\s+post)?|readme|docs?)\s+(?:advertised|advertises|promised|promises"
+    r"|claimed|claims|reported|reports|listed|lists)\b|\b[A-Z][\w\-.]*\s+reports\b"
     r"|\b(?:described|listed|reported|announced)\s+in\s+(?:the\s+)?(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:release\s+)?notes\b"
     r"|\bin\s+(?:the|their|a)\s+(?:[\w.\-]+\s+){0,2}?(?:blog(?:\s+post)?|paper|announcement|release\s+notes?)\b"
     r"|\b(?:users?|people|customers|reporters?|someone|others)\s+in\s+#\d+\s+(?:report|reported|say|said|see|saw|observe[sd]?)\b"
@@ -232,6 +235,8 @@ _DISOWNED = re.compile(
     r"|\bnothing\s+in\s+this\s+(?:pr|change|patch|(?:patch\s+)?release)\s+(?:changes|affects|touches)\b"
     r"|\bwe\s*(?:['’]re|\s+are)\s+not\s+there\s+yet\b|\bnot\s+compar(?:ing|ed)\s+(?:against|with|to)\s+(?:that|it|them)\b"
     r"|\bthis\s+(?:pr|change)\s+is\s+only\s+about\b|\b(?:have|got)\s+no\s+numbers\b|\bno\s+numbers\s+either\s+way\b"
+    r"|\bthat['’]?s\s+future\s+work\b|\bthis\s+(?:pr|change)\s+only\s+(?:fixes|updates|renames|moves|adds|removes|touches)\b"
+    r"|\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t)\s+compared?\b"
     r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
     r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
@@ -243,7 +248,8 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
                       r"|fork|staging|tests?|benchmarks?|measurements?|setup|nodes?|numbers?|results?)\b|\b(?:we|i)\s+"
                       r"(?:saw|measured|got|observed|see|measure)\b|\bmatch(?:es|ed)?\b"
                       r"|\bwith\s+(?:this\s+(?:pr|change|patch|branch|fix)|the\s+(?:patch|fix))\b"
-                      r"|\bon\s+this\b|本\s*PR|我们的|合并后", _I)
+                      r"|\bon\s+this\b(?!\s+(?:model|gpu|hardware|machine|box|setup|config|dataset|shape|workload|node))"
+                      r"|本\s*PR|我们的|合并后", _I)
 # "…, and with this change we now match it", "this PR gets it for us", "porting it here gave us the same 2x",
 # "我们接入后也达到了": the sentence gives the attributed number to this change after all
 _OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
@@ -382,6 +388,30 @@ def target_carried(clause: str, sentence_before: str) -> Mood | None:
     return None
 
 
+# "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
+# alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
+_BASELINE_LEAD = re.compile(r"^\W*(?:baseline(?:\s+on\s+main)?|on\s+main(?:\s+today)?|main\s+today|current\s+main)\b"
+                            r"|(?:当前|目前|现在的?)\s*main", _I)
+_BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|\b(?:is|as)\s+(?:the|our)\s+baseline\b", _I)
+_CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
+                            r"|\bafter\b|本\s*PR|改动后|合入后", _I)
+_REFERENCE_UPDATE = re.compile(r"\b(?:reference|golden|expected|threshold)\s+(?:values?|throughput|latency|numbers?|thresholds?)?"
+                               r"(?:[^.;]|\.(?=\S)){0,80}?\b(?:lowered|raised|updated|bumped|adjusted|relaxed|tightened)\b", _I)
+
+
+def baseline_alone(clause: str, sentence: str) -> Mood | None:
+    """The base arm's numbers alone, or a golden value updated: no result of the change."""
+    if _CHANGE_ARM_IN.search(clause):
+        return None
+    lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
+    if lead:
+        return Mood("the base arm alone", lead.group(0))
+    update = _REFERENCE_UPDATE.search(clause)
+    if update and not _THIS_CHANGE.search(sentence):
+        return Mood("a reference value updated", update.group(0)[:40])
+    return None
+
+
 def quotation(clause: str, sentence: str, results: list[tuple[int, int]]) -> Mood | None:
     """Words quoted from a document, in a question or with how they read: 'The title says "faster decoding", which
     reads like an end-to-end gain'. A quoted number is excused only in a question ('… "2x faster decoding" …; is
@@ -421,7 +451,8 @@ def disowned(clause: str, sentence: str) -> Mood | None:
     elsewhere, disowning = _ELSEWHERE.search(clause), _DISOWNED.search(sentence)
     own = _THIS_CHANGE if _RELEASE_AT_START.match(clause) else _OUR_OWN  # "In v0.5.0 we got …": the release's own run
     if elsewhere and disowning and not own.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence) \
-            and not _OWN_REACH.search(_DISOWNED.sub(" ", sentence.replace(clause, " "))):
+            and not any(not _MODAL.search(reach.group(0))
+                        for reach in _OWN_REACH.finditer(_DISOWNED.sub(" ", sentence.replace(clause, " ")))):
         return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
     return None
 
