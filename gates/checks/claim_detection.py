@@ -342,7 +342,7 @@ class _Block:
         measures = [m for m in _MEASURE.finditer(text)
                     if _ENTITY.fullmatch(m.group(0)) or not self.kernel_context and not subjects.measure_is_kernel_level(
                         text, m.start(), m.end(), self.spans[bisect_right(span_starts, m.start()) - 1][0])]
-        found = sorted([m for m in _SUBJECT.finditer(text) if not _DENIED_BEFORE.search(text, 0, m.start())] + measures,
+        found = sorted([m for m in _SUBJECT.finditer(text) if not _DENIED_BEFORE.search(text, max(0, m.start() - 16), m.start())] + measures,
                        key=lambda match: match.start())
         return [match for index, match in enumerate(found) if not index or match.start() >= found[index - 1].end()]
 
@@ -525,7 +525,7 @@ class _Block:
     @staticmethod
     def _model_level_beside(clause: str, scope_words: str) -> bool:
         """A model-level metric or subject in the clause besides the scope word itself."""
-        return any(match.group(0) != scope_words and not _DENIED_BEFORE.search(clause, 0, match.start())
+        return any(match.group(0) != scope_words and not _DENIED_BEFORE.search(clause, max(0, match.start() - 16), match.start())
                    for match in _MODEL_LEVEL.finditer(clause))
 
     def _judge_shape(self, concepts, clause, start, end, results, ends_with) -> Verdict | None:

@@ -128,12 +128,15 @@ _KERNEL_REPLACED = re.compile(
     r"(?:kernels?|ops?)\b(?:\s+(?:with|by|for|to)\b)?"
     r"|(?:[\w\-`]+\s+){0,2}?(?:kernels?|ops?)\s+(?:(?:are|were|is|was|got|get|gets|being)\s+)?(?:replaced|swapped(?:\s+out)?)"
     r"\s+(?:by|with|for)\b", _I)
+_REPLACING = re.compile(r"replac|swapp|switch|migrat", _I)
 _SERVES = re.compile(r"\b(?:serv(?:ing|ed|es|e)|requests?|users?|deployments?|in\s+production)\b", _I)
 
 
 def without_replaced_kernels(clause: str) -> str:
     """The clause with every kernel named as what the change replaced blanked out, when the clause speaks of
     serving outside those words; else the clause unchanged."""
+    if not _REPLACING.search(clause):  # most clauses replace nothing: skip the pattern, whose word runs backtrack
+        return clause
     blanked = _KERNEL_REPLACED.sub(lambda m: " " * len(m.group(0)), clause)
     return blanked if blanked != clause and _SERVES.search(blanked) else clause
 
