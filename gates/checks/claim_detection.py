@@ -642,8 +642,8 @@ _DEVICES_COMPARED = re.compile(r"\b(?:main|baseline|before|previously|was|instea
 _ARM_LEAD = re.compile(r"\b(?:this\s+(?:pr|change|branch|patch)|main|baseline|before|after|with\s+this)\b|本\s*PR|改动[前后]|合入[前后]",
                        _I)
 # "Operator: `layer_norm` (FlagGems Triton)" above a table of timings: the rows under it are the operator's
-_KERNEL_LABEL_LEAD = re.compile(r"\W*(?:operators?|ops?|kernels?|micro-?benchmarks?|(?:kernel|op|operator)\s+benchmarks?|算子|内核)"
-                                r"\s*[:：(`]", _I)
+_KERNEL_LABEL_LEAD = re.compile(r"\W*(?:operators?|ops?|kernels?|micro-?benchmarks?|算子|内核)"
+                                r"(?:\s+(?:perf(?:ormance)?|bench(?:marks?)?|timings?|latenc(?:y|ies)|results?))?\s*[:：(`]", _I)
 _ARM_NAMES_ONLY = re.compile(r"[\s|]*(?:(?:before|after|main|master|baseline|this\s+pr|pr|ours|old|new|base|patched)[\s|]*)+",
                              _I)
 # "| TPOT population CV | 0.148% | 0.827% |": a row whose label is a spread gives no result

@@ -62,7 +62,7 @@ _QUESTION_START = re.compile(
 _QUESTION_INSIDE = re.compile(r"\b(?:whether|wonder(?:ing)?\s+(?:if|how))\b", _I)
 _ZH_QUESTION = re.compile(r"(?:吗|呢|么)\s*$|如何|怎么|怎样|为什么|为何|是否|能否|能不能|可不可以|有没有|多少|何时|哪些|ですか|でしょうか")
 
-_WISH = (r"(?:please|pls|plz|kindly|let['’]s|we\s+(?:would\s+|will\s+|still\s+)?(?:need|want|would\s+like|must|should)"
+_WISH = (r"(?:please|pls|plz|kindly|let['’]s|consider\s+(?:adding|running|measuring|benchmarking|including)|we\s+(?:would\s+|will\s+|still\s+)?(?:need|want|would\s+like|must|should)"
          r"|i['’]d\s+like|i\s+want"
          r"|(?:it\s+)?would\s+be\s+(?:nice|great|good)|can\s+(?:someone|somebody|anyone|you)|need\s+to|needs\s+to"
          r"|feature\s+request|request:|ask:|wish(?:list)?:|help\s+wanted)")
@@ -96,6 +96,7 @@ _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|ve
 
 _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
+    r"|(?:success|acceptance|exit)\s+criteri(?:on|a)"
     r"|must\s+(?:stay|be|remain|not\s+exceed|complete|finish|return|respond|be\s+answered)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
     r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b"
     r"|目标|要求|预算|不超过|不得超过|上限|下限|目標)", _I)
@@ -108,7 +109,7 @@ _THRESHOLD = re.compile(r"\b(?:no\s+more\s+than|at\s+most|less\s+than|under|with
                         r"|larger\s+than|below|under|less\s+than|at\s+least)\s+[\d.,]+", _I)
 # "请求吞吐低于基线 3% 时会报警": a threshold a gate acts on, in Chinese
 _ZH_THRESHOLD = re.compile(r"(?:低于|高于|超过|下降超过|回退超过|下降|回退)[^，。；]{0,10}?\d+(?:\.\d+)?\s*%[^，。；]{0,6}?(?:时|则)"
-                           r"\s*(?:会|将)?\s*(?:报警|告警|失败|阻止|拦截|报错|阻断)")
+                           r"\s*(?:会|将|自动)*\s*(?:报警|告警|失败|阻止|拦截|报错|阻断)")
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
                    r"|acceptance|criteri(?:on|a)"
                    r"|acceptable|budget|pings?|notif(?:y|ies)|warns?|bots?)\b", _I)
@@ -212,6 +213,7 @@ _ELSEWHERE = re.compile(
     r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped)\b"
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
+    r"|\bsee\s+the\s+(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:blog(?:\s+post)?|release\s+notes?|paper|announcement)\b"
     r"|\bthe\s+paper['’]s\b|\b(?:release\s+notes?|blog(?:\s+post)?|readme|docs?)\s+(?:advertised|advertises|promised|promises"
     r"|claimed|claims|reported|reports|listed|lists)\b|\b[A-Z][\w\-.]*\s+reports\b"
     r"|\b(?:described|listed|reported|announced)\s+in\s+(?:the\s+)?(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:release\s+)?notes\b"
@@ -237,6 +239,8 @@ _DISOWNED = re.compile(
     r"|\bthis\s+(?:pr|change)\s+is\s+only\s+about\b|\b(?:have|got)\s+no\s+numbers\b|\bno\s+numbers\s+either\s+way\b"
     r"|\bthat['’]?s\s+future\s+work\b|\bthis\s+(?:pr|change)\s+only\s+(?:fixes|updates|renames|moves|adds|removes|touches)\b"
     r"|\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t)\s+compared?\b"
+    r"|\b(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+use\s+(?:it|that|them)\s+as\s+a\s+baseline(?:\s+for\s+this\s+(?:pr|change))?\b"
+    r"|\bonly\s+contains\s+bug\s*fixes\b|\bbug\s*fixes\s+only\b|\bnot\s+(?:to|from|of)\s+this\s+(?:pr|change)\b"
     r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
     r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"

@@ -58,7 +58,7 @@ _SCOPE_SPANS_KERNEL = re.compile(
 _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
                             r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b|\brequests?\b))", _I)
 _SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?"
-                             r"(?:\s+(?:itself|alone|now|runs|ran|takes|took))*\s*$"
+                             r"(?:\s+(?:itself|alone|now|runs|ran|takes|took))*,?\s*$"
                              r"|(?:算子|内核|核函数|kernel)\s*的?\s*$", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing|coverage)\b", _I)

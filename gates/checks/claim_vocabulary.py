@@ -218,7 +218,7 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:utilisat(?:eur|rice)s?|r[ée]ponses?|inf[ée]rence|temps{_H}+de{_H}+r[ée]ponse|co[uû]ts?"
     rf"|par{_H}+requ[êe]te){_END}"
     # Chinese, Japanese
-    r"|(?:训练任务|微调任务|(?:每|训练|跑)\s*(?:一)?\s*(?:个|轮)?\s*(?:epoch|step|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)"
+    r"|(?:训练任务|微调任务|(?:每|训练|跑)\s*(?:一)?\s*(?:个|轮)?\s*(?:epoch|step|迭代)|一\s*(?:个|轮)\s*(?:epoch|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)"
     r"|回复(?!\s*(?:评审|审阅|审查|review|楼上|一下|@))|响应|推理|服务(?![^，。；]{0,10}?(?:还没|尚未|没有|未)(?:来得及)?测)"
     r"|成本|对话|聊天|线上|生产环境|整机)"
     # "按线上服务的真实 shape 测": the setting a kernel is measured in, as "serving shapes" is
@@ -383,7 +383,7 @@ PICKED_COMPARATIVES = (KEPT_COMPARATIVES, CHOSEN_COMPARATIVES, WHICHEVER_COMPARA
 _LOAD_UNIT = re.compile(r"[~≈]?[\d.,]*\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec\w*|concurrent"
                         r"|users?|并发|路)", re.IGNORECASE)
 _LOAD_BEFORE = re.compile(
-    r"(?:\b(?:at|with|under|using|of|over|for)\s+(?:a\s+|an\s+|the\s+)?(?:fixed\s+|constant\s+|target\s+|steady\s+"
+    r"(?:\b(?:at|with|under|using|of|over|for)\s+(?:[\d.,]+\s*(?:,|and|or)\s*)*(?:a\s+|an\s+|the\s+)?(?:fixed\s+|constant\s+|target\s+|steady\s+"
     r"|offered\s+|peak\s+)?(?:(?:request|arrival|query)\s+)?(?:rate\s+|load\s+|concurrency\s+)?(?:of\s+)?"
     r"|--[\w-]+[ =]?|[在以用]\s*|(?:rate|concurrency)\s*[=:]?\s*)$", re.IGNORECASE)
 _DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|hours?|秒|分钟|小时)(?![A-Za-z])",
