@@ -38,7 +38,7 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import (
-    USUAL_VALUE, arm_values, baseline_alone, disowned, mood_of, names_another_arm, quotation, states_relative_result,
+    ARM_VALUE, USUAL_VALUE, arm_values, baseline_alone, disowned, mood_of, names_another_arm, quotation, states_relative_result,
     taken_back, target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
@@ -94,12 +94,14 @@ _PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d)
 # "Quick check already shows 290 ms vs 410 ms on main", "均值从 410 ms 降到 290 ms": a clause that sets two arms side by side
 _COMPARES_ARMS = re.compile(r"\d[^.;]{0,40}?\b(?:vs\.?|versus|against|instead\s+of|than)\b[^.;]{0,30}?\b(?:main|baseline|before|master)\b"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。；]{0,12}?到\s*[\d.,]|\d\s*(?:->|→)\s*\d", _I)
+# The names a table gives its arms
+_ARM_NAMES = r"main|baseline|master|before|after|this\s+pr|pr|patched"
 # A table row under arms ("| main | this PR |" above "| 12.1 | 19.4 |"): its numbers are the arms' values
-_ARM_HEADER = re.compile(r"\b(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch)\b|(?<![A-Za-z])w/o?(?=\s)"
+_ARM_HEADER = re.compile(rf"\b(?:{_ARM_NAMES}|branch)\b|(?<![A-Za-z])w/o?(?=\s)"
                          r"|本\s*PR|改动[前后]|合入[前后]", _I)
 # A row that is an arm's own, under a header of metric columns ("| before | 0.071 | 0.00712 |" under "| | prefill
 # latency (s) | decode latency (s) |"): its numbers are that arm's values
-_ARM_ROW = re.compile(r"\s*(?:main|baseline|master|before|after|this\s+pr|pr|patched|branch|ours|old|new)\s*(?:\([^)|]{0,30}\))?"
+_ARM_ROW = re.compile(rf"\s*(?:{_ARM_NAMES}|branch|ours|old|new)\s*(?:\([^)|]{{0,30}}\))?"
                       r"\s*\|", _I)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
 _KERNEL_UNIT_HEADER = re.compile(r"\((?:µs|μs|us|ns|cycles|GB/s|TB/s|TFLOPS)\)", _I)
@@ -328,9 +330,7 @@ class _Block:
                             and not (_ACTION_GERUND.fullmatch(m.group(0))
                                      and _BEFORE_AN_ACTION.search(text, max(0, m.start() - 16), m.start()))
                             and not _NOT_PERFORMANCE_AFTER.match(text, m.end())
-                            and not (_NAMED_CHANGE.match(text, m.start()) and self._starts_clause(m.start())
-                                     and not states_relative_result(text[m.end():self._sentence_end(m.end())])
-                                     and not self.words.metrics.search(text[m.end():self._sentence_end(m.end())]))
+                            and not self._names_a_change(m)
                             and not (_ZH_JUDGED_GAIN.fullmatch(m.group(0))
                                      and _ZH_JUDGING.search(text, max(0, m.start() - 8), m.start()))
                             and not (m.group(0).lstrip("~≈+-−")[:1].isdigit() and is_setting(text, m.start(), m.end()))
@@ -467,12 +467,16 @@ class _Block:
         # not from a later clause about a kernel: "… for serving …, but so far I've only measured the gemv: 31 µs -> 22 µs"
         return [m for m in found if not self.words.subjects.clause_is_kernel_level(self._clause_at(m.start()))]
 
-    def _starts_clause(self, index: int) -> bool:
-        start, _ = self.spans[bisect_right(self.span_starts, index) - 1]
-        return not re.search(r"[^\W_]", self.text[start:index])
-
-    def _sentence_end(self, index: int) -> int:
-        return self.sentence_ends[bisect_left(self.sentence_ends, index)]
+    def _names_a_change(self, result: re.Match) -> bool:
+        """A gain noun that opens its clause and names a change, with no number or metric after it: "- Improvements
+        to the process output step in the vLLM engine (#104)"."""
+        if not _NAMED_CHANGE.match(self.text, result.start()):
+            return False
+        start, _ = self.spans[bisect_right(self.span_starts, result.start()) - 1]
+        if re.search(r"[^\W_]", self.text[start:result.start()]):
+            return False
+        rest = self.text[result.end():self.sentence_ends[bisect_left(self.sentence_ends, result.end())]]
+        return not states_relative_result(rest) and not self.words.metrics.search(rest)
 
     def _clause_at(self, index: int) -> str:
         start, end = self.spans[bisect_right(self.span_starts, index) - 1]
@@ -509,7 +513,7 @@ class _Block:
         if value:
             return value.group(0).strip()
         clause_end = self.spans[bisect_right(self.span_starts, term.start()) - 1][1]
-        arm = _ARM_VALUES_AFTER.search(self.text, term.end(), clause_end)
+        arm = ARM_VALUE.search(self.text, term.end(), clause_end)
         if arm and arm_values(self.text[term.end():clause_end]):
             return arm.group(0).strip()  # "Mean TTFT (ms)  main=412.3  pr=288.1", "step_time before=1.62 after=1.14"
         if self.row_start and term.start() < self.row_start and not self.spread_row:
@@ -576,8 +580,6 @@ def _conjunct(clause: str, at: int) -> tuple[int, int]:
 
 # A value in a column of printed output: "P99 TTFT (ms)  540.2  [910.4]"
 _COLUMN_VALUE = re.compile(r"\s*(?:(?:p\d{1,3}|mean|median)\s*)?\([^)]{0,12}\)\s{2,}[+\-]?\d")
-_ARM_VALUES_AFTER = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new)\s*[:=]?\s*"
-                               r"[+\-−~≈]?\d[\d.,]*", _I)
 _NUMBER_CELL = re.compile(r"(?:^|\|)\s*([+\-~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs)?)\s*(?=\||$)")
 
 
@@ -604,24 +606,15 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     short = True  # any item; after a longer block, an item that takes it up ("- before: 410 ms", "It dropped 30%.")
     blocks = prose_blocks(text, first_line) + shown_attributes(text, first_line)
     kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
-    lead_in = ""  # the prose just before a code block's output
-    kernel_lead_in = False  # that prose is labelled as an operator's or kernel's ("Operator: `layer_norm`")
+    lead = _LeadIn()  # the prose just before a code block's output or a table
     for index, block in enumerate(blocks):
-        if block.kind not in _CODE_KINDS + ("table row",):
-            lead_in = block.text
-            kernel_lead_in = bool(_KERNEL_LABEL_LEAD.match(lead_in))
-        elif block.kind == "config line":
-            if not _ARM_LEAD.search(lead_in):
-                continue  # "ttft_p99_ms: 500" in a block of configuration: a setting, unless the prose names an arm
-        elif not _CHANGE_ARM.search(_BASE_ARM_ONLY.sub(" ", lead_in)) and not _CHANGE_ARM.search(block.text) and (
-                block.kind == "base output" or _BASE_ARM_ONLY.search(lead_in)):
-            continue  # "This is what main gives me today, before any change:" above pasted output: no result of the change
-        if block.kind == "table row" and ((not block.header and index + 1 < len(blocks)
-                                           and blocks[index + 1].header == block.text)
-                                          or (block.header and _ARM_NAMES_ONLY.fullmatch(block.text))):
-            continue  # a header row, or a row of arm names under it: its words are read with each row of values
-        judged = list(_Block(block, words, index in kernel_rate_rows,
-                             kernel_lead_in and block.kind in _CODE_KINDS + ("table row",)).verdicts(label, short))
+        under_lead = block.kind in _CODE_KINDS or block.kind == "table row"
+        if not under_lead:
+            lead = _LeadIn.of(block.text)
+        if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead):
+            continue
+        judged = list(_Block(block, words, index in kernel_rate_rows, lead.kernel_label and under_lead)
+                      .verdicts(label, short))
         verdicts.extend(judged)
         if judged:
             answered = judged[-1].reason.startswith("a question")  # "> How much does this help TTFT?" above its answer
@@ -632,8 +625,36 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     return verdicts
 
 
-# "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
-# beside a table that makes its rate columns a kernel's or an op's own
+@dataclass(frozen=True)
+class _LeadIn:
+    """What the prose just before a code block's output or a table says of the lines under it, read once."""
+
+    names_an_arm: bool = False  # "Before:", "With this PR:": configuration lines under it are arms' values
+    names_the_change: bool = False  # outside a phrase that names only the base ("before any change in this PR")
+    base_only: bool = False  # "This is what main gives me today, before any change:"
+    kernel_label: bool = False  # "Operator: `layer_norm`": the rows under it time the operator
+
+    @classmethod
+    def of(cls, text: str) -> "_LeadIn":
+        return cls(bool(_ARM_LEAD.search(text)), bool(_CHANGE_ARM.search(_BASE_ARM_ONLY.sub(" ", text))),
+                   bool(_BASE_ARM_ONLY.search(text)), bool(_KERNEL_LABEL_LEAD.match(text)))
+
+
+def _not_read_alone(block: ProseBlock, following: ProseBlock | None, lead: _LeadIn) -> bool:
+    """Whether a block's words are not judged on their own: a configuration line that no arm stands above
+    ("ttft_p99_ms: 500"), output of the base arm alone, a table's header row or a row of arm names under it (their
+    words are read with each row of values)."""
+    if block.kind == "config line":
+        return not lead.names_an_arm
+    if block.kind in _CODE_KINDS:
+        return not lead.names_the_change and not _CHANGE_ARM.search(block.text) \
+            and (block.kind == "base output" or lead.base_only)
+    if block.kind == "table row":
+        header_row = not block.header and following is not None and following.header == block.text
+        return header_row or bool(block.header and _ARM_NAMES_ONLY.fullmatch(block.text))
+    return False
+
+
 _CODE_KINDS = ("code output", "base output", "config line")
 # "on 4 x A100 at the throughput main needed 8 x A100 for": device counts of two arms side by side are results
 _DEVICE_COUNT = re.compile(r"\b\d+\s*[x×]\s*(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|GPUs?)\b|(?:Ascend\s+)?910[A-Z]?\s*[x×]\s*\d+")
@@ -644,8 +665,7 @@ _ARM_LEAD = re.compile(r"\b(?:this\s+(?:pr|change|branch|patch)|main|baseline|be
 # "Operator: `layer_norm` (FlagGems Triton)" above a table of timings: the rows under it are the operator's
 _KERNEL_LABEL_LEAD = re.compile(r"\W*(?:operators?|ops?|kernels?|micro-?benchmarks?|算子|内核)"
                                 r"(?:\s+(?:perf(?:ormance)?|bench(?:marks?)?|timings?|latenc(?:y|ies)|results?))?\s*[:：(`]", _I)
-_ARM_NAMES_ONLY = re.compile(r"[\s|]*(?:(?:before|after|main|master|baseline|this\s+pr|pr|ours|old|new|base|patched)[\s|]*)+",
-                             _I)
+_ARM_NAMES_ONLY = re.compile(rf"[\s|]*(?:(?:{_ARM_NAMES}|ours|old|new|base)[\s|]*)+", _I)
 # "| TPOT population CV | 0.148% | 0.827% |": a row whose label is a spread gives no result
 _SPREAD_ROW = re.compile(r"\s*[^|]*\b(?:CV|coefficient\s+of\s+variation|std(?:dev)?|standard\s+deviation|variance|stdev)\b[^|]*\|",
                          _I)
@@ -655,6 +675,8 @@ _BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|t
                             r"|baseline\s+(?:only|run|numbers?))\b|改动前|合入前|主干上", _I)
 _CHANGE_ARM = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\bwith\s+(?:the\s+)?(?:patch|change|fix)\b|\bafter\b"
                          r"|\bpatched\b|本\s*PR|改动后|合入后", _I)
+# "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
+# beside a table that makes its rate columns a kernel's or an op's own
 _SERVING_RATE_BEFORE = re.compile(r"\b(?:output|request|serving|generation|total|e2e|end-to-end|decode|prefill)\s*$", _I)
 _RATE_WORD = re.compile(r"tok(?:en)?s?\s*/\s*s|\bt/s\b|tokens?\s+per\s+sec|throughput|吞吐|每秒", _I)
 _KERNEL_RATE_NOTE = re.compile(

@@ -288,7 +288,9 @@ _NAMES_THE_CHANGE = re.compile(r"^\W*with\b|\b(?:now|this\s+(?:pr|change|patch|b
                                r"|before|previous|old|arms?|branch|build|pr|change"
                                r"|fix|with\s+(?:this|the\s+(?:new|patch|change|fix))|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
                                r"|whereas|post[\s\-]?merge|used\s+to)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而|合入", _I)
-_ARM_VALUE = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new)\s*[:=]?\s*[+\-−~≈]?\d", _I)
+# An arm and its value: "main 52", "before: 410", "pr=288.1"
+ARM_VALUE = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new)\s*[:=]?\s*[+\-−~≈]?\d[\d.,]*",
+                       _I)
 # Another arm named anywhere in the sentence: "…; on main it was usually 410 ms", "合并前是 410 ms"
 _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+baseline|the\s+old\s+\w+)\b|\bmain['’]s\b"
                         r"|\bbefore\s+(?:the|this)\s+(?:pr|change|merge|patch)\b|\bused\s+to\b|\bpost[\s\-]?merge\b|\b(?:was|were)\s+(?:usually\s+|typically\s+)?"
@@ -551,7 +553,7 @@ def names_the_change(text: str) -> bool:
 
 def arm_values(text: str) -> bool:
     """The text gives arms their values: "main 52 ms, PR 36 ms", "before: 410 ms"."""
-    return len(_ARM_VALUE.findall(text)) >= 1 and len(re.findall(r"\d", text)) >= 2
+    return len(ARM_VALUE.findall(text)) >= 1 and len(re.findall(r"\d", text)) >= 2
 
 
 def names_another_arm(sentence: str) -> bool:

@@ -405,8 +405,12 @@ _LOADS_COMPARED = re.compile(r"\b(?:instead\s+of|vs\.?|versus|compared\s+(?:to|w
                              re.IGNORECASE)
 
 
-def _loads_compared(text: str, start: int, end: int) -> bool:
+def _arms_side_by_side(text: str, start: int, end: int, load: bool) -> bool:
+    """The load (or duration) at text[start:end] is one arm's value beside another's, or a capacity the change
+    reaches: a result, not a setting of the run."""
     window = text[max(0, start - 120):end + 120]
+    if not load:  # "the job ran for 21 min; main ran for 42 min"
+        return bool(_ARM_WORD.search(window) and _CHANGE_NAMED.search(window)) and len(_DURATION_IN.findall(window)) >= 2
     if _CAPACITY_BEFORE.search(text, max(0, start - 40), start) and _CHANGE_NAMED.search(window):
         return True  # "With this PR the server now runs at ~900 req/s", "we serve at 900 req/s …"
     return bool(_LOADS_COMPARED.search(window) or _ARM_WORD.search(window)) and len(_LOAD_UNIT_IN.findall(window)) >= 2
@@ -431,8 +435,7 @@ def is_setting(text: str, start: int, end: int) -> bool:
     duration after "for", a run-to-run variance."""
     before = text[max(0, start - 60):start]
     quantity = text[start:min(len(text), end + 24)]
-    return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before) and not _loads_compared(text, start, end))
+    return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before) and not _arms_side_by_side(text, start, end, True))
                 or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before)
-                    and not (_ARM_WORD.search(text[max(0, start - 120):end + 120]) and _CHANGE_NAMED.search(
-                        text[max(0, start - 120):end + 120]) and len(_DURATION_IN.findall(text[max(0, start - 120):end + 120])) >= 2))
+                    and not _arms_side_by_side(text, start, end, False))
                 or _SPREAD_BEFORE.search(before))

@@ -76,31 +76,40 @@ def code_pieces(lines: list[tuple[int, str]]) -> list[CodePiece]:
     table = _columns(body, kind)
     if table:
         return table
-    pieces = []
+    pieces: list[CodePiece] = []
     ruled = _ruled_tables(body, kind)  # runs of `|` lines inside other output: tables of their own
-    for index, (offset, line) in enumerate(body):
+    index = 0
+    while index < len(body):
         if index in ruled:
-            pieces.extend(ruled[index])
+            end, table = ruled[index]
+            pieces.extend(table)
+            index = end
             continue
-        if not line.strip() or any(start <= index < end for start, end in ruled.get("spans", ())):
-            continue
-        comment = _COMMENT.search(line)
-        if _COMMAND.match(line) or _FLAG.search(line[:comment.start()] if comment else line):
-            if comment:
-                pieces.append(CodePiece(kind, (_spaced(line[comment.end():], offset + comment.end()),)))
-            continue
-        if not two_arms and _CONFIG_KEY.match(line) and not _COMPARES.search(line) and len(_LOG_PAIR.findall(line)) < 2 \
-                and not _RESULT_UNIT.search(line):
-            pieces.append(CodePiece("config line", (_spaced(line, offset),)))
-            continue
-        pieces.append(CodePiece(kind, (_spaced(line, offset),)))
+        piece = _line_piece(*body[index], kind, two_arms)
+        if piece:
+            pieces.append(piece)
+        index += 1
     return pieces
 
 
-def _ruled_tables(body: list[tuple[int, str]], kind: str) -> dict:
+def _line_piece(offset: int, line: str, kind: str, two_arms: bool) -> CodePiece | None:
+    """What a reader reads in one line: the comment after a command, a configuration line, the line itself, or
+    nothing."""
+    if not line.strip():
+        return None
+    comment = _COMMENT.search(line)
+    if _COMMAND.match(line) or _FLAG.search(line[:comment.start()] if comment else line):
+        return CodePiece(kind, (_spaced(line[comment.end():], offset + comment.end()),)) if comment else None
+    if not two_arms and _CONFIG_KEY.match(line) and not _COMPARES.search(line) and len(_LOG_PAIR.findall(line)) < 2 \
+            and not _RESULT_UNIT.search(line):
+        return CodePiece("config line", (_spaced(line, offset),))
+    return CodePiece(kind, (_spaced(line, offset),))
+
+
+def _ruled_tables(body: list[tuple[int, str]], kind: str) -> dict[int, tuple[int, list[CodePiece]]]:
     """The runs of three or more consecutive lines drawn with `|` (or box-drawing bars) that read as a table
-    with a header, keyed by the index of the run's first line; "spans" holds the (start, end) of each run."""
-    found: dict = {"spans": []}
+    with a header: (index after the run, its pieces), keyed by the index of the run's first line."""
+    found: dict[int, tuple[int, list[CodePiece]]] = {}
     index = 0
     while index < len(body):
         end = index
@@ -109,8 +118,7 @@ def _ruled_tables(body: list[tuple[int, str]], kind: str) -> dict:
         if end - index >= 3:
             table = _columns(body[index:end], kind)
             if table and table[0].kind == "table row":
-                found[index] = table
-                found["spans"].append((index, end))
+                found[index] = (end, table)
         index = max(end, index + 1)
     return found
 
