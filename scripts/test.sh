@@ -16,6 +16,10 @@ fi
 
 bash scripts/setup.sh test
 . .venv/bin/activate
+# The run starts many Python processes (workers, suites, gate-check, mkdocs): let the first write the
+# byte-code of the modules it compiles (the checkout's __pycache__ folders are ignored by git) and the others
+# read it, and pytest keep its rewritten test modules, even where the machine sets PYTHONDONTWRITEBYTECODE.
+unset PYTHONDONTWRITEBYTECODE
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   export TRITON_INTERPRET=1
 fi
@@ -28,7 +32,8 @@ for arg in "$@"; do
 done
 # One worker per core (pytest-xdist), unless the caller chose (-n N, -n 0 for one process, -p no:xdist);
 # the tests of one file run in one worker, so a module-scoped fixture (the adoption walk) is built once.
-workers=(-n "${DESIGN_GATES_TEST_WORKERS:-auto}" --dist loadfile)
+# --no-loadscope-reorder keeps the order of tests/conftest.py (the longest files first) instead of the most tests first.
+workers=(-n "${DESIGN_GATES_TEST_WORKERS:-auto}" --dist loadfile --no-loadscope-reorder)
 for arg in "$@"; do
   if [[ "$arg" =~ ^(-n|--numprocesses(=.*)?|-n[0-9a-z]+|no:xdist)$ ]]; then
     workers=()
