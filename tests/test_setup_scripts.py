@@ -18,18 +18,23 @@ REPO = Path(__file__).resolve().parents[1]
 
 # A stand-in for python3 and .venv/bin/python: `-m venv` makes the venv, `-c` answers the
 # script's questions (nothing is installed yet; the CPU index is reachable when
-# CPU_INDEX_REACHABLE=1), and every other call is written to the log.
-FAKE_PYTHON = """#!/usr/bin/env bash
-echo "python $*" >> "$FAKE_LOG"
+# CPU_INDEX_REACHABLE=1; an import succeeds only where PYTHONDONTWRITEBYTECODE is unset, so
+# that it writes byte-code), and every call is written to the log, pytest's with a note where
+# PYTHONDONTWRITEBYTECODE is set.
+FAKE_PYTHON = r"""#!/usr/bin/env bash
+note=""
+if [ "$1 $2" = "-m pytest" ] && [ -n "${PYTHONDONTWRITEBYTECODE+x}" ]; then note=" (PYTHONDONTWRITEBYTECODE set)"; fi
+echo "python $*$note" >> "$FAKE_LOG"
 if [ "$1 $2" = "-m venv" ]; then
   mkdir -p "$3/bin"
   cp "$0" "$3/bin/python"
-  printf 'export PATH="%s/bin:$PATH"\\n' "$(cd "$3" && pwd)" > "$3/bin/activate"
+  printf 'export PATH="%s/bin:$PATH"\n' "$(cd "$3" && pwd)" > "$3/bin/activate"
   exit 0
 fi
 if [ "$1" = "-c" ]; then
   case "$2" in
     *urlopen*) [ "${CPU_INDEX_REACHABLE:-0}" = 1 ] ;;
+    import\ *) [ -z "${PYTHONDONTWRITEBYTECODE+x}" ] ;;
     *) exit 1 ;;
   esac
   exit
@@ -58,7 +63,7 @@ def run(checkout, script: str, *args: str, reachable: bool = False) -> tuple[str
     root, tools = checkout
     log = root / "calls.log"
     env = dict(os.environ, PATH=f"{tools}:{os.environ['PATH']}", FAKE_LOG=str(log), PYTHON="python3",
-               CPU_INDEX_REACHABLE="1" if reachable else "0")
+               CPU_INDEX_REACHABLE="1" if reachable else "0", PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run(["bash", f"scripts/{script}", *args], cwd=root, env=env, capture_output=True, text=True,
                           timeout=30)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -88,12 +93,25 @@ def test_the_test_set_up_falls_back_to_the_default_index_and_says_so(checkout):
     assert "torch==2.13.0 from the default index (the CPU wheel index" in output and "is not reachable" in output
 
 
+def test_the_test_set_up_writes_the_byte_code_of_what_the_tests_import_even_where_the_machine_says_not_to(checkout):
+    """torch is installed without byte-code; without this import every test process would compile it again."""
+    _, calls = run(checkout, "setup.sh", "test")
+    imports = [call for call in calls if call.startswith("python -c import torch")]
+    assert imports == ["python -c import torch, triton.language, mkdocs, material"]  # run with PYTHONDONTWRITEBYTECODE unset
+    assert calls.index(imports[0]) > max(i for i, call in enumerate(calls) if "pip install" in call)
+
+
+def test_the_test_command_lets_its_processes_share_byte_code(checkout):
+    _, calls = run(checkout, "test.sh")
+    assert calls[-1].startswith("python -m pytest ") and "PYTHONDONTWRITEBYTECODE set" not in calls[-1]
+
+
 @pytest.mark.parametrize("args, pytest_args", [
-    ((), "-q -n auto --dist loadfile -rxX"),
-    (("-q",), "-n auto --dist loadfile -rxX -q"),
-    (("-v", "-k", "g7"), "-n auto --dist loadfile -rxX -v -k g7"),
-    (("-xq",), "-n auto --dist loadfile -rxX -xq"),
-    (("-k", "verify"), "-q -n auto --dist loadfile -rxX -k verify"),
+    ((), "-q -n auto --dist loadfile --no-loadscope-reorder -rxX"),
+    (("-q",), "-n auto --dist loadfile --no-loadscope-reorder -rxX -q"),
+    (("-v", "-k", "g7"), "-n auto --dist loadfile --no-loadscope-reorder -rxX -v -k g7"),
+    (("-xq",), "-n auto --dist loadfile --no-loadscope-reorder -rxX -xq"),
+    (("-k", "verify"), "-q -n auto --dist loadfile --no-loadscope-reorder -rxX -k verify"),
 ])
 def test_the_test_command_keeps_the_callers_verbosity(checkout, args, pytest_args):
     _, calls = run(checkout, "test.sh", *args)

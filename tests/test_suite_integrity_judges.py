@@ -56,6 +56,7 @@ def repo(tmp_path):
     target = tmp_path / "repo"
     shutil.copytree(EXAMPLES, target, ignore=shutil.ignore_patterns("__pycache__"))
     (target / "pyproject.toml").write_text('[project]\nname = "example"\n', encoding="utf-8")
+    (target / ".gitignore").write_text("__pycache__/\n", encoding="utf-8")
     git(target, "init", "-q", "-b", "main")
     git(target, "add", "-A")
     git(target, "commit", "-qm", "base")
@@ -164,6 +165,19 @@ def test_a_covered_kernel_edit_and_an_unrelated_file_do_not_judge_the_change(rep
     measure(repo)
     result = judge_change(repo)
     assert "judges it" not in messages(result)
+    assert result.status is Status.PASS, messages(result)
+
+
+def test_a_file_that_is_not_text_in_the_change_judges_nothing(repo):
+    """A plot for the results page, and byte-code committed by mistake (G0's to report), are no suite files."""
+    plot = repo / "docs" / "results" / "speedup.png"
+    plot.parent.mkdir(parents=True)
+    plot.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    (repo / "examplepkg" / "__pycache__").mkdir(exist_ok=True)
+    (repo / "examplepkg" / "__pycache__" / "ops.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00\x00\x00\x00\xe3")
+    git(repo, "add", "-f", "examplepkg/__pycache__/ops.cpython-311.pyc")
+    measure(repo)
+    result = judge_change(repo)
     assert result.status is Status.PASS, messages(result)
 
 

@@ -262,6 +262,8 @@ def edits_plugin_registration(change, path: str) -> bool:
     an `entry_points.txt` of a `.dist-info`/`.egg-info` folder, the entry points of a `pyproject.toml`, `setup.cfg`
     or `setup.py`. Such a plugin loads into every suite's run, so it judges every suite, wherever it lies."""
     pure = PurePosixPath(path)
+    if pure.name.lower() != "entry_points.txt" and pure.name not in ("pyproject.toml", "setup.cfg", "setup.py"):
+        return False  # read no other file: a change may hold files that are not text (a plot, a wheel)
     base, head = change.read_at(change.base, path), change.read_at(change.head, path)
     if pure.name.lower() == "entry_points.txt":  # any folder: importlib.metadata matches .dist-info in any case
         return _ini_section(base, "pytest11") != _ini_section(head, "pytest11")
