@@ -83,6 +83,15 @@ _SHAPE_SOURCE_AFTER = re.compile(
 _LAYER_NAME_AFTER = re.compile(r"^\s*(?:[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b", _I)
 _SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+|taken\s+)?(?:taken\s+)?(?:from|of)\s+"
                           r"(?:the\s+|an?\s+)?$|形状\s*(?:取自|来自)\s*$", _I)
+# A model named in parentheses after a shape parameter it sets: "head_dim 256 (Gemma-2)", "hidden 4096 / 8192
+# (Llama-3-8B/70B)", "For vocab 128256 (Llama-3)", "64 experts / top-6 (DeepSeek-V2-Lite routing)"
+_SHAPE_PARAMETER_BEFORE = re.compile(
+    r"(?:(?<![A-Za-z])(?:hidden(?:[\s_]size)?|head[\s_]?dims?|d_?model|d_?head|vocab(?:[\s_]size)?|intermediate(?:[\s_]size)?"
+    r"|n_embd|num_(?:heads|kv_heads|experts)|kv[\s_]heads|q[\s_]heads|ffn(?:[\s_]dim)?)\s*[=:]?\s*\d[\d.,]*\s*[kKM]?"
+    r"(?:\s*/\s*\d[\d.,]*\s*[kKM]?)*|\d+\s+experts|\btop-?\d+)\s*[(（]\s*$", _I)
+# What else a parenthesis holds beside a model whose shapes a kernel benchmark takes: "（Llama-3-8B，kv_len=4096，bs=64）",
+# "（DeepSeek-V3 的 head 配置）", "(Mistral-7B shapes)"
+_SHAPE_ITEMS = re.compile(r"(?<![A-Za-z])[A-Za-z_]+\s*=\s*\d|配置|形状|维度|\b(?:configs?|shapes?|routing|dims?|heads?)\b", _I)
 # A kernel's own settings: "BLOCK_N=128", "num_warps=8"
 _KERNEL_CONFIG = re.compile(r"\bBLOCK_[A-Z]+\b|\bnum_(?:warps|stages|ctas)\b")
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
@@ -220,7 +229,25 @@ class Subjects:
             return True  # "`benchmark_moe.py --model mixtral --tp 2`": the run's argument
         if _SHAPES_FROM.search(clause[:start]) or _LAYER_NAME_AFTER.match(clause[end:end + 24]):
             return True  # "the shapes are from a Llama-3-8B trace", "这些形状取自 Qwen3-235B": a kernel benchmark's setting
+        if self._names_shapes_in_parentheses(clause, start, end):
+            return True
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
             and bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause) or _KERNEL_CONFIG.search(clause)
                      or re.search(r"\b(?:fused|pass|launch|permute|unpermute)\b", clause, _I)
                      or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))
+
+    def _names_shapes_in_parentheses(self, clause: str, start: int, end: int) -> bool:
+        """The model at clause[start:end] stands in parentheses as where a kernel benchmark's shapes come from: after a
+        shape parameter it sets ("head_dim 256 (Gemma-2)"), or beside shape settings in a clause about a kernel
+        ("（Llama-3-70B 的 intermediate_size=28672）… 4.3us -> 3.1us")."""
+        opening = max(clause.rfind("(", max(0, start - 60), start), clause.rfind("（", max(0, start - 60), start))
+        if opening < 0 or re.search(r"[)）]", clause[opening:start]):
+            return False
+        if _SHAPE_PARAMETER_BEFORE.search(clause[max(0, opening - 60):opening + 1] + clause[opening + 1:start]):
+            return True
+        closing = re.search(r"[)）]", clause[end:end + 80])
+        inside = clause[opening + 1:start] + " " + clause[end:end + (closing.start() if closing else 80)]
+        return bool(_SHAPE_ITEMS.search(inside)) and bool(
+            self.kernel.search(clause) or _KERNEL_WORLD.search(clause)
+            or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))
+
