@@ -170,9 +170,10 @@ _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can|will\s+(?:pro
 _EXPECT = r"\b(?:we|i)(?:['’]d|\s+would)?\s+(?:expect|anticipate|predict)s?\s+"
 _EXPECTATION = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:small|slight|modest|minor|tiny|large|big)?\s*"
                           r"(?:improvement|gain|speed-?up|regression|drop|win)\b"
-                          rf"|{_EXPECT}(?:[\w\-]+\s+){{0,5}}?to\s+(?:be|stay|remain"
+                          rf"|{_EXPECT}(?:[\w\-/]+\s+){{0,5}}?to\s+(?:be|stay|remain"
                           r"|drop|fall|rise|improve|increase|decrease|shrink|grow|move|change|matter|help|show|translate"
-                          r"|carry|lead|yield|give|bring|result|turn)\b", _I)
+                          r"|carry|lead|yield|give|bring|result|turn|come)\b"
+                          r"|(?:预计|预期)[^。；;！？!?]{0,60}?(?:会|能|将)\s*(?:有所)?\s*(?:提升|提高|降低|改善|加快|减少)", _I)
 # "I'd expect a visible TPOT improvement, but I haven't measured it": any expected gain, in a sentence that says it is
 # unmeasured ("We expect a clear throughput gain in serving" alone still predicts one)
 _EXPECTED_GAIN = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:[\w\-]+\s+){{0,3}}?"
@@ -195,7 +196,7 @@ _MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|
 _SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|shows|as\s+it\s+was|(?:was|were)\s+in"
                    r"|in\s+practice|came\s+out)\b"
                    r"|\bon\s+(?:my|our)\s+(?:box|machine|workstation|laptop|cluster|nodes?|setup|gpus?|a/b)\b|\bin\s+our\s+a/b\b"
-                   r"|\bthis\s+(?:pr|change|patch)\s+(?:makes|made|gives|gave)\b", _I)
+                   r"|\bthis\s+(?:pr|change|patch)\s+(?:makes|made|gives|gave)\b|实测|测得|实际测", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
 _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever|(?:only\s+)?when"
                                r"|once\s+(?:we|you|someone|it|this|that)\s+(?:confirm|check|verify|see|know|measure)\w*)\b"
@@ -306,8 +307,14 @@ _PREDICATED_COMPARATIVE = re.compile(r"\b(?:is|are|was|were|seems?\s+to\s+be|loo
                                      _I)
 # 'The title says "faster decoding", which reads like …': words quoted from a document, which is judged where it stands
 _DOCUMENT = r"\b(?:title|description|summary|changelog|release\s+notes?|commit\s+message|readme|docs?|headline)"
-_QUOTED = re.compile(_DOCUMENT + r"\s+(?:says|said|reads|claims|claimed|states|promises|promised)\s*:?\s*"
+_QUOTED = re.compile("(?:" + _DOCUMENT + r"\s+(?:says|said|reads|claims|claimed|states|promises|promised)\s*:?\s*"
+                     r"|(?:描述|标题|说明|文档|README|changelog)\s*(?:中|里)?\s*(?:写的|写着|说的|提到的|声称的?)\s*(?:是)?\s*[：:]?\s*)"
                      r"(?P<quote>\"[^\"]{1,160}\"|“[^”]{1,160}”|‘[^’]{1,160}’|「[^」]{1,160}」)", _I)
+# '…says "speed up serving" but the description only has a unit test', '写的“推理速度提升 30%”缺少测试条件': the sentence
+# says the quoted words are not backed
+_UNBACKED = re.compile(r"\bonly\s+(?:has|have|had|shows?|contains?|includes?)\b|\black(?:s|ing)?\b|\bmissing\b"
+                       r"|\bwithout\s+(?:any\s+)?(?:numbers|data|evidence|benchmarks?)\b|\bno\s+(?:numbers|data|evidence|benchmarks?)\b"
+                       r"|\bnot\s+(?:shown|measured|backed|supported)\b|缺少|缺乏|没有(?:数据|测试|依据)|不好判断|无法判断", _I)
 # "The description says this improves throughput, but the table only shows the GEMM": words reported from a document,
 # doubted in the same sentence
 _REPORTED = re.compile(_DOCUMENT + r"\s+(?:says|said|claims|claimed|states|promises|implies|suggests)\s+(?:that\s+)?", _I)
@@ -429,6 +436,9 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]]) -> Moo
             return Mood("a quotation", reported.group(0).strip())
     if not quoted or not results or _OUR_OWN.search(clause):
         return None
+    if _UNBACKED.search(sentence, sentence.find(quoted[-1].group("quote")) + 1) and \
+            all(any(q.start("quote") <= start < q.end("quote") for q in quoted) for start, _ in results):
+        return Mood("a quotation the sentence says is not backed", quoted[0].group(0)[:60])
     described = _DESCRIBES_QUOTE.match(clause, quoted[-1].end())
     asked = sentence.rstrip().endswith(tuple(_QUESTION_MARK))
     numbers_quoted = any(states_relative_result(q.group("quote")) for q in quoted)

@@ -290,7 +290,7 @@ QUANTITIES = (
     rf"|{_BEGIN}(?:by\s+)?(?:a|one|two)\s+(?:third|quarter|fifth|tenth)s?{_END}"
 )
 _COMPARATIVES = (
-    rf"{_BEGIN}(?:(?:twice|thrice){_END}{_MULTIPLE}|{_NOT_A_PART}half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
+    rf"{_BEGIN}(?:(?:twice|thrice){_END}{_MULTIPLE}|{_NOT_A_PART}half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)(?!{_H}*-?{_H}*check)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
     rf"|sooner|(?:earlier|later)(?!{_H}+(?:releases?|versions?|runs?|commits?|prs?|comments?|posts?|messages?|sections?"
     rf"|steps?|stages?|rounds?|iterations?|reviews?|drafts?){_END})|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
     rf"(?!{_H}+(?:bounds?|limits?|than{_H}+(?:or|the{_H}+(?:target|slo|budget)))\b)"
