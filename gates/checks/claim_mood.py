@@ -196,7 +196,9 @@ _MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|
 _SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|shows|as\s+it\s+was|(?:was|were)\s+in"
                    r"|in\s+practice|came\s+out)\b"
                    r"|\bon\s+(?:my|our)\s+(?:box|machine|workstation|laptop|cluster|nodes?|setup|gpus?|a/b)\b|\bin\s+our\s+a/b\b"
-                   r"|\bthis\s+(?:pr|change|patch)\s+(?:makes|made|gives|gave)\b|实测|测得|实际测", _I)
+                   r"|\bthis\s+(?:pr|change|patch)\s+(?:makes|made|gives|gave)\b|实测|测得|实际测|测出|压测结果|测试结果", _I)
+# "the 28% comes from the fresh-process A/B": the author's own comparison
+_A_B = re.compile(r"\bA/B\b|\bfresh[\s\-]process|\bbenchmark(?:ed)?\s+(?:it|this)\b|对比\s*main|压测", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
 _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever|(?:only\s+)?when"
                                r"|once\s+(?:we|you|someone|it|this|that)\s+(?:confirm|check|verify|see|know|measure)\w*)\b"
@@ -436,8 +438,10 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]]) -> Moo
             return Mood("a quotation", reported.group(0).strip())
     if not quoted or not results or _OUR_OWN.search(clause):
         return None
-    if _UNBACKED.search(sentence, sentence.find(quoted[-1].group("quote")) + 1) and \
-            all(any(q.start("quote") <= start < q.end("quote") for q in quoted) for start, _ in results):
+    after_quote = sentence.find(quoted[-1].group("quote")) + 1
+    if _UNBACKED.search(sentence, after_quote) and not _OUR_OWN.search(sentence, after_quote) \
+            and not _SEEN.search(sentence, after_quote) and not _A_B.search(sentence, after_quote) \
+            and all(any(q.start("quote") <= start < q.end("quote") for q in quoted) for start, _ in results):
         return Mood("a quotation the sentence says is not backed", quoted[0].group(0)[:60])
     described = _DESCRIBES_QUOTE.match(clause, quoted[-1].end())
     asked = sentence.rstrip().endswith(tuple(_QUESTION_MARK))

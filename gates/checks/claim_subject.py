@@ -92,6 +92,8 @@ _SHAPE_PARAMETER_BEFORE = re.compile(
 # What else a parenthesis holds beside a model whose shapes a kernel benchmark takes: "（Llama-3-8B，kv_len=4096，bs=64）",
 # "（DeepSeek-V3 的 head 配置）", "(Mistral-7B shapes)"
 _SHAPE_ITEMS = re.compile(r"(?<![A-Za-z])[A-Za-z_]+\s*=\s*\d|配置|形状|维度|\b(?:configs?|shapes?|routing|dims?|heads?)\b", _I)
+# Any time or rate: a model's result may be timed in seconds, hours or epochs
+_TIMED = re.compile(_MODEL_TIMES.pattern + r"|\d\s*(?:h|hours?|min(?:utes?)?|小时|分钟|天|days?)(?![A-Za-z])|/\s*s\b|每秒", _I)
 # A kernel's own settings: "BLOCK_N=128", "num_warps=8"
 _KERNEL_CONFIG = re.compile(r"\bBLOCK_[A-Z]+\b|\bnum_(?:warps|stages|ctas)\b")
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
@@ -243,11 +245,11 @@ class Subjects:
         opening = max(clause.rfind("(", max(0, start - 60), start), clause.rfind("（", max(0, start - 60), start))
         if opening < 0 or re.search(r"[)）]", clause[opening:start]):
             return False
+        kernel_world = bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause)
+                            or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))
         if _SHAPE_PARAMETER_BEFORE.search(clause[max(0, opening - 60):opening + 1] + clause[opening + 1:start]):
-            return True
+            return kernel_world or not _TIMED.search(clause)  # "For vocab 128256 (Llama-3): 263 MB -> 2 MB of scratch"
         closing = re.search(r"[)）]", clause[end:end + 80])
         inside = clause[opening + 1:start] + " " + clause[end:end + (closing.start() if closing else 80)]
-        return bool(_SHAPE_ITEMS.search(inside)) and bool(
-            self.kernel.search(clause) or _KERNEL_WORLD.search(clause)
-            or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))
+        return bool(_SHAPE_ITEMS.search(inside)) and kernel_world
 
