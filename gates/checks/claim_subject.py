@@ -234,9 +234,13 @@ class Subjects:
         if self._names_shapes_in_parentheses(clause, start, end):
             return True
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
-            and bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause) or _KERNEL_CONFIG.search(clause)
-                     or re.search(r"\b(?:fused|pass|launch|permute|unpermute)\b", clause, _I)
-                     or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))
+            and (self._about_a_kernel(clause) or bool(_KERNEL_CONFIG.search(clause)
+                                                      or re.search(r"\b(?:fused|pass|launch|permute|unpermute)\b", clause, _I)))
+
+    def _about_a_kernel(self, clause: str) -> bool:
+        """The clause names a kernel or its world, or is timed in microseconds only."""
+        return bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause)
+                    or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))
 
     def _names_shapes_in_parentheses(self, clause: str, start: int, end: int) -> bool:
         """The model at clause[start:end] stands in parentheses as where a kernel benchmark's shapes come from: after a
@@ -245,11 +249,9 @@ class Subjects:
         opening = max(clause.rfind("(", max(0, start - 60), start), clause.rfind("（", max(0, start - 60), start))
         if opening < 0 or re.search(r"[)）]", clause[opening:start]):
             return False
-        kernel_world = bool(self.kernel.search(clause) or _KERNEL_WORLD.search(clause)
-                            or (_KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause)))
-        if _SHAPE_PARAMETER_BEFORE.search(clause[max(0, opening - 60):opening + 1] + clause[opening + 1:start]):
-            return kernel_world or not _TIMED.search(clause)  # "For vocab 128256 (Llama-3): 263 MB -> 2 MB of scratch"
+        if _SHAPE_PARAMETER_BEFORE.search(clause[max(0, opening - 60):start]):
+            # "For vocab 128256 (Llama-3): 263 MB -> 2 MB of scratch"; not "hidden 4096 (Llama-3-8B): a request takes 3.9 s"
+            return self._about_a_kernel(clause) or not _TIMED.search(clause)
         closing = re.search(r"[)）]", clause[end:end + 80])
         inside = clause[opening + 1:start] + " " + clause[end:end + (closing.start() if closing else 80)]
-        return bool(_SHAPE_ITEMS.search(inside)) and kernel_world
-
+        return bool(_SHAPE_ITEMS.search(inside)) and self._about_a_kernel(clause)
