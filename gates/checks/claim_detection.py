@@ -672,7 +672,10 @@ _SPREAD_ROW = re.compile(r"\s*[^|]*\b(?:CV|coefficient\s+of\s+variation|std(?:de
 _BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|today|currently|produces)|from\s+main"
                             r"|current\s+main|before\s+(?:any|this|the)\s+changes?(?:\s+(?:in|of|from)\s+this\s+(?:pr|change)"
                             r"(?:\s+series)?)?|without\s+this\s+(?:pr|change|patch)"
-                            r"|baseline\s+(?:only|run|numbers?))\b|改动前|合入前|主干上", _I)
+                            r"|baseline\s+(?:only|run|numbers?)"
+                            # "(nothing from this branch yet)": the change's arm named only to say it is not here
+                            r"|(?:nothing|no\s+(?:numbers?|results?))\s+(?:from|for|of)\s+this\s+(?:pr|branch|change|patch)\s+yet)\b"
+                            r"|改动前|合入前|主干上", _I)
 _CHANGE_ARM = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\bwith\s+(?:the\s+)?(?:patch|change|fix)\b|\bafter\b"
                          r"|\bpatched\b|本\s*PR|改动后|合入后", _I)
 # "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
