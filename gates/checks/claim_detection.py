@@ -611,7 +611,8 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         under_lead = block.kind in _CODE_KINDS or block.kind == "table row"
         if not under_lead:
             lead = _LeadIn.of(block.text)
-        if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead):
+        if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
+                and not (block.kind in _CODE_KINDS and _change_named_after(blocks, index)):
             continue
         judged = list(_Block(block, words, index in kernel_rate_rows, lead.kernel_label and under_lead)
                       .verdicts(label, short))
@@ -655,7 +656,20 @@ def _not_read_alone(block: ProseBlock, following: ProseBlock | None, lead: _Lead
     return False
 
 
+def _change_named_after(blocks: list[ProseBlock], index: int) -> bool:
+    """The prose just after the code block that holds blocks[index] names the change's arm ("Update: the `+` lines
+    are the rebuilt wheel from this branch", "cand = HEAD of the branch"): its lines are then no base's alone."""
+    after = next((block for block in blocks[index + 1:] if block.kind not in _CODE_KINDS), None)
+    return after is not None and bool(_CHANGE_ARM.search(after.text) or _HEAD_ARM.search(after.text)) \
+        and not _DEFERRED.search(after.text)
+
+
 _CODE_KINDS = ("code output", "base output", "config line")
+# "cand = HEAD of the branch", "当前提交即本分支 HEAD": the change's arm named by its commit
+_HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交", _I)
+# "Numbers with the fix come in the follow-up": the change's arm named as still to come
+_DEFERRED = re.compile(r"\b(?:will|later|follow[\s\-]?up|comes?\s+(?:in|later|next)|coming|once|not\s+yet|pending|tbd|todo)\b"
+                       r"|稍后|后续|待补充|之后再", _I)
 # "on 4 x A100 at the throughput main needed 8 x A100 for": device counts of two arms side by side are results
 _DEVICE_COUNT = re.compile(r"\b\d+\s*[x×]\s*(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|GPUs?)\b|(?:Ascend\s+)?910[A-Z]?\s*[x×]\s*\d+")
 _DEVICES_COMPARED = re.compile(r"\b(?:main|baseline|before|previously|was|instead\s+of|vs\.?|versus|needed|from|than)\b|需要|之前|改动前",

@@ -54,10 +54,11 @@ _SCOPE_SPANS_KERNEL = re.compile(
     r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b))"
     r"[\s,:]*(?:the\s+)?(?:[\w\-]+\s+){0,3}?(?:pass|kernel|op|operator|launch|gemm|matmul)\b"
     r"[^.;|]{0,80}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])"
-    # "End-to-end time of the GPTQ quantization pass (calibrate + pack) is 6m12s vs 14m40s": the time of a named pass
+    # "End-to-end time of the GPTQ quantization pass (calibrate + pack) is 6m12s vs 14m40s": the time of an offline
+    # tool's pass (quantization, packing, compilation, export …), not of one that runs the model
     r"|^[\s\-]*(?:wall[\s\-]?clock\s+)?(?:time|latency|runtime|duration|wall[\s\-]?time)\s+of\s+(?:the\s+|this\s+|our\s+)?"
-    r"(?!(?:whole|full|entire|decode|decoding|prefill|forward|inference|serving|generation|training|model)\b)"
-    r"(?:[\w\-+]+\s+){0,3}?pass\b", _I)
+    r"(?:[\w\-+]+\s+){0,2}?(?:quantization|quantizing|packing|calibration|compil(?:e|ation)|lowering|codegen|fusion"
+    r"|export|conversion|autotun(?:e|ing)|tuning)\s+pass\b", _I)
 # "End-to-end, the decode pass takes 16,000 µs per token": what the scope word spans is the model's, in microseconds
 _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
                             r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b|\brequests?\b))", _I)
