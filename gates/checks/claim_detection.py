@@ -38,7 +38,8 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import (
-    ARM_VALUE, USUAL_VALUE, arm_values, baseline_alone, disowned, mood_of, names_another_arm, quotation, states_relative_result,
+    ARM_VALUE, USUAL_VALUE, arm_values, baseline_alone, disowned, mood_of, names_another_arm, planned_item, quotation,
+    states_relative_result,
     taken_back, target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
@@ -79,7 +80,8 @@ _MENTIONS = frozenset({MENTION, NEGATED_MENTION})
 _ARM_VALUE_START = (
     r"main|baseline|the\s+(?:branch|pr|patch|patched\s+[\w\-]+)|(?:(?:for|with|on|in)\s+)?this\s+(?:pr|change|branch|patch)"
     r"|[\w\-]+(?:\s+the\s+change)?\s*:\s*(?=[+\-−~≈]?\d)|(?:measured|results?|done|achieved|after|before)\s*:"
-    r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|实测|结果\s*[:：]")
+    r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|实测|结果\s*[:：]"
+    r"|(?:在|用|有)?\s*(?:本\s*PR|本分支|改动后|合入后)")
 # What takes up a metric named in an earlier block, when that block is more than a short label: an arm's value only
 _ARM_TAKE_UP = re.compile(rf"[\s(\-*]*(?:{_ARM_VALUE_START})(?![A-Za-z])", _I)
 # What takes up a metric named earlier in the block: a pronoun, "ours", an answer, the change's new figure, or an arm
@@ -445,7 +447,8 @@ class _Block:
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results]) \
-                or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence)
+                or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence) \
+                or planned_item(clause, self.block.heading)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         return mood
@@ -607,8 +610,13 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     blocks = prose_blocks(text, first_line) + shown_attributes(text, first_line)
     kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
     lead = _LeadIn()  # the prose just before a code block's output or a table
+    plan_label = ""  # "Roadmap:", "Next steps:" alone on a line: the list items under it are its items
     for index, block in enumerate(blocks):
         under_lead = block.kind in _CODE_KINDS or block.kind == "table row"
+        if block.kind == "paragraph" and plan_label and _is_list_item(text, block):
+            block = replace(block, heading=plan_label)
+        else:
+            plan_label = block.text if block.kind == "paragraph" and _PLAN_LABEL.match(block.text) else ""
         if not under_lead:
             lead = _LeadIn.of(block.text)
         if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
@@ -624,6 +632,20 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         elif block.kind == "heading":
             label = None
     return verdicts
+
+
+# A plan's label alone on its line, above a list: "Roadmap:", "Next steps (Q3):", "下一步："
+_PLAN_LABEL = re.compile(r"^\W*(?:roadmap|plans?|planned\s+work|goals?|milestones?|next\s+steps?|todo|to\s*do|future\s+work"
+                         r"|follow[\s\-]?ups?|路线图|计划|规划|目标|下一步|后续(?:工作|计划)?|待办)[^:：]{0,24}[:：]\s*$", _I)
+_LIST_MARKER = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+
+
+def _is_list_item(source: str, block: ProseBlock) -> bool:
+    """Whether the block is the text of a list item: its first character stands right after a list marker."""
+    start = block.offsets[0] if block.offsets else 0
+    line_start = source.rfind("\n", 0, start) + 1
+    marker = _LIST_MARKER.match(source, line_start)
+    return marker is not None and marker.end() == start  # a task item's box ("- [ ] …") is part of its text
 
 
 @dataclass(frozen=True)

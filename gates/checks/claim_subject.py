@@ -93,10 +93,10 @@ _SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+
 _SHAPE_PARAMETER_BEFORE = re.compile(
     r"(?:(?<![A-Za-z])(?:hidden(?:[\s_]size)?|head[\s_]?dims?|d_?model|d_?head|vocab(?:[\s_]size)?|intermediate(?:[\s_]size)?"
     r"|n_embd|num_(?:heads|kv_heads|experts)|kv[\s_]heads|q[\s_]heads|ffn(?:[\s_]dim)?)\s*[=:]?\s*\d[\d.,]*\s*[kKM]?"
-    r"(?:\s*/\s*\d[\d.,]*\s*[kKM]?)*|\d+\s+experts|\btop-?\d+)\s*[(（]\s*$", _I)
+    r"(?:\s*/\s*\d[\d.,]*\s*[kKM]?)*|\d+\s+experts|\btop-?\d+|\btop-?k\s*[=:]?\s*\d+)\s*[(（]\s*(?:the|as\s+in|from|like|e\.g\.,?)?\s*$", _I)
 # What else a parenthesis holds beside a model whose shapes a kernel benchmark takes: "（Llama-3-8B，kv_len=4096，bs=64）",
 # "（DeepSeek-V3 的 head 配置）", "(Mistral-7B shapes)"
-_SHAPE_ITEMS = re.compile(r"(?<![A-Za-z])[A-Za-z_]+\s*=\s*\d|配置|形状|维度|\b(?:configs?|shapes?|routing|dims?|heads?)\b", _I)
+_SHAPE_ITEMS = re.compile(r"(?<![A-Za-z])[A-Za-z_]+\s*=\s*\d|配置|形状|维度|\b(?:configs?|shapes?|routing|dims?|heads?|layouts?|vocab)\b", _I)
 # Any time or rate: a model's result may be timed in seconds, hours or epochs
 _TIMED = re.compile(_MODEL_TIMES.pattern + r"|\d\s*(?:h|hours?|min(?:utes?)?|小时|分钟|天|days?)(?![A-Za-z])|/\s*s\b|每秒", _I)
 # A kernel's own settings: "BLOCK_N=128", "num_warps=8"

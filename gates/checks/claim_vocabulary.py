@@ -60,7 +60,7 @@ METRIC_TERMS = _ascii_words(
     rf"|\b(?:p\d{{2}}{_H}+)?first{_H}*tok(?:en)?\b(?=\s*(?:\((?:ms|s|sec)\)|\|))|\bepoch\b(?=\s*\((?:s|sec|min|mins|h|hours?)\))"
     rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
     rf"|\btime{_H}+per{_H}+(?:output{_H}+)?tok(?:en)?s?\b|\btime{_H}+between{_H}+tokens\b"
-    rf"|\b(?:(?:inter|between|per|first|next|output){_H}*)?tok(?:en)?s?{_H}+latenc(?:y|ies)\b"
+    rf"|\b(?:(?:inter|between|per|first|next|output){_H}*)?tok(?:en)?s?{_H}+(?:(?:decode|decoding|generation){_H}+)?latenc(?:y|ies)\b"
     rf"|\btok(?:en)?s?{_PER_SECOND}(?:\s*/\s*(?:user|u|gpu|req(?:uest)?)\b)?"
     rf"|\bt/s(?:/u)?\b|\btok(?:en)?s?{_H}+(?:per|a){_H}+sec(?:ond)?s?\b"
     rf"|\b(?:ms|s|sec)\s*/\s*tok(?:en)?\b|\bms{_H}+per{_H}+tok(?:en)?\b"
@@ -84,7 +84,8 @@ METRIC_TERMS = _ascii_words(
     r"|首\s*(?:个\s*)?(?:字|词|token|tok|包)\s*(?:的\s*)?(?:延迟|时延|时间|耗时|响应时间|latency)"
     r"|(?:每|单)\s*(?:个\s*)?(?:输出\s*)?(?:字|词|token|tok)\s*(?:的\s*)?(?:延迟|时延|时间|耗时)"
     r"|(?:token|tok|词|字)\s*间\s*(?:的\s*)?(?:延迟|时延|间隔)"
-    r"|每秒\s*(?:生成|输出|产出|处理|解码)?\s*(?:的\s*)?(?:token|tok|词|字|请求|查询|样本)"
+    r"|每秒\s*(?:能|可以?)?\s*多?\s*(?:生成|输出|产出|处理|解码|完成|出|吐出?)?\s*(?:[\d.,]+\s*[%％]?\s*(?:个|条)?\s*)?(?:的\s*)?"
+    r"(?:token|tok|词|字|请求|查询|样本)"
     r"|(?:token|tok|请求|样本)s?\s*(?:数)?\s*/\s*秒"
     r"|(?:推理|生成|解码|服务|出字|训练)\s*(?:速度|加速|提速|性能|延迟|时延)"
     r"|(?:请求|用户侧?|用户感知|响应|服务)\s*(?:的\s*)?(?:延迟|时延)"
@@ -157,9 +158,17 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full|overall){_H}+(?:model|pipeline|system|server|stack){_END}"
     rf"|{_BEGIN}models?(?:['’]s)?{_H}+(?:answers?|responds?|repl(?:y|ies)|generates?|outputs?|responses?|speed"
     rf"|runs?|decodes?){_END}"
-    rf"|{_BEGIN}(?:the{_H}+|their{_H}+)?first{_H}+(?:output{_H}+)?tokens?{_H}+(?:(?:now|still){_H}+)?(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
+    rf"|{_BEGIN}(?:the{_H}+|their{_H}+)?first{_H}+(?:output{_H}+)?(?:tokens?|bytes?|chunks?|words?)"
+    rf"(?:{_H}+of{_H}+(?:an?|the|each|every){_H}+(?:(?:streamed|streaming|generated){_H}+)?(?:answers?|repl(?:y|ies)|responses?|completions?))?"
+    rf"{_H}+(?:(?:now|still){_H}+)?(?:arriv\w*|appear\w*|comes?|returns?|streams?|shows?"
     rf"|is{_H}+(?:returned|streamed|shown)){_END}"
     rf"|{TRAINING_STEPS}"
+    # "finishes a typical answer in half the time": a model's workload
+    rf"|{_BEGIN}(?:finish(?:es|ed)?|complet(?:es|ed)|writ(?:es|ing)|produc(?:es|ed)){_H}+(?:an?|the|each|every|one){_H}+"
+    rf"(?:(?:typical|average|full|whole|complete|long|short){_H}+)?(?:answers?|repl(?:y|ies)|responses?|completions?){_END}"
+    # "the rollout phase of RLHF", "GRPO sampling stage": a phase of a training run
+    rf"|{_BEGIN}(?:rollout|sampling|generation){_H}+(?:phase|stage)s?{_H}+of{_H}+(?:the{_H}+|our{_H}+)?(?:RLHF|PPO|GRPO|RL)(?![\w\-])"
+    rf"|{_BEGIN}(?:RLHF|PPO|GRPO|RL){_H}+(?:rollout|sampling|generation){_H}+(?:phase|stage)s?{_END}"
     rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
     rf"|time|throughput){_END}"
     r"|(?<!seen )(?<!used )(?<!found )(?<!typical )(?<!common )"
@@ -226,6 +235,8 @@ SERVING_SUBJECTS = (
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
     r"|ユーザー?|利用者|推論|応答|返答|チャット|コスト|生成(?:速度|時間)|リクエスト(?:あたり|当たり|ごと)|本番|サービング"
     r"|跑完(?:整个)?(?:评测集|测评集|数据集|测试集)|出词速度|每秒(?:能)?吐出"
+    r"|(?:整轮|整个|完整的?|一整轮|一轮)\s*(?:的)?\s*(?:评测|测评|评估)"
+    r"|(?:RLHF|PPO|GRPO|DPO|RL|强化学习)\s*(?:训练)?\s*(?:中|里)?\s*(?:的)?\s*(?:采样|rollout|生成)\s*阶段"
 )
 # A measure word with a digit right after it is a name ("the `serving2` run", "latency3.json"), not the word
 _NAME_END = rf"(?![{_LATIN}\d])"
@@ -252,15 +263,20 @@ SERVING_MEASURES = (
     rf"{_H}*(?:\d|twice|half|(?:[a-z]+er|up|down|too){_END})|finish(?:es|ed)?|complet(?:es|ed)|takes?|took)))"
     rf"|{_BEGIN}(?:sft|dpo|rlhf|grpo)(?:{_H}+(?:runs?|jobs?|training))?(?=(?:{_H}+on\s+[^:]{{1,20}})?\s*:\s*\d|{_H}+(?:runs?|jobs?))"
     rf"|{_BEGIN}trained{_H}+for{_H}+[\d.,]+\s*[kK]?{_H}+steps{_END}"
-    rf"|(?<![\w.])\d+(?:\.\d+)?[bB]{_H}+(?:sft|dpo|rlhf|grpo|pre{_H}?training|fine{_H}?tun(?:e|ing))(?:{_H}+(?:runs?|jobs?))?{_END}"
+    rf"|(?<![\w.])\d+(?:\.\d+)?[bB]{_H}+(?:(?:sft|dpo|rlhf|grpo|pre{_H}?training|fine{_H}?tun(?:e|ing))(?:{_H}+(?:runs?|jobs?))?"
+    rf"|(?:training{_H}+)?(?:runs?|jobs?)){_END}"
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full){_H}+(?:training{_H}+|sft{_H}+)?(?:run|job){_END}"
     rf"|{_BEGIN}(?:nightly{_H}+)?eval(?:uation)?{_H}+(?:jobs?|runs?|suite){_END}"
     rf"|{_BEGIN}(?:sharegpt|burstgpt|lmsys(?:{_H}chat)?){_H}+(?:replay|benchmark|run|trace){_END}"
     r"|(?:DPO|SFT|LoRA|RLHF|GRPO)?\s*(?:训练|微调)(?=\s*(?:快了|慢了|提速|加速|速度|时间))|整个训练"
-    r"|(?:解码|预填充|prefill|decode|生成|出字)(?:阶段)?(?=\s*(?:速度)?\s*(?:提速|加速|翻倍|快了|更快))"
+    r"|(?:解码|预填充|prefill|decode|生成|出字)(?:阶段)?(?=\s*(?:速度)?\s*(?:明显|显著|大幅|要|也|都)?\s*(?:提速|加速|翻倍|快了|更快))"
+    # "请求在 1.1 秒内完成", "首字必须在 1 秒内返回": a request or first token with the time it completes in
+    r"|(?:请求|首字|首\s*token|回复|响应)(?=\s*(?:都|均|全部)?\s*(?:必须|需要|要|能|可以?)?\s*(?:在|于)\s*[\d.,]+\s*(?:秒|毫秒|ms|s)\s*(?:以)?内"
+    r"\s*(?:完成|返回|结束|给出))"
     rf"|{_BEGIN}(?:requests?|quer(?:y|ies)|prompts?|jobs?|tasks?|agents?|clients?|callers?|customers?|prefill|decode)"
     rf"(?={_H}+(?:(?:now|must|should|will|can|all|still|always|they){_H}+)*(?:complete|completed|completes|finish|finished"
-    rf"|finishes|return|returned|get|got|see|saw|wait|waited|wrap)\b)"
+    rf"|finishes|return|returned|get|got|see|saw|wait|waited|wrap"
+    rf"|(?:is|are|was|were|be|gets?|got){_H}+(?:(?:now|all|still|always){_H}+)*(?:answered|served|handled|processed|completed|returned))\b)"
     rf"|{_BEGIN}tokens?(?={_H}+(?:now{_H}+)?stream)"
     rf"|{_BEGIN}waits?{_H}+(?:before|for){_H}+(?:the{_H}+)?first{_H}+(?:output{_H}+)?(?:token|byte)s?{_END}"
     rf"|{_BEGIN}(?:max(?:imum)?{_H}+)?(?:sustainable{_H}+)?concurrency{_END}|{_BEGIN}traffic{_END}"
@@ -285,6 +301,7 @@ QUANTITIES = (
     rf"|(?:(?:output|generated|input|total|prompt){_H}+)?(?:tok(?:en)?s?|requests?|samples?|quer(?:y|ies)){_H}+(?:per|a)"
     rf"{_H}+sec(?:ond)?\b"
     r"|秒|毫秒|ミリ秒|分钟|(?:token|tok|请求|样本)s?\s*/\s*秒)"
+    rf"|(?<![{_LATIN}\d.])\d+h\d{{1,2}}m(?:\d{{1,2}}s)?(?![{_LATIN}\d])|(?<![{_LATIN}\d.])\d+m\d{{1,2}}(?:\.\d+)?s(?![{_LATIN}\d])"
     rf"|[一两二三四五六七八九十半几数]\s*倍|{_BEGIN}{_NUMBER_WORDS}{_H}?fold{_END}"
     rf"|{_BEGIN}{_NUMBER_WORDS}{_H}+times{_END}{_MULTIPLE}|{_BEGIN}by{_H}+(?:\d[\d.,]*|{_NUMBER_WORDS}){_H}*times{_END}"
     rf"|{_BEGIN}(?:by\s+)?(?:a|one|two)\s+(?:third|quarter|fifth|tenth)s?{_END}"
@@ -318,14 +335,14 @@ _ZH_CHANGES = (
     r"|半分|短縮|削減|向上|速く|高速化|低下|増加|改善"
 )
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
-_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|[从由]\s*[\d.,]+.{0,6}?到\s*\d"
+_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|[从由]\s*[\d.,]+.{0,6}?(?:到|至)\s*\d"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
 _COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
 VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:latency|throughput|time|duration)\s*)?"
                          r"(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
-                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,30}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*|\[)?[+\-]?\d",
+                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,48}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*|\[)?[+\-]?\d",
                          re.IGNORECASE)
 
 
