@@ -38,7 +38,8 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import (
-    ARM_VALUE, USUAL_VALUE, arm_values, baseline_alone, disowned, mood_of, names_another_arm, planned_item, quotation,
+    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, baseline_alone, confirmed_after, disowned, mood_of,
+    names_another_arm, planned_item, quotation,
     states_relative_result,
     taken_back, target_carried, unmeasured_expectation,
 )
@@ -92,7 +93,9 @@ _PRONOUN = re.compile(
     r"|the\s+(?:real|correct|actual|right|new)\s+(?:figure|number|value)|它们?|其|该指标|这一指标|实际"
     rf"|{_ARM_VALUE_START})(?![A-Za-z])", _I)
 # "the quick run has it 30% lower", "快速测试中它已经降低了 30%": the pronoun a few words in
-_PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d)|^[^，。；]{0,10}它", _I)
+_PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-/]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d)|^[^，。；]{0,10}它"
+                             # "Re-running their script on this branch prints 24 ms again": the change's own figure
+                             r"|^\W*(?:[\w\-/]+\s+){0,5}?(?:on|with)\s+this\s+(?:branch|pr|change|patch)\b(?=[^.;]*\d)", _I)
 # "Quick check already shows 290 ms vs 410 ms on main", "均值从 410 ms 降到 290 ms": a clause that sets two arms side by side
 _COMPARES_ARMS = re.compile(r"\d[^.;]{0,40}?\b(?:vs\.?|versus|against|instead\s+of|than)\b[^.;]{0,30}?\b(?:main|baseline|before|master)\b"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。；]{0,12}?到\s*[\d.,]|\d\s*(?:->|→)\s*\d", _I)
@@ -446,11 +449,14 @@ class _Block:
                             if _PERIOD.search(following) else sentence + " " + following) \
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
-                             [(m.start() - start, m.end() - start) for m in results]) \
+                             [(m.start() - start, m.end() - start) for m in results], following) \
                 or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence) \
                 or planned_item(clause, self.block.heading)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
+        after_results = max((m.end() for m in results), default=start + len(clause))
+        if mood.name in (EXPECTATION, POSSIBILITY) and confirmed_after(self.text[after_results:sentence_start + len(sentence)]):
+            return None  # "预期吞吐能提升 35%，压测也是这个数", "In theory 1.4x, and our serving benchmark agrees"
         return mood
 
     def _results_before(self, start: int) -> list[re.Match]:
@@ -688,7 +694,9 @@ def _change_named_after(blocks: list[ProseBlock], index: int) -> bool:
 
 _CODE_KINDS = ("code output", "base output", "config line")
 # "cand = HEAD of the branch", "当前提交即本分支 HEAD": the change's arm named by its commit
-_HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交", _I)
+_HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交"
+                       # "rebuilt with these commits", "cherry-picked the three commits above": the change by its commits
+                       r"|\bthese\s+(?:\w+\s+)?commits\b|\bthe\s+(?:\w+\s+){0,2}?commits?\s+above\b|\bthis\s+commit\b", _I)
 # "Numbers with the fix come in the follow-up": the change's arm named as still to come
 _DEFERRED = re.compile(r"\b(?:will|later|follow[\s\-]?up|comes?\s+(?:in|later|next)|coming|once|not\s+yet|pending|tbd|todo)\b"
                        r"|稍后|后续|待补充|之后再", _I)

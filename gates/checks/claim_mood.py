@@ -333,6 +333,10 @@ _REPORTED = re.compile(_DOCUMENT + r"\s+(?:says|said|claims|claimed|states|promi
 _DOUBT = re.compile(r"\bbut\b|\bhowever\b|\?|\bonly\s+shows?\b|\bnot\s+(?:shown|measured|backed|supported)\b"
                     r"|\bno\s+(?:numbers|data|evidence)\b|但|却", _I)
 # '…, which reads like an end-to-end gain': how the quoted words read, not a result
+# "v2 adds the serving benchmark that backs it", "Reproduced since on 2x H100", "条件是 H100 …": the quoted words backed
+_BACKED = re.compile(r"\b(?:backs?|backed|supports?|supported|substantiates?)\s+(?:it|this|that|them|the\s+(?:claim|title|number))\b"
+                     r"|\b(?:reproduced|confirmed|verified)\b|\bbenchmark\s+(?:logs?|results?|output)\s+(?:are|is)\b"
+                     r"|补充如下|条件(?:是|为)|复现了|已复现|确认了", _I)
 _DESCRIBES_QUOTE = re.compile(r"[\s,]*(?:which|that|it)\s+(?:reads|sounds|looks)\s+like\b", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
@@ -466,10 +470,11 @@ def baseline_alone(clause: str, sentence: str) -> Mood | None:
     return None
 
 
-def quotation(clause: str, sentence: str, results: list[tuple[int, int]]) -> Mood | None:
+def quotation(clause: str, sentence: str, results: list[tuple[int, int]], following: str = "") -> Mood | None:
     """Words quoted from a document, in a question or with how they read: 'The title says "faster decoding", which
     reads like an end-to-end gain'. A quoted number is excused only in a question ('… "2x faster decoding" …; is
-    it?'), and a clause that names our own work not at all. `results` are the spans of the clause's results."""
+    it?'), and a clause that names our own work not at all. `results` are the spans of the clause's results;
+    `following` is the next sentence, which may back the quoted words after all ("v2 adds the benchmark that backs it")."""
     quoted = list(_QUOTED.finditer(clause))
     if not quoted and results and not _OUR_OWN.search(clause) and not states_relative_result(clause):
         reported = _REPORTED.search(clause)  # "The description says this improves throughput, but the table …"
@@ -480,6 +485,7 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]]) -> Moo
     after_quote = sentence.find(quoted[-1].group("quote")) + 1
     if _UNBACKED.search(sentence, after_quote) and not _OUR_OWN.search(sentence, after_quote) \
             and not _SEEN.search(sentence, after_quote) and not _A_B.search(sentence, after_quote) \
+            and not _BACKED.search(sentence, after_quote) and not _BACKED.search(following) \
             and all(any(q.start("quote") <= start < q.end("quote") for q in quoted) for start, _ in results):
         return Mood("a quotation the sentence says is not backed", quoted[0].group(0)[:60])
     described = _DESCRIBES_QUOTE.match(clause, quoted[-1].end())
@@ -597,6 +603,19 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
 
 
 USUAL_VALUE = "a usual value"
+EXPECTATION = "an expectation"
+POSSIBILITY = "a possibility"
+# "…, and our serving benchmark agrees", "压测也是这个数", "三轮压测的中位数与此吻合": a measurement that confirms what was expected
+_CONFIRMED = re.compile(r"\b(?:benchmarks?|runs?|measurements?|a/b|numbers|tests?)\b[^.;]{0,40}?\b(?:agrees?|agreed|confirms?|confirmed"
+                        r"|say\s+the\s+same|says\s+the\s+same|said\s+the\s+same|match(?:es|ed)?|bears?\s+(?:it|this|that)\s+out)\b"
+                        r"|\bconfirmed\s+(?:by|in|on)\s+(?:our|the|a)\b"
+                        r"|(?:压测|实测|测试|benchmark|跑出来|跑完|中位数|结果)[^。；;]{0,16}?(?:也是这个数|正好是这个数|就是这个数|确认如此|与此吻合"
+                        r"|与之吻合|吻合|一致|印证)", _I)
+
+
+def confirmed_after(rest: str) -> bool:
+    """The rest of the sentence after an expectation says a measurement confirmed it: the expected result is stated."""
+    return _CONFIRMED.search(rest) is not None
 
 
 def names_the_change(text: str) -> bool:

@@ -99,6 +99,10 @@ _SHAPE_PARAMETER_BEFORE = re.compile(
 _SHAPE_ITEMS = re.compile(r"(?<![A-Za-z])[A-Za-z_]+\s*=\s*\d|配置|形状|维度|\b(?:configs?|shapes?|routing|dims?|heads?|layouts?|vocab)\b", _I)
 # Any time or rate: a model's result may be timed in seconds, hours or epochs
 _TIMED = re.compile(_MODEL_TIMES.pattern + r"|\d\s*(?:h|hours?|min(?:utes?)?|小时|分钟|天|days?)(?![A-Za-z])|/\s*s\b|每秒", _I)
+# A serving workload a measure was taken under: what it measures is what serves, whatever kernel the clause names
+_SERVING_WORKLOAD = re.compile(r"\b(?:production|live|real|user)\s+traffic\b(?!\s+(?:shapes?|lengths?|distributions?|mix))"
+                               r"|\btraffic\s+replay\b|\b(?:under|in|with)\s+(?:our\s+|the\s+)?(?:serving|load)\s+(?:benchmark|test)s?\b"
+                               r"|线上流量(?!\s*(?:的)?\s*(?:shape|形状|长度|分布))|真实流量(?!\s*(?:的)?\s*(?:shape|形状|长度|分布))", _I)
 # A kernel's own settings: "BLOCK_N=128", "num_warps=8"
 _KERNEL_CONFIG = re.compile(r"\bBLOCK_[A-Z]+\b|\bnum_(?:warps|stages|ctas)\b")
 _MODEL_NAME = re.compile(MODEL_NAMES, _I)
@@ -181,6 +185,8 @@ class Subjects:
         in a kernel's world (a kernel, a GEMM, L2, occupancy, one layer) or timed in microseconds only."""
         clause = without_replaced_kernels(without_denied_kernels(clause))
         world = _KERNEL_WORLD.search(clause) or self.kernel.search(clause)
+        if world and _SERVING_WORKLOAD.search(clause):
+            return None  # "Switching decode to the split-KV kernel raised throughput by 35% under our production traffic replay"
         if world:
             return f"kernel-level: the clause is about a kernel ({world.group(0)!r})"
         if _KERNEL_TIMES.search(clause) and not _MODEL_TIMES.search(clause):
