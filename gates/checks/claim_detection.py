@@ -698,7 +698,7 @@ _HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交"
                        # "rebuilt with these commits", "cherry-picked the three commits above": the change by its commits
                        r"|\bthese\s+(?:\w+\s+)?commits\b|\bthe\s+(?:\w+\s+){0,2}?commits?\s+above\b|\bthis\s+commit\b", _I)
 # "Numbers with the fix come in the follow-up": the change's arm named as still to come
-_DEFERRED = re.compile(r"\b(?:will|later|follow[\s\-]?up|comes?\s+(?:in|later|next)|coming|once|not\s+yet|pending|tbd|todo)\b"
+_DEFERRED = re.compile(r"\b(?:will|later|follow[\s\-]?up|comes?\s+(?:in|later|next)|coming|once|not\s+yet|pending|tbd|todo)\b|['’]ll\b"
                        r"|稍后|后续|待补充|之后再", _I)
 # "on 4 x A100 at the throughput main needed 8 x A100 for": device counts of two arms side by side are results
 _DEVICE_COUNT = re.compile(r"\b\d+\s*[x×]\s*(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|GPUs?)\b|(?:Ascend\s+)?910[A-Z]?\s*[x×]\s*\d+")
@@ -719,7 +719,9 @@ _BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|t
                             r"|baseline\s+(?:only|run|numbers?)"
                             # "(nothing from this branch yet)": the change's arm named only to say it is not here
                             r"|(?:nothing|no\s+(?:numbers?|results?))\s+(?:from|for|of)\s+this\s+(?:pr|branch|change|patch)\s+yet)\b"
-                            r"|改动前|合入前|主干上", _I)
+                            r"|改动前|合入前|主干上"
+                            # "<summary>main branch output</summary>"
+                            r"|^\W*(?:main|master|baseline)(?:\s+branch)?\s+(?:output|numbers|results?|run)\b", _I)
 _CHANGE_ARM = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\bwith\s+(?:the\s+)?(?:patch|change|fix)\b|\bafter\b"
                          r"|\bpatched\b|本\s*PR|改动后|合入后", _I)
 # "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note

@@ -63,7 +63,7 @@ _QUESTION_INSIDE = re.compile(r"\b(?:whether|wonder(?:ing)?\s+(?:if|how))\b", _I
 _ZH_QUESTION = re.compile(r"(?:吗|呢|么)\s*$|如何|怎么|怎样|为什么|为何|是否|能否|能不能|可不可以|有没有|多少|何时|哪些|ですか|でしょうか")
 
 _WISH = (r"(?:please|pls|plz|kindly|let['’]s|consider\s+(?:adding|running|measuring|benchmarking|including)|we\s+(?:would\s+|will\s+|still\s+)?(?:need|want|would\s+like|must|should)"
-         r"|i['’]d\s+like|i\s+want"
+         r"|i['’]d\s+like|i\s+want|ideally"
          r"|(?:it\s+)?would\s+be\s+(?:nice|great|good)|can\s+(?:someone|somebody|anyone|you)|need\s+to|needs\s+to"
          r"|feature\s+request|request:|ask:|wish(?:list)?:|help\s+wanted)")
 _IMPERATIVE = (r"(?:improve|make|get|reduce|increase|bring|push|speed\s+up|optimi[sz]e|lower|raise|cut|boost"
@@ -98,7 +98,7 @@ _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
     r"|(?:success|acceptance|exit)\s+criteri(?:on|a)"
     r"|must\s+(?:stay|be|remain|not\s+exceed|complete|finish|return|respond|be\s+answered)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
-    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain))\b"
+    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain)|ideally|stays?\s+(?:under|below|within))\b"
     r"|目标|要求|预算|不超过|不得超过|上限|下限|目標"
     # "请求必须在 2 秒内完成", "首字需要在 1 秒内返回": a duty to finish within a time states the target
     r"|必须|务必|(?:需要?|应当?|应该)在[^，。；,;]{0,12}?内)", _I)
@@ -110,8 +110,8 @@ _THRESHOLD = re.compile(r"\b(?:no\s+more\s+than|at\s+most|less\s+than|under|with
                         r"|improvements?)\s+(?:of\s+|by\s+)?(?:above|over|beyond|exceeding|more\s+than|greater\s+than"
                         r"|larger\s+than|below|under|less\s+than|at\s+least)\s+[\d.,]+", _I)
 # "请求吞吐低于基线 3% 时会报警": a threshold a gate acts on, in Chinese
-_ZH_THRESHOLD = re.compile(r"(?:低于|高于|超过|下降超过|回退超过|下降|回退)[^，。；]{0,10}?\d+(?:\.\d+)?\s*%[^，。；]{0,6}?(?:时|则)"
-                           r"\s*(?:会|将|自动)*\s*(?:报警|告警|失败|阻止|拦截|报错|阻断)")
+_ZH_THRESHOLD = re.compile(r"(?:低于|高于|超过|下降超过|回退超过|下降|回退)[^，。；]{0,10}?\d+(?:\.\d+)?\s*(?:%|秒|毫秒|ms|s)[^，。；]{0,6}?"
+                           r"(?:时|则|即)\s*(?:会|将|自动)*\s*(?:报警|告警|失败|阻止|拦截|报错|阻断|触发)")
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
                    r"|acceptance|criteri(?:on|a)"
                    r"|acceptable|budget|pings?|notif(?:y|ies)|warns?|bots?)\b", _I)
@@ -160,7 +160,8 @@ _THEORY = r"\bin\s+theory\b|\btheoretically\b|\bon\s+paper\b|理论上"  # "In t
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|would|should|can|will\s+(?:probably|likely|possibly|perhaps))\s+"
                            r"(?:\w+ly\s+|also\s+)?(?:help|improv|lower|reduc"
                            r"|speed|cut|increas|boost|benefit|affect|impact|rais|shorten|hid|mask|caus|lead|skew|distort|see"
-                           r"|notice|observe|get|drop|rise|fall|go\s+up|go\s+down|inflat|mislead|bring)\w*"
+                           r"|notice|observe|get|drop|rise|fall|go\s+up|go\s+down|inflat|mislead|bring|regress|degrad|hurt|worsen"
+                           r"|suffer|slow)\w*"
                            rf"|{_THEORY}|预计|预期|估计"
                            r"|\bany\s+(?:[\w\-]+\s+){0,2}?(?:regressions?|improvements?|gains?|speed-?ups?|slow-?downs?|drops?"
                            r"|changes?|differences?|wins?)\b(?=[^.;]{0,40}\b(?:should|would|could|might|may|will|can|shows?\s+up|stands?\s+out"
@@ -182,9 +183,10 @@ _EXPECTATION = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:small|slight|modest|mino
                           r"|(?:预计|预期)[^。；;！？!?]{0,60}?(?:会|能|将)\s*(?:有所)?\s*(?:提升|提高|降低|改善|加快|减少)", _I)
 # "I'd expect a visible TPOT improvement, but I haven't measured it": any expected gain, in a sentence that says it is
 # unmeasured ("We expect a clear throughput gain in serving" alone still predicts one)
-_EXPECTED_GAIN = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:[\w\-]+\s+){{0,3}}?"
-                            r"(?:improvement|gain|speed-?up|regression|drop|win)s?\b", _I)
+_EXPECTED_GAIN = re.compile(rf"{_EXPECT}(?:an?|some|something\s+like|around|roughly|about|maybe|perhaps)\s+(?:[\w\-~%.]+\s+){{0,4}}?"
+                            r"(?:improvement|gain|speed-?up|regression|drop|win|more|less|fewer|higher|lower|faster)s?\b", _I)
 _UNMEASURED = re.compile(r"\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t|not\s+yet)\s+(?:been\s+)?(?:measured|benchmarked|run|tested)\b"
+                         r"|\bnot\s+a\s+measurement\b|\ban\s+estimate\b|\bestimated\s+from\b"
                          r"|\bunmeasured\b|\bno\s+numbers\s+yet\b|还没(?:有)?测|尚未测", _I)
 # "I wouldn't expect more than a 1-2% change in TPOT": a bound the author does not expect to exceed
 _NOT_EXPECTED = re.compile(r"\b(?:we|i)\s+(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+expect\b", _I)
@@ -221,10 +223,11 @@ _ELSEWHERE = re.compile(
     r"|benchmarks?|figures?|charts?)\b"
     r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped)\b"
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
+    r"|@[\w\-]+['’]s\s+(?:run|numbers?|results?|benchmark|measurements?)\b|\b(?:last\s+week['’]s|yesterday['’]s|an\s+older)\s+nightly\b"
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
     r"|\bsee\s+the\s+(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:blog(?:\s+post)?|release\s+notes?|paper|announcement)\b"
     r"|\bthe\s+paper['’]s\b|\b(?:release\s+notes?|blog(?:\s+post)?|readme|docs?)\s+(?:advertised|advertises|promised|promises"
-    r"|claimed|claims|reported|reports|listed|lists|quote|quotes|quoted|say|says|said)\b|\b[A-Z][\w\-.]*\s+reports\b"
+    r"|claimed|claims|reported|reports|listed|lists|list|quote|quotes|quoted|say|says|said)\b|\b[A-Z][\w\-.]*\s+reports\b"
     r"|\b(?:described|listed|reported|announced)\s+in\s+(?:the\s+)?(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:release\s+)?notes\b"
     r"|\bin\s+(?:the|their|a)\s+(?:[\w.\-]+\s+){0,2}?(?:blog(?:\s+post)?|paper|announcement|release\s+notes?)\b"
     r"|\b(?:users?|people|customers|reporters?|someone|others)\s+in\s+#\d+\s+(?:report|reported|say|said|see|saw|observe[sd]?)\b"
@@ -256,6 +259,9 @@ _DISOWNED = re.compile(
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
     r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改|优化)|(?:只是|仅)作为?参考"
     r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的"
+    r"|\bfor\s+their\s+(?:setup|config(?:uration)?|methodology|settings|hardware)\b"
+    # "I'd like to compare against that once my job … finishes": a number to compare with later, not ours
+    r"|\b(?:compare|measure|check)\s+(?:us\s+|ours\s+)?against\s+(?:that|it|this|those)\s+once\b"
     # "that's the bar people will compare us against", "does anyone know which flags were used for that number?"
     r"|\bthe\s+(?:bar|target|yardstick|reference\s+point)\s+(?:people|users|everyone|others|they)\s+(?:will\s+|would\s+)?"
     r"(?:compare|measure|judge)\b|\b(?:anyone|somebody|someone)\s+know\b[^.?]{0,60}\b(?:that|this|those)\s+(?:number|figure|result)s?\b"
@@ -325,7 +331,8 @@ _QUOTED = re.compile("(?:" + _DOCUMENT + r"\s+(?:says|said|reads|claims|claimed|
 # '…says "speed up serving" but the description only has a unit test', '写的“推理速度提升 30%”缺少测试条件': the sentence
 # says the quoted words are not backed
 _UNBACKED = re.compile(r"\bonly\s+(?:has|have|had|shows?|contains?|includes?)\b|\black(?:s|ing)?\b|\bmissing\b"
-                       r"|\bwithout\s+(?:any\s+)?(?:numbers|data|evidence|benchmarks?)\b|\bno\s+(?:numbers|data|evidence|benchmarks?)\b"
+                       r"|\bwithout\s+(?:any\s+)?(?:numbers|data|evidence|benchmarks?|measurements?)\b"
+                       r"|\bno\s+(?:numbers|data|evidence|benchmarks?|measurements?|bench\s+numbers|results)\b"
                        r"|\bnot\s+(?:shown|measured|backed|supported)\b|缺少|缺乏|没有(?:数据|测试|依据)|不好判断|无法判断", _I)
 # "The description says this improves throughput, but the table only shows the GEMM": words reported from a document,
 # doubted in the same sentence
@@ -426,9 +433,15 @@ _TO_DO_ITEM = re.compile(rf"^\W*(?:[\w\-/ ]{{1,24}}:\s*)?{_IMPERATIVE}\b|^\W*(?:
                          _I)
 
 
+_BUG_REPORT_HEADING = re.compile(r"^\W*(?:describe\s+the\s+bug|bug\s+(?:report|description)|current\s+behaviou?r|问题描述|问题现象"
+                                 r"|the\s+bug)\W*$", _I)
+
+
 def planned_item(clause: str, heading: str) -> Mood | None:
     """An item under a plan's heading or lead-in ("## Roadmap", "Plan:") that says what to do: no result of this
     change. An item that names the change or says it was done or measured is read as it stands."""
+    if _BUG_REPORT_HEADING.match(heading) and not (_THIS_CHANGE.search(clause) or _SEEN.search(clause)):
+        return Mood("a bug report", heading.strip(" #"))  # "### Describe the bug" above what someone saw
     lead = _PLAN_HEADING.match(heading) or _PLAN_HEADING.match(clause)
     if lead is None:
         return None
@@ -441,6 +454,16 @@ def planned_item(clause: str, heading: str) -> Mood | None:
     return None
 
 
+# "`--max-num-batched-tokens` trades TTFT against throughput: larger values let more prefill tokens into one step":
+# what a setting does, in general
+_SETTING_EFFECT = re.compile(r"\btrades?\s+(?:off\s+)?[\w/\-]+(?:\s+[\w/\-]+){0,3}\s+(?:against|for)\b"
+                             r"|^\W*(?:larger|higher|smaller|lower|bigger)\s+values?\b", _I)
+# "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
+# problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
+_BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?:report|description)|describe\s+the\s+bug|current\s+behaviou?r)\s*[:：]"
+                              r"|^\W*(?:after|since)\s+upgrading\s+(?:from|to)\b|^\W*升级(?:到|至)[^，。；]{1,30}?(?:之后|以后|后)", _I)
+
+
 # "Kernel speedups don't always show up in the server", "并不总是": what holds in general, no result of this change
 _NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)\b|并不总是|不总是|不一定|未必", _I)
 
@@ -449,7 +472,7 @@ _NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)
 # alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
 _BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main)\b"
-                            r"|(?:当前|目前|现在的?)\s*main", _I)
+                            r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)", _I)
 _BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b", _I)
 _CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
                             r"|\bafter\b|本\s*PR|改动后|合入后", _I)
@@ -503,7 +526,8 @@ def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
     """An expected gain in a sentence that says it was not measured: "I'd expect a visible TPOT improvement, but I
     haven't measured it"."""
     expected, unmeasured = _EXPECTED_GAIN.search(clause), _UNMEASURED.search(sentence)
-    if expected and unmeasured and not _PAST_CHANGE.search(clause) and not states_relative_result(_SHARE.sub(" ", clause)) \
+    rest = clause[:expected.start()] + " " + clause[expected.end():] if expected else clause  # the expected number itself
+    if expected and unmeasured and not _PAST_CHANGE.search(clause) and not states_relative_result(_SHARE.sub(" ", rest)) \
             and not _SEEN.search(clause):
         return Mood("an expectation, not measured", f"{expected.group(0)} … {unmeasured.group(0)}")
     return None
@@ -585,13 +609,16 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     theory = _IN_THEORY.search(stripped)
     if theory and not _SEEN.search(stripped) and not _PAST_CHANGE.search(stripped):
         return Mood("a possibility", theory.group(0))
+    bug = _BUG_REPORT_LEAD.search(stripped)
+    if bug and not _THIS_CHANGE.search(stripped):
+        return Mood("a bug report", bug.group(0).strip())
     if states_relative_result(stripped):
         return None
     future, verb = _FUTURE_RE.search(stripped), _PLAN_VERB_RE.search(stripped)
     if future and verb:
         return Mood("a plan", f"{future.group(0)} … {verb.group(0)}")
     for pattern, name in ((_HYPOTHETICAL, "a possibility"), (_PURPOSE, "a purpose"), (_DEFINITION, "a definition"),
-                          (_POINTER, "a pointer"), (_NOT_ALWAYS, "a generalisation")):
+                          (_POINTER, "a pointer"), (_NOT_ALWAYS, "a generalisation"), (_SETTING_EFFECT, "a setting's effect")):
         found = pattern.search(stripped)
         if found and not (pattern is _DEFINITION and arm_values(stripped)):
             return Mood(name, found.group(0))

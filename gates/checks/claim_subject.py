@@ -52,7 +52,7 @@ _SCOPE_SPANS_KERNEL = re.compile(
     # "End-to-end, the quantization pass (scale + cast + pack) now takes 48 µs"
     r"|^(?![^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
     r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b))"
-    r"[\s,:]*(?:the\s+)?(?:[\w\-]+\s+){0,3}?(?:pass|kernel|op|operator|launch|gemm|matmul)\b"
+    r"[\s,:]*(?:(?:across|over|for|of|in)\s+)?(?:the\s+)?(?:[\w\-+]+\s+){0,8}?(?:pass|kernel|op|operator|launch|gemm|matmul)\b"
     r"[^.;|]{0,80}?\d[\d.,]*\s*(?:us|µs|μs|ns)(?![A-Za-z])"
     # "End-to-end time of the GPTQ quantization pass (calibrate + pack) is 6m12s vs 14m40s": the time of an offline
     # tool's pass (quantization, packing, compilation, export …), not of one that runs the model
@@ -125,6 +125,9 @@ _KERNEL_THROUGHPUT = re.compile(
     r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?)['’]?s?\s+(?:own\s+)?throughput\b"
     r"|\bthroughput\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?|GEMMs?"
     r"|GEMVs?)(?![A-Za-z])|(?:内核|算子|kernel)\s*的?\s*吞吐", _I)
+# "(measured in isolation, no model in the loop)": a model named to say it was not there
+_MODEL_DENIED = re.compile(r"\bno\s+(?:model|server)\s+in\s+the\s+loop\b|\bwithout\s+(?:the|a|any)\s+(?:model|server)\b"
+                           r"|\bnot\s+(?:the|a)\s+(?:whole\s+)?(?:model|server)\b", _I)
 _ISOLATED = re.compile(r"\bmicrobench\w*|\bin\s+isolation\b|\b(?:op|kernel|operator)\s+alone\b|\bstandalone\b", _I)
 _SERVING_HEAD = re.compile(
     rf"{SERVING_SUBJECTS}|{SERVING_MEASURES}|{SCOPE_TERMS}|(?<![A-Za-z])(?:servers?|engines?|systems?|models?|deployments?"
@@ -204,7 +207,7 @@ class Subjects:
             return True  # "The microbenchmark reports tokens/s for the attention op alone: …"
         named = _KERNEL_THROUGHPUT.search(clause_head)
         if named:
-            return not _SERVING_HEAD.search(clause[:named.start()] + " " + clause[named.end():])
+            return not _SERVING_HEAD.search(_MODEL_DENIED.sub(" ", clause[:named.start()] + " " + clause[named.end():]))
         found = _KERNEL_RATE_HEAD.match(clause_head)
         return bool(found and self.kernel.fullmatch(found.group("subject").split()[-1].strip("`"))
                     and not _SERVING_HEAD.search(clause))
@@ -246,7 +249,7 @@ class Subjects:
             return True
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
             and (self._about_a_kernel(clause) or bool(_KERNEL_CONFIG.search(clause)
-                                                      or re.search(r"\b(?:fused|pass|launch|permute|unpermute)\b", clause, _I)))
+                                                      or re.search(r"\b(?:fused|pass|launch|permute|unpermute|template|wrapper)\b", clause, _I)))
 
     def _about_a_kernel(self, clause: str) -> bool:
         """The clause names a kernel or its world, or is timed in microseconds only."""

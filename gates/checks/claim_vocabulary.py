@@ -46,7 +46,8 @@ def _ascii_words(pattern: str) -> str:
 
 _PER_SECOND = r"\s*/\s*s(?:ec(?:ond)?s?)?\b"
 METRIC_TERMS = _ascii_words(
-    r"\btrain_(?:runtime|samples_per_second|steps_per_second)\b|\bTTFTs?\b|\bTTFBs?\b|\bTPOTs?\b|\bITLs?\b|\bE2ELs?\b|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
+    r"\btrain_(?:runtime|samples_per_second|steps_per_second)\b"
+    r"|\b(?:TTFTs?|TTFBs?|TPOTs?|ITLs?|E2ELs?)\b(?![\-\s]+(?:critical|sensitive|relevant|dominated|heavy)\b)|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
     rf"|\btime{_H}+to{_H}+first{_H}+byte\b|\bepoch{_H}+times?\b|\btime{_H}+per{_H}+epoch\b"
     rf"|\btok(?:en)?s?{_H}+per{_H}+s\b|\bmodel{_H}+steps?(?:{_H}+times?)?\b|\b(?:s|ms|sec)\s*/\s*(?:iter|it|step)\b"
     rf"|\b(?:faster|slower|quicker){_H}+first{_H}+tok(?:en)?\b|\bp(?:50|90|95|99)\b(?=(?:[^.;|]|\.(?=\d)){{0,30}}?\d\s*(?:ms|s)\b)"
@@ -245,7 +246,7 @@ SERVING_SUBJECTS = (
     # Chinese, Japanese
     r"|(?:训练任务|微调任务|(?:每|训练|跑)\s*(?:一)?\s*(?:个|轮)?\s*(?:epoch|step|迭代)|一\s*(?:个|轮)\s*(?:epoch|迭代)|用户|客户|每\s*(?:个|次)?\s*(?:请求|查询|回复|对话)"
     r"|回复(?!\s*(?:评审|审阅|审查|review|楼上|一下|@))|响应|推理|服务(?![^，。；]{0,10}?(?:还没|尚未|没有|未)(?:来得及)?测)"
-    r"|成本|对话|聊天|线上|生产环境|整机)"
+    r"|成本|对话|聊天|(?<!时间)线上|生产环境|整机)"
     # "按线上服务的真实 shape 测": the setting a kernel is measured in, as "serving shapes" is
     r"(?!(?:服务|推理|部署)?\s*(?:的)?\s*(?:真实|典型|常见|实际)?\s*(?:shapes?|形状|尺寸|规模|batch|配置|场景))"
     r"|(?:生成|输出|解码)\s*(?:速度|速率|时间|耗时)|模型\s*(?:的)?\s*(?:响应|回答|生成|输出|速度|整体)"
