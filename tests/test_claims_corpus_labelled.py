@@ -46,7 +46,6 @@ KNOWN_MISSES = {
     "TL;DR: decode goes brrr — ~1.4x.": "'decode goes brrr' is no result",
     "The run finished 20% sooner with identical loss.": "'the run' alone is no training run",
     "> How much does this help TTFT?\n\nAbout 120 ms at p50.": "the quoted question does not lend its metric to the answer",
-    "Whisper large-v3 transcribes 1.5x faster than realtime on this branch.": "'Whisper' is no known model name",
     "Serving benchmark after this change:\n\n```\n============ Serving Benchmark Result ============\nSuccessful requests:"
     "                     500\nBenchmark duration (s):                  40.3\n---------------Time to First Token"
     "----------------\nMean:                                    288.1\n(main Mean:                              412.3)\n```":

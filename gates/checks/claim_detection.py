@@ -38,7 +38,8 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_mood import (
-    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, baseline_alone, confirmed_after, disowned, mood_of,
+    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, backs_a_quotation, baseline_alone, confirmed_after, disowned,
+    mood_of,
     names_another_arm, planned_item, quotation,
     states_relative_result,
     taken_back, target_carried, unmeasured_expectation,
@@ -82,7 +83,8 @@ _ARM_VALUE_START = (
     r"main|baseline|the\s+(?:branch|pr|patch|patched\s+[\w\-]+)|(?:(?:for|with|on|in)\s+)?this\s+(?:pr|change|branch|patch)"
     r"|[\w\-]+(?:\s+the\s+change)?\s*:\s*(?=[+\-−~≈]?\d)|(?:measured|results?|done|achieved|after|before)\s*:"
     r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|实测|结果\s*[:：]"
-    r"|(?:在|用|有)?\s*(?:本\s*PR|本分支|改动后|合入后)")
+    r"|(?:在|用|有)?\s*(?:本\s*PR|本分支|改动[前后]|合入(?:本\s*PR)?\s*[前后]|这个\s*(?:分支|PR))"
+    r"|(?=(?:roughly|about|around|approximately|almost|nearly)\s+[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×))")
 # What takes up a metric named in an earlier block, when that block is more than a short label: an arm's value only
 _ARM_TAKE_UP = re.compile(rf"[\s(\-*]*(?:{_ARM_VALUE_START})(?![A-Za-z])", _I)
 # What takes up a metric named earlier in the block: a pronoun, "ours", an answer, the change's new figure, or an arm
@@ -617,6 +619,8 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
     lead = _LeadIn()  # the prose just before a code block's output or a table
     plan_label = ""  # "Roadmap:", "Next steps:" alone on a line: the list items under it are its items
+    two_arms = _fences_with_two_arms(blocks)
+    given_elsewhere = None  # the last verdict of a paragraph that excused a number as another's, the base's or unbacked
     for index, block in enumerate(blocks):
         under_lead = block.kind in _CODE_KINDS or block.kind == "table row"
         if block.kind == "paragraph" and plan_label and _is_list_item(text, block):
@@ -626,11 +630,19 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         if not under_lead:
             lead = _LeadIn.of(block.text)
         if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
-                and not (block.kind in _CODE_KINDS and _change_named_after(blocks, index)):
+                and not (block.kind in _CODE_KINDS and (_change_named_after(blocks, index) or index in two_arms)):
             continue
+        if given_elsewhere is not None and block.kind == "paragraph":
+            taken = _given_to_the_change(given_elsewhere, block)
+            given_elsewhere = None
+            if taken is not None:
+                verdicts.append(taken)
+                continue
         judged = list(_Block(block, words, index in kernel_rate_rows, lead.kernel_label and under_lead)
                       .verdicts(label, short))
         verdicts.extend(judged)
+        if judged and block.kind == "paragraph" and not judged[-1].claim and judged[-1].reason.startswith(_GIVEN_ELSEWHERE):
+            given_elsewhere = judged[-1]
         if judged:
             answered = judged[-1].reason.startswith("a question")  # "> How much does this help TTFT?" above its answer
             label = judged[-1] if judged[-1].reason == MENTION or answered else None
@@ -652,6 +664,46 @@ def _is_list_item(source: str, block: ProseBlock) -> bool:
     line_start = source.rfind("\n", 0, start) + 1
     marker = _LIST_MARKER.match(source, line_start)
     return marker is not None and marker.end() == start  # a task item's box ("- [ ] …") is part of its text
+
+
+# Excuses that a next paragraph naming the change can take back: "…; that's the bar people will compare us against."
+# above "With this branch we do 4,100.", 'The title says "30% lower TTFT" but …' above "That number is from our staging
+# canary running this branch."
+_GIVEN_ELSEWHERE = ("a number from elsewhere", "the base arm alone", "a quotation the sentence says is not backed")
+_NUMBER = re.compile(r"(?<![\w.])[~≈]?\d[\d.,]*")
+
+
+def _given_to_the_change(excused: Verdict, block: ProseBlock) -> Verdict | None:
+    """A claim when the paragraph after `excused` gives its number to this change: it names the change's arm and gives
+    a number of its own, or (after a quotation) backs the quoted words."""
+    text = block.text
+    named = _CHANGE_ARM.search(text) or _HEAD_ARM.search(text)
+    number = _NUMBER.search(text)
+    quoted = excused.reason.startswith("a quotation")
+    if not ((named and number) or (quoted and backs_a_quotation(text))) or _DEFERRED.search(text):
+        return None
+    line, col = block.position(0)
+    return Verdict(line, col, excused.words, True, (number.group(0) if number else named.group(0) if named else ""), "",
+                   text[:200])
+
+
+def _fences_with_two_arms(blocks: list[ProseBlock]) -> set[int]:
+    """Indexes of the lines of each fenced block that gives one label twice ("Output token throughput (tok/s): 4480.2" and,
+    under "split route bs = 1", "…: 5893.7"): two arms in one block, whatever lead-in calls it the base's."""
+    found: set[int] = set()
+    group: list[int] = []
+    for index, block in enumerate(blocks + [None]):
+        if block is not None and block.kind in _CODE_KINDS:
+            group.append(index)
+            continue
+        labels = [m.group(1).strip().lower() for m in (_LABELLED_VALUE.match(blocks[i].text) for i in group) if m]
+        if len(labels) != len(set(labels)):
+            found.update(group)
+        group = []
+    return found
+
+
+_LABELLED_VALUE = re.compile(r"^\s*([^:=\d][^:=]{1,60}?)\s*[:=]\s*[~≈]?\d")
 
 
 @dataclass(frozen=True)

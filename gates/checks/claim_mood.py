@@ -275,8 +275,11 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
                       r"|本\s*PR|我们的|合并后", _I)
 # "…, and with this change we now match it", "this PR gets it for us", "porting it here gave us the same 2x",
 # "我们接入后也达到了": the sentence gives the attributed number to this change after all
-_OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
-                        r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives)\w*"
+_OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
+                        r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives|does|do|did|clears?|cleared|beats?"
+                        r"|exceed|surpass|(?:is|are|were|['’]re)\s+(?:now\s+)?at\b)\w*"
+                        r"|\bours\s+(?:is|was|are|were)\b|\bthis\s+(?:pr|branch)\s*:\s*[~≈]?\d|\bbefore\s+this\s+(?:pr|change)\b"
+                        r"|\b(?:it|that|this\s+number)\s+(?:comes?|came)\s+from\s+(?:this|our)\b"
                         r"|\bgave\s+us\b|\bgives\s+us\b|我们[^。；]{0,12}?(?:达到|做到|也有|实现)", _I)
 _RELEASE_AT_START = re.compile(r"\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b", _I)
 _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:es|ed)\b|一致|吻合", _I)
@@ -343,7 +346,15 @@ _DOUBT = re.compile(r"\bbut\b|\bhowever\b|\?|\bonly\s+shows?\b|\bnot\s+(?:shown|
 # "v2 adds the serving benchmark that backs it", "Reproduced since on 2x H100", "条件是 H100 …": the quoted words backed
 _BACKED = re.compile(r"\b(?:backs?|backed|supports?|supported|substantiates?)\s+(?:it|this|that|them|the\s+(?:claim|title|number))\b"
                      r"|\b(?:reproduced|confirmed|verified)\b|\bbenchmark\s+(?:logs?|results?|output)\s+(?:are|is)\b"
-                     r"|补充如下|条件(?:是|为)|复现了|已复现|确认了", _I)
+                     r"|\bthis\s+(?:branch|pr|change|patch)\b|\b(?:staging|canary|a/b|fresh[\s\-]process|dashboard|screenshot)\b"
+                     r"|\b(?:attached|linked)\b|\bcomments?\s+below\b|\bnext\s+comment\b|\bmain\s*:\s*[~≈]?\d"
+                     r"|补充如下|补充一下|条件(?:是|为)|测试条件\s*[:：]|复现了|已复现|确认了|本分支|本\s*PR|测的|测得|得到的|预发", _I)
+
+
+def backs_a_quotation(text: str) -> bool:
+    """The text (the paragraph after a quotation said to be unbacked) backs the quoted words after all: "That number is
+    from our staging canary running this branch", "- main: 410 ms / - this PR: 287 ms"."""
+    return _BACKED.search(text) is not None
 _DESCRIBES_QUOTE = re.compile(r"[\s,]*(?:which|that|it)\s+(?:reads|sounds|looks)\s+like\b", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
@@ -362,6 +373,8 @@ def states_relative_result(clause: str) -> bool:
 
 # "…; with this PR it finishes within 1.2 s (main: 2.9 s)", "instead of 2.4 s": the target met by this change
 _MEETS_IT = re.compile(r"\bthis\s+(?:pr|change|patch|branch)\b|\bafter\s+this\b|本\s*PR|\binstead\s+of\s+[\d.]"
+                       r"|这个\s*(?:分支|PR)|本分支|合入(?:本\s*PR)?后|合入前|改动[前后]|main\s*上?\s*(?:是|为|要|只有)?\s*[\d.]"
+                       r"|(?:原来|之前|以前)(?:是|为|要)?\s*[\d.]|现在\s*[\d.]"
                        r"|\bdown\s+from\b|\bmain\s*[:=(]\s*[\d.]|\(main\b", _I)
 
 
@@ -433,6 +446,12 @@ _TO_DO_ITEM = re.compile(rf"^\W*(?:[\w\-/ ]{{1,24}}:\s*)?{_IMPERATIVE}\b|^\W*(?:
                          _I)
 
 
+# "…, since it gives Llama-3-8B 30% lower TTFT", "given the 1.4x it brought", "(1.4x output tok/s on Llama-3-8B)",
+# "把这次首字延迟下降 30% 的改动推到生产环境": a result the item gives as its reason, or of the change it acts on
+_REASON_WITH_RESULT = re.compile(r"\b(?:since|given|because|as)\b|\b(?:it|this|that)\s+(?:gives|gave|brings|brought|takes|took"
+                                 r"|gets|got|makes|made|yields|yielded|delivers|delivered)\b|\([^)]*\d[^)]*\)|[—–]\s*(?:it|this)\b"
+                                 r"|这次|这个让|让[^，。；]{0,24}?(?:降低|提升|下降|提高|加快|缩短)|(?:降低|提升|下降|提高|加快|缩短)[^，。；]{0,16}?的\s*(?:改动|开关|路径|修改|优化)",
+                                 _I)
 _BUG_REPORT_HEADING = re.compile(r"^\W*(?:describe\s+the\s+bug|bug\s+(?:report|description)|current\s+behaviou?r|问题描述|问题现象"
                                  r"|the\s+bug)\W*$", _I)
 
@@ -449,7 +468,8 @@ def planned_item(clause: str, heading: str) -> Mood | None:
     item = re.sub(r"^\W*[:：\-—]\s*", "", item)
     to_do = _TO_DO_ITEM.match(item)
     done = _PAST_CHANGE.search(item, to_do.end()) if to_do else None  # "cut" itself is the item's verb, not its past
-    if to_do and not (_THIS_CHANGE.search(clause) or done or _SEEN.search(clause)):
+    reason = _REASON_WITH_RESULT.search(item) if states_relative_result(item) or _FINITE_CHANGE.search(item) else None
+    if to_do and not (_THIS_CHANGE.search(clause) or done or _SEEN.search(clause) or reason):
         return Mood("a plan", lead.group(0).strip(" #:-"))
     return None
 
@@ -475,14 +495,16 @@ _BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|f
                             r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)", _I)
 _BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b", _I)
 _CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
-                            r"|\bafter\b|本\s*PR|改动后|合入后", _I)
+                            r"|\bafter\b|本\s*PR|改动后|合入后|\bthe\s+branch\b|\bwith\s+it\b|本分支|这个\s*(?:分支|PR)"
+                            # "that's the baseline, and the gap is 31%", "这个分支高出 31%": a comparison with the base
+                            r"|\b(?:gap|difference|above\s+it|below\s+it|ahead\s+of\s+it)\b|差距|高出|低于它", _I)
 _REFERENCE_UPDATE = re.compile(r"\b(?:reference|golden|expected|threshold)\s+(?:values?|throughput|latency|numbers?|thresholds?)?"
                                r"(?:[^.;]|\.(?=\S)){0,80}?\b(?:lowered|raised|updated|bumped|adjusted|relaxed|tightened)\b", _I)
 
 
 def baseline_alone(clause: str, sentence: str) -> Mood | None:
     """The base arm's numbers alone, or a golden value updated: no result of the change."""
-    if _CHANGE_ARM_IN.search(clause):
+    if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence):
         return None
     lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
     if lead:
@@ -569,7 +591,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE, _CHECK_THAT):
         found = pattern.search(stripped)
         if found and not wrapped and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)) \
-                and not _MET.search(stripped):
+                and not _MET.search(stripped) and not (pattern is _ZH_REQUEST and _MEETS_IT.search(stripped)):
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
@@ -633,11 +655,15 @@ USUAL_VALUE = "a usual value"
 EXPECTATION = "an expectation"
 POSSIBILITY = "a possibility"
 # "…, and our serving benchmark agrees", "压测也是这个数", "三轮压测的中位数与此吻合": a measurement that confirms what was expected
-_CONFIRMED = re.compile(r"\b(?:benchmarks?|runs?|measurements?|a/b|numbers|tests?)\b[^.;]{0,40}?\b(?:agrees?|agreed|confirms?|confirmed"
-                        r"|say\s+the\s+same|says\s+the\s+same|said\s+the\s+same|match(?:es|ed)?|bears?\s+(?:it|this|that)\s+out)\b"
+_MEASURED_WHERE = (r"(?:\b(?:benchmarks?|runs?|measurements?|a/b|numbers|tests?|staging|canary|deployment|cluster|production|prod"
+                   r"|replay|dashboard|this\s+(?:branch|pr|change|patch)|our\s+(?:box|machine|cluster|nodes?))\b"
+                   r"|压测|实测|测试|benchmark|跑出来|跑完|中位数|结果|灰度|线上|预发|上线后|生产|本分支|本\s*PR|这个分支)")
+_CONFIRMED = re.compile(_MEASURED_WHERE + r"[^.;。；]{0,60}?(?:\b(?:agrees?|agreed|confirms?|confirmed|say\s+the\s+same|says\s+the\s+same"
+                        r"|said\s+the\s+same|match(?:es|ed)?|bears?\s+(?:it|this|that)\s+out|sees?|saw|seen|shows?|showed|shown|landed"
+                        r"|lands|measured|gives?|gave|does|did|(?:is|was)\s+what)\b|[~≈]?\d"
+                        r"|也是这个数|正好是这个数|就是这个数|确认如此|与此吻合|与之吻合|吻合|一致|印证|差不多|也是这样|看到)"
                         r"|\bconfirmed\s+(?:by|in|on)\s+(?:our|the|a)\b"
-                        r"|(?:压测|实测|测试|benchmark|跑出来|跑完|中位数|结果)[^。；;]{0,16}?(?:也是这个数|正好是这个数|就是这个数|确认如此|与此吻合"
-                        r"|与之吻合|吻合|一致|印证)", _I)
+                        r"|\b(?:that['’]?s|that\s+is|which\s+is)\s+(?:what|roughly\s+what|about\s+what)\s+(?:we|i|production|staging)\b", _I)
 
 
 def confirmed_after(rest: str) -> bool:

@@ -218,6 +218,35 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full){_H}+(?:network|net){_END}"
     rf"|{_BEGIN}(?:sft|dpo|rlhf|grpo|ppo|training|fine{_H}?tuning|pre{_H}?training){_H}+recipes?{_END}"
     rf"|{_BEGIN}(?:benchmark_serving(?:\.py)?|bench{_H}+serve){_END}"
+    # a model's evaluation, an image or speech model's work, an app that serves: "the MMLU eval", "SDXL takes 2.1 s per
+    # image", "Whisper RTF", "the voice assistant starts speaking", "calls to our OpenAI-compatible API", "our summariser"
+    rf"|{_BEGIN}(?:mmlu|gsm8k|humaneval|c{_H}?eval|cmmlu|mt{_H}?bench|alpacaeval|hellaswag|truthfulqa|longbench|ifeval|math{_H}?500"
+    rf"|gpqa|livecodebench|swe{_H}?bench)(?:{_H}+(?:eval(?:uation)?|pass|run|suite|benchmark|prompts))?{_END}"
+    rf"(?!{_H}+(?:accuracy|acc|scores?|pass@\d+|results?|numbers|exact{_H}+match|em|f1){_END})"
+    rf"|{_BEGIN}(?:sdxl|stable{_H}+diffusion|flux|whisper(?:{_H}?large(?:{_H}?v\d)?)?|wan|hunyuan(?:video)?){_END}"
+    rf"|{_BEGIN}RTF{_END}|{_BEGIN}real{_H}?time{_H}+factor{_END}"
+    rf"|{_BEGIN}(?:voice|coding|code{_H}?review|support|customer{_H}?service)?{_H}*(?:assistant|bot|agent|summari[sz]er|copilot)"
+    rf"{_H}+(?:now{_H}+)?(?:starts?|answers?|responds?|replies|posts?|finishes|gets{_H}+through|returns?|speaks?){_END}"
+    rf"|{_BEGIN}(?:translation|summari[sz]ation|embedding|transcription|search|recommendation)(?:{_H}+(?:service|batch|job|pipeline"
+    rf"|api|endpoint))?{_H}+(?:now{_H}+)?(?:gets{_H}+through|takes|finishes|runs|returns|completes|of){_END}"
+    rf"|{_BEGIN}(?:calls?|requests?){_H}+to{_H}+(?:our|the){_H}+(?:[\w\-]+{_H}+){{0,2}}?(?:api|endpoint|service|server){_END}"
+    rf"|{_BEGIN}(?:embedding|indexing|summari[sz]ing|transcribing|translating){_H}+(?:the|an?|our){_H}+(?:[\w\-.]+{_H}+){{0,3}}?"
+    rf"(?:corpus|documents?|tickets?|audio|dataset|batch){_END}"
+    rf"|{_BEGIN}autocomplete(?:{_H}+suggestions?)?{_END}|{_BEGIN}streaming{_H}+starts{_END}"
+    rf"|{_BEGIN}(?:the{_H}+)?first{_H}+(?:chunk|token|byte|word)s?{_H}+of{_H}+the{_H}+stream{_END}"
+    rf"|(?<![\w.,])[\d.,]+\s*[kKM]?[\-\s](?:prompt|request|ticket|document|question|conversation){_H}+(?:[\w\-]+{_H}+)?"
+    rf"(?:batch|job|run|replay|workload){_END}"
+    rf"|{_BEGIN}eval(?:uation)?s?{_H}+(?:now{_H}+)?(?:finished|finishes|took|takes|completed|completes){_END}"
+    rf"|(?<![\w.])\d+(?:\.\d+)?[bB]{_H}+(?:training{_H}+)?(?:step|iteration)s?{_END}"
+    rf"|{_BEGIN}(?:each|every){_H}+(?:decode|decoding|generation){_H}+step{_END}"
+    rf"(?={_H}+(?:of{_H}+the{_H}+[\w\-.]+{_H}+)?(?:now{_H}+)?(?:is|was|takes|took|gets|got|becomes|became|runs|ran|finishes|finished){_END})"
+    rf"|{_BEGIN}(?:the{_H}+)?(?:full|whole|entire){_H}+forward{_H}+pass{_END}(?!{_H}+of{_H}+(?:the{_H}+)?(?!model){_END}[a-z])"
+    rf"|{_BEGIN}tokens?{_H}+(?:now{_H}+)?(?:come{_H}+out|out{_H}+per{_H}+second){_END}"
+    rf"|(?<=[x×%] )(?:at|in|on)\s+the\s+(?:server|serving\s+side|model\s+level){_END}"
+    rf"|{_BEGIN}(?:tokens{_H}+per{_H}+minute|TPM|RPM|QPM|requests{_H}+per{_H}+minute){_END}"
+    rf"|{_BEGIN}(?:as{_H}+seen{_H}+from|measured{_H}+at){_H}+the{_H}+(?:load{_H}?balancer|client|gateway|proxy){_END}"
+    rf"|{_BEGIN}(?:across{_H}+the{_H}+(?:whole{_H}+)?fleet|on{_H}+the{_H}+live{_H}+[\w\-]+{_H}+endpoint|in{_H}+(?:last{_H}+week['’]s|the|our){_H}+canary)"
+    rf"{_END}"
     # "the quantized checkpoint then decodes 1.4x faster", "the full offline generation job", "(ShareGPT, 1000 prompts)"
     rf"|{_BEGIN}(?:(?:quantized|converted|exported){_H}+)?checkpoints?{_H}+(?:(?:now|then|also){_H}+)?(?:decodes?|generates?|serves?"
     rf"|answers?){_END}"
@@ -254,6 +283,9 @@ SERVING_SUBJECTS = (
     r"|跑完\s*(?:整个|[\d,.]+\s*[kK万千]?\s*条)?\s*(?:的)?\s*(?:评测集|测评集|数据集|测试集)|出词速度|每秒(?:能)?吐出"
     # 整网性能, 大模型整网, 整个模型的前向: the whole model
     r"|整网|整个模型|全模型"
+    # 流式输出第一个字, 生成一段 500 字的回答, 向量化, 语音助手, 摘要任务, 接口返回时间, 大模型每次调用, 每分钟能出, 全量/灰度集群, 评测
+    r"|流式输出|生成一段|回答一个问题|(?:文档|语料|知识库)\s*(?:的)?\s*向量化|向量化\s*(?:任务|服务)|语音助手|摘要任务|接口\s*(?:的)?\s*(?:平均)?\s*返回时间|大模型每次调用|每分钟能?出"
+    r"|(?:全量|灰度)\s*集群|出一张图|转写|(?:C-?Eval|MMLU|CMMLU)\s*评测|评测集跑一遍|每生成一个\s*token|同样的流量"
     # 训练一轮, 训练 1 个 epoch, 各训 500 步: a training run's unit of work
     r"|训练\s*(?:一|[\d,]+)\s*(?:轮|遍|个\s*epoch)|各?训\s*[\d,]+\s*步"
     # 8 卡预训练的算力利用率 (MFU), token 产出速率, 并发会话数, 1000 条请求
@@ -304,6 +336,7 @@ SERVING_MEASURES = (
     rf"|{_BEGIN}tokens?(?={_H}+(?:now{_H}+)?stream)"
     rf"|{_BEGIN}waits?{_H}+(?:before|for){_H}+(?:the{_H}+)?first{_H}+(?:output{_H}+)?(?:token|byte)s?{_END}"
     rf"|{_BEGIN}(?:max(?:imum)?{_H}+)?(?:sustainable{_H}+)?concurrency{_END}|{_BEGIN}traffic{_END}"
+    rf"|{_BEGIN}benchmark{_H}+duration{_END}"
     r"|延迟|时延|吞吐|耗时|等待时间|レイテンシ|遅延|スループット|待ち時間|整体"
 )
 
@@ -360,14 +393,14 @@ _ZH_CHANGES = (
     r"|半分|短縮|削減|向上|速く|高速化|低下|増加|改善"
 )
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
-_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|[从由]\s*[\d.,]+.{0,6}?(?:到|至)\s*\d"
+_FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|[从由]\s*[\d.,]+.{0,6}?(?:到|至)\s*了?\s*\d"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
-_COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比)\s*[\d.,]*\d"
+_COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比|原来(?:是|为|要)?|此前(?:是|为)?)\s*[\d.,]*\d"
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
 VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:latency|throughput|time|duration)\s*)?"
                          r"(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
-                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,48}?:|[:=|]|\bis\b|\bare\b|\bof\b|为|是|：)\s*(?:\*\*|\[)?[+\-]?\d",
+                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,48}?:|[:=|]|\bis\b|\bare\b|\bof\b|(?:数|数量)?\s*(?:为|是|：))\s*(?:\*\*|\[)?[+\-]?\d",
                          re.IGNORECASE)
 
 
