@@ -110,7 +110,9 @@ _THRESHOLD = re.compile(r"\b(?:no\s+more\s+than|at\s+most|less\s+than|under|with
                         r"|improvements?)\s+(?:of\s+|by\s+)?(?:above|over|beyond|exceeding|more\s+than|greater\s+than"
                         r"|larger\s+than|below|under|less\s+than|at\s+least)\s+[\d.,]+", _I)
 # "请求吞吐低于基线 3% 时会报警": a threshold a gate acts on, in Chinese
-_ZH_THRESHOLD = re.compile(r"(?:低于|高于|超过|下降超过|回退超过|下降|回退)[^，。；]{0,10}?\d+(?:\.\d+)?\s*(?:%|秒|毫秒|ms|s)[^，。；]{0,6}?"
+_ALERT_RULE_LEAD = re.compile(r"^\W*(?:告警规则|报警规则|告警条件|回滚条件|alert(?:ing)?\s+rules?|rollback\s+(?:rule|condition)s?)\s*[:：]", _I)
+_ZH_THRESHOLD = re.compile(r"若[^。；]{0,40}?(?:超过|高于|低于|上涨|下降)[^。；]{0,24}?(?:则|就|即|自动)?[^。；]{0,10}?(?:回滚|报警|告警|触发|阻断)"
+                           r"|(?:低于|高于|超过|下降超过|回退超过|下降|回退)[^，。；]{0,10}?\d+(?:\.\d+)?\s*(?:%|秒|毫秒|ms|s)[^，。；]{0,6}?"
                            r"(?:时|则|即)\s*(?:会|将|自动)*\s*(?:报警|告警|失败|阻止|拦截|报错|阻断|触发)")
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
                    r"|acceptance|criteri(?:on|a)"
@@ -209,7 +211,9 @@ _SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|sh
 _A_B = re.compile(r"\bA/B\b|\bfresh[\s\-]process|\bbenchmark(?:ed)?\s+(?:it|this)\b|对比\s*main|压测", _I)
 # "… fails the PR if output tok/s drops more than 2%": a result inside a condition
 _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)\b)|unless|whenever|(?:only\s+)?when"
-                               r"|once\s+(?:we|you|someone|it|this|that)\s+(?:confirm|check|verify|see|know|measure)\w*)\b"
+                               r"|once\s+(?:we|you|someone|it|this|that)\s+(?:confirm|check|verify|see|know|measure)\w*"
+                               r"|once\s+(?:the\s+)?(?:nightly|ci|benchmarks?|bench|runs?|dashboards?|numbers)\s+(?:shows?|confirms?|says|reports?)"
+                               r"|until\s+(?:the\s+)?(?:nightly|ci|benchmarks?|dashboards?)\s+(?:shows?|confirms?))\b"
                                r"|如果|若|一旦", _I)
 # A number that its sentence attributes elsewhere and disowns ("figures from the upstream README; we did not reproduce
 # them"), or that the clause takes back ("The 3% increase I mentioned yesterday was a mistake")
@@ -221,7 +225,7 @@ _ELSEWHERE = re.compile(
     r"|\b(?:blog(?:\s+post)?|paper|article|tweet|announcement)\s+(?:claims?|says|reports?|quotes?|lists?)\b"
     r"|\b[A-Z][\w\-.]*['’]s?\s+(?:published|official|public|own)\s+(?:[\w\-.]+\s+){0,2}?(?:perf(?:ormance)?\s+)?(?:tables?|numbers?|results?"
     r"|benchmarks?|figures?|charts?)\b"
-    r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped)\b"
+    r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped|had)\b"
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
     r"|@[\w\-]+['’]s\s+(?:run|numbers?|results?|benchmark|measurements?)\b|\b(?:last\s+week['’]s|yesterday['’]s|an\s+older)\s+nightly\b"
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
@@ -243,7 +247,8 @@ _DISOWNED = re.compile(
     r"|\bthis\s+(?:pr|change)\s+is\s+(?:only|just|purely)\s+a\s+refactor\b|\bno\s+functional\s+changes?\b"
     r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:tried\s+to\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
-    r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed)\b|(?:\bnot|n['’]t)\s+comparable\b"
+    r"|\bfixed\s+in\s+v?\d+\.\d+|\bmentioning\s+it\s+because\b|\bthe\s+(?:figure|number)\s+[\w\s]{1,20}?keeps?\s+quoting\b"
+    r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed|measured)\b|(?:\bnot|n['’]t)\s+comparable\b"
     r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
     r"|\b(?:should\s+not|shouldn['’]t|must\s+not)\s+be\s+read\s+as\s+a\s+result\s+of\s+this\s+(?:pr|change)\b"
     r"|\bunrelated\s+to\s+this\s+(?:pr|change|patch|branch)\b|\bnot\s+(?:caused\s+by|related\s+to)\s+this\s+(?:pr|change)\b"
@@ -355,6 +360,8 @@ def backs_a_quotation(text: str) -> bool:
     """The text (the paragraph after a quotation said to be unbacked) backs the quoted words after all: "That number is
     from our staging canary running this branch", "- main: 410 ms / - this PR: 287 ms"."""
     return _BACKED.search(text) is not None
+_QUOTED_TITLE = re.compile(r"['\"“‘]([^'\"”’]{1,60})['\"”’]\s+(?:guide|page|docs?|documentation|section|tutorial|blog\s+post|readme"
+                           r"|chapter|notebook|example|recipe|article|talk)\b", _I)
 _DESCRIBES_QUOTE = re.compile(r"[\s,]*(?:which|that|it)\s+(?:reads|sounds|looks)\s+like\b", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
@@ -390,6 +397,10 @@ def _met_in(clause: str) -> bool:
                for found in _ACHIEVED.finditer(clause))
 
 
+# "once the nightly shows TPOT within 2% of main": a bound the condition asks for, not a result it states
+_A_BOUND = re.compile(r"\b(?:within|under|below|at\s+most|no\s+more\s+than|less\s+than)\s+[~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s)?", _I)
+
+
 def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]]) -> bool:
     """The clause's results are what its condition supposes: all of them inside the condition (up to its comma, colon
     or dash: "if TTFT drops by 30%, we ship it"), or the rest of the clause is itself hypothetical ("If we enable it,
@@ -398,8 +409,9 @@ def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]
         return False
     end = _CONDITION_END.search(clause, condition.end())
     boundary = end.start() if end else len(clause)
-    if condition.group(0).lower().startswith("once") and (_THIS_CHANGE.search(clause) or _WRAPPED_RESULT.search(clause)
-                                                         or states_relative_result(clause)
+    outside = clause[:condition.start()] + " " + clause[condition.end():]  # "once the nightly shows …": its own verb
+    if condition.group(0).lower().startswith("once") and (_THIS_CHANGE.search(clause) or _WRAPPED_RESULT.search(outside)
+                                                         or states_relative_result(_A_BOUND.sub(" ", clause))
                                                          or _QUESTION_STATES_RESULT.search(clause)):
         return False  # "LGTM once we confirm the 30% TTFT cut this PR shows on H100 holds on A100" states the 30%
     if condition.group(0).lower().endswith("when") and (_PAST_CHANGE.search(clause, condition.end(), boundary)
@@ -449,11 +461,17 @@ _TO_DO_ITEM = re.compile(rf"^\W*(?:[\w\-/ ]{{1,24}}:\s*)?{_IMPERATIVE}\b|^\W*(?:
 # "…, since it gives Llama-3-8B 30% lower TTFT", "given the 1.4x it brought", "(1.4x output tok/s on Llama-3-8B)",
 # "把这次首字延迟下降 30% 的改动推到生产环境": a result the item gives as its reason, or of the change it acts on
 _REASON_WITH_RESULT = re.compile(r"\b(?:since|given|because|as)\b|\b(?:it|this|that)\s+(?:gives|gave|brings|brought|takes|took"
-                                 r"|gets|got|makes|made|yields|yielded|delivers|delivered)\b|\([^)]*\d[^)]*\)|[—–]\s*(?:it|this)\b"
+                                 r"|gets|got|makes|made|yields|yielded|delivers|delivered)\b|[—–]\s*(?:it|this)\b"
+                                 r"|\((?![^)]*\b(?:goal|target|aim)\b)[^)]*?(?:\d\s*(?:%|x|×|倍)|from\s+[\d.]+\s*\S*\s+to)[^)]*\)"
                                  r"|这次|这个让|让[^，。；]{0,24}?(?:降低|提升|下降|提高|加快|缩短)|(?:降低|提升|下降|提高|加快|缩短)[^，。；]{0,16}?的\s*(?:改动|开关|路径|修改|优化)",
                                  _I)
+_TARGET_HEADING = re.compile(r"^\W*(?:requirements?|acceptance\s+criteria|success\s+criteria|exit\s+criteria|targets?|goals?|slos?"
+                             r"|non[\s\-]functional\s+requirements?|需求|验收标准|目标|指标要求)\b", _I)
+_BOUND_SIGN = re.compile(r"<=|>=|≤|≥|(?<![\-<])<(?![\-<])|(?<![\->])>(?![>])|\b(?:under|below|above|at\s+most|at\s+least|within|no\s+more\s+than)\b"
+                         r"|不超过|不低于|低于|高于|以内|以上", _I)
+_OPEN_TASK = re.compile(r"^\W*\[ \]")
 _BUG_REPORT_HEADING = re.compile(r"^\W*(?:describe\s+the\s+bug|bug\s+(?:report|description)|current\s+behaviou?r|问题描述|问题现象"
-                                 r"|the\s+bug)\W*$", _I)
+                                 r"|the\s+bug)\W*$|^\W*(?:incident|post[\s\-]?mortem|outage|故障复盘|事故)\b", _I)
 
 
 def planned_item(clause: str, heading: str) -> Mood | None:
@@ -461,9 +479,14 @@ def planned_item(clause: str, heading: str) -> Mood | None:
     change. An item that names the change or says it was done or measured is read as it stands."""
     if _BUG_REPORT_HEADING.match(heading) and not (_THIS_CHANGE.search(clause) or _SEEN.search(clause)):
         return Mood("a bug report", heading.strip(" #"))  # "### Describe the bug" above what someone saw
+    own = _THIS_CHANGE.search(clause) or _SEEN.search(clause)
+    if _TARGET_HEADING.match(heading) and _BOUND_SIGN.search(clause) and not own:
+        return Mood("a target", heading.strip(" #"))  # "## Requirements" above "- p99 TTFT <= 800 ms at 40 req/s"
     lead = _PLAN_HEADING.match(heading) or _PLAN_HEADING.match(clause)
     if lead is None:
         return None
+    if _OPEN_TASK.match(clause) and not own and not _REASON_WITH_RESULT.search(clause):
+        return Mood("a plan", lead.group(0).strip(" #:-"))  # "- [ ] disaggregated prefill (goal: halve p99 TTFT)"
     item = clause[lead.end():] if _PLAN_HEADING.match(clause) else clause
     item = re.sub(r"^\W*[:：\-—]\s*", "", item)
     to_do = _TO_DO_ITEM.match(item)
@@ -480,7 +503,8 @@ _SETTING_EFFECT = re.compile(r"\btrades?\s+(?:off\s+)?[\w/\-]+(?:\s+[\w/\-]+){0,
                              r"|^\W*(?:larger|higher|smaller|lower|bigger)\s+values?\b", _I)
 # "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
 # problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
-_BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?:report|description)|describe\s+the\s+bug|current\s+behaviou?r)\s*[:：]"
+_BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?:report|description)|describe\s+the\s+bug|current\s+behaviou?r"
+                              r"|故障现象)\s*[:：]"
                               r"|^\W*(?:after|since)\s+upgrading\s+(?:from|to)\b|^\W*升级(?:到|至)[^，。；]{1,30}?(?:之后|以后|后)", _I)
 
 
@@ -520,6 +544,9 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]], follow
     reads like an end-to-end gain'. A quoted number is excused only in a question ('… "2x faster decoding" …; is
     it?'), and a clause that names our own work not at all. `results` are the spans of the clause's results;
     `following` is the next sentence, which may back the quoted words after all ("v2 adds the benchmark that backs it")."""
+    titles = list(_QUOTED_TITLE.finditer(clause))
+    if titles and results and all(any(t.start(1) <= start < t.end(1) for t in titles) for start, _ in results):
+        return Mood("a document's title", titles[0].group(0)[:60])  # "the timings in the 'Speed up inference' guide"
     quoted = list(_QUOTED.finditer(clause))
     if not quoted and results and not _OUR_OWN.search(clause) and not states_relative_result(clause):
         reported = _REPORTED.search(clause)  # "The description says this improves throughput, but the table …"
@@ -599,6 +626,9 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     if threshold and not _ACHIEVED.search(stripped) \
             and all(threshold.start() <= start - offset < threshold.end() + 8 for start, _ in results):
         return Mood("a threshold", threshold.group(0))
+    alert_rule = _ALERT_RULE_LEAD.search(stripped)
+    if alert_rule:
+        return Mood("a threshold", alert_rule.group(0).strip())  # "告警规则：… 超过 2 秒即触发"
     zh_threshold = _ZH_THRESHOLD.search(stripped)
     if zh_threshold and all(zh_threshold.start() <= start - offset < zh_threshold.end() for start, _ in results):
         return Mood("a threshold", zh_threshold.group(0))

@@ -81,7 +81,8 @@ _SETTING_PREPOSITION = re.compile(r"(?:\b(?:on|for|with|using|across|in|at|from|
                                   r"|取自\s*|来自\s*|\bshapes?\s*\([^)]{0,40})$", _I)
 # What follows a model named as where a kernel's shapes come from: "Llama-3-8B shapes", "the Llama-3-8B MLP", "的解码形状"
 _SHAPE_SOURCE_AFTER = re.compile(
-    r"^[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?|attention|sizes?|mlp|ffn|moe"
+    r"^(?:['’]s)?[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?|attention|sizes?|mlp|ffn|moe"
+    r"|(?:transformer\s+)?blocks?|encoder(?:\s+stem)?|decoder|stem"
     r"|experts?|projections?|gemms?|problems?|workloads?|(?:decode|prefill|training|serving|inference)\s+shapes?"
     r"|[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b"
     r"|^\s*的?\s*(?:所有|全部|各|典型)?\s*(?:[A-Za-z]+\s*)?(?:解码|预填充|推理)?\s*(?:形状|shape|层|尺寸)", _I)

@@ -223,7 +223,11 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:mmlu|gsm8k|humaneval|c{_H}?eval|cmmlu|mt{_H}?bench|alpacaeval|hellaswag|truthfulqa|longbench|ifeval|math{_H}?500"
     rf"|gpqa|livecodebench|swe{_H}?bench)(?:{_H}+(?:eval(?:uation)?|pass|run|suite|benchmark|prompts))?{_END}"
     rf"(?!{_H}+(?:accuracy|acc|scores?|pass@\d+|results?|numbers|exact{_H}+match|em|f1){_END})"
-    rf"|{_BEGIN}(?:sdxl|stable{_H}+diffusion|flux|whisper(?:{_H}?large(?:{_H}?v\d)?)?|wan|hunyuan(?:video)?){_END}"
+    rf"|{_BEGIN}(?:sdxl|stable{_H}+diffusion|flux|whisper(?:{_H}?large(?:{_H}?v\d)?)?|large{_H}?v[23](?:{_H}?turbo)?|wan"
+    rf"|hunyuan(?:video)?){_END}(?!['’]s{_H}+(?:encoder|decoder|stem|attention|layers?|blocks?|mlp))"
+    rf"(?!{_H}+(?:transformer{_H}+)?(?:blocks?|layers?|attention|encoder|decoder)){_END}"
+    rf"|{_BEGIN}transcrib(?:e|es|ed|ing){_H}+(?:the|an?|our|each|one){_H}+(?:[\w\-.]+{_H}+){{0,3}}?"
+    rf"(?:samples?|audio|files?|recordings?|podcasts?|episodes?|meetings?|hours?){_END}"
     rf"|{_BEGIN}RTF{_END}|{_BEGIN}real{_H}?time{_H}+factor{_END}"
     rf"|{_BEGIN}(?:voice|coding|code{_H}?review|support|customer{_H}?service)?{_H}*(?:assistant|bot|agent|summari[sz]er|copilot)"
     rf"{_H}+(?:now{_H}+)?(?:starts?|answers?|responds?|replies|posts?|finishes|gets{_H}+through|returns?|speaks?){_END}"
@@ -463,7 +467,7 @@ _LOAD_BEFORE = re.compile(
     r"|--[\w-]+[ =]?|[在以用]\s*|(?:rate|concurrency)\s*[=:]?\s*)$", re.IGNORECASE)
 _DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|hours?|秒|分钟|小时)(?![A-Za-z])",
                             re.IGNORECASE)
-_DURATION_BEFORE = re.compile(r"(?:\b(?:for|over|during|lasting)\s+(?:about\s+|~)?|(?:持续|连续|跑了|运行了|压测了|测了)\s*(?:了)?\s*"
+_DURATION_BEFORE = re.compile(r"(?:\b(?:for|over|during|lasting)\s+(?:about\s+|~)?|(?:持续|连续|跑了|运行了|压测了|测了|灰度|观察)\s*(?:了)?\s*"
                               r"(?:约|大约)?\s*)$", re.IGNORECASE)
 # The run-to-run spread of a measurement is no result: "run-to-run variance (about 6%)", "noise of ±3%", "波动约 5%"
 _SPREAD_BEFORE = re.compile(r"(?:\b(?:variance|variability|noise|spread|std(?:dev)?|standard\s+deviation|jitter|run-to-run|CV"
@@ -505,11 +509,19 @@ _ARM_WORD = re.compile(r"\b(?:main|baseline|master|before|previously)\b|改动�
 _LOAD_UNIT_IN = re.compile(r"\d\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|requests?\s+per\s+sec)", re.IGNORECASE)
 
 
+_SHARE_OF_TRAFFIC = re.compile(r"[~≈]?\d[\d.,]*\s*%\s+of\s+(?:the\s+)?(?:[\w\-]+\s+){0,2}?(?:traffic|requests|users|fleet|replicas"
+                               r"|instances|pods|hosts|nodes)\b|[~≈]?\d[\d.,]*\s*%\s*(?:的)?\s*(?:灰度|流量|放量)", re.IGNORECASE)
+_ROLLOUT_BEFORE = re.compile(r"(?:\b(?:canary|canaries|canaried|on|to|at|ramp\w*(?:\s+up)?(?:\s+to)?|roll\w*\s+out\s+to)|灰度|线上|放量到?)\s*$",
+                             re.IGNORECASE)
+
+
 def is_setting(text: str, start: int, end: int) -> bool:
     """The quantity text[start:end] is a setting of the run, or its spread: a load after "at"/"with"/"在", a
     duration after "for", a run-to-run variance."""
     before = text[max(0, start - 60):start]
     quantity = text[start:min(len(text), end + 24)]
+    if _SHARE_OF_TRAFFIC.match(text, start) and _ROLLOUT_BEFORE.search(before):
+        return True  # "Canary on 5% of us-east traffic", "线上 5% 灰度": the share a rollout takes
     return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before) and not _arms_side_by_side(text, start, end, True))
                 or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before)
                     and not _arms_side_by_side(text, start, end, False))
