@@ -84,7 +84,13 @@ _ARM_VALUE_START = (
     r"|[\w\-]+(?:\s+the\s+change)?\s*:\s*(?=[+\-−~≈]?\d)|(?:measured|results?|done|achieved|after|before)\s*:"
     r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|实测|结果\s*[:：]"
     r"|(?:在|用|有)?\s*(?:本\s*PR|本分支|改动[前后]|合入(?:本\s*PR)?\s*[前后]|这个\s*(?:分支|PR))"
-    r"|(?=(?:roughly|about|around|approximately|almost|nearly)\s+[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×))")
+    r"|(?=(?:roughly|about|around|approximately|almost|nearly)\s+[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×))"
+    # "The PR arm came in at 288", "Arm B: 26% ahead", "Compared with main: 26% more", "With these commits: 1,940",
+    # "After the split-KV switch: 1,940", "Cand = HEAD …", "Now 601 s", "和 main 比：多 26%", "打开拆分 KV 开关后：288 ms"
+    r"|the\s+pr\s+arm|this\s+pr['’]s\s+arm|arm\s+[ab](?![a-z])|the\s+(?:first|second|other)\s+arm|compared\s+(?:with|to)\s+(?:main|the\s+previous\s+build)"
+    r"|(?:result|gain)\s+vs\.?\s+main|versus\s+the\s+previous\s+build|(?:with|on|after)\s+(?:these|the)\s+(?:commits|changes?)"
+    r"|(?:after\s+the\s+)?split[\w\-]*\s+(?:on|enabled|build|switch)|cand(?:idate)?\s*=|now\s+(?=[~≈]?\d)"
+    r"|本\s*PR\s*那一组|和\s*main\s*比|相比\s*main|相对上一个版本|现在\s*(?=[\d.])|打开|开启")
 # What takes up a metric named in an earlier block, when that block is more than a short label: an arm's value only
 _ARM_TAKE_UP = re.compile(rf"[\s(\-*]*(?:{_ARM_VALUE_START})(?![A-Za-z])", _I)
 # What takes up a metric named earlier in the block: a pronoun, "ours", an answer, the change's new figure, or an arm
@@ -108,7 +114,7 @@ _ARM_HEADER = re.compile(rf"\b(?:{_ARM_NAMES}|branch)\b|(?<![A-Za-z])w/o?(?=\s)"
                          r"|本\s*PR|改动[前后]|合入[前后]", _I)
 # A row that is an arm's own, under a header of metric columns ("| before | 0.071 | 0.00712 |" under "| | prefill
 # latency (s) | decode latency (s) |"): its numbers are that arm's values
-_ARM_ROW = re.compile(rf"\s*(?:{_ARM_NAMES}|branch|ours|old|new)\s*(?:\([^)|]{{0,30}}\))?"
+_ARM_ROW = re.compile(rf"\s*(?:{_ARM_NAMES}|branch|ours|old|new|本\s*PR|本分支|改动[前后]|合入[前后])\s*(?:\([^)|]{{0,30}}\))?"
                       r"\s*\|", _I)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
 _KERNEL_UNIT_HEADER = re.compile(r"\((?:µs|μs|us|ns|cycles|GB/s|TB/s|TFLOPS)\)", _I)
@@ -452,7 +458,7 @@ class _Block:
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results], following) \
-                or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence) \
+                or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence, following) \
                 or planned_item(clause, self.block.heading)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
@@ -669,8 +675,8 @@ def _is_list_item(source: str, block: ProseBlock) -> bool:
 # Excuses that a next paragraph naming the change can take back: "…; that's the bar people will compare us against."
 # above "With this branch we do 4,100.", 'The title says "30% lower TTFT" but …' above "That number is from our staging
 # canary running this branch."
-_GIVEN_ELSEWHERE = ("a number from elsewhere", "the base arm alone", "a quotation the sentence says is not backed")
-_NUMBER = re.compile(r"(?<![\w.])[~≈]?\d[\d.,]*")
+_GIVEN_ELSEWHERE = ("a number from elsewhere", "the base arm alone", "a quotation the sentence says is not backed", "a plan")
+_GIVEN_NUMBER = re.compile(r"(?<![\w.])[~≈]?\d[\d.,]*")
 
 
 def _given_to_the_change(excused: Verdict, block: ProseBlock) -> Verdict | None:
@@ -678,7 +684,7 @@ def _given_to_the_change(excused: Verdict, block: ProseBlock) -> Verdict | None:
     a number of its own, or (after a quotation) backs the quoted words."""
     text = block.text
     named = _CHANGE_ARM.search(text) or _HEAD_ARM.search(text)
-    number = _NUMBER.search(text)
+    number = _GIVEN_NUMBER.search(text)
     quoted = excused.reason.startswith("a quotation")
     if not ((named and number) or (quoted and backs_a_quotation(text))) or _DEFERRED.search(text):
         return None

@@ -142,7 +142,7 @@ _PLAN_VERB_RE = re.compile(_PLAN_VERB, _I)
 _DEFINITION = re.compile(
     r"\b(?:is|are)\s+(?:defined|measured|computed|calculated|reported)\s+as\b|\bmeans\b|\brefers?\s+to\b"
     r"|\bdenotes?\b|\bstands?\s+for\b|\bdefinition\b|\b(?:is|are)\s+the\s+(?:time|number|rate|latency|duration"
-    r"|interval|gap|delay|count|average|mean|ratio)\b|\b(?:lower|higher)\s+(?:\w+\s+){0,2}?is\s+better\b"
+    r"|interval|gap|delay|count|average|mean|ratio)\b|\b(?:lower|higher)\s+(?:\w+\s+){0,2}?is\s+better\b(?![^.;]*\bmain\b)"
     r"|\bcounts\s+only\b"
     r"|定义为|是指|指的是|即为|表示的是|とは|越(?:低|高|小|大)越好|按[^。；]{1,60}?计算|计算方式"
     r"|(?<=[\w)）\s])指(?![标出令数向导定南针])", _I)
@@ -282,7 +282,7 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
 # "我们接入后也达到了": the sentence gives the attributed number to this change after all
 _OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
                         r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives|does|do|did|clears?|cleared|beats?"
-                        r"|exceed|surpass|(?:is|are|were|['’]re)\s+(?:now\s+)?at\b)\w*"
+                        r"|exceed|surpass|reproduc|(?:is|are|were|['’]re)\s+(?:now\s+)?at\b)\w*"
                         r"|\bours\s+(?:is|was|are|were)\b|\bthis\s+(?:pr|branch)\s*:\s*[~≈]?\d|\bbefore\s+this\s+(?:pr|change)\b"
                         r"|\b(?:it|that|this\s+number)\s+(?:comes?|came)\s+from\s+(?:this|our)\b"
                         r"|\bgave\s+us\b|\bgives\s+us\b|我们[^。；]{0,12}?(?:达到|做到|也有|实现)", _I)
@@ -503,6 +503,15 @@ _SETTING_EFFECT = re.compile(r"\btrades?\s+(?:off\s+)?[\w/\-]+(?:\s+[\w/\-]+){0,
                              r"|^\W*(?:larger|higher|smaller|lower|bigger)\s+values?\b", _I)
 # "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
 # problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
+# "Can someone double-check the 31% TTFT cut on A100?", "Where does the 1.35x decode speedup come from?", "Why is this PR
+# 1.35x faster at decode?", "这 31% 的首字延迟下降是噪声吗？": a question that takes the result as given states it
+_PRESUPPOSED = re.compile(r"\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+(?:[\w\-/]+\s+){0,4}?(?:gain|cut|speed-?up|improvement|reduction|drop"
+                          r"|win|boost|decrease|increase)\b|\bwhy\s+(?:is|does|would|did)\s+(?:this\s+(?:pr|branch|change)|the\s+[\w\-]+\s+"
+                          r"(?:server|endpoint|model))\b[^?]*\d|\bwhy\s+(?:would\s+)?(?:a|this)\s+[\w\-]+\s+change\s+[^?]*\bas\s+it\s+does\b"
+                          r"|\bwhy\s+this\s+branch['’]s\b|(?:这\s*)?[\d.]+\s*(?:%|倍)\s*的[^？?]{0,16}?(?:提升|下降|改善|降低|加速)"
+                          r"|为什么本\s*(?:PR|分支)[^？?]{0,20}?[\d.]+|为什么[^？?]{0,16}却[^？?]{0,16}?[\d.]+\s*%", _I)
+# "the 9% step-time improvement in your first comment", "@author …": a number someone else posted, asked about
+_SOMEONE_ELSES = re.compile(r"\byour\b|@[\w\-]+|\b(?:they|he|she)\s+(?:posted|measured|reported|saw)\b|你(?:的|贴|测)|楼上", _I)
 _BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?:report|description)|describe\s+the\s+bug|current\s+behaviou?r"
                               r"|故障现象)\s*[:：]"
                               r"|^\W*(?:after|since)\s+upgrading\s+(?:from|to)\b|^\W*升级(?:到|至)[^，。；]{1,30}?(?:之后|以后|后)", _I)
@@ -526,9 +535,17 @@ _REFERENCE_UPDATE = re.compile(r"\b(?:reference|golden|expected|threshold)\s+(?:
                                r"(?:[^.;]|\.(?=\S)){0,80}?\b(?:lowered|raised|updated|bumped|adjusted|relaxed|tightened)\b", _I)
 
 
-def baseline_alone(clause: str, sentence: str) -> Mood | None:
-    """The base arm's numbers alone, or a golden value updated: no result of the change."""
-    if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence):
+# "Baseline on main: 1,540 output tok/s. With these commits: 1,940.", "… On this branch, 41.", "拆分 KV 打开：18 ms": the next
+# sentence gives another arm its number
+_OTHER_ARM_NEXT = re.compile(r"^\W*(?:(?:with|on|after|in)\s+(?:these|the|this)\s+(?:commits|changes?|branch|pr|patch)|(?:after\s+the\s+)?"
+                            r"split[\w\-]*\s+(?:on|enabled|build|switch)|(?:the\s+)?(?:new|patched|candidate)\s+\w+|cand(?:idate)?\s*="
+                            r"|本分支|本\s*PR|这个分支|(?:打开|开启)[^，。；:：]{0,16}|[^，。；:：]{0,16}(?:打开|开启)|改动后|合入后)[^.;。；]{0,40}?\d", _I)
+
+
+def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | None:
+    """The base arm's numbers alone, or a golden value updated: no result of the change. `following` is the next
+    sentence, which may give another arm its number."""
+    if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence) or _OTHER_ARM_NEXT.match(following):
         return None
     lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
     if lead:
@@ -605,19 +622,21 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     """
     stripped = clause.strip()
     offset = len(clause) - len(clause.lstrip())
-    answered = _QUESTION_STATES_RESULT.search(stripped) or (
+    presupposed = None if _ELSEWHERE.search(stripped) or _ASKS_WHICH.search(stripped) or _SOMEONE_ELSES.search(stripped) \
+        else _PRESUPPOSED.search(stripped)
+    answered = _QUESTION_STATES_RESULT.search(stripped) or presupposed or (
         _THIS_CHANGE.search(stripped) and states_relative_result(stripped) and not _ASKS_WHICH.search(stripped))
     if ends_with and ends_with in _QUESTION_MARK and not answered:
         return Mood("a question", ends_with)
     inverted = (ends_with != "?" and _INVERTED_CONDITION.search(stripped)) or answered
     for pattern in (_QUESTION_START, _QUESTION_INSIDE, _ZH_QUESTION):
         found = pattern.search(stripped)
-        if found and not inverted:
+        if found and not inverted and not presupposed:
             return Mood("a question", found.group(0))
     wrapped = _WRAPPED_RESULT.search(stripped) or (_MERGE_REQUEST.search(stripped) and states_relative_result(stripped))
     for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE, _CHECK_THAT):
         found = pattern.search(stripped)
-        if found and not wrapped and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)) \
+        if found and not wrapped and not presupposed and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)) \
                 and not _MET.search(stripped) and not (pattern is _ZH_REQUEST and _MEETS_IT.search(stripped)):
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
@@ -687,10 +706,11 @@ POSSIBILITY = "a possibility"
 # "…, and our serving benchmark agrees", "压测也是这个数", "三轮压测的中位数与此吻合": a measurement that confirms what was expected
 _MEASURED_WHERE = (r"(?:\b(?:benchmarks?|runs?|measurements?|a/b|numbers|tests?|staging|canary|deployment|cluster|production|prod"
                    r"|replay|dashboard|this\s+(?:branch|pr|change|patch)|our\s+(?:box|machine|cluster|nodes?))\b"
-                   r"|压测|实测|测试|benchmark|跑出来|跑完|中位数|结果|灰度|线上|预发|上线后|生产|本分支|本\s*PR|这个分支)")
+                   r"|\bin\s+practice\b|\bload\s+tests?\b"
+                   r"|压测|实测|实际|测试|benchmark|跑出来|跑完|中位数|结果|灰度|线上|预发|上线后|生产|本分支|本\s*PR|这个分支)")
 _CONFIRMED = re.compile(_MEASURED_WHERE + r"[^.;。；]{0,60}?(?:\b(?:agrees?|agreed|confirms?|confirmed|say\s+the\s+same|says\s+the\s+same"
                         r"|said\s+the\s+same|match(?:es|ed)?|bears?\s+(?:it|this|that)\s+out|sees?|saw|seen|shows?|showed|shown|landed"
-                        r"|lands|measured|gives?|gave|does|did|(?:is|was)\s+what)\b|[~≈]?\d"
+                        r"|lands|measured|gives?|gave|does|did|too|also|the\s+same|(?:is|was)\s+what)\b|[~≈]?\d|同样如此|也做到了|做到了"
                         r"|也是这个数|正好是这个数|就是这个数|确认如此|与此吻合|与之吻合|吻合|一致|印证|差不多|也是这样|看到)"
                         r"|\bconfirmed\s+(?:by|in|on)\s+(?:our|the|a)\b"
                         r"|\b(?:that['’]?s|that\s+is|which\s+is)\s+(?:what|roughly\s+what|about\s+what)\s+(?:we|i|production|staging)\b", _I)

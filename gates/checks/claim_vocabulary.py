@@ -47,7 +47,12 @@ def _ascii_words(pattern: str) -> str:
 _PER_SECOND = r"\s*/\s*s(?:ec(?:ond)?s?)?\b"
 METRIC_TERMS = _ascii_words(
     r"\btrain_(?:runtime|samples_per_second|steps_per_second)\b"
-    r"|\b(?:TTFTs?|TTFBs?|TPOTs?|ITLs?|E2ELs?)\b(?![\-\s]+(?:critical|sensitive|relevant|dominated|heavy)\b)|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
+    r"|\b(?:TTFTs?|TTFBs?|TPOTs?|ITLs?|E2ELs?)\b(?![\-\s]+(?:critical|sensitive|relevant|dominated|heavy)\b)"
+    # "makespan", "time-to-first-audio", "the wait for the first word", "12.7s/answer", "900 requests a minute"
+    rf"|\bmakespan\b|\btime{_H}+to{_H}+first{_H}+(?:audio|frame|chunk|word)\b|\bwait{_H}+for{_H}+(?:the{_H}+)?first{_H}+(?:word|token|byte)\b"
+    r"|\bfirst\s+token\s+after(?=\s*[~≈]?\d)|\b(?:s|ms|sec)\s*/\s*(?:answer|reply|response|request|image)\b"
+    rf"|\bwall{_H}*(?:clock{_H}+)?time{_H}+for{_H}+[\d,]+{_H}+(?:new{_H}+)?tokens\b|\bfirst{_H}+visible{_H}+(?:text|tokens?|words?)\b"
+    rf"|\brequests?{_H}+(?:a|per|each){_H}+minute\b|\breq(?:uest)?s?\s*/\s*min\b|\btok(?:en)?s?{_H}+generated{_H}+per{_H}+sec(?:ond)?\b|\bQPS\b|\bRPS\b|\bTPS\b|\bgoodput\b|\bMFU\b"
     rf"|\btime{_H}+to{_H}+first{_H}+byte\b|\bepoch{_H}+times?\b|\btime{_H}+per{_H}+epoch\b"
     rf"|\btok(?:en)?s?{_H}+per{_H}+s\b|\bmodel{_H}+steps?(?:{_H}+times?)?\b|\b(?:s|ms|sec)\s*/\s*(?:iter|it|step)\b"
     rf"|\b(?:faster|slower|quicker){_H}+first{_H}+tok(?:en)?\b|\bp(?:50|90|95|99)\b(?=(?:[^.;|]|\.(?=\d)){{0,30}}?\d\s*(?:ms|s)\b)"
@@ -92,6 +97,7 @@ METRIC_TERMS = _ascii_words(
     r"|(?:请求|用户侧?|用户感知|响应|服务)\s*(?:的\s*)?(?:延迟|时延)"
     r"|p\s*(?:50|90|95|99|99\.9)\s*(?:请求)?\s*(?:延迟|时延)"
     r"|首\s*(?:个\s*)?token(?=\s*(?:从|由|降|减|提|快|慢|缩))|(?:训练|微调)\s*(?:时间|耗时)"
+    r"|第一个\s*(?:字|token)\s*(?:出现|返回)|生成\s*[\d,]+\s*(?:个)?\s*token\s*(?:的)?\s*(?:用时|耗时)|跑完\s*(?:MMLU|C-?Eval|CMMLU|GSM8K|HumanEval)"
     r"|首\s*(?:字|token)(?=\s*[(（](?:ms|s|毫秒|秒)[)）])"
     r"|(?:迭代|单步|每步)\s*(?:时间|耗时)|(?:每|单|一)\s*(?:个)?\s*(?:step|步|迭代)\s*(?:的)?\s*(?:时间|耗时)"
     r"|(?:解码|推理|服务|输出|请求|训练|生成|预填充|prefill|decode)\s*吞\s*吐|吞\s*吐|时\s*延"
@@ -218,6 +224,25 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full){_H}+(?:network|net){_END}"
     rf"|{_BEGIN}(?:sft|dpo|rlhf|grpo|ppo|training|fine{_H}?tuning|pre{_H}?training){_H}+recipes?{_END}"
     rf"|{_BEGIN}(?:benchmark_serving(?:\.py)?|bench{_H}+serve){_END}"
+    # what serves a model by its size: "the 8B endpoint", "each 8B pod", "the 8B replay", "the 8B decode example"
+    rf"|(?<![\w.])\d+(?:\.\d+)?[bB]{_H}+(?:chat{_H}+|staging{_H}+)?(?:replay|canary|endpoint|pods?|backend|server|deployment|tier|pool"
+    rf"|fleet|replicas?|fine{_H}?tune|finetune|eval|staging|load{_H}+test|decode{_H}+(?:example|loop)|dashboard|answers?){_END}"
+    rf"|{_BEGIN}(?:the{_H}+|our{_H}+)?(?:long|short){_H}*context{_H}+(?:tier|requests?){_END}|(?<![\w.])\d+[kK]{_H}+tier{_END}"
+    rf"|{_BEGIN}(?:each|every){_H}+(?:\d+(?:\.\d+)?[bB]{_H}+)?(?:answer|reply|response){_END}"
+    rf"|(?<!of the )(?<!in the )(?<!of )(?<!per ){_BEGIN}(?:the{_H}+)?(?:(?:full|whole|example){_H}+decode{_H}+loop|decode{_H}+(?:example|benchmark)s?"
+    rf"|decode{_H}+loop(?=\s*(?::|,|{_H}+(?:example|benchmark|now|takes|took|finishes|finished|runs|ran|output|goes|went|from)\b))){_END}"
+    rf"|{_BEGIN}(?:whole|entire|full){_H}+(?:decode|decoding|generation){_END}(?!{_H}+(?:kernel|op|pass{_H}+of{_H}+(?!the{_H}+model)))"
+    rf"|{_BEGIN}(?:faster|slower|quicker){_H}+at{_H}+(?:decode|decoding|prefill|serving|inference|generation){_END}"
+    rf"|(?<![\w.])\d+[kK][\-\s]context{_H}+(?:decod(?:e|ing)|prefill|generation|serving){_END}|(?<![\w.,])[\d,]+{_H}+decode{_H}+steps{_END}"
+
+    rf"|{_BEGIN}(?:generat(?:e|es|ed|ing)|writ(?:e|es|ing){_H}+out|emitt?(?:s|ed|ing)?|produc(?:e|es|ed|ing)|stream(?:s|ed|ing)?){_H}+"
+    rf"[\d,]+{_H}+(?:new{_H}+|output{_H}+)?tokens{_END}"
+    rf"|{_BEGIN}an?{_H}+[\d,]+{_H}*[kK]?[\-\s]tok(?:en)?{_H}+continuation{_END}"
+    rf"|{_BEGIN}(?:text|tokens?|words?|output){_H}+(?:now{_H}+)?starts?{_H}+(?:appearing|streaming|showing){_END}"
+    rf"|{_BEGIN}(?:eval(?:uation)?{_H}+harness|lm[\-_]eval(?:uation)?(?:[\-_]harness)?){_END}"
+    rf"(?!{_H}+(?:[\w\-]+{_H}+)?(?:accuracy|acc|scores?|pass@\d+|results?|exact{_H}+match|em|f1){_END})"
+    rf"|{_BEGIN}(?:done|finished|completed|served|processed|answered){_H}+[\d,]+(?:/[\d,]+)?{_H}+(?:requests|prompts){_END}"
+    rf"|{_BEGIN}models?{_H}+(?:now{_H}+)?(?:emits?|produces?|streams?|spits?{_H}+out){_END}"
     # a model's evaluation, an image or speech model's work, an app that serves: "the MMLU eval", "SDXL takes 2.1 s per
     # image", "Whisper RTF", "the voice assistant starts speaking", "calls to our OpenAI-compatible API", "our summariser"
     rf"|{_BEGIN}(?:mmlu|gsm8k|humaneval|c{_H}?eval|cmmlu|mt{_H}?bench|alpacaeval|hellaswag|truthfulqa|longbench|ifeval|math{_H}?500"
@@ -290,6 +315,11 @@ SERVING_SUBJECTS = (
     # 流式输出第一个字, 生成一段 500 字的回答, 向量化, 语音助手, 摘要任务, 接口返回时间, 大模型每次调用, 每分钟能出, 全量/灰度集群, 评测
     r"|流式输出|生成一段|回答一个问题|(?:文档|语料|知识库)\s*(?:的)?\s*向量化|向量化\s*(?:任务|服务)|语音助手|摘要任务|接口\s*(?:的)?\s*(?:平均)?\s*返回时间|大模型每次调用|每分钟能?出"
     r"|(?:全量|灰度)\s*集群|出一张图|转写|(?:C-?Eval|MMLU|CMMLU)\s*评测|评测集跑一遍|每生成一个\s*token|同样的流量"
+    r"|\d+(?:\.\d+)?[bB]\s*(?:的)?\s*(?:回放|灰度|接口|后端|服务|微调|看板|压测|解码示例|pod)|(?:长|短)上下文\s*档位|单卡产出"
+    r"|每分钟\s*(?:能)?\s*(?:扛|处理|服务)|每出一个\s*token|首个\s*token|第一个\s*(?:字|token)\s*(?:出现|返回)|生成\s*[\d,]+\s*(?:个)?\s*token"
+    r"|跑完\s*(?:MMLU|C-?Eval|CMMLU|GSM8K|HumanEval)|完成\s*[\d,]+/[\d,]+\s*条|往外蹦|用户等(?:待)?|解码(?:循环|示例)|整条解码"
+    r"|出第一个字|每分钟\s*[\d,]+\s*个?\s*请求|每\s*[\d.]+\s*(?:ms|毫秒)\s*(?:吐|出|生成)\s*一个|每秒(?:能|多)*吐出|[\d,]+\s*步\s*解码"
+    r"|同(?:样的|一批)\s*流量"
     # 训练一轮, 训练 1 个 epoch, 各训 500 步: a training run's unit of work
     r"|训练\s*(?:一|[\d,]+)\s*(?:轮|遍|个\s*epoch)|各?训\s*[\d,]+\s*步"
     # 8 卡预训练的算力利用率 (MFU), token 产出速率, 并发会话数, 1000 条请求
@@ -363,7 +393,8 @@ QUANTITIES = (
     rf"{_H}+sec(?:ond)?\b"
     r"|秒|毫秒|ミリ秒|分钟|(?:token|tok|请求|样本)s?\s*/\s*秒)"
     rf"|(?<![{_LATIN}\d.])\d+h\d{{1,2}}m(?:\d{{1,2}}s)?(?![{_LATIN}\d])|(?<![{_LATIN}\d.])\d+m\d{{1,2}}(?:\.\d+)?s(?![{_LATIN}\d])"
-    rf"|[一两二三四五六七八九十半几数]\s*倍|{_BEGIN}{_NUMBER_WORDS}{_H}?fold{_END}"
+    rf"|[一两二三四五六七八九十半几数]\s*倍|[一二两三四五六七八九]\s*成(?![本功员熟品])|[二三四五六七八九十]\s*分之\s*[一二三四五六七八九]"
+    rf"|{_BEGIN}{_NUMBER_WORDS}{_H}?fold{_END}"
     rf"|{_BEGIN}{_NUMBER_WORDS}{_H}+times{_END}{_MULTIPLE}|{_BEGIN}by{_H}+(?:\d[\d.,]*|{_NUMBER_WORDS}){_H}*times{_END}"
     rf"|{_BEGIN}(?:by\s+)?(?:a|one|two)\s+(?:third|quarter|fifth|tenth)s?{_END}"
 )
@@ -399,12 +430,16 @@ _ZH_CHANGES = (
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
 _FROM_TO = r"(?<![\d.,])\d[\d.,]*[kKM]?\s*(?:[A-Za-z/]{1,8}\s*)?(?:->|→|➝|=>|⟶)\s*\d|from\s+[\d.,]+\s*\S*\s+to\s+\d|[从由]\s*[\d.,]+.{0,6}?(?:到|至)\s*了?\s*\d"
 # "88.1 vs 104.6", "compared with 1,180 on main": two measured values set side by side
-_COMPARED = r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比|原来(?:是|为|要)?|此前(?:是|为)?)\s*[\d.,]*\d"
+_COMPARED = (r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\s+of|对比|相比|原来(?:是|为|要)?|此前(?:是|为)?"
+             r"|(?:之前|以前)要|(?<=\d)\s*(?:ms|s|秒|毫秒)\s*对|main\s*(?:到|只有|要)\s*(?=[\d.,]))\s*[\d.,]*\d"
+             # "before and after this PR (seconds for 64 tokens): 2.05 and 1.52", "改动前后 … 2.05 和 1.52"
+             r"|\bbefore\s+and\s+after\b[^.;]{0,60}?:\s*[~≈]?[\d.,]+\s*\S{0,4}\s+(?:and|vs\.?|/)\s+[\d.,]*\d"
+             r"|改动前后[^。；]{0,40}?[\d.]+\s*\S{0,3}\s*(?:和|对|与)\s*[\d.]")
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
 VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:latency|throughput|time|duration)\s*)?"
                          r"(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
-                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under)\s+[^:;.|]{1,48}?:|[:=|]|\bis\b|\bare\b|\bof\b|(?:数|数量)?\s*(?:为|是|：))\s*(?:\*\*|\[)?[+\-]?\d",
+                         r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under|in)\s+[^:;.|]{1,48}?:|[:=|]|\bis\b|\bare\b|\bof\b|(?:数|数量)?\s*(?:为|是|：))\s*(?:\*\*|\[)?[+\-]?\d",
                          re.IGNORECASE)
 
 
