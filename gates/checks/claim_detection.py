@@ -459,7 +459,7 @@ class _Block:
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results], following) \
                 or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence, following) \
-                or planned_item(clause, self.block.heading)
+                or planned_item(clause, self.block.heading, sentence)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         after_results = max((m.end() for m in results), default=start + len(clause))
@@ -627,6 +627,7 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     plan_label = ""  # "Roadmap:", "Next steps:" alone on a line: the list items under it are its items
     two_arms = _fences_with_two_arms(blocks)
     given_elsewhere = None  # the last verdict of a paragraph that excused a number as another's, the base's or unbacked
+    quoted_claims: list[int] = []  # claims inside the blockquote just above, which a doubting reply takes back
     for index, block in enumerate(blocks):
         under_lead = block.kind in _CODE_KINDS or block.kind == "table row"
         if block.kind == "paragraph" and plan_label and _is_list_item(text, block):
@@ -638,6 +639,12 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
                 and not (block.kind in _CODE_KINDS and (_change_named_after(blocks, index) or index in two_arms)):
             continue
+        if quoted_claims and block.kind == "paragraph" and not _is_quoted(text, block):
+            if _DOUBTED_REPLY.search(block.text) and not (_NAMES_THIS_CHANGE.search(block.text) or _OWN_MEASURE.search(block.text)):
+                for position in quoted_claims:
+                    verdicts[position] = replace(verdicts[position], claim=False,
+                                                 reason="a quotation the reply under it doubts")
+            quoted_claims = []
         if given_elsewhere is not None and block.kind == "paragraph":
             taken = _given_to_the_change(given_elsewhere, block)
             given_elsewhere = None
@@ -646,6 +653,8 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
                 continue
         judged = list(_Block(block, words, index in kernel_rate_rows, lead.kernel_label and under_lead)
                       .verdicts(label, short))
+        if block.kind == "paragraph" and _is_quoted(text, block):
+            quoted_claims.extend(len(verdicts) + i for i, verdict in enumerate(judged) if verdict.claim)
         verdicts.extend(judged)
         if judged and block.kind == "paragraph" and not judged[-1].claim and judged[-1].reason.startswith(_GIVEN_ELSEWHERE):
             given_elsewhere = judged[-1]
@@ -662,6 +671,22 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
 _PLAN_LABEL = re.compile(r"^\W*(?:roadmap|plans?|planned\s+work|goals?|milestones?|next\s+steps?|todo|to\s*do|future\s+work"
                          r"|follow[\s\-]?ups?|路线图|计划|规划|目标|下一步|后续(?:工作|计划)?|待办)[^:：]{0,24}[:：]\s*$", _I)
 _LIST_MARKER = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
+
+
+# "> decode is 15% faster with this change" above "I'm not convinced yet: … please rerun both": the reply doubts what it quotes
+_DOUBTED_REPLY = re.compile(r"\b(?:not\s+convinced|not\s+sure|i\s+doubt|doubtful|skeptical|sceptical|not\s+apples\s+to\s+apples"
+                            r"|mix(?:es|ing)?\s+two\s+things|(?:can|could)\s+you\s+re-?run|please\s+re-?run|before\s+we\s+(?:read|quote|believe))\b"
+                            r"|不太相信|存疑|怀疑|请重跑|麻烦重跑", re.IGNORECASE)
+_OWN_MEASURE = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|reproduced|confirmed)\b|\bit\s+(?:does|holds|is\s+real)\b", re.IGNORECASE)
+_QUOTE_MARKER = re.compile(r"[ \t]*>")
+_NAMES_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支", re.IGNORECASE)
+
+
+def _is_quoted(source: str, block: ProseBlock) -> bool:
+    """Whether the block stands in a blockquote ("> …") of the Markdown source."""
+    start = block.offsets[0] if block.offsets else 0
+    line_start = source.rfind("\n", 0, start) + 1
+    return _QUOTE_MARKER.match(source, line_start) is not None
 
 
 def _is_list_item(source: str, block: ProseBlock) -> bool:
@@ -737,6 +762,9 @@ def _not_read_alone(block: ProseBlock, following: ProseBlock | None, lead: _Lead
         return not lead.names_the_change and not _CHANGE_ARM.search(block.text) \
             and (block.kind == "base output" or lead.base_only)
     if block.kind == "table row":
+        if lead.base_only and not lead.names_the_change and not _CHANGE_ARM.search(block.header + " " + block.text) \
+                and not _OTHER_ARM_HEADER.search(block.header or block.text) and not states_relative_result(block.text):
+            return True  # "Baseline numbers on main (patch not applied yet):" above "| metric | main |"
         header_row = not block.header and following is not None and following.header == block.text
         return header_row or bool(block.header and _ARM_NAMES_ONLY.fullmatch(block.text))
     return False
@@ -751,6 +779,8 @@ def _change_named_after(blocks: list[ProseBlock], index: int) -> bool:
 
 
 _CODE_KINDS = ("code output", "base output", "config line")
+_OTHER_ARM_HEADER = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|new|candidate|cand|ours|delta|diff|change|speedup|vs)\b|Δ"
+                               r"|本\s*PR|本分支|改动后|合入后", _I)
 # "cand = HEAD of the branch", "当前提交即本分支 HEAD": the change's arm named by its commit
 _HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交"
                        # "rebuilt with these commits", "cherry-picked the three commits above": the change by its commits

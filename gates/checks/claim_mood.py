@@ -98,7 +98,8 @@ _TARGET = re.compile(
     r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
     r"|(?:success|acceptance|exit)\s+criteri(?:on|a)"
     r"|must\s+(?:stay|be|remain|not\s+exceed|complete|finish|return|respond|be\s+answered)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
-    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain)|ideally|stays?\s+(?:under|below|within))\b"
+    r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain)|ideally|stays?\s+(?:under|below|within)"
+    r"|(?:trying|aim(?:ing)?|want|hope|hoping)\s+to\s+beat)\b"
     r"|目标|要求|预算|不超过|不得超过|上限|下限|目標"
     # "请求必须在 2 秒内完成", "首字需要在 1 秒内返回": a duty to finish within a time states the target
     r"|必须|务必|(?:需要?|应当?|应该)在[^，。；,;]{0,12}?内)", _I)
@@ -124,7 +125,7 @@ _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+[~≈]?\d|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
 _ACHIEVED = re.compile(r"\b(?:it|which)\s+now\s+(?:does|manages|takes)\b|\bnow\s+(?:does|manages)\b"
-                       r"|\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|beats?|beat|exceeds?"
+                       r"|\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|(?<!to\s)beats?|exceeds?"
                        r"|exceeded|within|clears?|cleared|pass(?:es|ed)|satisf(?:y|ies|ied)|achieved|without\s+(?:breaching"
                        r"|exceeding|violating|missing|going\s+over))\b|达到了|已达到|满足了|达成|超过了", _I)
 
@@ -231,7 +232,7 @@ _ELSEWHERE = re.compile(
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
     r"|\bsee\s+the\s+(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:blog(?:\s+post)?|release\s+notes?|paper|announcement)\b"
     r"|\bthe\s+paper['’]s\b|\b(?:release\s+notes?|blog(?:\s+post)?|readme|docs?)\s+(?:advertised|advertises|promised|promises"
-    r"|claimed|claims|reported|reports|listed|lists|list|quote|quotes|quoted|say|says|said)\b|\b[A-Z][\w\-.]*\s+reports\b"
+    r"|claimed|claims|reported|reports|listed|lists|list|quote|quotes|quoted|say|says|said|mention|mentions|mentioned)\b|\b[A-Z][\w\-.]*\s+reports\b"
     r"|\b(?:described|listed|reported|announced)\s+in\s+(?:the\s+)?(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:release\s+)?notes\b"
     r"|\bin\s+(?:the|their|a)\s+(?:[\w.\-]+\s+){0,2}?(?:blog(?:\s+post)?|paper|announcement|release\s+notes?)\b"
     r"|\b(?:users?|people|customers|reporters?|someone|others)\s+in\s+#\d+\s+(?:report|reported|say|said|see|saw|observe[sd]?)\b"
@@ -263,7 +264,8 @@ _DISOWNED = re.compile(
     r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
     r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改|优化)|(?:只是|仅)作为?参考"
-    r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的"
+    r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的|还没测|没测过|尚未测|和旧版本比的"
+    r"|\bnot\s+on\s+ours\b|\bon\s+their\s+setup\b"
     r"|\bfor\s+their\s+(?:setup|config(?:uration)?|methodology|settings|hardware)\b"
     # "I'd like to compare against that once my job … finishes": a number to compare with later, not ours
     r"|\b(?:compare|measure|check)\s+(?:us\s+|ours\s+)?against\s+(?:that|it|this|those)\s+once\b"
@@ -465,16 +467,20 @@ _REASON_WITH_RESULT = re.compile(r"\b(?:since|given|because|as)\b|\b(?:it|this|t
                                  r"|\((?![^)]*\b(?:goal|target|aim)\b)[^)]*?(?:\d\s*(?:%|x|×|倍)|from\s+[\d.]+\s*\S*\s+to)[^)]*\)"
                                  r"|这次|这个让|让[^，。；]{0,24}?(?:降低|提升|下降|提高|加快|缩短)|(?:降低|提升|下降|提高|加快|缩短)[^，。；]{0,16}?的\s*(?:改动|开关|路径|修改|优化)",
                                  _I)
-_TARGET_HEADING = re.compile(r"^\W*(?:requirements?|acceptance\s+criteria|success\s+criteria|exit\s+criteria|targets?|goals?|slos?"
-                             r"|non[\s\-]functional\s+requirements?|需求|验收标准|目标|指标要求)\b", _I)
+_TARGET_HEADING = re.compile(r"^(?=.{0,40}$)\W*(?:[\w\-]+\s+){0,3}?(?:requirements?|acceptance\s+criteria|success\s+criteria|exit\s+criteria"
+                             r"|targets?|goals?|slos?|non[\s\-]functional\s+requirements?)\b"
+                             r"|^(?=.{0,40}$)[^。；]{0,10}?(?:需求|验收标准|目标|指标要求)", _I)
 _BOUND_SIGN = re.compile(r"<=|>=|≤|≥|(?<![\-<])<(?![\-<])|(?<![\->])>(?![>])|\b(?:under|below|above|at\s+most|at\s+least|within|no\s+more\s+than)\b"
-                         r"|不超过|不低于|低于|高于|以内|以上", _I)
+                         r"|不超过|不低于|低于|高于|以内|以上|达到|\breach(?:es)?\b", _I)
 _OPEN_TASK = re.compile(r"^\W*\[ \]")
+# A plan every sentence of which is planned: "## Capacity plan (H2)", "Rollout plan:", "容量规划：", "上线计划："
+_WHOLE_PLAN = re.compile(r"^\W*(?:capacity\s+plan(?:ning)?|rollout\s+plan|deployment\s+plan|launch\s+plan|容量规划|上线计划|发布计划|灰度方案"
+                         r"|上线方案)\b\W*", _I)
 _BUG_REPORT_HEADING = re.compile(r"^\W*(?:describe\s+the\s+bug|bug\s+(?:report|description)|current\s+behaviou?r|问题描述|问题现象"
                                  r"|the\s+bug)\W*$|^\W*(?:incident|post[\s\-]?mortem|outage|故障复盘|事故)\b", _I)
 
 
-def planned_item(clause: str, heading: str) -> Mood | None:
+def planned_item(clause: str, heading: str, sentence: str = "") -> Mood | None:
     """An item under a plan's heading or lead-in ("## Roadmap", "Plan:") that says what to do: no result of this
     change. An item that names the change or says it was done or measured is read as it stands."""
     if _BUG_REPORT_HEADING.match(heading) and not (_THIS_CHANGE.search(clause) or _SEEN.search(clause)):
@@ -482,6 +488,9 @@ def planned_item(clause: str, heading: str) -> Mood | None:
     own = _THIS_CHANGE.search(clause) or _SEEN.search(clause)
     if _TARGET_HEADING.match(heading) and _BOUND_SIGN.search(clause) and not own:
         return Mood("a target", heading.strip(" #"))  # "## Requirements" above "- p99 TTFT <= 800 ms at 40 req/s"
+    plan = _WHOLE_PLAN.search(heading) or _WHOLE_PLAN.match(clause) or _WHOLE_PLAN.match(sentence)
+    if plan and not _THIS_CHANGE.search(clause):
+        return Mood("a plan", plan.group(0).strip(" #:：-"))  # "## Capacity plan (H2)", "上线计划：先在 10% 流量 …"
     lead = _PLAN_HEADING.match(heading) or _PLAN_HEADING.match(clause)
     if lead is None:
         return None
@@ -500,6 +509,7 @@ def planned_item(clause: str, heading: str) -> Mood | None:
 # "`--max-num-batched-tokens` trades TTFT against throughput: larger values let more prefill tokens into one step":
 # what a setting does, in general
 _SETTING_EFFECT = re.compile(r"\btrades?\s+(?:off\s+)?[\w/\-]+(?:\s+[\w/\-]+){0,3}\s+(?:against|for)\b"
+                             r"|\b(?:reads?|comes?\s+out|looks?)\s+(?:slightly\s+|a\s+bit\s+|somewhat\s+)?(?:lower|higher)\s+than\s+what\b"
                              r"|^\W*(?:larger|higher|smaller|lower|bigger)\s+values?\b", _I)
 # "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
 # problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
@@ -523,10 +533,14 @@ _NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)
 
 # "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
 # alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
-_BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference)\s*,?\s*)?"
+# "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
+_NOT_APPLIED = re.compile(r"未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
+                          r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b", _I)
+_BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main)\b"
-                            r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)", _I)
-_BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b", _I)
+                            r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]", _I)
+_BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b"
+                             r"|\bthat['’]?s\s+the\s+(?:number|figure|bar)\s+(?:we|to)\b|\bbase[\s\-]branch\s+(?:run|numbers?)\s+only\b", _I)
 _CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
                             r"|\bafter\b|本\s*PR|改动后|合入后|\bthe\s+branch\b|\bwith\s+it\b|本分支|这个\s*(?:分支|PR)"
                             # "that's the baseline, and the gap is 31%", "这个分支高出 31%": a comparison with the base
@@ -545,6 +559,7 @@ _OTHER_ARM_NEXT = re.compile(r"^\W*(?:(?:with|on|after|in)\s+(?:these|the|this)\
 def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | None:
     """The base arm's numbers alone, or a golden value updated: no result of the change. `following` is the next
     sentence, which may give another arm its number."""
+    clause, sentence = _NOT_APPLIED.sub(" ", clause), _NOT_APPLIED.sub(" ", sentence)
     if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence) or _OTHER_ARM_NEXT.match(following):
         return None
     lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)

@@ -58,7 +58,8 @@ _SCOPE_SPANS_KERNEL = re.compile(
     # tool's pass (quantization, packing, compilation, export …), not of one that runs the model
     r"|^[\s\-]*(?:wall[\s\-]?clock\s+)?(?:time|latency|runtime|duration|wall[\s\-]?time)\s+of\s+(?:the\s+|this\s+|our\s+)?"
     r"(?:[\w\-+]+\s+){0,2}?(?:quantization|quantizing|packing|calibration|compil(?:e|ation)|lowering|codegen|fusion"
-    r"|export|conversion|autotun(?:e|ing)|tuning)\s+pass\b", _I)
+    r"|export|conversion|autotun(?:e|ing)|tuning)\s+pass\b"
+    r"|^[\s,，:：]*看?\s*(?:整个|单个|这个)?\s*[^，。；]{0,20}?(?:层|算子|kernel|内核|pass)(?=[^。；]*(?:单层|孤立|单独执行|单算子|us\b|µs|微秒))", _I)
 # "End-to-end, the decode pass takes 16,000 µs per token": what the scope word spans is the model's, in microseconds
 _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
                             r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b|\brequests?\b))", _I)
@@ -84,8 +85,9 @@ _SHAPE_SOURCE_AFTER = re.compile(
     r"^(?:['’]s)?[\s\-]*(?:shapes?|layers?|heads?|dims?|dimensions?|configs?|weights?|checkpoints?|attention|sizes?|mlp|ffn|moe"
     r"|(?:transformer\s+)?blocks?|encoder(?:\s+stem)?|decoder|stem"
     r"|experts?|projections?|gemms?|problems?|workloads?|(?:decode|prefill|training|serving|inference)\s+shapes?"
-    r"|[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b"
-    r"|^\s*的?\s*(?:所有|全部|各|典型)?\s*(?:[A-Za-z]+\s*)?(?:解码|预填充|推理)?\s*(?:形状|shape|层|尺寸)", _I)
+    r"|[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj|(?:[qkvo]|qkv|gate|up|down)[\-\s]proj)\b"
+    r"|^\s*的?\s*(?:所有|全部|各|典型)?\s*(?:[A-Za-z]+\s*)?(?:解码|预填充|推理)?\s*(?:形状|shape|层|尺寸)"
+    r"|^\s*的?\s*[\d一二三四五六七八九十]+\s*个\s*[^，。；]{0,6}?(?:形状|shape|层)", _I)
 _LAYER_NAME_AFTER = re.compile(r"^\s*(?:[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b", _I)
 _SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+|taken\s+)?(?:taken\s+)?(?:from|of)\s+"
                           r"(?:the\s+|an?\s+)?$|形状\s*(?:取自|来自)\s*$", _I)

@@ -461,7 +461,12 @@ SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outpu
                        rf"|shapes?|models?|lengths?){_H}+(?:longer|shorter|larger|smaller|bigger|greater|more|fewer|less"
                        rf"|over|under|above|below){_H}+than{_END}"
                        # "lower values give smoother inter-token latency": a comparative of a setting's values
-                       rf"|{_BEGIN}(?:lower|higher|larger|smaller|bigger){_H}+(?:values?|settings?|limits?|batch{_H}+sizes?){_END}")
+                       rf"|{_BEGIN}(?:lower|higher|larger|smaller|bigger){_H}+(?:values?|settings?|limits?|batch{_H}+sizes?){_END}"
+                       # "TTFT matters more", "we never serve more than 1k": a weight or a bound, not a result
+                       rf"|{_BEGIN}matters?{_H}+(?:much{_H}+|a{_H}+lot{_H}+)?more{_END}|{_BEGIN}more{_H}+important{_END}"
+                       rf"|{_BEGIN}(?:more|fewer|less|longer|shorter){_H}+than{_H}+[~≈]?\d[\d.,]*\s*[kKM]?"
+                       rf"(?:{_H}+(?:tokens?|requests?|prompts?|users?|seqs?|sequences?|steps?))?{_END}"
+                       rf"(?!\s*(?:%|x\b|×|times|faster|slower|lower|higher|shorter|longer|sooner|more|less))")
 
 # "the slower pass was kept", "whichever launch is the faster one": a comparative that picks one of the change's own
 # kernels, passes or variants names it, it is not a result; after a copula it is ("split-KV is the faster one"), so a
@@ -546,7 +551,7 @@ _LOAD_UNIT_IN = re.compile(r"\d\s*(?:req(?:uest)?s?\s*/\s*s(?:ec)?|RPS|QPS|reque
 
 _SHARE_OF_TRAFFIC = re.compile(r"[~≈]?\d[\d.,]*\s*%\s+of\s+(?:the\s+)?(?:[\w\-]+\s+){0,2}?(?:traffic|requests|users|fleet|replicas"
                                r"|instances|pods|hosts|nodes)\b|[~≈]?\d[\d.,]*\s*%\s*(?:的)?\s*(?:灰度|流量|放量)", re.IGNORECASE)
-_ROLLOUT_BEFORE = re.compile(r"(?:\b(?:canary|canaries|canaried|on|to|at|ramp\w*(?:\s+up)?(?:\s+to)?|roll\w*\s+out\s+to)|灰度|线上|放量到?)\s*$",
+_ROLLOUT_BEFORE = re.compile(r"(?:\b(?:canary|canaries|canaried|on|to|at|ramp\w*(?:\s+up)?(?:\s+to)?|roll\w*\s+out\s+to|plan\s*:)|灰度|线上|放量到?|先?在)\s*$",
                              re.IGNORECASE)
 
 
