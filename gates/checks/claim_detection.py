@@ -17,7 +17,8 @@ is judged in four steps:
    (faster, 更快), a change (improves, drops, 提升, 降低) or a gain noun (speedup, regression), or a
    value given for the metric ("TTFT: 120", "| Mean TTFT (ms) | 120.5 |"). A clause that only
    names a metric is a mention.
-3. **Its mood** (`gates.checks.claim_mood`): a question, a request, a target or SLO, a plan, a
+3. **Its mood** (`gates.checks.claim_mood`, and `gates.checks.claim_headings` for what a heading or lead-in above it
+   makes of it): a question, a request, a target or SLO, a plan, a
    negated result, a condition, a possibility, a definition or a pointer asserts nothing.
 4. **Negations and scope markers that govern the term** (`gates.checks.claim_excuses`, rules
    E1-E4): "we do not claim any TTFT gain", "TTFT is out of scope", "Follow-up: measure TTFT".
@@ -37,12 +38,10 @@ from typing import Iterable
 from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
+from gates.checks.claim_headings import planned_item
 from gates.checks.claim_mood import (
     ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, backs_a_quotation, baseline_alone, confirmed_after, disowned,
-    mood_of,
-    names_another_arm, planned_item, quotation,
-    states_relative_result,
-    taken_back, target_carried, unmeasured_expectation,
+    mood_of, names_another_arm, quotation, states_relative_result, taken_back, target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (

@@ -66,7 +66,7 @@ _WISH = (r"(?:please|pls|plz|kindly|let['’]s|consider\s+(?:adding|running|meas
          r"|i['’]d\s+like|i\s+want|ideally"
          r"|(?:it\s+)?would\s+be\s+(?:nice|great|good)|can\s+(?:someone|somebody|anyone|you)|need\s+to|needs\s+to"
          r"|feature\s+request|request:|ask:|wish(?:list)?:|help\s+wanted)")
-_IMPERATIVE = (r"(?:improve|make|get|reduce|increase|bring|push|speed\s+up|optimi[sz]e|lower|raise|cut|boost"
+IMPERATIVE_VERBS = _IMPERATIVE = (r"(?:improve|make|get|reduce|increase|bring|push|speed\s+up|optimi[sz]e|lower|raise|cut|boost"
                r"|support|enable|reach|hit|achieve|target)")
 _LEVEL_TO_REACH = (r"(?:\bto\s+(?:at\s+least\s+|over\s+|above\s+|below\s+|under\s+|around\s+|~)?[\d.,]+\s*\+?"
                    r"|\bunder\s+[\d.,]+|\bbelow\s+[\d.,]+|\bbeyond\s+[\d.,]+|\b[\d.,]+\s*\+)")
@@ -451,68 +451,11 @@ def target_carried(clause: str, sentence_before: str) -> Mood | None:
     return None
 
 
-# A heading or lead-in over what is still to be done: "## Roadmap (Q3)", "Plan:", "## 下一步"
-_PLAN_HEADING = re.compile(r"^\W*(?:(?:q[1-4]|h[12]|\d{4})\s+)?(?:roadmap|plans?|planned\s+work|goals?|milestones?|next\s+steps?"
-                           r"|todo|to\s*do|future\s+work|follow[\s\-]?ups?|wish\s*list|backlog)\b"
-                           r"|^\W*(?:路线图|计划|规划|目标|下一步|后续(?:工作|计划)?|待办)", _I)
-# An item that says what to do, not what was done: "- Reduce TTFT for prompts > 32k tokens", "Training: reach 50% MFU"
-_TO_DO_ITEM = re.compile(rf"^\W*(?:[\w\-/ ]{{1,24}}:\s*)?{_IMPERATIVE}\b|^\W*(?:[\w\-/ ]{{1,24}}[:：]\s*)?(?:将|把|降低|提升|提高|减少|缩短|达到|实现)",
-                         _I)
-
-
-# "…, since it gives Llama-3-8B 30% lower TTFT", "given the 1.4x it brought", "(1.4x output tok/s on Llama-3-8B)",
-# "把这次首字延迟下降 30% 的改动推到生产环境": a result the item gives as its reason, or of the change it acts on
-_REASON_WITH_RESULT = re.compile(r"\b(?:since|given|because|as)\b|\b(?:it|this|that)\s+(?:gives|gave|brings|brought|takes|took"
-                                 r"|gets|got|makes|made|yields|yielded|delivers|delivered)\b|[—–]\s*(?:it|this)\b"
-                                 r"|\((?![^)]*\b(?:goal|target|aim)\b)[^)]*?(?:\d\s*(?:%|x|×|倍)|from\s+[\d.]+\s*\S*\s+to)[^)]*\)"
-                                 r"|这次|这个让|让[^，。；]{0,24}?(?:降低|提升|下降|提高|加快|缩短)|(?:降低|提升|下降|提高|加快|缩短)[^，。；]{0,16}?的\s*(?:改动|开关|路径|修改|优化)",
-                                 _I)
-_TARGET_HEADING = re.compile(r"^(?=.{0,40}$)\W*(?:[\w\-]+\s+){0,3}?(?:requirements?|acceptance\s+criteria|success\s+criteria|exit\s+criteria"
-                             r"|targets?|goals?|slos?|non[\s\-]functional\s+requirements?)\b"
-                             r"|^(?=.{0,40}$)[^。；]{0,10}?(?:需求|验收标准|目标|指标要求)", _I)
-_BOUND_SIGN = re.compile(r"<=|>=|≤|≥|(?<![\-<])<(?![\-<])|(?<![\->])>(?![>])|\b(?:under|below|above|at\s+most|at\s+least|within|no\s+more\s+than)\b"
-                         r"|不超过|不低于|低于|高于|以内|以上|达到|\breach(?:es)?\b", _I)
-_OPEN_TASK = re.compile(r"^\W*\[ \]")
-# A plan every sentence of which is planned: "## Capacity plan (H2)", "Rollout plan:", "容量规划：", "上线计划："
-_WHOLE_PLAN = re.compile(r"^\W*(?:capacity\s+plan(?:ning)?|rollout\s+plan|deployment\s+plan|launch\s+plan|容量规划|上线计划|发布计划|灰度方案"
-                         r"|上线方案)\b\W*", _I)
-_BUG_REPORT_HEADING = re.compile(r"^\W*(?:describe\s+the\s+bug|bug\s+(?:report|description)|current\s+behaviou?r|问题描述|问题现象"
-                                 r"|the\s+bug)\W*$|^\W*(?:incident|post[\s\-]?mortem|outage|故障复盘|事故)\b", _I)
-
-
-def planned_item(clause: str, heading: str, sentence: str = "") -> Mood | None:
-    """An item under a plan's heading or lead-in ("## Roadmap", "Plan:") that says what to do: no result of this
-    change. An item that names the change or says it was done or measured is read as it stands."""
-    if _BUG_REPORT_HEADING.match(heading) and not (_THIS_CHANGE.search(clause) or _SEEN.search(clause)):
-        return Mood("a bug report", heading.strip(" #"))  # "### Describe the bug" above what someone saw
-    own = _THIS_CHANGE.search(clause) or _SEEN.search(clause)
-    if _TARGET_HEADING.match(heading) and _BOUND_SIGN.search(clause) and not own:
-        return Mood("a target", heading.strip(" #"))  # "## Requirements" above "- p99 TTFT <= 800 ms at 40 req/s"
-    plan = _WHOLE_PLAN.search(heading) or _WHOLE_PLAN.match(clause) or _WHOLE_PLAN.match(sentence)
-    if plan and not _THIS_CHANGE.search(clause):
-        return Mood("a plan", plan.group(0).strip(" #:：-"))  # "## Capacity plan (H2)", "上线计划：先在 10% 流量 …"
-    lead = _PLAN_HEADING.match(heading) or _PLAN_HEADING.match(clause)
-    if lead is None:
-        return None
-    if _OPEN_TASK.match(clause) and not own and not _REASON_WITH_RESULT.search(clause):
-        return Mood("a plan", lead.group(0).strip(" #:-"))  # "- [ ] disaggregated prefill (goal: halve p99 TTFT)"
-    item = clause[lead.end():] if _PLAN_HEADING.match(clause) else clause
-    item = re.sub(r"^\W*[:：\-—]\s*", "", item)
-    to_do = _TO_DO_ITEM.match(item)
-    done = _PAST_CHANGE.search(item, to_do.end()) if to_do else None  # "cut" itself is the item's verb, not its past
-    reason = _REASON_WITH_RESULT.search(item) if states_relative_result(item) or _FINITE_CHANGE.search(item) else None
-    if to_do and not (_THIS_CHANGE.search(clause) or done or _SEEN.search(clause) or reason):
-        return Mood("a plan", lead.group(0).strip(" #:-"))
-    return None
-
-
 # "`--max-num-batched-tokens` trades TTFT against throughput: larger values let more prefill tokens into one step":
 # what a setting does, in general
 _SETTING_EFFECT = re.compile(r"\btrades?\s+(?:off\s+)?[\w/\-]+(?:\s+[\w/\-]+){0,3}\s+(?:against|for)\b"
                              r"|\b(?:reads?|comes?\s+out|looks?)\s+(?:slightly\s+|a\s+bit\s+|somewhat\s+)?(?:lower|higher)\s+than\s+what\b"
                              r"|^\W*(?:larger|higher|smaller|lower|bigger)\s+values?\b", _I)
-# "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
-# problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
 # "Can someone double-check the 31% TTFT cut on A100?", "Where does the 1.35x decode speedup come from?", "Why is this PR
 # 1.35x faster at decode?", "这 31% 的首字延迟下降是噪声吗？": a question that takes the result as given states it
 _PRESUPPOSED = re.compile(r"\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+(?:[\w\-/]+\s+){0,4}?(?:gain|cut|speed-?up|improvement|reduction|drop"
@@ -522,6 +465,8 @@ _PRESUPPOSED = re.compile(r"\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+(?:[\w\-/]+\
                           r"|为什么本\s*(?:PR|分支)[^？?]{0,20}?[\d.]+|为什么[^？?]{0,16}却[^？?]{0,16}?[\d.]+\s*%", _I)
 # "the 9% step-time improvement in your first comment", "@author …": a number someone else posted, asked about
 _SOMEONE_ELSES = re.compile(r"\byour\b|@[\w\-]+|\b(?:they|he|she)\s+(?:posted|measured|reported|saw)\b|你(?:的|贴|测)|楼上", _I)
+# "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
+# problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
 _BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?:report|description)|describe\s+the\s+bug|current\s+behaviou?r"
                               r"|故障现象)\s*[:：]"
                               r"|^\W*(?:after|since)\s+upgrading\s+(?:from|to)\b|^\W*升级(?:到|至)[^，。；]{1,30}?(?:之后|以后|后)", _I)
@@ -713,6 +658,26 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
             and not _PREDICATED_COMPARATIVE.search(stripped):  # "generally seems to be a bit faster" compares
         return Mood(USUAL_VALUE, usual.group(0))
     return None
+
+
+def names_this_change(text: str) -> bool:
+    """The text names this change ("this PR", "this branch", 本 PR)."""
+    return _THIS_CHANGE.search(text) is not None
+
+
+def says_measured(text: str) -> bool:
+    """The text says something was measured or seen ("measured", "in practice", 实测)."""
+    return _SEEN.search(text) is not None
+
+
+def says_done(text: str, start: int = 0) -> bool:
+    """The text from `start` on says a change happened ("dropped", "improved", "cut")."""
+    return _PAST_CHANGE.search(text, start) is not None
+
+
+def states_a_change(text: str) -> bool:
+    """The text states a relative result or a finite change ("30%", "1.4x", "from 24 ms to 18 ms")."""
+    return states_relative_result(text) or _FINITE_CHANGE.search(text) is not None
 
 
 USUAL_VALUE = "a usual value"
