@@ -99,6 +99,8 @@ _PRONOUN = re.compile(
     r"|we\s+(?:claim|measured|saw|got|see|observed)|the\s+(?:change|new\s+[\w\-]+)"
     r"|the\s+(?:real|correct|actual|right|new)\s+(?:figure|number|value)|它们?|其|该指标|这一指标|实际"
     rf"|{_ARM_VALUE_START})(?![A-Za-z])", _I)
+# "… from 410 ms down to 290 ms. Done.", "Status: done": the clause before, excused as a plan or request, was carried out
+_CONFIRMS_PREVIOUS = re.compile(r"\W*(?:status\s*:\s*)?(?:done|achieved|met|shipped|delivered)\b|\W*(?:已完成|完成了|做到了|已达成)", _I)
 # "the quick run has it 30% lower", "快速测试中它已经降低了 30%": the pronoun a few words in
 _PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-/]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d)|^[^，。；]{0,10}它"
                              # "Re-running their script on this branch prints 24 ms again": the change's own figure
@@ -374,6 +376,8 @@ class _Block:
                                     or _COMPARES_ARMS.search(self.text[start:end]))
                 if takes_up:
                     verdict = self._continued(previous, start, end)
+                if verdict is None and _CONFIRMS_PREVIOUS.match(self.text, start) and previous.result:
+                    verdict = replace(previous, claim=True, reason="")  # "Bring TTFT from 410 ms down to 290 ms. Done."
             if verdict is not None:
                 yield verdict
                 previous = verdict
@@ -462,7 +466,7 @@ class _Block:
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         after_results = max((m.end() for m in results), default=start + len(clause))
-        if mood.name in (EXPECTATION, POSSIBILITY) and confirmed_after(self.text[after_results:sentence_start + len(sentence)]):
+        if mood.name in (EXPECTATION, POSSIBILITY, "a condition") and confirmed_after(self.text[after_results:sentence_start + len(sentence)]):
             return None  # "预期吞吐能提升 35%，压测也是这个数", "In theory 1.4x, and our serving benchmark agrees"
         return mood
 
@@ -639,7 +643,8 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
                 and not (block.kind in _CODE_KINDS and (_change_named_after(blocks, index) or index in two_arms)):
             continue
         if quoted_claims and block.kind == "paragraph" and not _is_quoted(text, block):
-            if _DOUBTED_REPLY.search(block.text) and not (_NAMES_THIS_CHANGE.search(block.text) or _OWN_MEASURE.search(block.text)):
+            if _DOUBTED_REPLY.search(block.text) and _FLAWED_COMPARISON.search(block.text) and not _CREDITS_IT.search(block.text) \
+                    and not (_NAMES_THIS_CHANGE.search(block.text) or _OWN_MEASURE.search(block.text)):
                 for position in quoted_claims:
                     verdicts[position] = replace(verdicts[position], claim=False,
                                                  reason="a quotation the reply under it doubts")
@@ -676,6 +681,13 @@ _LIST_MARKER = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _DOUBTED_REPLY = re.compile(r"\b(?:not\s+convinced|not\s+sure|i\s+doubt|doubtful|skeptical|sceptical|not\s+apples\s+to\s+apples"
                             r"|mix(?:es|ing)?\s+two\s+things|(?:can|could)\s+you\s+re-?run|please\s+re-?run|before\s+we\s+(?:read|quote|believe))\b"
                             r"|不太相信|存疑|怀疑|请重跑|麻烦重跑", re.IGNORECASE)
+# What the doubt is about: how the numbers were measured ("the two runs used different flags", "please rerun both"), not
+# where the gain comes from ("I'm not convinced it's all the kernel; commit 3 also helps")
+_FLAWED_COMPARISON = re.compile(r"\bre-?run|\bdifferent\s+(?:flags|settings|configs?|machines?|builds?)\b|\bsame\s+(?:flags|settings|config)\b"
+                                r"|\bmix(?:es|ing)?\s+two\b|\bnot\s+apples|\bnoise\b|\bvariance\b|\b(?:one|single)\s+run\b|\bwarm[\s\-]?up\b"
+                                r"|\benforce[\-_]eager\b|不同的?参数|重跑|噪声|只跑了一次", re.IGNORECASE)
+_CREDITS_IT = re.compile(r"\ball\s+(?:the|from\s+the)\s+\w+|\bcomes?\s+from\b|\balso\s+helps\b|\bpart\s+of\s+(?:it|the\s+gain)\b"
+                         r"|\bwhich\s+commit\b|都来自|来自哪", re.IGNORECASE)
 _OWN_MEASURE = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|reproduced|confirmed)\b|\bit\s+(?:does|holds|is\s+real)\b", re.IGNORECASE)
 _QUOTE_MARKER = re.compile(r"[ \t]*>")
 _NAMES_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支", re.IGNORECASE)
@@ -727,12 +739,16 @@ def _fences_with_two_arms(blocks: list[ProseBlock]) -> set[int]:
             group.append(index)
             continue
         labels = [m.group(1).strip().lower() for m in (_LABELLED_VALUE.match(blocks[i].text) for i in group) if m]
-        if len(labels) != len(set(labels)):
+        texts = [blocks[i].text for i in group]
+        if len(labels) != len(set(labels)) or (any(_BASE_LINE.search(t) for t in texts)
+                                               and any(_OTHER_ARM_LINE.search(t) and _GIVEN_NUMBER.search(t) for t in texts)):
             found.update(group)
         group = []
     return found
 
 
+_BASE_LINE = re.compile(r"\b(?:main|baseline|before|master)\b|改动前|基线", re.IGNORECASE)
+_OTHER_ARM_LINE = re.compile(r"\b(?:this\s+pr|pr|branch|split[\w\-]*|candidate|cand|patched|after)\b|本\s*PR|本分支|改动后", re.IGNORECASE)
 _LABELLED_VALUE = re.compile(r"^\s*([^:=\d][^:=]{1,60}?)\s*[:=]\s*[~≈]?\d")
 
 

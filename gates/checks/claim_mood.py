@@ -55,7 +55,7 @@ _I = re.IGNORECASE
 _QUESTION_MARK = "?？"
 _QUESTION_START = re.compile(
     r"^\W*(?:how|what(?=\s+(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|kind|about|if|happens"
-    r"|else|numbers?|gains?|speed-?ups?)\b)|why|where|which|who|whether|any\s+(?:idea|ideas|plan|plans|update|numbers)"
+    r"|else|numbers?|gains?|speed-?ups?)\b)|why|where(?=\s+(?:do|does|did|is|are|was|were|can|could|should|would|will|has|have)\b)|which|who|whether|any\s+(?:idea|ideas|plan|plans|update|numbers)"
     r"|(?:can|could|should|shall|would|do|does|did|is|are|was|were|has|have)\s+(?:we|you|i|anyone|someone|this|it|there"
     r"|the)\b|wonder(?:ing)?\s+(?:if|whether|how)|is\s+there|are\s+there)\b",
     _I)
@@ -89,7 +89,7 @@ _OBLIGED_WITHIN = re.compile(r"\b(?:must|should|shall|needs?\s+to|has\s+to|have\
 # The change itself, named: a question or a request that names it with a relative result states that result
 # "Is the 12% … you mentioned from this PR, or from …?": a question about where a number comes from
 _ASKS_WHICH = re.compile(r"\b(?:or|whether)\b|\byou\s+(?:mentioned|reported|saw|measured|posted|quoted)\b", _I)
-_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支", _I)
+_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支|这个\s*(?:改动|PR|分支)|本次改动", _I)
 _PAST_CHANGE = re.compile(r"\b(?:dropped|fell|rose|improved|increased|decreased|reduced|cut|grew|halved|doubled|went)\b", _I)
 _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
                      r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
@@ -123,7 +123,7 @@ _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+
                              r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$", _I)
 _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress(?:es|ed)\b|rise|rises|rose"
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
-                            r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+[~≈]?\d|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
+                            r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+[~≈]?\d|[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into)\s+[\d.]|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
 _ACHIEVED = re.compile(r"\b(?:it|which)\s+now\s+(?:does|manages|takes)\b|\bnow\s+(?:does|manages)\b"
                        r"|\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|(?<!to\s)beats?|exceeds?"
                        r"|exceeded|within|clears?|cleared|pass(?:es|ed)|satisf(?:y|ies|ied)|achieved|without\s+(?:breaching"
@@ -151,6 +151,7 @@ _DEFINITION = re.compile(
 _POINTER = re.compile(
     r"^\W*(?:see|refer\s+to|check\s+out|look\s+at|use\s+the|run\s+the|to\s+see|to\s+reproduce|to\s+measure"
     r"|to\s+compare|for\s+(?:the\s+)?(?:numbers|results|details))\b"
+    r"|\bduplicate\s+of\s+#\d+|\bwhich\s+tracks\b|\btracked\s+in\s+#\d+"
     r"|\b(?:(?:closes|fixes|resolves|addresses|part\s+of|related\s+to|refs?)\s+#\d+"
     r"|related\s*:?\s*#\d+|#\d+\s+(?:tracks|covers|is\s+about|follows\s+up)"
     r"|(?:^|[,;(]\s*|\b(?:please|and)\s+)see\s+(?:the|docs?|below|above|our|\[|https?:|§)|see\s+(?:below|above|docs?/|\[|https?:|§|#\d)"
@@ -228,6 +229,7 @@ _ELSEWHERE = re.compile(
     r"|benchmarks?|figures?|charts?)\b"
     r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped|had)\b"
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
+    r"|\bcomes?\s+from\s+(?:the\s+)?[\w\-.'’ ]{0,30}?(?:blog(?:\s+post)?|paper|readme|write-?up|release\s+notes?)\b"
     r"|@[\w\-]+['’]s\s+(?:run|numbers?|results?|benchmark|measurements?)\b|\b(?:last\s+week['’]s|yesterday['’]s|an\s+older)\s+nightly\b"
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
     r"|\bsee\s+the\s+(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:blog(?:\s+post)?|release\s+notes?|paper|announcement)\b"
@@ -265,7 +267,7 @@ _DISOWNED = re.compile(
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
     r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改|优化)|(?:只是|仅)作为?参考"
     r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的|还没测|没测过|尚未测|和旧版本比的"
-    r"|\bnot\s+on\s+ours\b|\bon\s+their\s+setup\b"
+    r"|\bnot\s+on\s+ours\b|\bon\s+their\s+setup\b|\bnot\s+from\s+anything\s+(?:i|we)\s+(?:measured|ran)\b|\bnowhere\s+near\s+(?:that|it|those)\b"
     r"|\bfor\s+their\s+(?:setup|config(?:uration)?|methodology|settings|hardware)\b"
     # "I'd like to compare against that once my job … finishes": a number to compare with later, not ours
     r"|\b(?:compare|measure|check)\s+(?:us\s+|ours\s+)?against\s+(?:that|it|this|those)\s+once\b"
@@ -318,7 +320,9 @@ _NAMES_THE_CHANGE = re.compile(r"^\W*with\b|\b(?:now|this\s+(?:pr|change|patch|b
                                r"|fix|with\s+(?:this|the\s+(?:new|patch|change|fix))|after|since|anymore|than|vs|versus|against|instead|rather|compared|while"
                                r"|whereas|post[\s\-]?merge|used\s+to)\b|本\s*(?:PR|改动|修改|提交)|现在|之后|改后|相比|对比|而|合入", _I)
 # An arm and its value: "main 52", "before: 410", "pr=288.1"
-ARM_VALUE = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new)\s*[:=]?\s*[+\-−~≈]?\d[\d.,]*",
+ARM_VALUE = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new|control)\s*(?:[:=]|\bat\b|\bis\b)?\s*"
+                       r"[+\-−~≈]?\d[\d.,]*"
+                       r"|[\d.,]+\s*\S{0,6}\s+(?:on|in|for)\s+(?:main|control|the\s+baseline)\b",
                        _I)
 # Another arm named anywhere in the sentence: "…; on main it was usually 410 ms", "合并前是 410 ms"
 _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+baseline|the\s+old\s+\w+)\b|\bmain['’]s\b"
@@ -455,21 +459,36 @@ def target_carried(clause: str, sentence_before: str) -> Mood | None:
 # what a setting does, in general
 _SETTING_EFFECT = re.compile(r"\btrades?\s+(?:off\s+)?[\w/\-]+(?:\s+[\w/\-]+){0,3}\s+(?:against|for)\b"
                              r"|\b(?:reads?|comes?\s+out|looks?)\s+(?:slightly\s+|a\s+bit\s+|somewhat\s+)?(?:lower|higher)\s+than\s+what\b"
-                             r"|^\W*(?:larger|higher|smaller|lower|bigger)\s+values?\b", _I)
+                             r"|^\W*(?:larger|higher|smaller|lower|bigger)\s+values?\b"
+                             r"|^\W*(?:increasing|decreasing|raising|lowering|setting|enabling|disabling)\s+`?[\w\-.]+`?\s+(?:generally|usually"
+                             r"|typically|tends\s+to|often)\b", _I)
 # "Can someone double-check the 31% TTFT cut on A100?", "Where does the 1.35x decode speedup come from?", "Why is this PR
 # 1.35x faster at decode?", "这 31% 的首字延迟下降是噪声吗？": a question that takes the result as given states it
 _PRESUPPOSED = re.compile(r"\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+(?:[\w\-/]+\s+){0,4}?(?:gain|cut|speed-?up|improvement|reduction|drop"
-                          r"|win|boost|decrease|increase)\b|\bwhy\s+(?:is|does|would|did)\s+(?:this\s+(?:pr|branch|change)|the\s+[\w\-]+\s+"
+                          r"|win|boost|decrease|increase)\b|\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+(?:faster|slower|lower|higher)\b"
+                          r"|\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+[\w/\- ]{0,30}?\s+(?:we|you|i)\s+(?:get|got|see|saw|measure|measured)\b|\bwhy\s+(?:is|does|would|did)\s+(?:this\s+(?:pr|branch|change)|the\s+[\w\-]+\s+"
                           r"(?:server|endpoint|model))\b[^?]*\d|\bwhy\s+(?:would\s+)?(?:a|this)\s+[\w\-]+\s+change\s+[^?]*\bas\s+it\s+does\b"
                           r"|\bwhy\s+this\s+branch['’]s\b|(?:这\s*)?[\d.]+\s*(?:%|倍)\s*的[^？?]{0,16}?(?:提升|下降|改善|降低|加速)"
                           r"|为什么本\s*(?:PR|分支)[^？?]{0,20}?[\d.]+|为什么[^？?]{0,16}却[^？?]{0,16}?[\d.]+\s*%", _I)
+# "Can we raise the rate limit, given it now holds 900 req/s with this change (main: 600)?": a question whose reason
+# states the change's result
+_GIVEN_RESULT = re.compile(r"\b(?:given|since|now\s+that|because|as)\b[^?]{0,80}?(?:\d|faster|slower|lower|higher|sooner)[^?]*?"
+                           r"\b(?:with\s+(?:this|it)|this\s+(?:pr|change|branch|patch)|main)\b|既然[^？?]{0,40}?\d"
+                           r"|\b(?:given|since|now\s+that|because)\b[^?]{0,80}?\bnow\b[^?]{0,40}?\d[\d.,]*\s*(?:%|x|×)", _I)
 # "the 9% step-time improvement in your first comment", "@author …": a number someone else posted, asked about
 _SOMEONE_ELSES = re.compile(r"\byour\b|@[\w\-]+|\b(?:they|he|she)\s+(?:posted|measured|reported|saw)\b|你(?:的|贴|测)|楼上", _I)
 # "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
 # problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
 _BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?:report|description)|describe\s+the\s+bug|current\s+behaviou?r"
-                              r"|故障现象)\s*[:：]"
+                              r"|故障现象|known\s+issues?|已知问题)\s*[:：]"
                               r"|^\W*(?:after|since)\s+upgrading\s+(?:from|to)\b|^\W*升级(?:到|至)[^，。；]{1,30}?(?:之后|以后|后)", _I)
+
+
+# "a 2-3% change in req/s is within run-to-run variance", "moves from 24.9 ms to 23.1 ms purely because of the metric fix":
+# a spread, or a number that moves because a metric is computed differently
+_WITHIN_NOISE = re.compile(r"\bis\s+within\s+(?:the\s+)?(?:run[\s\-]to[\s\-]run\s+)?(?:variance|noise|spread)\b|在波动范围内|属于噪声", _I)
+_METRIC_REDEFINED = re.compile(r"\b(?:purely|only|just|entirely)\s+because\s+of\s+(?:the\s+)?(?:metric|definition|accounting|measurement)"
+                               r"(?:\s+(?:fix|change))?\b|口径(?:变化|调整|修正)", _I)
 
 
 # "Kernel speedups don't always show up in the server", "并不总是": what holds in general, no result of this change
@@ -479,11 +498,12 @@ _NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)
 # "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
 # alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
 # "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
-_NOT_APPLIED = re.compile(r"未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
+_NOT_APPLIED = re.compile(r"本\s*PR\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
                           r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b", _I)
 _BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main)\b"
-                            r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]", _I)
+                            r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]"
+                            r"|主干(?:上)?的?基线", _I)
 _BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b"
                              r"|\bthat['’]?s\s+the\s+(?:number|figure|bar)\s+(?:we|to)\b|\bbase[\s\-]branch\s+(?:run|numbers?)\s+only\b", _I)
 _CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
@@ -496,9 +516,16 @@ _REFERENCE_UPDATE = re.compile(r"\b(?:reference|golden|expected|threshold)\s+(?:
 
 # "Baseline on main: 1,540 output tok/s. With these commits: 1,940.", "… On this branch, 41.", "拆分 KV 打开：18 ms": the next
 # sentence gives another arm its number
-_OTHER_ARM_NEXT = re.compile(r"^\W*(?:(?:with|on|after|in)\s+(?:these|the|this)\s+(?:commits|changes?|branch|pr|patch)|(?:after\s+the\s+)?"
+_OTHER_ARM_NEXT = re.compile(r"^\W*(?:(?:with|on|after|in)\s+(?:these|the|this)\s+(?:commits|changes?|branch|pr|patch)|the\s+split\s+route"
+                            r"|split[\w\-]*\s+(?:lands|gives|does|reaches|is|sits|gets)|(?:after\s+the\s+)?"
                             r"split[\w\-]*\s+(?:on|enabled|build|switch)|(?:the\s+)?(?:new|patched|candidate)\s+\w+|cand(?:idate)?\s*="
                             r"|本分支|本\s*PR|这个分支|(?:打开|开启)[^，。；:：]{0,16}|[^，。；:：]{0,16}(?:打开|开启)|改动后|合入后)[^.;。；]{0,40}?\d", _I)
+
+
+# "410 ms becomes 290 ms", "from 410 to 290", "410 -> 290": two numbers of a change
+_NUMBERS_CHANGE = re.compile(r"[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into|goes\s+to|drops\s+to|rises\s+to)\s+[\d.]"
+                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*\S{0,4}\s*(?:->|→)\s*\d", _I)
+_NOW_REACHES = re.compile(r"\bnow\s+(?:clears|reaches|hits|does|gets|meets|beats)\b", _I)
 
 
 def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | None:
@@ -511,7 +538,7 @@ def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | No
     if lead:
         return Mood("the base arm alone", lead.group(0))
     update = _REFERENCE_UPDATE.search(clause)
-    if update and not _THIS_CHANGE.search(sentence):
+    if update and not _THIS_CHANGE.search(sentence) and not _NOW_REACHES.search(sentence):
         return Mood("a reference value updated", update.group(0)[:40])
     return None
 
@@ -584,7 +611,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     offset = len(clause) - len(clause.lstrip())
     presupposed = None if _ELSEWHERE.search(stripped) or _ASKS_WHICH.search(stripped) or _SOMEONE_ELSES.search(stripped) \
         else _PRESUPPOSED.search(stripped)
-    answered = _QUESTION_STATES_RESULT.search(stripped) or presupposed or (
+    answered = _QUESTION_STATES_RESULT.search(stripped) or presupposed or _GIVEN_RESULT.search(stripped) or (
         _THIS_CHANGE.search(stripped) and states_relative_result(stripped) and not _ASKS_WHICH.search(stripped))
     if ends_with and ends_with in _QUESTION_MARK and not answered:
         return Mood("a question", ends_with)
@@ -593,11 +620,13 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         found = pattern.search(stripped)
         if found and not inverted and not presupposed:
             return Mood("a question", found.group(0))
-    wrapped = _WRAPPED_RESULT.search(stripped) or (_MERGE_REQUEST.search(stripped) and states_relative_result(stripped))
+    wrapped = _WRAPPED_RESULT.search(stripped) or (_MERGE_REQUEST.search(stripped) and (
+        states_relative_result(stripped) or _FINITE_CHANGE.search(stripped)))
     for pattern in (_REQUEST, _ZH_REQUEST, _PLEASE, _CHECK_THAT):
         found = pattern.search(stripped)
         if found and not wrapped and not presupposed and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)) \
-                and not _MET.search(stripped) and not (pattern is _ZH_REQUEST and _MEETS_IT.search(stripped)):
+                and not _MET.search(stripped) and not (pattern is _ZH_REQUEST and _MEETS_IT.search(stripped)) \
+                and not (_THIS_CHANGE.search(stripped) and arm_values(stripped)):
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
@@ -632,7 +661,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
             and len(_RELATIVE.findall(stripped)) <= 1:
         return Mood("a retracted number", retraction.group(0))
     expectation = _EXPECTATION.search(stripped) or _NOT_EXPECTED.search(stripped)
-    if expectation and not _PAST_CHANGE.search(stripped) and not _SEEN.search(stripped):
+    if expectation and not _PAST_CHANGE.search(stripped) and not _SEEN.search(stripped) \
+            and not (_THIS_CHANGE.search(stripped) and _FINITE_CHANGE.search(stripped)):
         return Mood("an expectation", expectation.group(0))
     usual = _USUAL.search(stripped)
     if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped) and not _COMPARED_LEVEL.search(stripped):
@@ -640,6 +670,9 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     theory = _IN_THEORY.search(stripped)
     if theory and not _SEEN.search(stripped) and not _PAST_CHANGE.search(stripped):
         return Mood("a possibility", theory.group(0))
+    noise = _WITHIN_NOISE.search(stripped) or _METRIC_REDEFINED.search(stripped)
+    if noise and not _THIS_CHANGE.search(stripped[:noise.start()]):
+        return Mood("a spread or a metric computed differently", noise.group(0))
     bug = _BUG_REPORT_LEAD.search(stripped)
     if bug and not _THIS_CHANGE.search(stripped):
         return Mood("a bug report", bug.group(0).strip())
@@ -651,7 +684,9 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     for pattern, name in ((_HYPOTHETICAL, "a possibility"), (_PURPOSE, "a purpose"), (_DEFINITION, "a definition"),
                           (_POINTER, "a pointer"), (_NOT_ALWAYS, "a generalisation"), (_SETTING_EFFECT, "a setting's effect")):
         found = pattern.search(stripped)
-        if found and not (pattern is _DEFINITION and arm_values(stripped)):
+        if found and not (pattern in (_DEFINITION, _POINTER) and (arm_values(stripped) or (
+                _THIS_CHANGE.search(stripped) and _FINITE_CHANGE.search(stripped)))) \
+                and not (pattern is _SETTING_EFFECT and (_THIS_CHANGE.search(stripped) or _NUMBERS_CHANGE.search(stripped))):
             return Mood(name, found.group(0))
     usual = _USUAL.search(stripped)
     if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped) \
@@ -690,7 +725,8 @@ _MEASURED_WHERE = (r"(?:\b(?:benchmarks?|runs?|measurements?|a/b|numbers|tests?|
                    r"|压测|实测|实际|测试|benchmark|跑出来|跑完|中位数|结果|灰度|线上|预发|上线后|生产|本分支|本\s*PR|这个分支)")
 _CONFIRMED = re.compile(_MEASURED_WHERE + r"[^.;。；]{0,60}?(?:\b(?:agrees?|agreed|confirms?|confirmed|say\s+the\s+same|says\s+the\s+same"
                         r"|said\s+the\s+same|match(?:es|ed)?|bears?\s+(?:it|this|that)\s+out|sees?|saw|seen|shows?|showed|shown|landed"
-                        r"|lands|measured|gives?|gave|does|did|too|also|the\s+same|(?:is|was)\s+what)\b|[~≈]?\d|同样如此|也做到了|做到了"
+                        r"|lands|measured|gives?|gave|does|did|too|also|the\s+same|(?:is|was)\s+what|looks?\s+(?:just\s+)?like"
+                        r"|sits?|within|has\s+been|have\s+been)\b|[~≈]?\d|同样如此|也做到了|做到了"
                         r"|也是这个数|正好是这个数|就是这个数|确认如此|与此吻合|与之吻合|吻合|一致|印证|差不多|也是这样|看到)"
                         r"|\bconfirmed\s+(?:by|in|on)\s+(?:our|the|a)\b"
                         r"|\b(?:that['’]?s|that\s+is|which\s+is)\s+(?:what|roughly\s+what|about\s+what)\s+(?:we|i|production|staging)\b", _I)

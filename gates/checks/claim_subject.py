@@ -117,10 +117,10 @@ _TRAINING_STEP = re.compile(TRAINING_STEPS, _I)
 # "In isolation the fused MoE kernel now processes 1.9M": a kernel as the subject of the rate that follows
 _KERNEL_RATE_HEAD = re.compile(
     r"^\W*(?:(?:in\s+isolation|standalone|on\s+its\s+own|alone|on\s+(?:an?\s+|one\s+)?[\w\-]+|at\s+[^,]{1,30}?)\s*,?\s+)*"
-    r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`]+\s+){0,4}?[\w\-`]+)\s+"
+    r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`+]+\s+){0,6}?[\w\-`]+)\s+(?:\([^)]{0,40}\)\s+)?"
     r"(?:now\s+|alone\s+|itself\s+|still\s+)?(?:processes|handles|reaches|achieves|sustains|does|runs\s+at|hits|delivers"
     r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*"
-    r"(?:tok(?:en)?s?\s*/\s*s\w*\s*(?:versus|vs\.?|against|compared\s+(?:to|with)|over|and)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*)?$",
+    r"(?:tok(?:en)?s?\s*/\s*s\w*(?:\s+(?:at|on|for|with)\s+[^,;]{1,30}?)?,?\s*(?:versus|vs\.?|against|compared\s+(?:to|with)|over|and)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*)?$",
     _I)
 # "Kernel throughput for the RoPE + quant fusion is 41M tokens/s", "The decode throughput of the MLA kernel, …",
 # "该内核的吞吐折合约 120 万 tokens/s": a throughput that is a kernel's by name
@@ -131,7 +131,8 @@ _KERNEL_THROUGHPUT = re.compile(
 # "(measured in isolation, no model in the loop)": a model named to say it was not there
 _MODEL_DENIED = re.compile(r"\bno\s+(?:model|server)\s+in\s+the\s+loop\b|\bwithout\s+(?:the|a|any)\s+(?:model|server)\b"
                            r"|\bnot\s+(?:the|a)\s+(?:whole\s+)?(?:model|server)\b", _I)
-_ISOLATED = re.compile(r"\bmicrobench\w*|\bin\s+isolation\b|\b(?:op|kernel|operator)\s+alone\b|\bstandalone\b", _I)
+_ISOLATED = re.compile(r"\bmicrobench\w*|\bin\s+isolation\b|\b(?:op|kernel|operator)\s+alone\b|\bstandalone\b|单看|算子本身|单算子"
+                       r"|kernel\s*本身", _I)
 _SERVING_HEAD = re.compile(
     rf"{SERVING_SUBJECTS}|{SERVING_MEASURES}|{SCOPE_TERMS}|(?<![A-Za-z])(?:servers?|engines?|systems?|models?|deployments?"
     r"|endpoints?|clusters?|nodes?|pipelines?|instances?|replicas?|backends?|training|trainers?|runs?|jobs?)(?![A-Za-z])", _I)
