@@ -94,15 +94,21 @@ _ARM_VALUE_START = (
 _ARM_TAKE_UP = re.compile(rf"[\s(\-*]*(?:{_ARM_VALUE_START})(?![A-Za-z])", _I)
 # What takes up a metric named earlier in the block: a pronoun, "ours", an answer, the change's new figure, or an arm
 _PRONOUN = re.compile(
-    r"[\s(\-*]*(?:(?:in\s+practice|in\s+reality|actually|in\s+our\s+runs?|on\s+(?:our|the|my)\s+[\w\s\-]{1,24}?)\s*,?\s*)?"
+    r"[\s(\-*]*(?:(?:for\s+the\s+record\s*,?\s*)?(?:in\s+practice|in\s+reality|actually|in\s+our\s+runs?|on\s+(?:our|the|my)\s+[\w\s\-]{1,24}?)\s*,?\s*"
+    r"|for\s+the\s+record\s*,?\s*|顺带一提\s*[，,]?\s*(?:在[^，。；]{0,12}[，,]?\s*)?)?"
     r"(?:it|they|this|that|these|those|both|which|ours|yes|because|here|now\s*:"
     r"|we\s+(?:claim|measured|saw|got|see|observed)|the\s+(?:change|new\s+[\w\-]+)"
-    r"|the\s+(?:real|correct|actual|right|new)\s+(?:figure|number|value)|它们?|其|该指标|这一指标|实际"
+    r"|the\s+(?:real|correct|actual|right|new)\s+(?:figure|number|value)|the\s+(?:remaining|rest)|它们?|其|该指标|这一指标|实际|两者"
     rf"|{_ARM_VALUE_START})(?![A-Za-z])", _I)
 # "… from 410 ms down to 290 ms. Done.", "Status: done": the clause before, excused as a plan or request, was carried out
-_CONFIRMS_PREVIOUS = re.compile(r"\W*(?:status\s*:\s*)?(?:done|achieved|met|shipped|delivered)\b|\W*(?:已完成|完成了|做到了|已达成)", _I)
+_CONFIRMS_PREVIOUS = re.compile(r"\W*(?:status\s*:\s*)?(?:done|achieved|met|shipped|delivered)\b|\W*(?:已完成|完成了|做到了|已达成)"
+                                r"|\W*(?:that['’]?s|that\s+is)\s+what\s+(?:i|we)\s+(?:see|saw|measured|got|get)\b", _I)
 # "the quick run has it 30% lower", "快速测试中它已经降低了 30%": the pronoun a few words in
 _PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-/]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d)|^[^，。；]{0,10}它"
+                             # "Split-KV lifts that number by 19%", "takes a third off that wait", "这个数 / 这段等待"
+                             r"|^\W*(?!that\s+(?:said|being|aside)\b)(?:[\w\-/]+\s+){0,6}?(?:that(?!\s+(?:said|being|aside)\b)|(?:that|this|the)\s+"
+                             r"(?:number|figure|wait|gap|metric|value|count|curve))\b(?=[^.;]*(?:\d|faster|slower|quicker|sooner|third|quarter"
+                             r"|half|fifth))|^[^，。；]{0,16}(?:这个|这段|该)\s*(?:数|数字|等待|指标|延迟|时间)"
                              # "Re-running their script on this branch prints 24 ms again": the change's own figure
                              r"|^\W*(?:[\w\-/]+\s+){0,5}?(?:on|with)\s+this\s+(?:branch|pr|change|patch)\b(?=[^.;]*\d)", _I)
 # "Quick check already shows 290 ms vs 410 ms on main", "均值从 410 ms 降到 290 ms": a clause that sets two arms side by side
@@ -465,8 +471,13 @@ class _Block:
                 or planned_item(clause, self.block.heading, sentence)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
-        after_results = max((m.end() for m in results), default=start + len(clause))
-        if mood.name in (EXPECTATION, POSSIBILITY, "a condition") and confirmed_after(self.text[after_results:sentence_start + len(sentence)]):
+        numeric = [m.end() for m in results if re.search(r"\d", m.group(0))] or [m.end() for m in results]
+        after_results = min(numeric, default=start + len(clause))  # after the expected number: what confirms it
+        next_sentence = self.text[period.end():period.end() + 160] if period else ""
+        if mood.name in (EXPECTATION, POSSIBILITY, "a condition") and (
+                confirmed_after(self.text[after_results:sentence_start + len(sentence)])
+                or confirmed_after(next_sentence[:_PERIOD.search(next_sentence).start()] if _PERIOD.search(next_sentence)
+                                   else next_sentence)):
             return None  # "预期吞吐能提升 35%，压测也是这个数", "In theory 1.4x, and our serving benchmark agrees"
         return mood
 
@@ -644,7 +655,8 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
             continue
         if quoted_claims and block.kind == "paragraph" and not _is_quoted(text, block):
             if _DOUBTED_REPLY.search(block.text) and _FLAWED_COMPARISON.search(block.text) and not _CREDITS_IT.search(block.text) \
-                    and not (_NAMES_THIS_CHANGE.search(block.text) or _OWN_MEASURE.search(block.text)):
+                    and not (_NAMES_THIS_CHANGE.search(block.text) or _OWN_MEASURE.search(block.text)) \
+                    and not any(_RERUN_CONFIRMS.search(later.text) for later in blocks[index + 1:]):
                 for position in quoted_claims:
                     verdicts[position] = replace(verdicts[position], claim=False,
                                                  reason="a quotation the reply under it doubts")
@@ -688,6 +700,8 @@ _FLAWED_COMPARISON = re.compile(r"\bre-?run|\bdifferent\s+(?:flags|settings|conf
                                 r"|\benforce[\-_]eager\b|不同的?参数|重跑|噪声|只跑了一次", re.IGNORECASE)
 _CREDITS_IT = re.compile(r"\ball\s+(?:the|from\s+the)\s+\w+|\bcomes?\s+from\b|\balso\s+helps\b|\bpart\s+of\s+(?:it|the\s+gain)\b"
                          r"|\bwhich\s+commit\b|都来自|来自哪", re.IGNORECASE)
+# "Rerun with identical flags: still 15%", "Done, same flags: +18.6%", "同一驱动版本重跑完毕：1.29 倍": the doubt answered
+_RERUN_CONFIRMS = re.compile(r"\b(?:re-?ran|re-?run|reran|done)\b[^.\n]{0,80}?\d|重跑[^。\n]{0,40}?\d", re.IGNORECASE)
 _OWN_MEASURE = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|reproduced|confirmed)\b|\bit\s+(?:does|holds|is\s+real)\b", re.IGNORECASE)
 _QUOTE_MARKER = re.compile(r"[ \t]*>")
 _NAMES_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支", re.IGNORECASE)
@@ -799,7 +813,9 @@ _OTHER_ARM_HEADER = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|new|cand
 # "cand = HEAD of the branch", "当前提交即本分支 HEAD": the change's arm named by its commit
 _HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交"
                        # "rebuilt with these commits", "cherry-picked the three commits above": the change by its commits
-                       r"|\bthese\s+(?:\w+\s+)?commits\b|\bthe\s+(?:\w+\s+){0,2}?commits?\s+above\b|\bthis\s+commit\b", _I)
+                       r"|\bthese\s+(?:\w+\s+)?commits\b|\bthe\s+(?:\w+\s+){0,2}?commits?\s+above\b|\bthis\s+commit\b"
+                       r"|\bsplit[\w\-]*\s+(?:build|version|arm|path|route)\b|\bwe\s+(?:now\s+)?(?:clear|beat|match|exceed)\w*\b"
+                       r"|(?:换成|切到|开启|打开)[^，。；:：]{0,16}(?:版本|后)", _I)
 # "Numbers with the fix come in the follow-up": the change's arm named as still to come
 _DEFERRED = re.compile(r"\b(?:will|later|follow[\s\-]?up|comes?\s+(?:in|later|next)|coming|once|not\s+yet|pending|tbd|todo)\b|['’]ll\b"
                        r"|稍后|后续|待补充|之后再", _I)
@@ -824,7 +840,7 @@ _BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|t
                             r"|(?:nothing|no\s+(?:numbers?|results?))\s+(?:from|for|of)\s+this\s+(?:pr|branch|change|patch)\s+yet)\b"
                             r"|改动前|合入前|主干上"
                             # "<summary>main branch output</summary>"
-                            r"|^\W*(?:main|master|baseline)(?:\s+branch)?\s+(?:output|numbers|results?|run)\b", _I)
+                            r"|^\W*(?:main|master|baseline)(?:\s+branch)?(?:\s+reference)?\s+(?:output|numbers|results?|runs?)\b", _I)
 _CHANGE_ARM = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\bwith\s+(?:the\s+)?(?:patch|change|fix)\b|\bafter\b"
                          r"|\bpatched\b|本\s*PR|改动后|合入后", _I)
 # "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note

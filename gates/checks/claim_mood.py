@@ -71,7 +71,7 @@ IMPERATIVE_VERBS = _IMPERATIVE = (r"(?:improve|make|get|reduce|increase|bring|pu
 _LEVEL_TO_REACH = (r"(?:\bto\s+(?:at\s+least\s+|over\s+|above\s+|below\s+|under\s+|around\s+|~)?[\d.,]+\s*\+?"
                    r"|\bunder\s+[\d.,]+|\bbelow\s+[\d.,]+|\bbeyond\s+[\d.,]+|\b[\d.,]+\s*\+)")
 _REQUEST = re.compile(rf"^\W*(?:{_WISH}\b.*|{_IMPERATIVE}\b.*{_LEVEL_TO_REACH})", _I)
-_ZH_REQUEST = re.compile(r"^\W*(?:请(?!求)|麻烦|希望|需要|建议|争取|力争|要求|求)")
+_ZH_REQUEST = re.compile(r"^\W*(?:请(?!求)|麻烦|希望|需要|建议|争取|力争|(?<!的)要求|求)")
 # "Before merging, please confirm that p99 ITL stays within 45 ms": a request after a lead-in phrase
 # A request that wraps a result its author measured still states it: "please confirm the 30% TTFT win we measured",
 # "Please merge: this makes TTFT 30% lower", "Let's merge this 30% TTFT reduction"
@@ -89,7 +89,7 @@ _OBLIGED_WITHIN = re.compile(r"\b(?:must|should|shall|needs?\s+to|has\s+to|have\
 # The change itself, named: a question or a request that names it with a relative result states that result
 # "Is the 12% … you mentioned from this PR, or from …?": a question about where a number comes from
 _ASKS_WHICH = re.compile(r"\b(?:or|whether)\b|\byou\s+(?:mentioned|reported|saw|measured|posted|quoted)\b", _I)
-_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支|这个\s*(?:改动|PR|分支)|本次改动", _I)
+_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\b(?:on|with|in)\s+the\s+branch\b|本\s*PR|本分支|这个\s*(?:改动|PR|分支)|本次改动", _I)
 _PAST_CHANGE = re.compile(r"\b(?:dropped|fell|rose|improved|increased|decreased|reduced|cut|grew|halved|doubled|went)\b", _I)
 _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
                      r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
@@ -100,7 +100,7 @@ _TARGET = re.compile(
     r"|must\s+(?:stay|be|remain|not\s+exceed|complete|finish|return|respond|be\s+answered)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
     r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain)|ideally|stays?\s+(?:under|below|within)"
     r"|(?:trying|aim(?:ing)?|want|hope|hoping)\s+to\s+beat)\b"
-    r"|目标|要求|预算|不超过|不得超过|上限|下限|目標"
+    r"|目标|(?<!你的)(?<!您的)(?<!按你)(?<!按您)要求|预算|不超过|不得超过|上限|下限|目標"
     # "请求必须在 2 秒内完成", "首字需要在 1 秒内返回": a duty to finish within a time states the target
     r"|必须|务必|(?:需要?|应当?|应该)在[^，。；,;]{0,12}?内)", _I)
 # "A TPOT regression above 5% would block the release", "fails the PR if tok/s drops more than 2%": a threshold that a
@@ -143,7 +143,7 @@ _PLAN_VERB_RE = re.compile(_PLAN_VERB, _I)
 _DEFINITION = re.compile(
     r"\b(?:is|are)\s+(?:defined|measured|computed|calculated|reported)\s+as\b|\bmeans\b|\brefers?\s+to\b"
     r"|\bdenotes?\b|\bstands?\s+for\b|\bdefinition\b|\b(?:is|are)\s+the\s+(?:time|number|rate|latency|duration"
-    r"|interval|gap|delay|count|average|mean|ratio)\b|\b(?:lower|higher)\s+(?:\w+\s+){0,2}?is\s+better\b(?![^.;]*\bmain\b)"
+    r"|interval|gap|delay|count|average|mean|ratio)\b|\b(?:lower|higher)\s+(?:\w+\s+){0,5}?(?:is|are)\s+better\b(?![^.;]*\bmain\b)"
     r"|\bcounts\s+only\b"
     r"|定义为|是指|指的是|即为|表示的是|とは|越(?:低|高|小|大)越好|按[^。；]{1,60}?计算|计算方式"
     r"|(?<=[\w)）\s])指(?![标出令数向导定南针])", _I)
@@ -196,7 +196,8 @@ _UNMEASURED = re.compile(r"\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t|no
 _NOT_EXPECTED = re.compile(r"\b(?:we|i)\s+(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+expect\b", _I)
 # "Did you notice that TTFT went from 410 ms to 290 ms?", "Why merge this: TTFT goes from 410 ms to 290 ms": a question
 # that states its answer
-_QUESTION_STATES_RESULT = re.compile(r"\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*(?:->|→)\s*\d|^\W*why\s+[\w\s]{1,30}:", _I)
+_QUESTION_STATES_RESULT = re.compile(r"\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*(?:->|→)\s*\d|^\W*why\s+[\w\s]{1,30}:"
+                                     r"|[从由]\s*[\d.,]+[^，。；]{0,16}?(?:到|至)\s*[\d.]", _I)
 _INVERTED_CONDITION = re.compile(r"^\W*(?:should|were|had)\s+(?:you|we|i|they|anyone)\b", _I)
 # "If you run our script on this branch, you will see TTFT fall …", "If TTFT drops 30%, we ship it — and it did"
 _SEE_FOR_YOURSELF = re.compile(r"\b(?:if|once|when)\s+(?:you|we)\s+(?:run|try|benchmark|deploy|use|enable|compare|measure|look"
@@ -230,6 +231,7 @@ _ELSEWHERE = re.compile(
     r"|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\s+(?:already\s+|also\s+)?(?:brought|gave|delivered|introduced|shipped|had)\b"
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
     r"|\bcomes?\s+from\s+(?:the\s+)?[\w\-.'’ ]{0,30}?(?:blog(?:\s+post)?|paper|readme|write-?up|release\s+notes?)\b"
+    r"|\b(?:a|one|some)\s+(?:user|users|customer|customers|person|people)\s+(?:on|in|from)\s+[\w\-#]+\s+(?:reported|reports|said|says|saw)\b"
     r"|@[\w\-]+['’]s\s+(?:run|numbers?|results?|benchmark|measurements?)\b|\b(?:last\s+week['’]s|yesterday['’]s|an\s+older)\s+nightly\b"
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
     r"|\bsee\s+the\s+(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:blog(?:\s+post)?|release\s+notes?|paper|announcement)\b"
@@ -285,8 +287,9 @@ _OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\b
 # "…, and with this change we now match it", "this PR gets it for us", "porting it here gave us the same 2x",
 # "我们接入后也达到了": the sentence gives the attributed number to this change after all
 _OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
-                        r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives|does|do|did|clears?|cleared|beats?"
+                        r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives|clears?|cleared|beats?"
                         r"|exceed|surpass|reproduc|(?:is|are|were|['’]re)\s+(?:now\s+)?at\b)\w*"
+                        r"|\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:does|do|did)\b(?![n'’])"
                         r"|\bours\s+(?:is|was|are|were)\b|\bthis\s+(?:pr|branch)\s*:\s*[~≈]?\d|\bbefore\s+this\s+(?:pr|change)\b"
                         r"|\b(?:it|that|this\s+number)\s+(?:comes?|came)\s+from\s+(?:this|our)\b"
                         r"|\bgave\s+us\b|\bgives\s+us\b|我们[^。；]{0,12}?(?:达到|做到|也有|实现)", _I)
@@ -368,12 +371,15 @@ def backs_a_quotation(text: str) -> bool:
     return _BACKED.search(text) is not None
 _QUOTED_TITLE = re.compile(r"['\"“‘]([^'\"”’]{1,60})['\"”’]\s+(?:guide|page|docs?|documentation|section|tutorial|blog\s+post|readme"
                            r"|chapter|notebook|example|recipe|article|talk)\b", _I)
+_ENDORSED = re.compile(r"\b(?:it\s+is|it['’]s)\s+(?:one|true|real|correct|accurate)\b|\bcorrectly\s+so\b|\band\s+(?:it|that)\s+(?:holds|is\s+true)\b", _I)
 _DESCRIBES_QUOTE = re.compile(r"[\s,]*(?:which|that|it)\s+(?:reads|sounds|looks)\s+like\b", _I)
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|不仅|不但|不只", _I)
 
 
 _RELATIVE = re.compile(
     r"\d\s*(?:%|％|[x×](?![A-Za-z])(?!\s*[\u4e00-\u9fff])|倍|-?fold|\s*times\b|\s*percent)|\b(?:twice|half|halv|doubl|tripl)\w*"
+    r"|\ba\s+(?:third|quarter|fifth|tenth)\s+(?:quicker|faster|slower|sooner|lower|higher|less|more|off)\b"
+    r"|\b(?:down|up|off)\s+(?:by\s+)?(?:a\s+)?(?:third|quarter|fifth|half)\b"
     r"|一半|翻倍|减半|[一两二三四五六七八九十半几]\s*倍|(?<![\d.,])\d[\d.,]*\s*\S{0,6}\s+(?:lower|higher|faster|slower|less|more"
     r"|shorter|longer|better|worse|sooner)\b|\d\s*(?:->|→|=>)\s*\d|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d"
     r"|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
@@ -487,6 +493,9 @@ _BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?
 # "a 2-3% change in req/s is within run-to-run variance", "moves from 24.9 ms to 23.1 ms purely because of the metric fix":
 # a spread, or a number that moves because a metric is computed differently
 _WITHIN_NOISE = re.compile(r"\bis\s+within\s+(?:the\s+)?(?:run[\s\-]to[\s\-]run\s+)?(?:variance|noise|spread)\b|在波动范围内|属于噪声", _I)
+_ROLLED_OUT = re.compile(r"\bsince\s+(?:the\s+)?[\w\-]*\s*(?:build\s+)?(?:rolled\s+out|went\s+(?:to|up|live)|was\s+deployed|rollout|deploy)"
+                         r"|上线后|灰度后", _I)
+_THE_REST = re.compile(r"\b(?:remaining|the\s+rest|except|genuine|real)\b[^.]*\d|其余|剩下", _I)
 _METRIC_REDEFINED = re.compile(r"\b(?:purely|only|just|entirely)\s+because\s+of\s+(?:the\s+)?(?:metric|definition|accounting|measurement)"
                                r"(?:\s+(?:fix|change))?\b|口径(?:变化|调整|修正)", _I)
 
@@ -569,6 +578,8 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]], follow
     numbers_quoted = any(states_relative_result(q.group("quote")) for q in quoted)
     if not ((described and not numbers_quoted) or asked):
         return None
+    if _ENDORSED.search(sentence, quoted[-1].end()):
+        return None  # 'The title says "faster serving", which reads like an end-to-end gain — it is one: 19% more …'
     if all(any(q.start("quote") <= start < q.end("quote") for q in quoted) or (described and start >= described.end())
            for start, _ in results):
         return Mood("a quotation", quoted[0].group(0)[:60])
@@ -671,7 +682,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     if theory and not _SEEN.search(stripped) and not _PAST_CHANGE.search(stripped):
         return Mood("a possibility", theory.group(0))
     noise = _WITHIN_NOISE.search(stripped) or _METRIC_REDEFINED.search(stripped)
-    if noise and not _THIS_CHANGE.search(stripped[:noise.start()]):
+    if noise and not _THIS_CHANGE.search(stripped[:noise.start()]) and not _THE_REST.search(stripped, noise.end()):
         return Mood("a spread or a metric computed differently", noise.group(0))
     bug = _BUG_REPORT_LEAD.search(stripped)
     if bug and not _THIS_CHANGE.search(stripped):
@@ -679,13 +690,14 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     if states_relative_result(stripped):
         return None
     future, verb = _FUTURE_RE.search(stripped), _PLAN_VERB_RE.search(stripped)
-    if future and verb:
+    if future and verb and not (_SEEN.search(stripped) and re.search(r"\d", stripped)):
         return Mood("a plan", f"{future.group(0)} … {verb.group(0)}")
     for pattern, name in ((_HYPOTHETICAL, "a possibility"), (_PURPOSE, "a purpose"), (_DEFINITION, "a definition"),
                           (_POINTER, "a pointer"), (_NOT_ALWAYS, "a generalisation"), (_SETTING_EFFECT, "a setting's effect")):
         found = pattern.search(stripped)
         if found and not (pattern in (_DEFINITION, _POINTER) and (arm_values(stripped) or (
-                _THIS_CHANGE.search(stripped) and _FINITE_CHANGE.search(stripped)))) \
+                (_THIS_CHANGE.search(stripped) or _ROLLED_OUT.search(stripped)) and (_FINITE_CHANGE.search(stripped)
+                                                                                   or _RELATIVE.search(stripped))))) \
                 and not (pattern is _SETTING_EFFECT and (_THIS_CHANGE.search(stripped) or _NUMBERS_CHANGE.search(stripped))):
             return Mood(name, found.group(0))
     usual = _USUAL.search(stripped)

@@ -61,7 +61,7 @@ METRIC_TERMS = _ascii_words(
     rf"|\bsteps?\s*/\s*s(?:ec)?\b|\bsteps?{_H}+per{_H}+sec(?:ond)?\b|\btime{_H}+to{_H}+convergence\b|\bqueu(?:e|ing|eing){_H}+delays?\b"
     rf"|\b(?:ms|s|sec|seconds?|milliseconds?){_H}+to{_H}+first{_H}+(?:output{_H}+)?tok(?:en)?\b"
     rf"|\bfirst{_H}*tok(?:en)?{_H}+wait\b|\btok(?:en)?s?{_H}+per{_H}+GPU{_H}*hours?\b"
-    rf"|\btime{_H}+from{_H}+(?:[\w\-]+{_H}+){{1,4}}?to{_H}+(?:seeing|the{_H}+first|first){_H}+(?:text|tok(?:en)?|output|words?)\b"
+    rf"|\btime{_H}+from{_H}+(?:[\w\-]+{_H}+){{1,4}}?to{_H}+(?:seeing{_H}+)?(?:the{_H}+)?(?:first{_H}+)?(?:text|tok(?:en)?|output|words?)\b"
     rf"|\btime{_H}+to{_H}+first{_H}+tok(?:en)?s?\b|\bfirst{_H}*tok(?:en)?{_H}+(?:time|latency)\b"
     rf"|\b(?:p\d{{2}}{_H}+)?first{_H}*tok(?:en)?\b(?=\s*(?:\((?:ms|s|sec)\)|\|))|\bepoch\b(?=\s*\((?:s|sec|min|mins|h|hours?)\))"
     rf"|\blatency{_H}+(?:to|until|before){_H}+(?:the{_H}+)?first{_H}+tok(?:en)?\b"
@@ -126,7 +126,7 @@ ENGINE_NAMES = (r"(?<![\w\-])(?:vllm|sglang|tgi|text-generation-inference|tensor
 
 # A step of a training run: "each training step", "an epoch", "every iteration" (a loop's iterations in a
 # kernel's world are not one: `gates.checks.claim_subject`)
-TRAINING_STEPS = (rf"{_BEGIN}(?:(?:each|every|one|a|an|the{_H}+same){_H}+(?:(?:full|whole|single|complete){_H}+)?"
+TRAINING_STEPS = (rf"(?<!%\sof\s){_BEGIN}(?:(?:each|every|one|a|an|the{_H}+same){_H}+(?:(?:full|whole|single|complete){_H}+)?"
                   rf"(?:(?:PPO|DPO|SFT|GRPO|RLHF|RL){_H}+)?(?:training{_H}+)?"
                   rf"(?:iteration|step|epoch)|the{_H}+training{_H}+(?:iterations?|steps?|epochs?)"
                   rf"|epoch{_H}+\d+(?={_H}+(?:took|takes|ran|runs|finished|finishes|completed|completes){_END})"
@@ -176,7 +176,7 @@ SERVING_SUBJECTS = (
     # "the rollout phase of RLHF", "GRPO sampling stage": a phase of a training run
     rf"|{_BEGIN}(?:rollout|sampling|generation){_H}+(?:phase|stage)s?{_H}+of{_H}+(?:the{_H}+|our{_H}+)?(?:RLHF|PPO|GRPO|RL)(?![\w\-])"
     rf"|{_BEGIN}(?:RLHF|PPO|GRPO|RL){_H}+(?:rollout|sampling|generation){_H}+(?:phase|stage)s?{_END}"
-    rf"|{_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
+    rf"|(?<!% of a )(?<!% of the )(?<!% of each )(?<!% of one ){_BEGIN}(?:(?:pre|post)?[\s\-]?training|fine{_H}?tuning|finetuning|rl){_H}+(?:runs?|jobs?|steps?|epochs?|iterations?"
     rf"|time|throughput){_END}"
     r"|(?<!seen )(?<!used )(?<!found )(?<!typical )(?<!common )"
     rf"{_BEGIN}in{_H}+production{_END}(?!{_H}+(?:decode|prefill|shapes?|batch(?:es)?|configs?|traffic{_H}+shapes?){_END})"
@@ -201,7 +201,7 @@ SERVING_SUBJECTS = (
     rf"{_END}(?!['’]s|{_H}+(?:shapes?|layers?|weights?|configs?|dims?){_END})"
     rf"|{_BEGIN}(?:shows?|showed){_H}+up{_H}+(?:for|in){_H}+(?:the{_H}+)?(?:whole{_H}+)?(?:model|server){_END}"
     # "The new kernel makes training 1.3x faster", "makes vLLM serving 25% faster", "makes every epoch 20% shorter"
-    rf"|{_BEGIN}(?:makes?|made|making){_H}+(?:(?:vllm|sglang|tgi|our|the){_H}+)?(?:serving|training|inference|fine{_H}?tuning"
+    rf"|{_BEGIN}(?:makes?|made|making){_H}+(?:(?:vllm|sglang|tgi|our|the){_H}+)?(?:\d+(?:\.\d+)?[bB]{_H}+)?(?:serving|training|inference|fine{_H}?tuning"
     rf"|decode|decoding|prefill|generation"
     rf"|(?:every|each|one){_H}+(?:training{_H}+)?(?:epoch|step|iteration)){_END}"
     rf"|{_BEGIN}(?:answers?|repl(?:y|ies)|responses?|results?){_H}+(?:now{_H}+)?(?:come|comes|came){_H}+back{_END}"
@@ -226,7 +226,10 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:benchmark_serving(?:\.py)?|bench{_H}+serve){_END}"
     # what serves a model by its size: "the 8B endpoint", "each 8B pod", "the 8B replay", "the 8B decode example"
     rf"|(?<![\w.])\d+(?:\.\d+)?[bB]{_H}+(?:chat{_H}+|staging{_H}+)?(?:replay|canary|endpoint|pods?|backend|server|deployment|tier|pool"
-    rf"|fleet|replicas?|fine{_H}?tune|finetune|eval|staging|load{_H}+test|decode{_H}+(?:example|loop)|dashboard|answers?){_END}"
+    rf"|fleet|replicas?|fine{_H}?tune|finetune|eval|staging|load{_H}+test|decode{_H}+(?:example|loop)|dashboard|answers?"
+    rf"|box|rig|nodes?|hosts?|workers?|containers?|machines?|test{_H}+bench|demo(?:{_H}+page)?|(?:[\w\-]+{_H}+)?job){_END}"
+    rf"|{_BEGIN}(?:prompts?|documents?|requests?|pages?|questions?|conversations?){_H}+(?:per|an?|each){_H}+(?:second|minute|hour){_END}"
+    rf"|{_BEGIN}batch{_H}+job{_H}+over{_H}+[\d.,]+\s*[kKM]?{_H}+(?:documents|prompts|requests|tickets|questions){_END}"
     rf"|{_BEGIN}(?:the{_H}+|our{_H}+)?(?:long|short){_H}*context{_H}+(?:tier|requests?){_END}|(?<![\w.])\d+[kK]{_H}+tier{_END}"
     rf"|{_BEGIN}(?:each|every){_H}+(?:\d+(?:\.\d+)?[bB]{_H}+)?(?:answer|reply|response){_END}"
     rf"|(?<!of the )(?<!in the )(?<!of )(?<!per ){_BEGIN}(?:the{_H}+)?(?:(?:full|whole|example){_H}+decode{_H}+loop|decode{_H}+(?:example|benchmark)s?"
@@ -319,7 +322,9 @@ SERVING_SUBJECTS = (
     r"|每分钟\s*(?:能)?\s*(?:扛|处理|服务)|每出一个\s*token|首个\s*token|第一个\s*(?:字|token)\s*(?:出现|返回)|生成\s*[\d,]+\s*(?:个)?\s*token"
     r"|跑完\s*(?:MMLU|C-?Eval|CMMLU|GSM8K|HumanEval)|完成\s*[\d,]+/[\d,]+\s*条|往外蹦|用户等(?:待)?|解码(?:循环|示例)|整条解码"
     r"|出第一个字|每分钟\s*[\d,]+\s*个?\s*请求|每\s*[\d.]+\s*(?:ms|毫秒)\s*(?:吐|出|生成)\s*一个|每秒(?:能|多)*吐出|[\d,]+\s*步\s*解码"
-    r"|同(?:样的|一批)\s*流量"
+    r"|同(?:样的|一批)\s*流量|\d+(?:\.\d+)?[bB]\s*(?:的)?\s*(?:机器|演示|demo)"
+    r"|\d+(?:\.\d+)?[bB]\s*模型(?=\s*(?:的|在)?\s*(?:长上下文|长文本|长文档|解码|预填充|prefill|微调|单卡|写完|读完|回答|本分支|本\s*PR))"
+    r"|看到第一个字|开始(?:回答|作答|出字)|每小时(?:能)?(?:处理|做完)|文字刷出来|出字"
     # 训练一轮, 训练 1 个 epoch, 各训 500 步: a training run's unit of work
     r"|训练\s*(?:一|[\d,]+)\s*(?:轮|遍|个\s*epoch)|各?训\s*[\d,]+\s*步"
     # 8 卡预训练的算力利用率 (MFU), token 产出速率, 并发会话数, 1000 条请求
@@ -416,7 +421,7 @@ _CHANGE_VERBS = (
     rf"|brings?{_H}+(?:it|that|this|them|those){_H}+(?:(?:down|up){_H}+)?to{_H}+(?=[~≈]?\d)"
     rf"|up{_H}+from|down{_H}+from|beats?|lower(?:s|ed|ing)|rais(?:e|es|ed|ing)|shorten(?:s|ed|ing)?|trim(?:s|med)?|outperform(?:s|ed)?|saves?|saved|shaves?|shaved|accelerat(?:e|es|ed)"
     rf"|fix(?:es|ed)?{_H}+(?:it|this|that){_END}|clos(?:es|ed){_H}+the{_H}+gap|restor(?:es|ed){_H}+(?:it|that|this)"
-    rf"|won|outpac(?:e|es|ed)|outrun(?:s)?|outran|(?:comes?|came){_H}+out{_H}+ahead|edg(?:e|es|ed){_H}+out|tops|topped"
+    rf"|won(?!['’]?t\b)|outpac(?:e|es|ed)|outrun(?:s)?|outran|(?:comes?|came){_H}+out{_H}+ahead|edg(?:e|es|ed){_H}+out|tops|topped"
     rf"|(?:leaves?|left){_H}+(?:\w+{_H}+){{0,2}}behind|ha(?:s|ve|d){_H}+the{_H}+edge|grew|grows|grown|ahead{_H}+of)"
     rf"{_END}"
     rf"|{_BEGIN}(?:speed{_H}?ups?|improvements?|gains?|regressions?|reductions?|boosts?|uplift|slow{_H}?downs?"
