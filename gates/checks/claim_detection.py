@@ -791,6 +791,8 @@ def _not_read_alone(block: ProseBlock, following: ProseBlock | None, lead: _Lead
         return not lead.names_the_change and not _CHANGE_ARM.search(block.text) \
             and (block.kind == "base output" or lead.base_only)
     if block.kind == "table row":
+        if _TODO_CELL.search(block.text):
+            return True  # "| step time | 8B SFT, 8x H100 | TODO |": a row of a plan
         if lead.base_only and not lead.names_the_change and not _CHANGE_ARM.search(block.header + " " + block.text) \
                 and not _OTHER_ARM_HEADER.search(block.header or block.text) and not states_relative_result(block.text):
             return True  # "Baseline numbers on main (patch not applied yet):" above "| metric | main |"
@@ -808,6 +810,7 @@ def _change_named_after(blocks: list[ProseBlock], index: int) -> bool:
 
 
 _CODE_KINDS = ("code output", "base output", "config line")
+_TODO_CELL = re.compile(r"\|\s*(?:todo|tbd|pending|n/a|待补充|待测|未测)\s*\|?\s*$", _I)
 _OTHER_ARM_HEADER = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|new|candidate|cand|ours|delta|diff|change|speedup|vs)\b|Δ"
                                r"|本\s*PR|本分支|改动后|合入后", _I)
 # "cand = HEAD of the branch", "当前提交即本分支 HEAD": the change's arm named by its commit

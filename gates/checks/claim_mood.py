@@ -95,7 +95,7 @@ _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|ve
                      r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
 
 _TARGET = re.compile(
-    r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
+    r"(?:\b(?:targets?|goals?|objectives?|SLOs?|SLAs?|budgets?(?!\s+(?:fix|change|tuning|logic|heuristic|computation|accounting))|requirements?|thresholds?|aim(?:s|ing)?\s+(?:for|at)"
     r"|(?:success|acceptance|exit)\s+criteri(?:on|a)"
     r"|must\s+(?:stay|be|remain|not\s+exceed|complete|finish|return|respond|be\s+answered)|should\s+(?:stay|be|remain|not\s+exceed)|at\s+most|no\s+more\s+than"
     r"|not\s+to\s+exceed|needs?\s+to\s+(?:stay|be|remain)|ideally|stays?\s+(?:under|below|within)"
@@ -123,7 +123,7 @@ _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+
                              r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$", _I)
 _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress(?:es|ed)\b|rise|rises|rose"
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
-                            r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+[~≈]?\d|[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into)\s+[\d.]|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
+                            r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+(?:roughly\s+|about\s+|around\s+)?[~≈]?\d|[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into)\s+[\d.]|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
 _ACHIEVED = re.compile(r"\b(?:it|which)\s+now\s+(?:does|manages|takes)\b|\bnow\s+(?:does|manages)\b"
                        r"|\b(?:now\s+)?(?:meets?|met|hits?|achieved|achieves|reached|reaches|(?<!to\s)beats?|exceeds?"
                        r"|exceeded|within|clears?|cleared|pass(?:es|ed)|satisf(?:y|ies|ied)|achieved|without\s+(?:breaching"
@@ -232,6 +232,8 @@ _ELSEWHERE = re.compile(
     r"|\bthe\s+[\w\-.]+\s+team\s+(?:reported|claimed|announced|said|published)\b"
     r"|\bcomes?\s+from\s+(?:the\s+)?[\w\-.'’ ]{0,30}?(?:blog(?:\s+post)?|paper|readme|write-?up|release\s+notes?)\b"
     r"|\b(?:a|one|some)\s+(?:user|users|customer|customers|person|people)\s+(?:on|in|from)\s+[\w\-#]+\s+(?:reported|reports|said|says|saw)\b"
+    r"|\b[A-Z][\w\-.]*['’]s\s+(?:perf(?:ormance)?\s+)?(?:overview|page|table|docs?|benchmarks?|blog)\s+(?:lists?|shows?|reports?|says)\b"
+    r"|\bfrom\s+the\s+(?:v?\d+\.\d+(?:\.\d+)?\s+)?release\s+notes?\b"
     r"|@[\w\-]+['’]s\s+(?:run|numbers?|results?|benchmark|measurements?)\b|\b(?:last\s+week['’]s|yesterday['’]s|an\s+older)\s+nightly\b"
     r"|\b[A-Z][\w\-.]*\s+publishes\b|\bpublished\s+(?:by|in)\b|^\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b"
     r"|\bsee\s+the\s+(?:v?\d+\.\d+(?:\.\d+)?\s+)?(?:blog(?:\s+post)?|release\s+notes?|paper|announcement)\b"
@@ -269,6 +271,8 @@ _DISOWNED = re.compile(
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
     r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改|优化)|(?:只是|仅)作为?参考"
     r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的|还没测|没测过|尚未测|和旧版本比的"
+    r"|\bthan\s+(?:us|ours)\b|\b(?:this\s+(?:pr|change|patch)\s+)?(?:doesn['’]t|does\s+not|isn['’]t|is\s+not)\s+(?:try(?:ing)?\s+to\s+close|touch)"
+    r"\s+(?:that|this|the)\s+(?:gap|path|code)\b"
     r"|\bnot\s+on\s+ours\b|\bon\s+their\s+setup\b|\bnot\s+from\s+anything\s+(?:i|we)\s+(?:measured|ran)\b|\bnowhere\s+near\s+(?:that|it|those)\b"
     r"|\bfor\s+their\s+(?:setup|config(?:uration)?|methodology|settings|hardware)\b"
     # "I'd like to compare against that once my job … finishes": a number to compare with later, not ours
@@ -486,7 +490,7 @@ _SOMEONE_ELSES = re.compile(r"\byour\b|@[\w\-]+|\b(?:they|he|she)\s+(?:posted|me
 # "问题描述：升级到 CANN 8.0 之后，… 吞吐从 900 tok/s 掉到了 600 tok/s", "After upgrading from 0.6.3 to 0.6.4, … dropped": a
 # problem someone reports after an upgrade, no result of this change (a clause that names the change is read as it stands)
 _BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?:report|description)|describe\s+the\s+bug|current\s+behaviou?r"
-                              r"|故障现象|known\s+issues?|已知问题)\s*[:：]"
+                              r"|故障现象|known\s+issues?(?:\s+in\s+v?[\d.]+)?|已知问题)\s*[:：]"
                               r"|^\W*(?:after|since)\s+upgrading\s+(?:from|to)\b|^\W*升级(?:到|至)[^，。；]{1,30}?(?:之后|以后|后)", _I)
 
 
@@ -494,6 +498,7 @@ _BUG_REPORT_LEAD = re.compile(r"^\W*(?:问题描述|问题现象|现象|bug\s+(?
 # a spread, or a number that moves because a metric is computed differently
 _WITHIN_NOISE = re.compile(r"\bis\s+within\s+(?:the\s+)?(?:run[\s\-]to[\s\-]run\s+)?(?:variance|noise|spread)\b|在波动范围内|属于噪声", _I)
 _ROLLED_OUT = re.compile(r"\bsince\s+(?:the\s+)?[\w\-]*\s*(?:build\s+)?(?:rolled\s+out|went\s+(?:to|up|live)|was\s+deployed|rollout|deploy)"
+                         r"|\bcompared\s+(?:with|to)\s+the\s+previous\s+(?:deploy|build|release|version)\b"
                          r"|上线后|灰度后", _I)
 _THE_REST = re.compile(r"\b(?:remaining|the\s+rest|except|genuine|real)\b[^.]*\d|其余|剩下", _I)
 _METRIC_REDEFINED = re.compile(r"\b(?:purely|only|just|entirely)\s+because\s+of\s+(?:the\s+)?(?:metric|definition|accounting|measurement)"
@@ -501,7 +506,8 @@ _METRIC_REDEFINED = re.compile(r"\b(?:purely|only|just|entirely)\s+because\s+of\
 
 
 # "Kernel speedups don't always show up in the server", "并不总是": what holds in general, no result of this change
-_NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)\b|并不总是|不总是|不一定|未必", _I)
+_NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)\b|并不总是|不总是|不一定|未必"
+                         r"|(?:\b(?:do|does)\s+not|n['’]t)\s+(?:turn|translate|carry)\s+(?:over\s+)?into\b[^.;]{0,40}\bby\s+themselves\b", _I)
 
 
 # "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
@@ -601,7 +607,9 @@ def disowned(clause: str, sentence: str) -> Mood | None:
     """A clause that attributes its numbers elsewhere, in a sentence that disowns them: "The 20% figure is from the
     upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
     A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
-    elsewhere, disowning = _ELSEWHERE.search(clause), _DISOWNED.search(sentence)
+    lead = sentence[:max(0, sentence.find(clause))]  # "From the 0.4.0 release notes, quoted for context: "…""
+    elsewhere = _ELSEWHERE.search(clause) or (_ELSEWHERE.search(lead) if lead.rstrip().endswith((":", "：")) else None)
+    disowning = _DISOWNED.search(sentence)
     own = _THIS_CHANGE if _RELEASE_AT_START.match(clause) else _OUR_OWN  # "In v0.5.0 we got …": the release's own run
     if elsewhere and disowning and not own.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence) \
             and not any(not _MODAL.search(reach.group(0))

@@ -59,7 +59,10 @@ _SCOPE_SPANS_KERNEL = re.compile(
     r"|^[\s\-]*(?:wall[\s\-]?clock\s+)?(?:time|latency|runtime|duration|wall[\s\-]?time)\s+of\s+(?:the\s+|this\s+|our\s+)?"
     r"(?:[\w\-+]+\s+){0,2}?(?:quantization|quantizing|packing|calibration|compil(?:e|ation)|lowering|codegen|fusion"
     r"|export|conversion|autotun(?:e|ing)|tuning)\s+pass\b"
-    r"|^[\s,，:：]*看?\s*(?:整个|单个|这个)?\s*[^，。；]{0,20}?(?:层|算子|kernel|内核|pass)(?=[^。；]*(?:单层|孤立|单独执行|单算子|us\b|µs|微秒))", _I)
+    r"|^[\s,，:：]*看?\s*(?:整个|单个|这个)?\s*[^，。；]{0,20}?(?:层|算子|kernel|内核|pass)(?=[^。；]*(?:单层|孤立|单独执行|单算子|us\b|µs|微秒))"
+    # "End to end, the fused rope + kv-cache-write pass is 1.45x faster than the three separate launches it replaces"
+    r"|^[\s,:]*(?:the\s+)?(?:[\w\-+/]+\s+){0,8}?(?:pass|kernel|op|operator)\b(?:[^.;|]|\.(?=\d)){0,80}?\b(?:than|vs\.?|versus)\s+(?:the\s+)?"
+    r"(?:[\w\-]+\s+){0,3}?(?:separate|unfused|individual|original)\s+(?:launches|kernels|ops|passes)", _I)
 # "End-to-end, the decode pass takes 16,000 µs per token": what the scope word spans is the model's, in microseconds
 _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decoding|prefill|forward)\s+pass\b|\bper\s+(?:output\s+)?token"
                             r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b|\brequests?\b))", _I)
@@ -72,7 +75,8 @@ _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|check
 _KERNEL_WORLD = re.compile(
     r"(?<![A-Za-z])(?:kernels?|GEMMs?|GEMVs?|matmuls?|ops?|operators?|L1|L2|SMs?|smem|shared\s+memory|registers?|occupancy"
     r"|warps?|tiles?|CTAs?|[TG]FLOPs?(?:/s)?|HBM|DRAM|bank\s+conflicts?|(?:one|a|per|single)\s+layer|autotun\w*"
-    r"|microbench\w*)(?![A-Za-z])|算子|内核|单层|寄存器|共享内存|占用率", re.IGNORECASE)
+    r"|microbench\w*|unfused\s+(?:path|version|kernels?)|separate\s+(?:kernels|launches))(?![A-Za-z])|算子|内核|单层|寄存器|共享内存"
+    r"|占用率|拆分实现|未融合", re.IGNORECASE)
 _KERNEL_TIMES = re.compile(r"\d\s*(?:us|µs|μs|ns|微秒|纳秒)(?![A-Za-z])")
 _MODEL_TIMES = re.compile(r"\d\s*(?:ms|s|sec|seconds?|毫秒|秒)(?![A-Za-z])|\d\s*(?:tok(?:en)?s?\s*/|t/s|req(?:uest)?s?\s*/|TPS|RPS"
                           r"|QPS)")
@@ -117,20 +121,22 @@ _TRAINING_STEP = re.compile(TRAINING_STEPS, _I)
 # "In isolation the fused MoE kernel now processes 1.9M": a kernel as the subject of the rate that follows
 _KERNEL_RATE_HEAD = re.compile(
     r"^\W*(?:(?:in\s+isolation|standalone|on\s+its\s+own|alone|on\s+(?:an?\s+|one\s+)?[\w\-]+|at\s+[^,]{1,30}?)\s*,?\s+)*"
-    r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`+]+\s+){0,6}?[\w\-`]+)\s+(?:\([^)]{0,40}\)\s+)?"
+    r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`+/]+\s+){0,6}?[\w\-`]+)\s+(?:\([^)]{0,40}\)\s+)?"
     r"(?:now\s+|alone\s+|itself\s+|still\s+)?(?:processes|handles|reaches|achieves|sustains|does|runs\s+at|hits|delivers"
     r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*"
-    r"(?:tok(?:en)?s?\s*/\s*s\w*(?:\s+(?:at|on|for|with)\s+[^,;]{1,30}?)?,?\s*(?:versus|vs\.?|against|compared\s+(?:to|with)|over|and)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*)?$",
+    r"(?:tok(?:en)?s?\s*/\s*s\w*(?:\s+(?:at|on|for|with)\s+[^;]{1,40}?)?,?\s*(?:versus|vs\.?|against|compared\s+(?:to|with)|over|and)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*)?$",
     _I)
 # "Kernel throughput for the RoPE + quant fusion is 41M tokens/s", "The decode throughput of the MLA kernel, …",
 # "该内核的吞吐折合约 120 万 tokens/s": a throughput that is a kernel's by name
 _KERNEL_THROUGHPUT = re.compile(
-    r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?)['’]?s?\s+(?:own\s+)?throughput\b"
+    r"(?<![A-Za-z])(?:kernels?|ops?|operators?|GEMMs?|GEMVs?)['’]?s?\s+(?:own\s+)?(?:throughput|rate)\b"
     r"|\bthroughput\s+(?:of|for)\s+(?:the|this|our|a|each)\s+(?:[\w\-+]+\s+){0,3}?(?:kernels?|ops?|operators?|GEMMs?"
     r"|GEMVs?)(?![A-Za-z])|(?:内核|算子|kernel)\s*的?\s*吞吐", _I)
 # "(measured in isolation, no model in the loop)": a model named to say it was not there
-_MODEL_DENIED = re.compile(r"\bno\s+(?:model|server)\s+in\s+the\s+loop\b|\bwithout\s+(?:the|a|any)\s+(?:model|server)\b"
+_MODEL_DENIED = re.compile(r"\bnot\s+(?:serving|server|end[\s\-]to[\s\-]end|e2e)\s+(?:throughput|latency|numbers?|tok(?:en)?s?/s)\b"
+                           r"|\bno\s+(?:model|server)\s+in\s+the\s+loop\b|\bwithout\s+(?:the|a|any)\s+(?:model|server)\b"
                            r"|\bnot\s+(?:the|a)\s+(?:whole\s+)?(?:model|server)\b", _I)
+_OWN_RATE_NOTE = re.compile(r"\b(?:is|are)\s+the\s+(?:kernel|op|operator)['’]s\s+own\s+(?:rate|throughput)\b|(?:kernel|算子)\s*(?:的)?自身(?:的)?吞吐", _I)
 _ISOLATED = re.compile(r"\bmicrobench\w*|\bin\s+isolation\b|\b(?:op|kernel|operator)\s+alone\b|\bstandalone\b|单看|算子本身|单算子"
                        r"|kernel\s*本身", _I)
 _SERVING_HEAD = re.compile(
@@ -206,6 +212,8 @@ class Subjects:
         """The rate that follows `clause_head` (the clause up to a tokens/s unit) is a kernel's: the kernel is the
         subject that reaches it ("In isolation the fused MoE kernel now processes 1.9M tokens/s"). A clause that
         names a server, a model, users or a serving measure anywhere ("… in our serving benchmark") is left to them."""
+        if _OWN_RATE_NOTE.search(clause):
+            return True  # "Tokens/s in this table is the kernel's own rate (…), not serving throughput"
         isolated = _ISOLATED.search(clause_head)
         if isolated and self.kernel.search(clause_head) and not _SERVING_HEAD.search(clause):
             return True  # "The microbenchmark reports tokens/s for the attention op alone: …"
@@ -253,7 +261,7 @@ class Subjects:
             return True
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
             and (self._about_a_kernel(clause) or bool(_KERNEL_CONFIG.search(clause)
-                                                      or re.search(r"\b(?:fused|pass|launch|permute|unpermute|template|wrapper)\b", clause, _I)))
+                                                      or re.search(r"\b(?:fused|pass|launch|permute|unpermute|template|wrapper|profiler)\b", clause, _I)))
 
     def _about_a_kernel(self, clause: str) -> bool:
         """The clause names a kernel or its world, or is timed in microseconds only."""

@@ -388,7 +388,7 @@ _MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|
 _NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-])(?<!former[\s\-])(?<!last[\s\-])"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d(?:[\d.]|,(?=\d))*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])(?!\s*(?:\d|[A-Z]{{1,3}}\d{{2,4}}|GPUs?\b|cards?\b|nodes?\b|chips?\b|devices?\b))|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
+    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d(?:[\d.]|,(?=\d))*(?:[kKM](?=\s*(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])(?!\s*(?:\d|[A-Z]{{1,3}}\d{{2,4}}|GPUs?\b|cards?\b|nodes?\b|chips?\b|devices?\b|params?\b|parameters\b|tokens?\b|layers?\b))|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}\d/])|毫秒|秒|分钟|小时"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
@@ -429,7 +429,7 @@ _CHANGE_VERBS = (
 )
 _ZH_CHANGES = (
     r"一半|翻倍|翻了一番|翻一番|减半|更快|更低|更少|更高|更短|快了|慢了|变快|变慢|降低|减少|缩短|提升|提高|加快|下降|增加|上升|改善|优化了"
-    r"|退化|回退(?!\s*[，,]\s*再)|收益|加速比|明显|显著|大幅"
+    r"|退化|劣化|回退(?!\s*[，,]\s*再)|收益|加速比|明显|显著|大幅"
     r"|半分|短縮|削減|向上|速く|高速化|低下|増加|改善"
 )
 # "from 1200 to 1500", "812 -> 540", "40 → 52": a measured change written as its two ends
