@@ -38,10 +38,11 @@ from typing import Iterable
 from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
-from gates.checks.claim_headings import planned_item
+from gates.checks.claim_headings import is_plan_label, planned_item
 from gates.checks.claim_mood import (
     ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, backs_a_quotation, baseline_alone, confirmed_after, disowned,
-    mood_of, names_another_arm, quotation, states_relative_result, taken_back, target_carried, unmeasured_expectation,
+    mood_of, names_another_arm, names_this_change, quotation, states_relative_result, taken_back, target_carried,
+    unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
@@ -460,10 +461,11 @@ class _Block:
         sentence_start = periods[index - 1].end() if index else 0
         period = periods[index] if index < len(periods) else None
         sentence = self.text[sentence_start:period.start() if period else len(self.text)]
+        following = self.text[period.end():period.end() + 240] if period else ""
+        next_period = _PERIOD.search(following)
+        next_sentence = following[:next_period.start()] if next_period else following
         if mood is None:
-            following = self.text[period.end():period.end() + 240] if period else ""
-            return disowned(clause, sentence + " " + following[:_PERIOD.search(following).start()]
-                            if _PERIOD.search(following) else sentence + " " + following) \
+            return disowned(clause, sentence + " " + next_sentence) \
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results], following) \
@@ -473,11 +475,8 @@ class _Block:
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         numeric = [m.end() for m in results if re.search(r"\d", m.group(0))] or [m.end() for m in results]
         after_results = min(numeric, default=start + len(clause))  # after the expected number: what confirms it
-        next_sentence = self.text[period.end():period.end() + 160] if period else ""
         if mood.name in (EXPECTATION, POSSIBILITY, "a condition") and (
-                confirmed_after(self.text[after_results:sentence_start + len(sentence)])
-                or confirmed_after(next_sentence[:_PERIOD.search(next_sentence).start()] if _PERIOD.search(next_sentence)
-                                   else next_sentence)):
+                confirmed_after(self.text[after_results:sentence_start + len(sentence)]) or confirmed_after(next_sentence)):
             return None  # "预期吞吐能提升 35%，压测也是这个数", "In theory 1.4x, and our serving benchmark agrees"
         return mood
 
@@ -647,7 +646,7 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         if block.kind == "paragraph" and plan_label and _is_list_item(text, block):
             block = replace(block, heading=plan_label)
         else:
-            plan_label = block.text if block.kind == "paragraph" and _PLAN_LABEL.match(block.text) else ""
+            plan_label = block.text if block.kind == "paragraph" and is_plan_label(block.text) else ""
         if not under_lead:
             lead = _LeadIn.of(block.text)
         if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
@@ -655,7 +654,7 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
             continue
         if quoted_claims and block.kind == "paragraph" and not _is_quoted(text, block):
             if _DOUBTED_REPLY.search(block.text) and _FLAWED_COMPARISON.search(block.text) and not _CREDITS_IT.search(block.text) \
-                    and not (_NAMES_THIS_CHANGE.search(block.text) or _OWN_MEASURE.search(block.text)) \
+                    and not (names_this_change(block.text) or _OWN_MEASURE.search(block.text)) \
                     and not any(_RERUN_CONFIRMS.search(later.text) for later in blocks[index + 1:]):
                 for position in quoted_claims:
                     verdicts[position] = replace(verdicts[position], claim=False,
@@ -683,9 +682,6 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     return verdicts
 
 
-# A plan's label alone on its line, above a list: "Roadmap:", "Next steps (Q3):", "下一步："
-_PLAN_LABEL = re.compile(r"^\W*(?:roadmap|plans?|planned\s+work|goals?|milestones?|next\s+steps?|todo|to\s*do|future\s+work"
-                         r"|follow[\s\-]?ups?|路线图|计划|规划|目标|下一步|后续(?:工作|计划)?|待办)[^:：]{0,24}[:：]\s*$", _I)
 _LIST_MARKER = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
 
 
@@ -704,29 +700,29 @@ _CREDITS_IT = re.compile(r"\ball\s+(?:the|from\s+the)\s+\w+|\bcomes?\s+from\b|\b
 _RERUN_CONFIRMS = re.compile(r"\b(?:re-?ran|re-?run|reran|done)\b[^.\n]{0,80}?\d|重跑[^。\n]{0,40}?\d", re.IGNORECASE)
 _OWN_MEASURE = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|reproduced|confirmed)\b|\bit\s+(?:does|holds|is\s+real)\b", re.IGNORECASE)
 _QUOTE_MARKER = re.compile(r"[ \t]*>")
-_NAMES_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|本\s*PR|本分支", re.IGNORECASE)
+
+
+def _line_marker(source: str, block: ProseBlock, marker: re.Pattern) -> tuple[re.Match | None, int]:
+    """The `marker` at the start of the source line that holds the block's first character, and that character's offset."""
+    start = block.offsets[0] if block.offsets else 0
+    return marker.match(source, source.rfind("\n", 0, start) + 1), start
 
 
 def _is_quoted(source: str, block: ProseBlock) -> bool:
     """Whether the block stands in a blockquote ("> …") of the Markdown source."""
-    start = block.offsets[0] if block.offsets else 0
-    line_start = source.rfind("\n", 0, start) + 1
-    return _QUOTE_MARKER.match(source, line_start) is not None
+    return _line_marker(source, block, _QUOTE_MARKER)[0] is not None
 
 
 def _is_list_item(source: str, block: ProseBlock) -> bool:
     """Whether the block is the text of a list item: its first character stands right after a list marker."""
-    start = block.offsets[0] if block.offsets else 0
-    line_start = source.rfind("\n", 0, start) + 1
-    marker = _LIST_MARKER.match(source, line_start)
-    return marker is not None and marker.end() == start  # a task item's box ("- [ ] …") is part of its text
+    found, start = _line_marker(source, block, _LIST_MARKER)
+    return found is not None and found.end() == start  # a task item's box ("- [ ] …") is part of its text
 
 
 # Excuses that a next paragraph naming the change can take back: "…; that's the bar people will compare us against."
 # above "With this branch we do 4,100.", 'The title says "30% lower TTFT" but …' above "That number is from our staging
 # canary running this branch."
 _GIVEN_ELSEWHERE = ("a number from elsewhere", "the base arm alone", "a quotation the sentence says is not backed", "a plan")
-_GIVEN_NUMBER = re.compile(r"(?<![\w.])[~≈]?\d[\d.,]*")
 
 
 def _given_to_the_change(excused: Verdict, block: ProseBlock) -> Verdict | None:
@@ -734,7 +730,7 @@ def _given_to_the_change(excused: Verdict, block: ProseBlock) -> Verdict | None:
     a number of its own, or (after a quotation) backs the quoted words."""
     text = block.text
     named = _CHANGE_ARM.search(text) or _HEAD_ARM.search(text)
-    number = _GIVEN_NUMBER.search(text)
+    number = _NUMBER.search(text)
     quoted = excused.reason.startswith("a quotation")
     if not ((named and number) or (quoted and backs_a_quotation(text))) or _DEFERRED.search(text):
         return None
@@ -755,14 +751,13 @@ def _fences_with_two_arms(blocks: list[ProseBlock]) -> set[int]:
         labels = [m.group(1).strip().lower() for m in (_LABELLED_VALUE.match(blocks[i].text) for i in group) if m]
         texts = [blocks[i].text for i in group]
         if len(labels) != len(set(labels)) or (any(_BASE_LINE.search(t) for t in texts)
-                                               and any(_OTHER_ARM_LINE.search(t) and _GIVEN_NUMBER.search(t) for t in texts)):
+                                               and any(_OTHER_ARM.search(t) and _NUMBER.search(t) for t in texts)):
             found.update(group)
         group = []
     return found
 
 
 _BASE_LINE = re.compile(r"\b(?:main|baseline|before|master)\b|改动前|基线", re.IGNORECASE)
-_OTHER_ARM_LINE = re.compile(r"\b(?:this\s+pr|pr|branch|split[\w\-]*|candidate|cand|patched|after)\b|本\s*PR|本分支|改动后", re.IGNORECASE)
 _LABELLED_VALUE = re.compile(r"^\s*([^:=\d][^:=]{1,60}?)\s*[:=]\s*[~≈]?\d")
 
 
@@ -794,7 +789,7 @@ def _not_read_alone(block: ProseBlock, following: ProseBlock | None, lead: _Lead
         if _TODO_CELL.search(block.text):
             return True  # "| step time | 8B SFT, 8x H100 | TODO |": a row of a plan
         if lead.base_only and not lead.names_the_change and not _CHANGE_ARM.search(block.header + " " + block.text) \
-                and not _OTHER_ARM_HEADER.search(block.header or block.text) and not states_relative_result(block.text):
+                and not _OTHER_ARM.search(block.header or block.text) and not states_relative_result(block.text):
             return True  # "Baseline numbers on main (patch not applied yet):" above "| metric | main |"
         header_row = not block.header and following is not None and following.header == block.text
         return header_row or bool(block.header and _ARM_NAMES_ONLY.fullmatch(block.text))
@@ -811,8 +806,9 @@ def _change_named_after(blocks: list[ProseBlock], index: int) -> bool:
 
 _CODE_KINDS = ("code output", "base output", "config line")
 _TODO_CELL = re.compile(r"\|\s*(?:todo|tbd|pending|n/a|待补充|待测|未测)\s*\|?\s*$", _I)
-_OTHER_ARM_HEADER = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|new|candidate|cand|ours|delta|diff|change|speedup|vs)\b|Δ"
-                               r"|本\s*PR|本分支|改动后|合入后", _I)
+# Another arm than the base, named in a header or a line: "this PR", "branch", "split-kv", "candidate", "Δ", 本 PR
+_OTHER_ARM = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|split[\w\-]*|new|candidate|cand|ours|delta|diff|change|speedup|vs)\b|Δ"
+                        r"|本\s*PR|本分支|改动后|合入后", _I)
 # "cand = HEAD of the branch", "当前提交即本分支 HEAD": the change's arm named by its commit
 _HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交"
                        # "rebuilt with these commits", "cherry-picked the three commits above": the change by its commits

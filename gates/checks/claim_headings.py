@@ -15,9 +15,11 @@ from gates.checks.claim_mood import IMPERATIVE_VERBS, Mood, names_this_change, s
 _I = re.IGNORECASE
 
 # A heading or lead-in over what is still to be done: "## Roadmap (Q3)", "Plan:", "## 下一步"
-_PLAN_HEADING = re.compile(r"^\W*(?:(?:q[1-4]|h[12]|\d{4})\s+)?(?:roadmap|plans?|planned\s+work|goals?|milestones?|next\s+steps?"
-                           r"|todo|to\s*do|future\s+work|follow[\s\-]?ups?|wish\s*list|backlog)\b"
-                           r"|^\W*(?:路线图|计划|规划|目标|下一步|后续(?:工作|计划)?|待办)", _I)
+_PLAN_WORDS = r"roadmap|plans?|planned\s+work|goals?|milestones?|next\s+steps?|todo|to\s*do|future\s+work|follow[\s\-]?ups?"
+_ZH_PLAN_WORDS = r"路线图|计划|规划|目标|下一步|后续(?:工作|计划)?|待办"
+_PLAN_HEADING = re.compile(rf"^\W*(?:(?:q[1-4]|h[12]|\d{{4}})\s+)?(?:{_PLAN_WORDS}|wish\s*list|backlog)\b|^\W*(?:{_ZH_PLAN_WORDS})", _I)
+# A plan's label alone on its line, above a list: "Roadmap:", "Next steps (Q3):", "下一步："
+_PLAN_LABEL = re.compile(rf"^\W*(?:{_PLAN_WORDS}|{_ZH_PLAN_WORDS})[^:：]{{0,24}}[:：]\s*$", _I)
 # An item that says what to do, not what was done: "- Reduce TTFT for prompts > 32k tokens", "Training: reach 50% MFU"
 _TO_DO_ITEM = re.compile(rf"^\W*(?:[\w\-/ ]{{1,24}}:\s*)?{IMPERATIVE_VERBS}\b|^\W*(?:[\w\-/ ]{{1,24}}[:：]\s*)?(?:将|把|降低|提升|提高|减少|缩短|达到|实现)",
                          _I)
@@ -52,6 +54,11 @@ _DONE_OR_ARMS = re.compile(r"\b(?:done|completed|finished|shipped|landed|merged|
 # "Split-KV gives each 8B pod 30% more output tok/s": an effect stated with its amount
 _EFFECT = re.compile(r"\b(?:gives?|gave|brings?|brought|takes?|took|makes?|made|cuts?|raises?|lifts?|boosts?|drops?|jumps?)\b"
                      r"|涨到|降到|提到|提升|降低|下降", _I)
+
+
+def is_plan_label(text: str) -> bool:
+    """A plan's label alone on its line ("Roadmap:", "下一步："): the list items under it read as under its heading."""
+    return _PLAN_LABEL.match(text) is not None
 
 
 def planned_item(clause: str, heading: str, sentence: str = "") -> Mood | None:
