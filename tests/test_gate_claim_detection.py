@@ -228,6 +228,28 @@ def test_hostile_text_is_read_without_catastrophic_backtracking(text):
     assert time.process_time() - started < 60.0
 
 
+@pytest.mark.parametrize("head, unit, tail, repeats", [
+    ("TTFT ", "1,", "", 500),  # a pasted array after a metric
+    ("users ", "11", " ms", 500),  # a digit run after a serving subject
+    ("", "吞吐", "", 250),  # one CJK clause of thousands of terms
+    ("The kernel in isolation processes ", "1,", " tok/s", 500),  # thousands of rates in one clause
+], ids=["array-after-metric", "digits-after-subject", "cjk-terms", "kernel-rates"])
+def test_hostile_text_takes_time_in_proportion_to_its_length(head, unit, tail, repeats):
+    # Four times the text may take about four times as long, not sixteen: a rule that looks at the whole clause
+    # once per word in it, or a number pattern that starts again inside a run of digits, grows with the square.
+    import time
+
+    def seconds(repeats: int) -> float:
+        text = head + unit * repeats + tail
+        started = time.process_time()
+        list(find_claims_in_text(text))
+        return time.process_time() - started
+
+    seconds(50)  # compiles the patterns
+    short, long = min(seconds(repeats) for _ in range(2)), min(seconds(4 * repeats) for _ in range(2))
+    assert long < 9 * max(short, 0.005), f"4x the text took {long / max(short, 0.005):.1f}x the time ({short:.3f} s, {long:.3f} s)"
+
+
 @pytest.mark.parametrize("text, line", [
     ("We benchmarked TTFT on 8xH100. It dropped by about 30%.", 1),
     ("TTFT (p50)\n\n- main: 410 ms\n- this PR: 290 ms\n", 3),

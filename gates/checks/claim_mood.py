@@ -329,7 +329,7 @@ _NAMES_THE_CHANGE = re.compile(r"^\W*with\b|\b(?:now|this\s+(?:pr|change|patch|b
 # An arm and its value: "main 52", "before: 410", "pr=288.1"
 ARM_VALUE = re.compile(r"\b(?:main|baseline|master|before|after|pr|this\s+pr|patched|branch|old|new|control)\s*(?:[:=]|\bat\b|\bis\b)?\s*"
                        r"[+\-−~≈]?\d[\d.,]*"
-                       r"|[\d.,]+\s*\S{0,6}\s+(?:on|in|for)\s+(?:main|control|the\s+baseline)\b",
+                       r"|(?<![\d.,])[\d.,]+\s*\S{0,6}\s+(?:on|in|for)\s+(?:main|control|the\s+baseline)\b",
                        _I)
 # Another arm named anywhere in the sentence: "…; on main it was usually 410 ms", "合并前是 410 ms"
 _OTHER_ARM = re.compile(r"\b(?:on|with|in|for|than)\s+(?:main|master|the\s+baseline|the\s+old\s+\w+)\b|\bmain['’]s\b"
@@ -478,7 +478,7 @@ _PRESUPPOSED = re.compile(r"\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+(?:[\w\-/]+\
                           r"|win|boost|decrease|increase)\b|\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+(?:faster|slower|lower|higher)\b"
                           r"|\bthe\s+[~≈]?\d[\d.,]*\s*(?:%|x|×)\s+[\w/\- ]{0,30}?\s+(?:we|you|i)\s+(?:get|got|see|saw|measure|measured)\b|\bwhy\s+(?:is|does|would|did)\s+(?:this\s+(?:pr|branch|change)|the\s+[\w\-]+\s+"
                           r"(?:server|endpoint|model))\b[^?]*\d|\bwhy\s+(?:would\s+)?(?:a|this)\s+[\w\-]+\s+change\s+[^?]*\bas\s+it\s+does\b"
-                          r"|\bwhy\s+this\s+branch['’]s\b|(?:这\s*)?[\d.]+\s*(?:%|倍)\s*的[^？?]{0,16}?(?:提升|下降|改善|降低|加速)"
+                          r"|\bwhy\s+this\s+branch['’]s\b|(?:这\s*)?(?<![\d.])[\d.]+\s*(?:%|倍)\s*的[^？?]{0,16}?(?:提升|下降|改善|降低|加速)"
                           r"|为什么本\s*(?:PR|分支)[^？?]{0,20}?[\d.]+|为什么[^？?]{0,16}却[^？?]{0,16}?[\d.]+\s*%", _I)
 # "Can we raise the rate limit, given it now holds 900 req/s with this change (main: 600)?": a question whose reason
 # states the change's result

@@ -20,6 +20,7 @@ A configuration adds kernel words with `g7.kernel_terms` (the team's own kernel 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
 
 from gates.checks.claim_excuses import KERNEL_WORD
@@ -179,6 +180,28 @@ def without_denied_kernels(clause: str) -> str:
     return _KERNEL_DENIED.sub(lambda m: " " * len(m.group(0)), clause)
 
 
+@lru_cache(maxsize=64)
+def _rate_words(clause: str) -> tuple[bool, bool, bool]:
+    """What `Subjects.rate_of_a_kernel` looks for in the whole clause, found once per clause rather than once per
+    rate in it (a clause of thousands of rates stays linear): a note that the rate is the kernel's own, an
+    isolation word, a throughput named as a kernel's. A word the clause does not hold is in none of its heads."""
+    return bool(_OWN_RATE_NOTE.search(clause)), bool(_ISOLATED.search(clause)), bool(_KERNEL_THROUGHPUT.search(clause))
+
+
+@lru_cache(maxsize=64)
+def _names_serving(clause: str) -> bool:
+    """Whether the clause names a server, a model, users or a serving measure (asked only once a kernel is found)."""
+    return bool(_SERVING_HEAD.search(clause))
+
+
+def _ends_with_a_number(clause_head: str) -> bool:
+    """Whether the head ends as `_KERNEL_RATE_HEAD` must: a number, then at most a k/M/G and spaces."""
+    tail = clause_head.rstrip()
+    if tail[-1:] in ("k", "K", "M", "G"):
+        tail = tail[:-1].rstrip()
+    return tail[-1:] in tuple("0123456789.,")
+
+
 class Subjects:
     """Kernel-level scopes, with the configuration's own kernel words (`g7.kernel_terms`)."""
 
@@ -212,17 +235,20 @@ class Subjects:
         """The rate that follows `clause_head` (the clause up to a tokens/s unit) is a kernel's: the kernel is the
         subject that reaches it ("In isolation the fused MoE kernel now processes 1.9M tokens/s"). A clause that
         names a server, a model, users or a serving measure anywhere ("… in our serving benchmark") is left to them."""
-        if _OWN_RATE_NOTE.search(clause):
+        own_note, isolated_anywhere, named_anywhere = _rate_words(clause)
+        if own_note:
             return True  # "Tokens/s in this table is the kernel's own rate (…), not serving throughput"
-        isolated = _ISOLATED.search(clause_head)
-        if isolated and self.kernel.search(clause_head) and not _SERVING_HEAD.search(clause):
+        isolated = isolated_anywhere and _ISOLATED.search(clause_head)
+        if isolated and self.kernel.search(clause_head) and not _names_serving(clause):
             return True  # "The microbenchmark reports tokens/s for the attention op alone: …"
-        named = _KERNEL_THROUGHPUT.search(clause_head)
+        named = named_anywhere and _KERNEL_THROUGHPUT.search(clause_head)
         if named:
             return not _SERVING_HEAD.search(_MODEL_DENIED.sub(" ", clause[:named.start()] + " " + clause[named.end():]))
+        if not _ends_with_a_number(clause_head):
+            return False
         found = _KERNEL_RATE_HEAD.match(clause_head)
         return bool(found and self.kernel.fullmatch(found.group("subject").split()[-1].strip("`"))
-                    and not _SERVING_HEAD.search(clause))
+                    and not _names_serving(clause))
 
     def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
         """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""

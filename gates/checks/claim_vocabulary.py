@@ -219,7 +219,7 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:for{_H}+)?an?{_H}+[\d.,]+{_H}*[kK]?[\-\s]tok(?:en)?{_H}+(?:answer|reply|response|completion|output){_END}"
     # "the demo app streams its answers 1.5x faster", "10000 prompts answered in 2472 s": what serves, serving
     rf"|{_BEGIN}streams?{_H}+(?:its|their|the|our|all){_H}+(?:answers?|repl(?:y|ies)|responses?|outputs?|completions?){_END}"
-    rf"|(?<![\w.])[\d.,]+\s*[kKM]?{_H}+(?:prompts?|requests?|questions?|conversations?){_H}+(?:answered|served|completed|processed){_END}"
+    rf"|(?<![\w.,])[\d.,]+\s*[kKM]?{_H}+(?:prompts?|requests?|questions?|conversations?){_H}+(?:answered|served|completed|processed){_END}"
     # "the forward pass of the whole network", "our SFT recipe"
     rf"|{_BEGIN}(?:the{_H}+)?(?:whole|entire|full){_H}+(?:network|net){_END}"
     rf"|{_BEGIN}(?:sft|dpo|rlhf|grpo|ppo|training|fine{_H}?tuning|pre{_H}?training){_H}+recipes?{_END}"
@@ -318,18 +318,18 @@ SERVING_SUBJECTS = (
     # 流式输出第一个字, 生成一段 500 字的回答, 向量化, 语音助手, 摘要任务, 接口返回时间, 大模型每次调用, 每分钟能出, 全量/灰度集群, 评测
     r"|流式输出|生成一段|回答一个问题|(?:文档|语料|知识库)\s*(?:的)?\s*向量化|向量化\s*(?:任务|服务)|语音助手|摘要任务|接口\s*(?:的)?\s*(?:平均)?\s*返回时间|大模型每次调用|每分钟能?出"
     r"|(?:全量|灰度)\s*集群|出一张图|转写|(?:C-?Eval|MMLU|CMMLU)\s*评测|评测集跑一遍|每生成一个\s*token|同样的流量"
-    r"|\d+(?:\.\d+)?[bB]\s*(?:的)?\s*(?:回放|灰度|接口|后端|服务|微调|看板|压测|解码示例|pod)|(?:长|短)上下文\s*档位|单卡产出"
+    r"|(?<!\d)\d+(?:\.\d+)?[bB]\s*(?:的)?\s*(?:回放|灰度|接口|后端|服务|微调|看板|压测|解码示例|pod)|(?:长|短)上下文\s*档位|单卡产出"
     r"|每分钟\s*(?:能)?\s*(?:扛|处理|服务)|每出一个\s*token|首个\s*token|第一个\s*(?:字|token)\s*(?:出现|返回)|生成\s*[\d,]+\s*(?:个)?\s*token"
     r"|跑完\s*(?:MMLU|C-?Eval|CMMLU|GSM8K|HumanEval)|完成\s*[\d,]+/[\d,]+\s*条|往外蹦|用户等(?:待)?|解码(?:循环|示例)|整条解码"
-    r"|出第一个字|每分钟\s*[\d,]+\s*个?\s*请求|每\s*[\d.]+\s*(?:ms|毫秒)\s*(?:吐|出|生成)\s*一个|每秒(?:能|多)*吐出|[\d,]+\s*步\s*解码"
-    r"|同(?:样的|一批)\s*流量|\d+(?:\.\d+)?[bB]\s*(?:的)?\s*(?:机器|演示|demo)"
-    r"|\d+(?:\.\d+)?[bB]\s*模型(?=\s*(?:的|在)?\s*(?:长上下文|长文本|长文档|解码|预填充|prefill|微调|单卡|写完|读完|回答|本分支|本\s*PR))"
+    r"|出第一个字|每分钟\s*[\d,]+\s*个?\s*请求|每\s*[\d.]+\s*(?:ms|毫秒)\s*(?:吐|出|生成)\s*一个|每秒(?:能|多)*吐出|(?<![\d,])[\d,]+\s*步\s*解码"
+    r"|同(?:样的|一批)\s*流量|(?<!\d)\d+(?:\.\d+)?[bB]\s*(?:的)?\s*(?:机器|演示|demo)"
+    r"|(?<!\d)\d+(?:\.\d+)?[bB]\s*模型(?=\s*(?:的|在)?\s*(?:长上下文|长文本|长文档|解码|预填充|prefill|微调|单卡|写完|读完|回答|本分支|本\s*PR))"
     r"|看到第一个字|开始(?:回答|作答|出字)|每小时(?:能)?(?:处理|做完)|文字刷出来|出字"
     # 训练一轮, 训练 1 个 epoch, 各训 500 步: a training run's unit of work
     r"|训练\s*(?:一|[\d,]+)\s*(?:轮|遍|个\s*epoch)|各?训\s*[\d,]+\s*步"
     # 8 卡预训练的算力利用率 (MFU), token 产出速率, 并发会话数, 1000 条请求
     r"|(?:训练|预训练|微调)[^，。；]{0,6}?算力利用率|token\s*(?:产出|生成|输出)\s*(?:速率|速度)"
-    r"|(?:并发|同时在线)\s*(?:会话|用户|请求|连接)\s*数|[\d,]+\s*条\s*(?:\w+\s*)?(?:请求|prompt|对话)"
+    r"|(?:并发|同时在线)\s*(?:会话|用户|请求|连接)\s*数|(?<![\d,])[\d,]+\s*条\s*(?:\w+\s*)?(?:请求|prompt|对话)"
     r"|(?:整轮|整个|完整的?|一整轮|一轮)\s*(?:的)?\s*(?:评测|测评|评估)"
     r"|(?:RLHF|PPO|GRPO|DPO|RL|强化学习)\s*(?:训练)?\s*(?:中|里)?\s*(?:的)?\s*(?:采样|rollout|生成)\s*阶段"
 )
