@@ -23,6 +23,10 @@ is judged in four steps:
 4. **Negations and scope markers that govern the term** (`gates.checks.claim_excuses`, rules
    E1-E4): "we do not claim any TTFT gain", "TTFT is out of scope", "Follow-up: measure TTFT".
 
+What the blocks around a clause's block make of it (a lead-in above a table or a code block's
+output, a reply under a quotation, the paragraph after an excused number) is read by
+`gates.checks.claim_context`.
+
 Every judged clause is a `Verdict`: a claim names the words that made it one (the metric and
 the result); an excused clause says why (`gate-check lint-pr --explain`).
 """
@@ -39,16 +43,19 @@ from typing import Iterable
 from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
+from gates.checks.claim_context import (
+    CODE_KINDS, GIVEN_ELSEWHERE, LeadIn, change_named_after, fences_with_two_arms, is_list_item, is_quoted,
+    not_read_alone, number_given_to_the_change, reply_doubts_the_quote, rows_of_kernel_rate_tables,
+)
 from gates.checks.claim_headings import is_plan_label, planned_item
 from gates.checks.claim_mood import (
-    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, backs_a_quotation, baseline_alone, confirmed_after, disowned,
-    mood_of, names_another_arm, names_this_change, quotation, states_relative_result, taken_back, target_carried,
-    unmeasured_expectation,
+    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, baseline_alone, confirmed_after, disowned, mood_of,
+    names_another_arm, quotation, states_relative_result, taken_back, target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
-    LATIN_WORD_START, METRIC_TERMS, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS, SETTING_COMPARISONS,
-    PICKED_COMPARATIVES, SETUP_LEAD, VALUE_AFTER, extra_pattern, is_setting,
+    ARM_NAMES, LATIN_WORD_START, METRIC_TERMS, NUMBER, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS,
+    SETTING_COMPARISONS, PICKED_COMPARATIVES, SETUP_LEAD, VALUE_AFTER, extra_pattern, is_setting,
 )
 from gates.checks.term_pattern import Prefiltered, TermPattern, sharing_assertion
 from gates.model.markdown_prose import ProseBlock, normalise_char, prose_blocks
@@ -116,17 +123,23 @@ _PRONOUN_INSIDE = re.compile(r"^\W*(?:[\w\-/]+\s+){0,5}?(?:it|them)\b(?=[^.;]*\d
 # "Quick check already shows 290 ms vs 410 ms on main", "均值从 410 ms 降到 290 ms": a clause that sets two arms side by side
 _COMPARES_ARMS = re.compile(r"\d[^.;]{0,40}?\b(?:vs\.?|versus|against|instead\s+of|than)\b[^.;]{0,30}?\b(?:main|baseline|before|master)\b"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|从\s*[\d.,]+[^，。；]{0,12}?到\s*[\d.,]|\d\s*(?:->|→)\s*\d", _I)
-# The names a table gives its arms
-_ARM_NAMES = r"main|baseline|master|before|after|this\s+pr|pr|patched"
 # A table row under arms ("| main | this PR |" above "| 12.1 | 19.4 |"): its numbers are the arms' values
-_ARM_HEADER = re.compile(rf"\b(?:{_ARM_NAMES}|branch)\b|(?<![A-Za-z])w/o?(?=\s)"
+_ARM_HEADER = re.compile(rf"\b(?:{ARM_NAMES}|branch)\b|(?<![A-Za-z])w/o?(?=\s)"
                          r"|本\s*PR|改动[前后]|合入[前后]", _I)
 # A row that is an arm's own, under a header of metric columns ("| before | 0.071 | 0.00712 |" under "| | prefill
 # latency (s) | decode latency (s) |"): its numbers are that arm's values
-_ARM_ROW = re.compile(rf"\s*(?:{_ARM_NAMES}|branch|ours|old|new|本\s*PR|本分支|改动[前后]|合入[前后])\s*(?:\([^)|]{{0,30}}\))?"
+_ARM_ROW = re.compile(rf"\s*(?:{ARM_NAMES}|branch|ours|old|new|本\s*PR|本分支|改动[前后]|合入[前后])\s*(?:\([^)|]{{0,30}}\))?"
                       r"\s*\|", _I)
-_NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
 _KERNEL_UNIT_HEADER = re.compile(r"\((?:µs|μs|us|ns|cycles|GB/s|TB/s|TFLOPS)\)", _I)
+# "on 4 x A100 at the throughput main needed 8 x A100 for": device counts of two arms side by side are results
+_DEVICE_COUNT = re.compile(r"\b\d+\s*[x×]\s*(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|GPUs?)\b|(?:Ascend\s+)?910[A-Z]?\s*[x×]\s*\d+")
+_DEVICES_COMPARED = re.compile(r"\b(?:main|baseline|before|previously|was|instead\s+of|vs\.?|versus|needed|from|than)\b|需要|之前|改动前",
+                               _I)
+# "| TPOT population CV | 0.148% | 0.827% |": a row whose label is a spread gives no result
+_SPREAD_ROW = re.compile(r"\s*[^|]*\b(?:CV|coefficient\s+of\s+variation|std(?:dev)?|standard\s+deviation|variance|stdev)\b[^|]*\|",
+                         _I)
+_SERVING_RATE_BEFORE = re.compile(r"\b(?:output|request|serving|generation|total|e2e|end-to-end|decode|prefill)\s*$", _I)
+_RATE_WORD = re.compile(r"tok(?:en)?s?\s*/\s*s|\bt/s\b|tokens?\s+per\s+sec|throughput|吞吐|每秒", _I)
 # "…, and so is the model's decode step", "so did Llama-3-8B decode", "decode is too": the result of the clause before
 _SO_TOO = re.compile(r"^\W*(?:and\s+)?(?:so\s+(?:is|was|are|were|does|did|do|has)\b|the\s+same\s+(?:holds|goes|is\s+true)\s+for\b"
                      r"|as\s+(?:is|does|did)\b)|\b(?:is|are|was|were|does|did)\s+too\b|\bas\s+well\b|也一样|同样", _I)
@@ -301,7 +314,7 @@ class _Block:
                    and not kernel_rate(m.start())
                    and not (_FLAG_ARGUMENT.search(text, max(0, m.start() - 60), m.start()) and _KEY_VALUE.match(text, m.end()))
                    and not _in_identifier(text, m.start(), m.end())
-                   and not (m.group(0).islower() and block.kind not in _CODE_KINDS and (_KEY_VALUE_LIST.match(text, m.end())
+                   and not (m.group(0).islower() and block.kind not in CODE_KINDS and (_KEY_VALUE_LIST.match(text, m.end())
                                                       or _KEY_VALUE_AFTER.search(text, max(0, m.start() - 24), m.start())))
                    and not _OF_A_KERNEL.match(text, m.end())
                    and not (is_generic_measure(m.group(0))
@@ -396,9 +409,9 @@ class _Block:
         results = [m for m in self.results.within(start, end) if _QUANTITY_RESULT.match(m.group(0))
                    or not m.group(0)[:1].isdigit()]
         if not results and arm_values(clause):
-            results = list(_NUMBER.finditer(self.text, start, end))[:1]  # "main 3120, this PR 4010."
+            results = list(NUMBER.finditer(self.text, start, end))[:1]  # "main 3120, this PR 4010."
         if not results and self.arm_table:
-            numbers = list(_NUMBER.finditer(self.text, max(start, self.row_start), end))
+            numbers = list(NUMBER.finditer(self.text, max(start, self.row_start), end))
             own_row = _ARM_ROW.match(self.text, self.row_start) is not None  # "| this PR | 290 |": one arm's value
             results = numbers[:1] if len(numbers) >= (1 if own_row else 2) else []
         if not results or self.words.subjects.clause_is_kernel_level(clause):
@@ -540,7 +553,7 @@ class _Block:
         if results:
             return self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
         value = VALUE_AFTER.match(self.text, term.end()) or (
-            self.block.kind in _CODE_KINDS and _COLUMN_VALUE.match(self.text, term.end()))
+            self.block.kind in CODE_KINDS and _COLUMN_VALUE.match(self.text, term.end()))
         if value:
             return value.group(0).strip()
         clause_end = self.spans[bisect_right(self.span_starts, term.start()) - 1][1]
@@ -650,43 +663,42 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     label = None  # a metric named with no result, whose values may follow: under a short label ("TTFT (p50)", "吞吐："),
     short = True  # any item; after a longer block, an item that takes it up ("- before: 410 ms", "It dropped 30%.")
     blocks = prose_blocks(text, first_line) + shown_attributes(text, first_line)
-    kernel_rate_rows = _rows_of_kernel_rate_tables(blocks)
-    lead = _LeadIn()  # the prose just before a code block's output or a table
+    kernel_rate_rows = rows_of_kernel_rate_tables(blocks)
+    lead = LeadIn()  # the prose just before a code block's output or a table
     plan_label = ""  # "Roadmap:", "Next steps:" alone on a line: the list items under it are its items
-    two_arms = _fences_with_two_arms(blocks)
+    two_arms = fences_with_two_arms(blocks)
     given_elsewhere = None  # the last verdict of a paragraph that excused a number as another's, the base's or unbacked
     quoted_claims: list[int] = []  # claims inside the blockquote just above, which a doubting reply takes back
     for index, block in enumerate(blocks):
-        under_lead = block.kind in _CODE_KINDS or block.kind == "table row"
-        if block.kind == "paragraph" and plan_label and _is_list_item(text, block):
+        under_lead = block.kind in CODE_KINDS or block.kind == "table row"
+        if block.kind == "paragraph" and plan_label and is_list_item(text, block):
             block = replace(block, heading=plan_label)
         else:
             plan_label = block.text if block.kind == "paragraph" and is_plan_label(block.text) else ""
         if not under_lead:
-            lead = _LeadIn.of(block.text)
-        if _not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
-                and not (block.kind in _CODE_KINDS and (_change_named_after(blocks, index) or index in two_arms)):
+            lead = LeadIn.of(block.text)
+        if not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
+                and not (block.kind in CODE_KINDS and (change_named_after(blocks, index) or index in two_arms)):
             continue
-        if quoted_claims and block.kind == "paragraph" and not _is_quoted(text, block):
-            if _DOUBTED_REPLY.search(block.text) and _FLAWED_COMPARISON.search(block.text) and not _CREDITS_IT.search(block.text) \
-                    and not (names_this_change(block.text) or _OWN_MEASURE.search(block.text)) \
-                    and not any(_RERUN_CONFIRMS.search(later.text) for later in blocks[index + 1:]):
+        if quoted_claims and block.kind == "paragraph" and not is_quoted(text, block):
+            if reply_doubts_the_quote(block.text, [later.text for later in blocks[index + 1:]]):
                 for position in quoted_claims:
                     verdicts[position] = replace(verdicts[position], claim=False,
                                                  reason="a quotation the reply under it doubts")
             quoted_claims = []
         if given_elsewhere is not None and block.kind == "paragraph":
-            taken = _given_to_the_change(given_elsewhere, block)
-            given_elsewhere = None
-            if taken is not None:
-                verdicts.append(taken)
+            result = number_given_to_the_change(given_elsewhere.reason, block.text)
+            excused_words, given_elsewhere = given_elsewhere.words, None
+            if result is not None:
+                line, col = block.position(0)
+                verdicts.append(Verdict(line, col, excused_words, True, result, "", block.text[:200]))
                 continue
         judged = list(_Block(block, words, index in kernel_rate_rows, lead.kernel_label and under_lead)
                       .verdicts(label, short))
-        if block.kind == "paragraph" and _is_quoted(text, block):
+        if block.kind == "paragraph" and is_quoted(text, block):
             quoted_claims.extend(len(verdicts) + i for i, verdict in enumerate(judged) if verdict.claim)
         verdicts.extend(judged)
-        if judged and block.kind == "paragraph" and not judged[-1].claim and judged[-1].reason.startswith(_GIVEN_ELSEWHERE):
+        if judged and block.kind == "paragraph" and not judged[-1].claim and judged[-1].reason.startswith(GIVEN_ELSEWHERE):
             given_elsewhere = judged[-1]
         if judged:
             answered = judged[-1].reason.startswith("a question")  # "> How much does this help TTFT?" above its answer
@@ -695,209 +707,6 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         elif block.kind == "heading":
             label = None
     return verdicts
-
-
-_LIST_MARKER = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+")
-
-
-# "> decode is 15% faster with this change" above "I'm not convinced yet: … please rerun both": the reply doubts what it quotes
-_DOUBTED_REPLY = re.compile(r"\b(?:not\s+convinced|not\s+sure|i\s+doubt|doubtful|skeptical|sceptical|not\s+apples\s+to\s+apples"
-                            r"|mix(?:es|ing)?\s+two\s+things|(?:can|could)\s+you\s+re-?run|please\s+re-?run|before\s+we\s+(?:read|quote|believe))\b"
-                            r"|不太相信|存疑|怀疑|请重跑|麻烦重跑", re.IGNORECASE)
-# What the doubt is about: how the numbers were measured ("the two runs used different flags", "please rerun both"), not
-# where the gain comes from ("I'm not convinced it's all the kernel; commit 3 also helps")
-_FLAWED_COMPARISON = re.compile(r"\bre-?run|\bdifferent\s+(?:flags|settings|configs?|machines?|builds?)\b|\bsame\s+(?:flags|settings|config)\b"
-                                r"|\bmix(?:es|ing)?\s+two\b|\bnot\s+apples|\bnoise\b|\bvariance\b|\b(?:one|single)\s+run\b|\bwarm[\s\-]?up\b"
-                                r"|\benforce[\-_]eager\b|不同的?参数|重跑|噪声|只跑了一次", re.IGNORECASE)
-_CREDITS_IT = re.compile(r"\ball\s+(?:the|from\s+the)\s+\w+|\bcomes?\s+from\b|\balso\s+helps\b|\bpart\s+of\s+(?:it|the\s+gain)\b"
-                         r"|\bwhich\s+commit\b|都来自|来自哪", re.IGNORECASE)
-# "Rerun with identical flags: still 15%", "Done, same flags: +18.6%", "同一驱动版本重跑完毕：1.29 倍": the doubt answered
-_RERUN_CONFIRMS = re.compile(r"\b(?:re-?ran|re-?run|reran|done)\b[^.\n]{0,80}?\d|重跑[^。\n]{0,40}?\d", re.IGNORECASE)
-_OWN_MEASURE = re.compile(r"\b(?:we|i)\s+(?:measured|saw|got|reproduced|confirmed)\b|\bit\s+(?:does|holds|is\s+real)\b", re.IGNORECASE)
-_QUOTE_MARKER = re.compile(r"[ \t]*>")
-
-
-def _line_marker(source: str, block: ProseBlock, marker: re.Pattern) -> tuple[re.Match | None, int]:
-    """The `marker` at the start of the source line that holds the block's first character, and that character's offset."""
-    start = block.offsets[0] if block.offsets else 0
-    return marker.match(source, source.rfind("\n", 0, start) + 1), start
-
-
-def _is_quoted(source: str, block: ProseBlock) -> bool:
-    """Whether the block stands in a blockquote ("> …") of the Markdown source."""
-    return _line_marker(source, block, _QUOTE_MARKER)[0] is not None
-
-
-def _is_list_item(source: str, block: ProseBlock) -> bool:
-    """Whether the block is the text of a list item: its first character stands right after a list marker."""
-    found, start = _line_marker(source, block, _LIST_MARKER)
-    return found is not None and found.end() == start  # a task item's box ("- [ ] …") is part of its text
-
-
-# Excuses that a next paragraph naming the change can take back: "…; that's the bar people will compare us against."
-# above "With this branch we do 4,100.", 'The title says "30% lower TTFT" but …' above "That number is from our staging
-# canary running this branch."
-_GIVEN_ELSEWHERE = ("a number from elsewhere", "the base arm alone", "a quotation the sentence says is not backed", "a plan")
-
-
-def _given_to_the_change(excused: Verdict, block: ProseBlock) -> Verdict | None:
-    """A claim when the paragraph after `excused` gives its number to this change: it names the change's arm and gives
-    a number of its own, or (after a quotation) backs the quoted words."""
-    text = block.text
-    named = _CHANGE_ARM.search(text) or _HEAD_ARM.search(text)
-    number = _NUMBER.search(text)
-    quoted = excused.reason.startswith("a quotation")
-    if not ((named and number) or (quoted and backs_a_quotation(text))) or _DEFERRED.search(text):
-        return None
-    line, col = block.position(0)
-    return Verdict(line, col, excused.words, True, (number.group(0) if number else named.group(0) if named else ""), "",
-                   text[:200])
-
-
-def _fences_with_two_arms(blocks: list[ProseBlock]) -> set[int]:
-    """Indexes of the lines of each fenced block that gives one label twice ("Output token throughput (tok/s): 4480.2" and,
-    under "split route bs = 1", "…: 5893.7"): two arms in one block, whatever lead-in calls it the base's."""
-    found: set[int] = set()
-    group: list[int] = []
-    for index, block in enumerate(blocks + [None]):
-        if block is not None and block.kind in _CODE_KINDS:
-            group.append(index)
-            continue
-        labels = [m.group(1).strip().lower() for m in (_LABELLED_VALUE.match(blocks[i].text) for i in group) if m]
-        texts = [blocks[i].text for i in group]
-        if len(labels) != len(set(labels)) or (any(_BASE_LINE.search(t) for t in texts)
-                                               and any(_OTHER_ARM.search(t) and _NUMBER.search(t) for t in texts)):
-            found.update(group)
-        group = []
-    return found
-
-
-_BASE_LINE = re.compile(r"\b(?:main|baseline|before|master)\b|改动前|基线", re.IGNORECASE)
-_LABELLED_VALUE = re.compile(r"^\s*([^:=\d][^:=]{1,60}?)\s*[:=]\s*[~≈]?\d")
-
-
-@dataclass(frozen=True)
-class _LeadIn:
-    """What the prose just before a code block's output or a table says of the lines under it, read once."""
-
-    names_an_arm: bool = False  # "Before:", "With this PR:": configuration lines under it are arms' values
-    names_the_change: bool = False  # outside a phrase that names only the base ("before any change in this PR")
-    base_only: bool = False  # "This is what main gives me today, before any change:"
-    kernel_label: bool = False  # "Operator: `layer_norm`": the rows under it time the operator
-
-    @classmethod
-    def of(cls, text: str) -> "_LeadIn":
-        return cls(bool(_ARM_LEAD.search(text)), bool(_CHANGE_ARM.search(_BASE_ARM_ONLY.sub(" ", text))),
-                   bool(_BASE_ARM_ONLY.search(text)), bool(_KERNEL_LABEL_LEAD.match(text)))
-
-
-def _not_read_alone(block: ProseBlock, following: ProseBlock | None, lead: _LeadIn) -> bool:
-    """Whether a block's words are not judged on their own: a configuration line that no arm stands above
-    ("ttft_p99_ms: 500"), output of the base arm alone, a table's header row or a row of arm names under it (their
-    words are read with each row of values)."""
-    if block.kind == "config line":
-        return not lead.names_an_arm
-    if block.kind in _CODE_KINDS:
-        return not lead.names_the_change and not _CHANGE_ARM.search(block.text) \
-            and (block.kind == "base output" or lead.base_only)
-    if block.kind == "table row":
-        if _TODO_CELL.search(block.text):
-            return True  # "| step time | 8B SFT, 8x H100 | TODO |": a row of a plan
-        if lead.base_only and not lead.names_the_change and not _CHANGE_ARM.search(block.header + " " + block.text) \
-                and not _OTHER_ARM.search(block.header or block.text) and not states_relative_result(block.text):
-            return True  # "Baseline numbers on main (patch not applied yet):" above "| metric | main |"
-        header_row = not block.header and following is not None and following.header == block.text
-        return header_row or bool(block.header and _ARM_NAMES_ONLY.fullmatch(block.text))
-    return False
-
-
-def _change_named_after(blocks: list[ProseBlock], index: int) -> bool:
-    """The prose just after the code block that holds blocks[index] names the change's arm ("Update: the `+` lines
-    are the rebuilt wheel from this branch", "cand = HEAD of the branch"): its lines are then no base's alone."""
-    after = next((block for block in blocks[index + 1:] if block.kind not in _CODE_KINDS), None)
-    return after is not None and bool(_CHANGE_ARM.search(after.text) or _HEAD_ARM.search(after.text)) \
-        and not _DEFERRED.search(after.text)
-
-
-_CODE_KINDS = ("code output", "base output", "config line")
-_TODO_CELL = re.compile(r"\|\s*(?:todo|tbd|pending|n/a|待补充|待测|未测)\s*\|?\s*$", _I)
-# Another arm than the base, named in a header or a line: "this PR", "branch", "split-kv", "candidate", "Δ", 本 PR
-_OTHER_ARM = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|split[\w\-]*|new|candidate|cand|ours|delta|diff|change|speedup|vs)\b|Δ"
-                        r"|本\s*PR|本分支|改动后|合入后", _I)
-# "cand = HEAD of the branch", "当前提交即本分支 HEAD": the change's arm named by its commit
-_HEAD_ARM = re.compile(r"(?-i:\bHEAD\b)|\bthe\s+branch\b|本分支|当前提交"
-                       # "rebuilt with these commits", "cherry-picked the three commits above": the change by its commits
-                       r"|\bthese\s+(?:\w+\s+)?commits\b|\bthe\s+(?:\w+\s+){0,2}?commits?\s+above\b|\bthis\s+commit\b"
-                       r"|\bsplit[\w\-]*\s+(?:build|version|arm|path|route)\b|\bwe\s+(?:now\s+)?(?:clear|beat|match|exceed)\w*\b"
-                       r"|(?:换成|切到|开启|打开)[^，。；:：]{0,16}(?:版本|后)", _I)
-# "Numbers with the fix come in the follow-up": the change's arm named as still to come
-_DEFERRED = re.compile(r"\b(?:will|later|follow[\s\-]?up|comes?\s+(?:in|later|next)|coming|once|not\s+yet|pending|tbd|todo)\b|['’]ll\b"
-                       r"|稍后|后续|待补充|之后再", _I)
-# "on 4 x A100 at the throughput main needed 8 x A100 for": device counts of two arms side by side are results
-_DEVICE_COUNT = re.compile(r"\b\d+\s*[x×]\s*(?:[A-Z]{1,3}\d{2,4}[A-Za-z]*|GPUs?)\b|(?:Ascend\s+)?910[A-Z]?\s*[x×]\s*\d+")
-_DEVICES_COMPARED = re.compile(r"\b(?:main|baseline|before|previously|was|instead\s+of|vs\.?|versus|needed|from|than)\b|需要|之前|改动前",
-                               _I)
-_ARM_LEAD = re.compile(r"\b(?:this\s+(?:pr|change|branch|patch)|main|baseline|before|after|with\s+this)\b|本\s*PR|改动[前后]|合入[前后]",
-                       _I)
-# "Operator: `layer_norm` (FlagGems Triton)" above a table of timings: the rows under it are the operator's
-_KERNEL_LABEL_LEAD = re.compile(r"\W*(?:operators?|ops?|kernels?|micro-?benchmarks?|算子|内核)"
-                                r"(?:\s+(?:perf(?:ormance)?|bench(?:marks?)?|timings?|latenc(?:y|ies)|results?))?\s*[:：(`]", _I)
-_ARM_NAMES_ONLY = re.compile(rf"[\s|]*(?:(?:{_ARM_NAMES}|ours|old|new|base)[\s|]*)+", _I)
-# "| TPOT population CV | 0.148% | 0.827% |": a row whose label is a spread gives no result
-_SPREAD_ROW = re.compile(r"\s*[^|]*\b(?:CV|coefficient\s+of\s+variation|std(?:dev)?|standard\s+deviation|variance|stdev)\b[^|]*\|",
-                         _I)
-_BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|today|currently|produces)|from\s+main"
-                            r"|current\s+main|before\s+(?:any|this|the)\s+changes?(?:\s+(?:in|of|from)\s+this\s+(?:pr|change)"
-                            r"(?:\s+series)?)?|without\s+this\s+(?:pr|change|patch)"
-                            r"|baseline\s+(?:only|run|numbers?)"
-                            # "(nothing from this branch yet)": the change's arm named only to say it is not here
-                            r"|(?:nothing|no\s+(?:numbers?|results?))\s+(?:from|for|of)\s+this\s+(?:pr|branch|change|patch)\s+yet)\b"
-                            r"|改动前|合入前|主干上"
-                            # "<summary>main branch output</summary>"
-                            r"|^\W*(?:main|master|baseline)(?:\s+branch)?(?:\s+reference)?\s+(?:output|numbers|results?|runs?)\b", _I)
-_CHANGE_ARM = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\bwith\s+(?:the\s+)?(?:patch|change|fix)\b|\bafter\b"
-                         r"|\bpatched\b|本\s*PR|改动后|合入后", _I)
-# "(tok/s here means tokens rotated per second by the op alone.)", "表中“吞吐”一列是该 kernel 每秒处理的 token 数": a note
-# beside a table that makes its rate columns a kernel's or an op's own
-_SERVING_RATE_BEFORE = re.compile(r"\b(?:output|request|serving|generation|total|e2e|end-to-end|decode|prefill)\s*$", _I)
-_RATE_WORD = re.compile(r"tok(?:en)?s?\s*/\s*s|\bt/s\b|tokens?\s+per\s+sec|throughput|吞吐|每秒", _I)
-_KERNEL_RATE_NOTE = re.compile(
-    r"(?:tok(?:en)?s?\s*/\s*s|tokens?\s+per\s+second|throughput|吞吐)[^.。;；]{0,60}?"
-    r"(?:\bhere\s+means\b|\bmeans\b|\brefers\s+to\b|\bis\s+(?:the\s+)?(?:number|count|rate)\b|一列是|是指|表示|指的是)"
-    r"[^.。;；]{0,80}?(?P<op>\b(?:op|kernel|operator|GEMM)s?\b[^.。;；]{0,20}?\b(?:alone|itself|only|in\s+isolation)\b"
-    r"|(?:该|这个)?\s*(?:kernel|算子|内核)\s*(?:自身)?\s*每秒)", _I)
-
-
-_NEGATION_BEFORE = re.compile(r"(?:\bnot\b|n['’]t\b|\brather\s+than\b|\binstead\s+of\b|不是|而不是|并非)[^.。;；]{0,30}$", _I)
-_SERVER_WORDS = re.compile(r"\b(?:server|serving|service|job|users?|end[\s\-]to[\s\-]end|e2e|model|pipeline)\b|服务|整个|端到端", _I)
-
-
-def _kernel_rate_note(note: str) -> bool:
-    """The note makes a table's rate columns an op's own, and says nothing of a server's rate except to deny it."""
-    found = _KERNEL_RATE_NOTE.search(note)
-    if not found or _NEGATION_BEFORE.search(note, 0, found.start("op")):
-        return False
-    return all(_NEGATION_BEFORE.search(note, 0, server.start()) for server in _SERVER_WORDS.finditer(note))
-
-
-def _rows_of_kernel_rate_tables(blocks: list[ProseBlock]) -> set[int]:
-    """The indices of the table rows whose table has, right before or right after it, a note that makes its
-    rate columns (tok/s, throughput, 吞吐) a kernel's or an op's own."""
-    rows: set[int] = set()
-    index = 0
-    while index < len(blocks):
-        if blocks[index].kind != "table row":
-            index += 1
-            continue
-        end = index
-        while end + 1 < len(blocks) and blocks[end + 1].kind == "table row" and blocks[end + 1].header \
-                and blocks[end + 1].header in (blocks[end].header, blocks[end].text):  # the same table's next row
-            end += 1
-        beside = [blocks[i].text for i in (index - 1, end + 1) if 0 <= i < len(blocks) and blocks[i].kind != "table row"]
-        if any(_kernel_rate_note(note) for note in beside):
-            rows.update(range(index, end + 1))
-        index = end + 1
-    return rows
 
 
 def _is_label(text: str) -> bool:

@@ -442,6 +442,10 @@ _COMPARED = (r"(?:\bvs\.?|\bversus|\bcompared\s+(?:with|to)|\bagainst|\binstead\
              r"|改动前后[^。；]{0,40}?[\d.]+\s*\S{0,3}\s*(?:和|对|与)\s*[\d.]")
 RESULTS = f"{QUANTITIES}|{_COMPARED}|{_COMPARATIVES}|{_CHANGE_VERBS}|{_FROM_TO}|{_ZH_CHANGES}"
 # A bare measured value presented as the metric's value: "TTFT: 120", "| Mean TTFT (ms) | 120.5 |", "TG 128 is 45"
+# The names a table or a line gives its arms ("| main | this PR |", "before: 410 ms")
+ARM_NAMES = r"main|baseline|master|before|after|this\s+pr|pr|patched"
+# A number as written in prose ("4,100", "1.62"), not inside a word or a version
+NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
 VALUE_AFTER = re.compile(r"\s*(?:(?:p\d{1,3}(?:\.\d+)?|mean|median|avg|average|max|min)\s*)?(?:(?:latency|throughput|time|duration)\s*)?"
                          r"(?:(?:ms|sec|s|us|µs|μs|min)\b\s*)?"
                          r"[\"']?\s*(?:\([^)]{0,12}\)\s*)?(?:(?:at|on|with|for|under|in)\s+[^:;.|]{1,48}?:|[:=|]|\bis\b|\bare\b|\bof\b|(?:数|数量)?\s*(?:为|是|：))\s*(?:\*\*|\[)?[+\-]?\d",
@@ -481,9 +485,9 @@ SETTING_COMPARISONS = (rf"{_BEGIN}(?:prompts?|contexts?|sequences?|inputs?|outpu
 # "serving takes whichever launch is the faster one", "更快的那组配置已保留". Without the act it is one ("the faster
 # launch was the one with this PR", "TTFT is now the faster one").
 _PICKED_COMPARATIVE = r"(?P<comparative>faster|slower|quicker|cheaper|shorter|longer|better|worse|lower|higher)"
-_VARIANT = (rf"(?:kernels?|pass(?:es)?|routes?|launch(?:es)?|paths?|variants?|configs?|configurations?|tiles?|loops?"
-            rf"|merges?|versions?|options?|candidates?|layouts?|formats?|counts?|splits?|plans?|programs?|grids?"
-            rf"|settings?|runs?|samples?|repeats?|measurements?)")
+_VARIANT = (r"(?:kernels?|pass(?:es)?|routes?|launch(?:es)?|paths?|variants?|configs?|configurations?|tiles?|loops?"
+            r"|merges?|versions?|options?|candidates?|layouts?|formats?|counts?|splits?|plans?|programs?|grids?"
+            r"|settings?|runs?|samples?|repeats?|measurements?)")
 _ASIDE = rf"(?:{_H}*\([^)]{{0,80}}\))?"
 KEPT_COMPARATIVES = (
     rf"{_BEGIN}(?:the|its|their){_H}+{_PICKED_COMPARATIVE}{_H}+(?:[\w\-]+{_H}+)?{_VARIANT}{_ASIDE}"
