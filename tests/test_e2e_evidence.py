@@ -12,7 +12,7 @@ from gates.checks.context import GateContext
 from gates.checks.e2e_evidence import (
     Candidate, artifact_issues, backing_problems, claim_paragraph, claim_problems, unmatched_numbers,
 )
-from gates.checks.number_trace import CitedValues
+from gates.checks.cited_values import CitedValues
 from gates.checks.runner import judging_policy
 from gates.evidence.artifacts import EvidenceArtifact, file_sha256
 from gates.evidence.attestation import public_key_text, sign

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gates.checks.number_trace import CitedValues, SectionTracer, TraceError, measured_numbers, no_measured_numbers
+from gates.checks.cited_values import CitedValues, TraceError
+from gates.checks.number_trace import SectionTracer, measured_numbers, no_measured_numbers
 from gates.checks.quoted_numbers import matches_value, numbers_with_units, parse_quoted
 from gates.checks.runner import check_records
 

@@ -230,7 +230,8 @@ def test_g7_a_hostile_line_of_names_and_numbers_is_read_in_linear_time(example):
 def test_a_key_with_thousands_of_values_is_looked_up_in_linear_time():
     import time  # CPU time of this process: other load on the machine does not count
 
-    from gates.checks.number_trace import CitedValues, SectionTracer, measured_numbers
+    from gates.checks.cited_values import CitedValues
+    from gates.checks.number_trace import SectionTracer, measured_numbers
 
     rows = [{"tokens": index, "speedup": index * 1.5} for index in range(3000)]
     values = CitedValues({"bench": {"rows": rows}}, declared=["bench"], key_names=True)

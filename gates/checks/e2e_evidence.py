@@ -26,7 +26,8 @@ import statistics
 from dataclasses import dataclass
 
 from gates.checks.evidence_refs import record_covered_files
-from gates.checks.number_trace import CitedValues, LineTracer
+from gates.checks.cited_values import CitedValues
+from gates.checks.number_trace import LineTracer
 from gates.checks.quoted_numbers import matches, numbers_with_units
 from gates.evidence.artifacts import EvidenceArtifact, verify_sha256
 from gates.evidence.attestation import TrustedKeys, verification_problem

@@ -25,7 +25,8 @@ from __future__ import annotations
 from gates.checks.context import GateContext
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
 from gates.checks.requote import number_fix
-from gates.checks.number_trace import CitedValues, SectionTracer, links_to_artifacts, no_measured_numbers
+from gates.checks.cited_values import CitedValues
+from gates.checks.number_trace import SectionTracer, links_to_artifacts, no_measured_numbers
 from gates.model.findings import Finding, GateResult, Status, result_from_findings
 from gates.model.record import Record, prose_lines
 

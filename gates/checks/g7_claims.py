@@ -34,8 +34,9 @@ from gates.checks.context import GateContext
 from gates.checks.e2e_evidence import Candidate, backing_problems, claim_findings, claim_paragraphs, pin_problem
 from gates.checks.requote import number_fix
 from gates.checks.evidence_refs import checked_artifact, cited_evidence, declared_evidence
+from gates.checks.cited_values import CitedValues
 from gates.checks.number_trace import (
-    CitedValues, SectionTracer, check_bars, links_to_artifacts, measured_numbers, no_measured_numbers, restates_a_bar,
+    SectionTracer, check_bars, links_to_artifacts, measured_numbers, no_measured_numbers, restates_a_bar,
 )
 from gates.checks.quoted_numbers import as_written_numbers, matches
 from gates.checks.results_pages import check_linked_pages
@@ -115,7 +116,7 @@ def _check_claims(record: Record, loaded: dict, candidates: list[Candidate], add
 
 
 def cited_values(record: Record, loaded: dict) -> CitedValues:
-    """The values of the cited artifacts, by reference or metric name (`gates.checks.number_trace`)."""
+    """The values of the cited artifacts, by reference or metric name (`gates.checks.cited_values`)."""
     return CitedValues({artifact.id: artifact.results for _, artifact in loaded.values()},
                        declared=[entry.id for entry in declared_evidence(record)])
 

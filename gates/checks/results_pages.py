@@ -49,7 +49,8 @@ from urllib.parse import unquote
 from gates.checks.claim_detection import judge_text, vocabulary_of
 from gates.checks.e2e_evidence import claim_findings, claim_paragraphs
 from gates.checks.evidence_refs import declared_evidence
-from gates.checks.number_trace import CitedValues, TraceError, _walk, split_row
+from gates.checks.cited_values import CitedValues, TraceError, walk_path
+from gates.checks.number_trace import split_row
 from gates.evidence.artifacts import read_regular_file, verify_sha256
 from gates.model.errors import InputError
 from gates.model.findings import Finding
@@ -266,7 +267,7 @@ def _check_all_rows(mapping: dict, last_line: int, rows: set, values: CitedValue
     if path is None:
         return
     try:
-        keys = _walk(values.artifacts[artifact_id], path, f"{artifact_id}:{path}")[0]
+        keys = walk_path(values.artifacts[artifact_id], path, f"{artifact_id}:{path}")[0]
     except TraceError as exc:
         add(last_line, f"the table's rows_of: {exc}")
         return
@@ -392,7 +393,7 @@ def _value(template: str, row, artifact_id, values):
 def _raw_value(template: str, row, artifact_id, values):
     """A value of any type (a word, a map of booleans) the template names."""
     reference = _key(template, row, artifact_id, values)
-    return _walk(values.artifacts[artifact_id], reference.split(":", 1)[1], reference)[0]
+    return walk_path(values.artifacts[artifact_id], reference.split(":", 1)[1], reference)[0]
 
 
 def _numbers(text: str) -> list[Quoted]:

@@ -42,7 +42,8 @@ from gates.checks.context import GateContext
 from gates.checks.e2e_evidence import Candidate, backing_problems, claim_findings, claim_paragraphs, pin_problem
 from gates.checks.evidence_refs import cited_evidence, declared_evidence
 from gates.checks.g7_claims import declared_numbers
-from gates.checks.number_trace import CitedValues, SectionTracer, measured_numbers
+from gates.checks.cited_values import CitedValues
+from gates.checks.number_trace import SectionTracer, measured_numbers
 from gates.checks.quoted_numbers import as_written_numbers, matches
 from gates.checks.runner import RecordResult, Report, judging_policy
 from gates.evidence.artifacts import EvidenceStore, verify_sha256
