@@ -208,6 +208,7 @@ def test_new_takes_the_risk_from_the_policy_and_the_capture_stage_from_the_proce
     assert main(["new", "fix", "--title", "t", "--author", "A <a@b.c>", "--repo-root", str(tmp_path)]) == 0
     text = (tmp_path / "docs" / "design" / "fix.md").read_text(encoding="utf-8")
     assert "\nrisk: L4\n" in text and "capture: {required: true, due: D," in text
+    assert "e.g. src/normkit/**]]" in text  # the example glob is the hottest rule's, not design-gates' own layout
     assert main(["new", "kernel", "--title", "t", "--author", "A <a@b.c>", "--process", "stacked",
                  "--repo-root", str(tmp_path)]) == 0
     text = (tmp_path / "docs" / "design" / "kernel.md").read_text(encoding="utf-8")

@@ -97,7 +97,9 @@ def tolerance_problems(tolerance: dict, ceilings: list[Ceiling], policy_path: st
         return [f"{metric} is bounded by {direction}, not {bound}: a {bound} on it holds for any kernel"]
     problems = []
     if metric in ERROR_METRICS and not value > 0:
-        problems.append(f"{dtype} {metric} max = {number_text(value)} cannot hold for a rounded result; it must be > 0")
+        problems.append(f"{dtype} {metric} max = {number_text(value)} cannot hold for a rounded result; it must be > 0 "
+                        "(where the output must equal a reference exactly, as a copy or a pad does, declare a bitwise "
+                        "anchor for it instead)")
     if metric == "rel_l2" and value >= 1:
         problems.append(f"{dtype} rel_l2 max = {number_text(value)} holds for an all-zero output "
                         "(its rel_l2 is 1); it must be < 1")

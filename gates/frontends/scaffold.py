@@ -34,14 +34,15 @@ def _yaml_text(value: str) -> str:
 
 def render(record_id: str, title: str, author_name: str, author_email: str, lang: str = "en", *,
            process: str = "stacked", packages: list[str] | None = None, risk: str | None = None,
-           default_process: str = "stacked") -> str:
+           default_process: str = "stacked", covers_example: str | None = None) -> str:
     """The template text with the given values filled in.
 
     A `process:` line names `process` unless it is `stacked` and so is the repository's `default_process`
     (a record without one follows the default). A process other than `stacked` starts at its first
     stage and makes the capture due at the process's first stage from C on (single-pr: D);
     `packages` (the policy's `api.packages`) replace the template's `[kernels]`; `risk` (the
-    policy's highest level) replaces the template's L3.
+    policy's highest level) replaces the template's L3; `covers_example` (a path of that level's rule)
+    is the example the `covers` placeholder gives.
     """
     text = (TEMPLATES / f"record.{lang}.md").read_text(encoding="utf-8")
     if process != "stacked" or default_process != "stacked":
@@ -57,6 +58,8 @@ def render(record_id: str, title: str, author_name: str, author_email: str, lang
         text = text.replace("\nrisk: L3\n", f"\nrisk: {risk}\n", 1)
     if packages:
         text = text.replace("  packages: [kernels]\n", f"  packages: [{', '.join(packages)}]\n", 1)
+    if covers_example:
+        text = text.replace("kernels/decode_attention/**]]", f"{_yaml_text(covers_example)}]]", 1)
     values = {
         "id": record_id,
         "title": _yaml_text(title),
@@ -68,12 +71,12 @@ def render(record_id: str, title: str, author_name: str, author_email: str, lang
     return text.replace(f"# {_yaml_text(title)}\n", f"# {title}\n", 1)
 
 
-def _highest_level(policy) -> str | None:
-    """The highest level the policy's rules set (what a kernel record covers), None without rules."""
+def _highest_rule(policy):
+    """The first of the policy's rules at its highest level (what a kernel record covers), None without rules."""
     from gates.model.policy import LEVELS
 
-    levels = [rule.level for rule in policy.rules] if policy is not None else []
-    return max(levels, key=LEVELS.index) if levels else None
+    rules = list(policy.rules) if policy is not None else []
+    return max(rules, key=lambda rule: LEVELS.index(rule.level)) if rules else None
 
 
 def run(args, repo_root: Path) -> int:
@@ -102,9 +105,11 @@ def run(args, repo_root: Path) -> int:
         raise UsageError(f"--dir {args.dir} leads outside the repository (after following symlinks); "
                          "gate-check new writes only inside it")
     target = repo_root / folder / f"{args.id}.md"
+    hottest = _highest_rule(policy)
     text = render(args.id, args.title.strip(), author.group("name"), author.group("email"), args.lang,
                   process=process, packages=list(policy.api_packages) if policy is not None else None,
-                  risk=_highest_level(policy), default_process=settings.profile)
+                  risk=hottest.level if hottest else None, default_process=settings.profile,
+                  covers_example=hottest.paths[0] if hottest and hottest.paths else None)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(target, "x", encoding="utf-8") as handle:
