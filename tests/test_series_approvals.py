@@ -21,7 +21,7 @@ from gates.history.changeset import SignatureCheck
 from gates.history.contract import contract_changes
 from gates.history.git_repo import ChangeSet
 from gates.model.policy import POLICY_PATH
-from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, Who, record_text, seeded_repo
+from gitrepo_builder import ADA, BEN, MAX, POLICY, RITA, GitRepo, Who, record_text, seeded_repo
 
 REC = "docs/design/splitkv.md"
 KERNEL = "kernels/decode_attention/kernel_partial.py"
@@ -772,6 +772,32 @@ def test_history_reads_the_review_export_archived_for_each_merge(tmp_path, capsy
     (folder / f"{merge}.json").write_text(json.dumps([review("rita-o", "APPROVED", head, "2026-12-01T10:00:00Z")]))
     code, out = run_history(repo, capsys, "--reviews", str(folder))
     assert code == 0, out
+    # the history checks verified Rita's approval at the merge: the record's check says nothing of it
+    assert "declared, not verified" not in out, out
+
+
+def test_history_over_a_modified_working_tree_still_says_a_declared_approval_is_not_verified(tmp_path, capsys):
+    repo, merge, head = merged_reviewed_pull_request(tmp_path)
+    folder = tmp_path / "reviews"
+    folder.mkdir()
+    (folder / f"{merge}.json").write_text(json.dumps([review("rita-o", "APPROVED", head, "2026-12-01T10:00:00Z")]))
+    reviewers = [dict(RITA.as_dict(), decision="approved", login="rita-o"),
+                 {"name": "Sam Reviewer", "email": "sam@kernels.example", "decision": "approved"}]
+    repo.write(REC, record(extra={"reviewers": reviewers}))  # not committed: no history check has seen Sam's approval
+    code, out = run_history(repo, capsys, "--reviews", str(folder))
+    assert "Sam Reviewer's approval is declared, not verified" in out, out
+
+
+def test_history_says_a_declared_approval_is_not_verified_where_no_base_policy_judged_it(tmp_path, capsys):
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("README.md", "# kernels\n")
+    start = repo.commit("Start the repository", who=MAX)
+    reviewers = [dict(RITA.as_dict(), decision="approved", login="rita-o")]
+    repo.write(REC, record(extra={"reviewers": reviewers}))
+    repo.write(POLICY_PATH, FORGE_POLICY + f"history:\n  enforce_from: {start}\n")
+    repo.commit("Adopt design-gates with a record already approved", who=MAX)  # its base has no policy
+    code, out = run_history(repo, capsys)
+    assert "had no policy file at their base" in out and "Rita Okafor's approval is declared, not verified" in out, out
 
 
 def test_history_without_the_export_of_a_merge_finds_no_approval_for_it(tmp_path, capsys):

@@ -24,6 +24,9 @@ class GateContext:
     `run_memo` keeps what the gates read of the repository's files for the length of one run (a run
     sees one tree; a context lives for one run), by what they asked: the pytest configuration along a
     suite's folders, which every record that declares the suite reads.
+    `approvals_judged_except`: on a `--history` run over a working tree that is HEAD's, the paths that
+    commits judged without a base policy changed (every other record's declared approvals were judged
+    against the policy's approval sources by the history checks); None on any other run.
     """
 
     repo_root: Path
@@ -37,6 +40,7 @@ class GateContext:
     policy: Policy | None = None
     settings: Settings | None = None
     run_memo: dict = field(default_factory=dict)
+    approvals_judged_except: frozenset[str] | None = None
 
     def __post_init__(self):
         self.repo_root = Path(self.repo_root).resolve()

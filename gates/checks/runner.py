@@ -132,14 +132,15 @@ def _markdown_under(folder: Path) -> list[Path]:
 
 def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False, change=None,
                   suite_timeout_s: float = 600.0, max_record_bytes: int | None = None,
-                  history_findings: list[Finding] | None = None, jobs: int | None = None) -> Report:
+                  history_findings: list[Finding] | None = None, jobs: int | None = None,
+                  approvals_judged_except: frozenset[str] | None = None) -> Report:
     """Run the selected gates (default: all) over the records at `paths` (default: the configured records folders).
 
     Records that cannot be read are reported in `Report.input_errors` (exit 2 at the
     CLI); the others are still checked. `max_record_bytes` overrides the size limit
     (default 1 MiB, or the `DESIGN_GATES_MAX_RECORD_BYTES` environment variable).
     `history_findings` (from `gates.history.ratchet`) join the results like the findings
-    of a change. Without a change or suites, many records are checked on `jobs` processes (default: one per
+    of a change; `approvals_judged_except` comes with them (`GateContext`). Without a change or suites, many records are checked on `jobs` processes (default: one per
     CPU; `gates.checks.record_workers` says when).
     """
     clear_cache()
@@ -154,7 +155,8 @@ def check_records(paths, repo_root, *, gates=None, stage=None, run_suites=False,
         except InputError as exc:
             report.input_errors.append(exc)
     ctx = make_context(records, repo_root, run_suites=run_suites, stage=stage, change=change,
-                       suite_timeout_s=suite_timeout_s, settings=settings)
+                       suite_timeout_s=suite_timeout_s, settings=settings,
+                       approvals_judged_except=approvals_judged_except)
     workers = 1 if change is not None or run_suites else worker_count(len(records), jobs)
     if workers > 1:
         results, refused = check_in_workers(records, partial(check_record, ctx=ctx, selected=selected), workers,

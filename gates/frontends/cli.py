@@ -143,7 +143,8 @@ def _run_checks(args, repo_root: Path) -> int:
         report = check_records(_paths_under(args.paths, repo_root, root), root, gates=gates or None,
                                stage=args.stage, run_suites=args.run_suites, change=change,
                                suite_timeout_s=args.suite_timeout, max_record_bytes=args.max_record_bytes,
-                               history_findings=history_findings, jobs=args.jobs)
+                               history_findings=history_findings, jobs=args.jobs,
+                               approvals_judged_except=_approvals_judged_except(repo_root, history))
         explained = ""
         if args.explain:
             from gates.frontends.claims_explain import explain_records
@@ -173,6 +174,16 @@ def _run_checks(args, repo_root: Path) -> int:
     if report.input_errors:
         return EXIT_BAD_INPUT
     return EXIT_OK if report.ok else EXIT_GATE_FAILED
+
+
+def _approvals_judged_except(repo_root: Path, history) -> frozenset[str] | None:
+    """On a `--history` run whose checks judged the commits up to HEAD, and whose working tree is HEAD's: the paths
+    that commits judged without a base policy changed (`GateContext.approvals_judged_except`); else None."""
+    if history is None or not history.configured:
+        return None
+    from gates.history.git_repo import worktree_is_clean_at
+
+    return history.changed_without_policy if worktree_is_clean_at(repo_root, "HEAD") else None
 
 
 def _nothing_judged(args, repo_root: Path, report, change, history) -> list[str]:

@@ -632,6 +632,11 @@ class FirstParentHistory:
             args += ["--", path]
         return _text(self._reader.run(*args)).split()
 
+    def paths_changed_by(self, sha: str) -> list[str]:
+        """The paths commit `sha` changes against its first parent."""
+        parent = self._reader.resolve_commit(f"{sha}^1")
+        return [] if parent is None else [changed.path for changed in self._reader.changed_between(parent, sha)]
+
     def change_sets(self, repo_root, shas: list[str]):
         """Each commit of `shas` (first-parent commits, oldest first) as its own change against its first parent,
         as `load_change_set(repo_root, f"{sha}^1", sha)` reads it, through one git reader: the commits' data from

@@ -50,6 +50,8 @@ class HistoryResult:
     policy_path: str = ""
     policy_found: bool = True  # whether HEAD has a policy file at all
     without_policy: list[str] = field(default_factory=list)  # judged commits whose parent had no policy file
+    # the paths those commits changed: an approval declared there was judged by no approval source
+    changed_without_policy: frozenset[str] = frozenset()
 
     @property
     def configured(self) -> bool:
@@ -147,6 +149,8 @@ def check_history(repo_root, head: str = "HEAD", reviews=None) -> HistoryResult:
                     _judge_block, [(repo_root, block, folder, policy_path) for block in cut]):
                 result.findings += findings
                 result.without_policy += without_policy
+        result.changed_without_policy = frozenset(path for sha in result.without_policy
+                                                  for path in history.paths_changed_by(sha))
     finally:
         history.close()
     return result
