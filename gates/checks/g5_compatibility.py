@@ -2,7 +2,9 @@
 
 The record declares `api`: the packages whose public surface it touches, the
 names it adds, removes or changes, and whether the default route is unchanged.
-Removed or changed public names fail (the API only grows). The default route may
+Removed or changed public names fail (the API only grows), unless the policy sets
+`api.breaks: reviewed` and the record names the reviewer question that accepts the break
+(`api.break_question`), accepted. The default route may
 change only at stage D, after the results, and only with a reviewer question
 (`api.default_route_question`) whose decision is `accepted`. From stage B on,
 each declared package must resolve to a module under exactly one of the package roots
@@ -45,10 +47,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     stage = ctx.effective_stage(record)
     add = adder_at_keys(GATE, record, findings)
 
-    for key, verb in (("removes", "removes"), ("changes", "changes")):
-        for index, name in enumerate(api.get(key) or []):
-            add(("api", key, index), f"the design {verb} public name {name!r}; the public API may only grow "
-                "(add a new entry point instead)")
+    _check_declared_breaks(api, record, ctx, add)
     if api.get("default_route_unchanged") is False:
         question = api.get("default_route_question")
         decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or []}
@@ -94,6 +93,32 @@ def check(record: Record, ctx: GateContext) -> GateResult:
             elif unread:
                 add(("api", "adds", index), f"{name!r} cannot be confirmed as exported{why}")
     return result_from_findings(GATE, findings)
+
+
+def _check_declared_breaks(api: dict, record: Record, ctx: GateContext, add) -> None:
+    """The names the record `removes` or `changes`. Under a policy that keeps the public API growing (`api.breaks:
+    never`, the default) each is an error. Under `api.breaks: reviewed` each must be a dotted name inside a declared
+    package, and `api.break_question` must name a reviewer question whose decision is `accepted`."""
+    declared = [(key, index, name) for key in ("removes", "changes") for index, name in enumerate(api.get(key) or [])]
+    if not declared:
+        return
+    if ctx.policy is None or ctx.policy.api_breaks != "reviewed":
+        for key, index, name in declared:
+            add(("api", key, index), f"the design {key} public name {name!r}; the public API may only grow "
+                "(add a new entry point instead)")
+        return
+    packages = [package for package in api.get("packages") or [] if isinstance(package, str)]
+    for key, index, name in declared:
+        if not any(name == package or name.startswith(package + ".") for package in packages):
+            add(("api", key, index), f"{name!r} is in no declared package ({', '.join(packages) or 'none'}): name what "
+                "breaks as a caller imports it, the package's dotted path to the function, class or module")
+    question = api.get("break_question")
+    decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or [] if isinstance(q, dict)}
+    if question is None:
+        add(("api",), "a declared API break names the reviewer question that accepts it in api.break_question")
+    elif decisions.get(question) != "accepted":
+        add(("api", "break_question"), f"question {question} must be accepted before the break merges "
+            f"(decision: {decisions.get(question) or 'not made'})")
 
 
 def _imported_names(ctx: GateContext, unread: list[ModuleScope], roots: list[str]

@@ -747,8 +747,9 @@ def is_private_module(module: str) -> bool:
 
 
 def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, message: str, commit: str | None,
-            reached: list[str] | None = None) -> None:
-    """One finding of `api_change`; `reached`: the edited files through which an unchanged importer was read."""
+            reached: list[str] | None = None, module: str = "") -> None:
+    """One finding of `api_change` of `module`; `reached`: the edited files through which an unchanged importer was
+    read."""
     if api_change.kind == "unreadable-base" and not api_change.head_readable and reached:
         ctx.report("G5", path, line, f"{message}; the module is unchanged, but it imports from {', '.join(reached)}, "
                    "which this change edits, so what it re-exports cannot be compared: make it readable statically, "
@@ -763,8 +764,40 @@ def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, mes
         ctx.report("G5", path, line, f"{message}, and it is not readable at head either: a change to a module of a "
                    "checked package must be checkable, so make the module readable statically in this change",
                    commit=commit)
-    else:
+    elif ctx.policy.api_breaks != "reviewed":
         ctx.report("G5", path, line, f"public API break: {message}; the public API may only grow", commit=commit)
+    else:
+        qualified = not module or api_change.name == module or api_change.name.startswith(module + ".")
+        name = api_change.name if qualified else f"{module}.{api_change.name}"
+        accepted = _break_accepted_by(ctx, path, name)
+        if accepted:
+            ctx.report("G5", path, line, f"public API break accepted by {accepted}: {message}", commit=commit,
+                       severity="warning")
+        else:
+            ctx.report("G5", path, line, f"public API break: {message}; the base policy accepts a break only where an "
+                       f"approved record covering {path} lists {name!r} in api.changes or api.removes and its "
+                       "api.break_question is accepted", commit=commit)
+
+
+def _break_accepted_by(ctx: SeriesContext, path: str, name: str) -> str | None:
+    """'<record id> (<question>, accepted)' of an approved record that covers `path`, lists `name` in `api.changes`
+    or `api.removes` and names in `api.break_question` a question it accepted; None when none does. The record is
+    one this change edits, read at head (its approval is judged like every approval of the change, G8), or one it
+    leaves as the base has it (judged when it merged)."""
+    edited = {rc.rel_path: rc.head for rc in ctx.change.records}
+    kept = [snap for snap in ctx.base_records.values() if snap.rel_path not in edited]
+    for snap in [*edited.values(), *kept]:
+        front = snap.front_matter if snap else None
+        if not isinstance(front, dict) or front.get("record_status") != "approved":
+            continue
+        api = front.get("api") if isinstance(front.get("api"), dict) else {}
+        covers = front.get("covers") if isinstance(front.get("covers"), list) else []
+        declared = [n for key in ("changes", "removes") for n in (api.get(key) or []) if isinstance(n, str)]
+        question = api.get("break_question")
+        decisions = {q.get("id"): q.get("decision") for q in front.get("questions") or [] if isinstance(q, dict)}
+        if name in declared and any_glob_matches(covers, path) and question and decisions.get(question) == "accepted":
+            return f"{front.get('id')} ({question}, accepted)"
+    return None
 
 
 def _check_module(ctx: SeriesContext, imports: _Imports, module: str, root: str, switches, base: ReadText,
@@ -788,7 +821,7 @@ def _check_module(ctx: SeriesContext, imports: _Imports, module: str, root: str,
     moved = f" (Python imports {module} from {new_path} now, not from {old_path})" \
         if new_path is not None and new_path != old_path else ""
     for api_change in diff_surfaces(old, new):
-        _report(ctx, shown, api_change.line, api_change, api_change.message + moved, commit)
+        _report(ctx, shown, api_change.line, api_change, api_change.message + moved, commit, module=module)
         reported.add((shown, api_change.line))
 
 
@@ -878,7 +911,8 @@ def _check_importers(ctx: SeriesContext, imports: _Imports, located: dict[str, s
                 continue  # already reported where the definition changed
             else:
                 message = f"{api_change.message} (through the import in {path})"
-            _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown), star + imported)
+            _report(ctx, shown, line, api_change, message, change.last_commit_touching(shown), star + imported,
+                    module=module)
 
 
 _COMPILED = re.compile(r"\.(?:[^./]+\.)?(?:so|pyd|dylib)$")  # ops.so, ops.cpython-311-x86_64-linux-gnu.so

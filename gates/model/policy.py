@@ -100,6 +100,7 @@ class Policy:
     api_transparent_decorators: list[str] = field(default_factory=lambda: list(DOCUMENTATION_DECORATORS))
     api_import_fallback: bool = True  # read an unreadable module by importing it in a subprocess
     api_unchecked_modules: list[str] = field(default_factory=list)  # modules whose own surface G5 does not compare
+    api_breaks: str = "never"  # "reviewed": a break an approved record declares, with its question accepted, merges
     path: str = POLICY_PATH
     sections: dict = field(default_factory=dict)  # the validated document: attestation, approvals, ceilings, ...
 
@@ -154,6 +155,8 @@ class Policy:
         added = sorted(set(newer.api_unchecked_modules) - set(self.api_unchecked_modules))
         if added:
             found.append(f"api unchecked_modules added {', '.join(added)}")
+        if newer.api_breaks == "reviewed" and self.api_breaks != "reviewed":
+            found.append("api breaks: never -> reviewed")
         for key in ("internal_decorators", "transparent_decorators"):
             added = sorted(set(getattr(newer, f"api_{key}")) - set(getattr(self, f"api_{key}")))
             if added:
@@ -195,6 +198,7 @@ def parse_policy(text: str, path: str = POLICY_PATH) -> Policy:
         api_transparent_decorators=list(data.get("api", {}).get("transparent_decorators", DOCUMENTATION_DECORATORS)),
         api_import_fallback=data.get("api", {}).get("import_fallback", True),
         api_unchecked_modules=list(data.get("api", {}).get("unchecked_modules", [])),
+        api_breaks=data.get("api", {}).get("breaks", "never"),
         path=path,
         sections=data,
     )
