@@ -34,7 +34,7 @@ from gates.python_api.imported_surface import ImportFailed, imported_entries
 from gates.python_api.scope_model import decode_source
 from gates.model.paths import resolve_inside
 from gates.model.policy import INTERNAL_DECORATORS, POLICY_PATH
-from gates.model.record import Record
+from gates.model.record import Record, question_decisions
 
 GATE = "G5"
 
@@ -50,7 +50,7 @@ def check(record: Record, ctx: GateContext) -> GateResult:
     _check_declared_breaks(api, record, ctx, add)
     if api.get("default_route_unchanged") is False:
         question = api.get("default_route_question")
-        decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or []}
+        decisions = question_decisions(record.get("questions", default=[]))
         if not stage_at_least(stage, "D"):
             add(("api", "default_route_unchanged"), f"the default route may change only at stage D (with the "
                 f"benchmark results); the record is at stage {stage}")
@@ -113,7 +113,7 @@ def _check_declared_breaks(api: dict, record: Record, ctx: GateContext, add) -> 
             add(("api", key, index), f"{name!r} is in no declared package ({', '.join(packages) or 'none'}): name what "
                 "breaks as a caller imports it, the package's dotted path to the function, class or module")
     question = api.get("break_question")
-    decisions = {q.get("id"): q.get("decision") for q in record.get("questions", default=[]) or [] if isinstance(q, dict)}
+    decisions = question_decisions(record.get("questions", default=[]))
     if question is None:
         add(("api",), "a declared API break names the reviewer question that accepts it in api.break_question")
     elif decisions.get(question) != "accepted":

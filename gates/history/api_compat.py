@@ -35,6 +35,7 @@ from gates.history.object_cache import kept_in
 from gates.history.run_state import left_as_found
 from gates.model.errors import GitContextError, InputError
 from gates.model.policy import POLICY_PATH, any_glob_matches
+from gates.model.record import question_decisions
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.import_server import ReadingNotEnded
 from gates.python_api.imported_surface import (
@@ -794,7 +795,7 @@ def _break_accepted_by(ctx: SeriesContext, path: str, name: str) -> str | None:
         covers = front.get("covers") if isinstance(front.get("covers"), list) else []
         declared = [n for key in ("changes", "removes") for n in (api.get(key) or []) if isinstance(n, str)]
         question = api.get("break_question")
-        decisions = {q.get("id"): q.get("decision") for q in front.get("questions") or [] if isinstance(q, dict)}
+        decisions = question_decisions(front.get("questions"))
         if name in declared and any_glob_matches(covers, path) and question and decisions.get(question) == "accepted":
             return f"{front.get('id')} ({question}, accepted)"
     return None

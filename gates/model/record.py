@@ -129,6 +129,11 @@ class Record:
         return {rel for link in self.links if (rel := self.link_target_rel(link.target))}
 
 
+def question_decisions(questions) -> dict:
+    """Question id -> its decision (None when not made), from a record's `questions` list as written."""
+    return {q.get("id"): q.get("decision") for q in questions if isinstance(q, dict)} if isinstance(questions, list) else {}
+
+
 def decode_record_bytes(raw: bytes, rel_path: str) -> str:
     """UTF-8 text of a record (a BOM is dropped); invalid bytes name their line."""
     try:
