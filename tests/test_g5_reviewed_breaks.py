@@ -101,3 +101,21 @@ def test_the_record_check_refuses_a_declared_break_where_the_policy_keeps_the_ap
 def test_the_record_check_reads_a_declared_break_under_api_breaks_reviewed(tmp_path, record, expected):
     errors = [message for severity, message in record_g5(tmp_path, REVIEWED, record) if severity == "error"]
     assert len(errors) == len(expected) and all(e in m for e, m in zip(expected, errors)), errors
+
+
+def test_a_declaration_merged_before_accepts_no_later_break_of_the_same_name(tmp_path):
+    repo = seeded_repo(tmp_path / "repo", policy=REVIEWED)
+    repo.branch("rename")
+    api = "kernels/decode_attention/api.py"
+    repo.write(api, repo.read(api).replace("scale=None", "softmax_scale=None"))
+    repo.write(RECORD, declaring_record())
+    repo.commit("Rename scale to softmax_scale", who=ADA)
+    assert severities(g5_of(repo.check())) == ["warning"]
+    repo.merge("rename")
+    repo.branch("drop-out")
+    repo.write(api, repo.read(api).replace(", out=None", ""))
+    repo.write(RECORD, repo.read(RECORD).replace("Text.", "Text, reworded.", 1))  # the record is edited, not re-declared
+    repo.commit("Drop the out parameter", who=ADA)
+    found = g5_of(repo.check())
+    assert severities(found) == ["error"], found
+    assert any("parameter 'out' removed" in message for _, _, message in found)

@@ -781,24 +781,28 @@ def _report(ctx: SeriesContext, path: str, line: int, api_change: ApiChange, mes
 
 
 def _break_accepted_by(ctx: SeriesContext, path: str, name: str) -> str | None:
-    """'<record id> (<question>, accepted)' of an approved record that covers `path`, lists `name` in `api.changes`
-    or `api.removes` and names in `api.break_question` a question it accepted; None when none does. The record is
-    one this change edits, read at head (its approval is judged like every approval of the change, G8), or one it
-    leaves as the base has it (judged when it merged)."""
-    edited = {rc.rel_path: rc.head for rc in ctx.change.records}
-    kept = [snap for snap in ctx.base_records.values() if snap.rel_path not in edited]
-    for snap in [*edited.values(), *kept]:
-        front = snap.front_matter if snap else None
+    """'<record id> (<question>, accepted)' of a record this change edits that is approved at head, covers `path`,
+    names in `api.break_question` a question it accepted, and lists `name` in `api.changes` or `api.removes` where
+    its base version did not (a break is accepted once, by the change that declares it: `api` is part of the contract,
+    so the declaration needs an approval of its own, judged like every approval of the change, G8); None when none
+    does."""
+    for rc in ctx.change.records:
+        front = rc.head.front_matter if rc.head else None
         if not isinstance(front, dict) or front.get("record_status") != "approved":
             continue
-        api = front.get("api") if isinstance(front.get("api"), dict) else {}
-        covers = front.get("covers") if isinstance(front.get("covers"), list) else []
-        declared = [n for key in ("changes", "removes") for n in (api.get(key) or []) if isinstance(n, str)]
-        question = api.get("break_question")
-        decisions = question_decisions(front.get("questions"))
-        if name in declared and any_glob_matches(covers, path) and question and decisions.get(question) == "accepted":
-            return f"{front.get('id')} ({question}, accepted)"
+        question = field_of(front, "api", "break_question")
+        if not (name in _declared_breaks(front) and name not in _declared_breaks(rc.base.front_matter if rc.base else None)
+                and any_glob_matches(field_of(front, "covers", default=[]) or [], path)
+                and question and question_decisions(front.get("questions")).get(question) == "accepted"):
+            continue
+        return f"{front.get('id')} ({question}, accepted)"
     return None
+
+
+def _declared_breaks(front: dict | None) -> set[str]:
+    """The names a record's `api.changes` and `api.removes` list."""
+    return {name for key in ("changes", "removes") for name in (field_of(front, "api", key, default=[]) or [])
+            if isinstance(name, str)}
 
 
 def _check_module(ctx: SeriesContext, imports: _Imports, module: str, root: str, switches, base: ReadText,
