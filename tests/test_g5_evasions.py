@@ -500,3 +500,43 @@ def test_a_module_that_is_a_symbolic_link_changes_with_the_file_it_names(tmp_pat
     repo.write(named, "def rms_norm(x, weight):\n    return x\n")
     repo.commit("norm: no eps", who=ADA)
     assert reported(g5_of(repo.check()), "kernels.ops.norm.rms_norm", "'eps' removed")
+
+
+# -- known breaks G5 does not catch yet (found by a black-box tester who knew only the docs) ---------------------------
+
+PATCH = '''\
+import kernels.decode_attention.api as _api
+
+
+def _decode(q):
+    return q
+
+
+_api.attention_decode = _decode
+'''
+INIT = "from kernels.decode_attention.api import attention_decode\n"
+
+
+@pytest.mark.xfail(strict=True, reason="G5 reads each module's own bindings: an attribute another module assigns on it "
+                   "(`_api.attention_decode = _decode`, run when the package imports that module) is not modelled")
+@pytest.mark.parametrize("patcher, import_line", [
+    ("kernels/_compat.py", "from kernels import _compat  # noqa: F401\n"),  # a private module of the package
+    ("kernels_compat.py", "import kernels_compat  # noqa: F401\n"),  # a module outside the package
+], ids=["private-module", "outside-the-package"])
+def test_a_module_that_rebinds_a_public_function_of_another_module_is_a_break(tmp_path, patcher, import_line):
+    found = g5_after(tmp_path, {}, {patcher: PATCH, "kernels/__init__.py": INIT + import_line})
+    assert reported(found, "attention_decode"), found
+
+
+@pytest.mark.xfail(strict=True, reason="G5 reads the committed blob; `export-subst` makes `git archive` (a release "
+                   "tarball, pip installing a tag's archive URL) write `$Format:%n$` as a newline, so the archive's "
+                   "module holds code the blob holds only in a comment")
+def test_an_export_subst_attribute_that_adds_code_to_the_archive_is_a_break(tmp_path):
+    api = "kernels/decode_attention/api.py"
+    repo = seeded_repo(tmp_path / "repo")
+    repo.branch("change")
+    repo.write(".gitattributes", f"{api} export-subst\n")
+    repo.write(api, repo.read(api) + "# build: $Format:%n$def attention_decode(q): return q\n")
+    repo.commit("Archive builds", who=ADA)
+    found = g5_of(repo.check())
+    assert reported(found, "attention_decode") or any("export-subst" in m for _, _, m in found), found
