@@ -251,6 +251,19 @@ def test_a_teams_own_template_that_makes_a_claim_is_a_g7_finding(repo, capsys):
     assert "the description names no design record" in lines[0] and "'drops 30%'" in lines[0]
 
 
+def test_a_configured_results_heading_is_read_as_validation_is(repo, capsys):
+    text = ("## Summary\n\nFix constant_pad_nd's parameter name.\n\n## Performance\n\n"
+            "The padding kernel is 1.3x faster than torch on A100.\n")
+    assert lint(repo, capsys, text) == (0, [PASSED])  # by default only Validation is read for measured numbers
+    (repo / ".design-gates").mkdir(exist_ok=True)
+    (repo / ".design-gates" / "config.yaml").write_text("lint_pr:\n  results_headings: [performance]\n",
+                                                        encoding="utf-8")
+    code, lines = lint(repo, capsys, text)
+    assert code == 1 and len(lines) == 1, lines
+    expected = "1.3x is not tied to an artifact value (every measured number in a results section ('Performance')"
+    assert lines[0].startswith("pr.md:7:") and expected in lines[0], lines
+
+
 def test_the_record_is_found_in_the_configured_records_folder(repo, capsys):
     record = write_record(repo, "splitkv", "B")
     (repo / "rfcs").mkdir()

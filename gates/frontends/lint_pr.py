@@ -195,7 +195,10 @@ def review(body_file: Path, repo_root: Path, *, record_path: Path | None = None)
     ctx = GateContext(Path(repo_root), evidence=store, settings=settings)
     ctx.policy = judging_policy(ctx.repo_root, None, settings)
     _check_claims(text, result.verdicts, record, pinned, ctx, add)
-    result.numbers_traced = _check_numbers(text, validation, pinned, record, add)
+    results = [(start, end, title) for title, start, end in sections
+               if any(word.lower() in title.lower() for word in settings.lint_pr_results_headings)]
+    spans = ([(validation[0], validation[1], "Validation")] if validation else []) + results
+    result.numbers_traced = _check_numbers(text, spans, pinned, record, add)
     result.findings.sort(key=lambda f: (f.line, f.col, f.gate, f.message))
     return result
 
@@ -356,9 +359,10 @@ def _check_claims(text: str, verdicts: list[Verdict], record, pinned: dict, ctx:
         add("G7", line, message, col)
 
 
-def _check_numbers(text: str, validation, pinned: dict, record, add) -> int:
+def _check_numbers(text: str, spans: list[tuple[int, int, str]], pinned: dict, record, add) -> int:
     """Every number that names a value of a pinned artifact is that value, wherever it stands; in the
-    Validation section every measured number names one. Returns how many numbers were traced."""
+    Validation section, and in the sections the configuration's `lint_pr.results_headings` name (`spans`: first
+    line, last line, title), every measured number names one. Returns how many numbers were traced."""
     usable = {artifact.id: artifact.results for _, artifact, problem in pinned.values()
               if artifact is not None and problem is None}
     values = CitedValues(usable, declared=list(pinned))
@@ -368,7 +372,9 @@ def _check_numbers(text: str, validation, pinned: dict, record, add) -> int:
         return {by_path[path] for _, _, _, target in iter_links(line)
                 if (path := link_path(target)[0]) in by_path}
 
-    start, end = validation or (0, -1)
+    def section_of(line_no: int) -> str | None:
+        return next((title for start, end, title in spans if start < line_no <= end), None)
+
     lines = [(line_no, as_written_numbers(raw)) for line_no, raw in prose_lines(text, 1)
              if not raw.lstrip().startswith("#")]
     # A nested list item belongs to the item above it: the summary under an evidence line
@@ -387,7 +393,7 @@ def _check_numbers(text: str, validation, pinned: dict, record, add) -> int:
     rule = "every number that names a value names one of an artifact the record pins"
     traced = 0
     for tie in trace.ties:
-        if tie.problem and (start < tie.line <= end or ":" in tie.name):
+        if tie.problem and (section_of(tie.line) or ":" in tie.name):
             # outside Validation, as in a record's other sections: an explicit `ARTIFACT:KEY` that names
             # nothing is an error; a metric name several pinned artifacts share is left alone there
             add("G7", tie.line, f"{tie.quoted.shown()} names no value of the record's evidence: {tie.problem}",
@@ -401,11 +407,13 @@ def _check_numbers(text: str, validation, pinned: dict, record, add) -> int:
             traced += 1
     tolerances = declared_numbers(record) if record is not None else []
     for line_no, number in trace.untied:
-        if not start < line_no <= end:
+        section = section_of(line_no)
+        if section is None:
             continue
         if number.unit in ("", "%") and any(matches(number, value) for value in tolerances):
             continue
-        add("G7", line_no, f"{number.shown()} is not tied to an artifact value (every measured number in Validation "
+        where = "Validation" if section == "Validation" else f"a results section ('{section}')"
+        add("G7", line_no, f"{number.shown()} is not tied to an artifact value (every measured number in {where} "
             "names a value of an artifact the record pins): write `ARTIFACT-ID:KEY.PATH` after it, or `metric = "
             "value`, or map its table column in the header", number.col)
     return traced

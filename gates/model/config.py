@@ -25,6 +25,7 @@ Keys (all optional; gates/site/pages/configuration.md is the reference):
       kernel_terms: [...]               # the team's kernel and op names: what they name is kernel-level
     lint_pr:
       sections: generated               # section checks of `lint-pr`: generated (bodies `pr-body` wrote) | always | never
+      results_headings: [Performance]   # headings of the team's template read as Validation is (default: none)
     refresh:                            # how evidence is produced (gate-check refresh)
       prepare: [{command: ..., runner: gpu}]
       producers:
@@ -152,6 +153,7 @@ class Settings:
     require_records: bool = False
     g7_kernel_terms: tuple[str, ...] = ()
     lint_pr_sections: str = "generated"
+    lint_pr_results_headings: tuple[str, ...] = ()  # words of the headings read as Validation is
     source: str | None = None
     lines: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -263,6 +265,7 @@ def settings_from_data(data: dict | None, source: str | None = None, lines: dict
         require_records=data.get("require_records", False),
         g7_kernel_terms=tuple(data.get("g7", {}).get("kernel_terms", ())),
         lint_pr_sections=data.get("lint_pr", {}).get("sections", "generated"),
+        lint_pr_results_headings=tuple(data.get("lint_pr", {}).get("results_headings", ())),
         source=source,
         lines=dict(lines),
     )
