@@ -38,6 +38,7 @@ from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.model.record import question_decisions
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.import_server import ReadingNotEnded
+from gates.python_api.module_patches import patches_of
 from gates.python_api.imported_surface import (
     LOOKED_KINDS,
     outline_names,
@@ -686,6 +687,7 @@ def check(ctx: SeriesContext) -> None:
             stack.enter_context(reused_checkouts.reused_checkouts())  # each import's checkout checked before it runs
         imports = _Imports(ctx, located)
         for module, root in modules.items():
+            _check_patches(ctx, head, module, root, located)
             if is_private_module(module) and module not in switches:
                 continue  # `pkg._impl`: not API itself; what a public module re-exports from it is checked there
             if module in unchecked:
@@ -738,6 +740,26 @@ def _modules_at(ctx: SeriesContext, located: dict[str, str], ref: str) -> set[st
             if path.endswith(".py") and ctx.change.entry_at(ref, path) is not None:
                 found.add(module_name(path, root))
     return found
+
+
+def _check_patches(ctx: SeriesContext, head: ReadText, module: str, root: str, located: dict[str, str]) -> None:
+    """A changed module of a checked package, private ones included, that sets or deletes a name of a module of a
+    checked package (`_api.attention_decode = _decode`): what callers get there is in neither module's own code."""
+    path = _module_file(head, module, root)
+    text = head(path) if path is not None else None
+    if text is None:
+        return
+    roots = list(dict.fromkeys(located.values()))
+
+    def is_repository_module(dotted: str) -> bool:
+        return any(_module_file(head, dotted, where) is not None for where in roots)
+
+    for patch in patches_of(text, module, path.endswith("/__init__.py"), is_repository_module):
+        if any(patch.target == package or patch.target.startswith(package + ".") for package in located):
+            ctx.report("G5", path, patch.line, f"`{patch.statement}` sets or deletes a name of module {patch.target} "
+                       f"from module {module}: G5 reads each module's names from its own code, so what callers get "
+                       f"there goes unchecked; define the name in {patch.target} itself",
+                       commit=ctx.change.last_commit_touching(path))
 
 
 def is_private_module(module: str) -> bool:
