@@ -28,7 +28,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
-from gates.history import partial_checkout, reused_checkouts
+from gates.history import archive_substitution, partial_checkout, reused_checkouts
 from gates.history.comment_edits import edits_only_comments
 from gates.history.context import SeriesContext, field_of, line_of
 from gates.history.object_cache import kept_in
@@ -688,6 +688,9 @@ def check(ctx: SeriesContext) -> None:
         imports = _Imports(ctx, located)
         for module, root in modules.items():
             _check_patches(ctx, head, module, root, located)
+            path = _module_file(head, module, root)
+            if path is not None:
+                archive_substitution.check_module(ctx, path)
             if is_private_module(module) and module not in switches:
                 continue  # `pkg._impl`: not API itself; what a public module re-exports from it is checked there
             if module in unchecked:
