@@ -749,7 +749,10 @@ def _check_patches(ctx: SeriesContext, head: ReadText, module: str, root: str, l
     """A changed module of a checked package, private ones included, that sets or deletes a name of a module of a
     checked package (`_api.attention_decode = _decode`): what callers get there is in neither module's own code."""
     path = _module_file(head, module, root)
-    text = head(path) if path is not None else None
+    try:
+        text = head(path) if path is not None else None
+    except InputError:
+        return  # an undecodable module: reported as unreadable where its surface is read
     if text is None:
         return
     roots = list(dict.fromkeys(located.values()))
