@@ -38,7 +38,7 @@ from gates.model.policy import POLICY_PATH, any_glob_matches
 from gates.model.record import question_decisions
 from gates.python_api.api_surface import ApiChange, ModuleSurface, diff_surfaces, module_surface
 from gates.python_api.import_server import ReadingNotEnded
-from gates.python_api.module_patches import patches_of
+from gates.python_api.module_patches import imports_module, patches_of
 from gates.python_api.imported_surface import (
     LOOKED_KINDS,
     outline_names,
@@ -700,6 +700,7 @@ def check(ctx: SeriesContext) -> None:
                 continue
             _check_module(ctx, imports, module, root, switches, base, head, located, reported)
         _check_importers(ctx, imports, located, switches, base, head, reported, unchecked)
+    _check_outside_patchers(ctx, head, located)
     _check_route_declarations(ctx)
 
 
@@ -768,6 +769,53 @@ def _check_patches(ctx: SeriesContext, head: ReadText, module: str, root: str, l
                        commit=ctx.change.last_commit_touching(path))
 
 
+def _check_outside_patchers(ctx: SeriesContext, head: ReadText, located: dict[str, str]) -> None:
+    """A changed module outside the checked packages that one of their modules imports (`import kernels_compat` in
+    `kernels/__init__.py`) and that sets or deletes a name of a checked package's module: reported as in the
+    package. A module nothing in the packages imports (a test that monkeypatches, a script) is not read."""
+    roots = list(dict.fromkeys(located.values()))
+    outside = {}
+    for entry in ctx.change.changed:
+        if entry.status == "D" or not entry.path.endswith(".py") or _package_root(entry.path, located) is not None:
+            continue
+        for root in roots:
+            if root in (".", "") or entry.path.startswith(_prefix(root)):
+                outside.setdefault(module_name(entry.path, root), entry.path)
+    if not outside:
+        return
+    folders = {_prefix(root) + package.replace(".", "/") for package, root in located.items()}
+    package_files = sorted({path for folder in folders for path in ctx.change.list_files(ctx.change.head, folder)
+                            if path.endswith(".py")} | {folder + ".py" for folder in folders})
+
+    def is_repository_module(dotted: str) -> bool:
+        return any(_module_file(head, dotted, where) is not None for where in roots)
+
+    for module, path in outside.items():
+        importer = None
+        for package_path in package_files:
+            root = _package_root(package_path, located)
+            try:
+                text = head(package_path) if root is not None else None
+            except InputError:
+                continue
+            if text is not None and imports_module(text, module_name(package_path, root), package_path.endswith(
+                    "/__init__.py"), module):
+                importer = package_path
+                break
+        if importer is None:
+            continue
+        try:
+            text = head(path)
+        except InputError:
+            continue
+        for patch in patches_of(text or "", module, path.endswith("/__init__.py"), is_repository_module):
+            if any(patch.target == package or patch.target.startswith(package + ".") for package in located):
+                ctx.report("G5", path, patch.line, f"`{patch.statement}` sets or deletes a name of module "
+                           f"{patch.target} from module {module}, which {importer} imports: G5 reads each module's "
+                           f"names from its own code, so what callers get there goes unchecked; define the name in "
+                           f"{patch.target} itself", commit=ctx.change.last_commit_touching(path))
+
+
 def is_private_module(module: str) -> bool:
     """A module with a part that starts with `_` (`pkg._impl`, `pkg._backends.cuda`), `__init__` and `__main__`
     aside: by Python's convention its names are not public API; a public module that re-exports them is."""
@@ -819,7 +867,8 @@ def _break_accepted_by(ctx: SeriesContext, path: str, name: str) -> str | None:
         if not isinstance(front, dict) or front.get("record_status") != "approved":
             continue
         question = field_of(front, "api", "break_question")
-        if not (name in _declared_breaks(front) and name not in _declared_breaks(rc.base.front_matter if rc.base else None)
+        before = rc.base.front_matter if rc.base else None
+        if not (name in _declared_breaks(front) and name not in _declared_breaks(before)
                 and any_glob_matches(field_of(front, "covers", default=[]) or [], path)
                 and question and question_decisions(front.get("questions")).get(question) == "accepted"):
             continue

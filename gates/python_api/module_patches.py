@@ -83,3 +83,29 @@ def _imported_modules(tree: ast.Module, module: str, is_package: bool,
                 if alias.name != "*" and is_repository_module(dotted):
                     bound[alias.asname or alias.name] = dotted
     return bound
+
+
+def imports_module(source: str, module: str, is_package: bool, imported: str) -> bool:
+    """Whether `source` (module `module`) imports the module `imported` anywhere (`import imported`,
+    `import imported.x`, `from imported import y`, `from parent import last_part`, relative forms included)."""
+    if imported.rpartition(".")[2] not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    parent, _, last = imported.rpartition(".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            if any(alias.name == imported or alias.name.startswith(imported + ".") for alias in node.names):
+                return True
+        elif isinstance(node, ast.ImportFrom):
+            try:
+                source_module = absolute_import(node, module, is_package)
+            except ValueError:
+                continue
+            if source_module == imported or source_module.startswith(imported + "."):
+                return True
+            if source_module == parent and any(alias.name == last for alias in node.names):
+                return True
+    return False
