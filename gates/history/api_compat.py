@@ -750,8 +750,16 @@ def _check_patches(ctx: SeriesContext, head: ReadText, module: str, root: str, l
     """A changed module of a checked package, private ones included, that sets or deletes a name of a module of a
     checked package (`_api.attention_decode = _decode`): what callers get there is in neither module's own code."""
     path = _module_file(head, module, root)
+    if path is not None:
+        _report_patches(ctx, head, path, module, located)
+
+
+def _report_patches(ctx: SeriesContext, head: ReadText, path: str, module: str, located: dict[str, str],
+                    importer: str | None = None) -> None:
+    """Report each statement of the module `module` at `path` that sets or deletes a name of a checked package's
+    module (`gates.python_api.module_patches`); `importer`: the package module that imports one from outside."""
     try:
-        text = head(path) if path is not None else None
+        text = head(path)
     except InputError:
         return  # an undecodable module: reported as unreadable where its surface is read
     if text is None:
@@ -761,11 +769,12 @@ def _check_patches(ctx: SeriesContext, head: ReadText, module: str, root: str, l
     def is_repository_module(dotted: str) -> bool:
         return any(_module_file(head, dotted, where) is not None for where in roots)
 
+    imported = f", which {importer} imports" if importer else ""
     for patch in patches_of(text, module, path.endswith("/__init__.py"), is_repository_module):
         if any(patch.target == package or patch.target.startswith(package + ".") for package in located):
             ctx.report("G5", path, patch.line, f"`{patch.statement}` sets or deletes a name of module {patch.target} "
-                       f"from module {module}: G5 reads each module's names from its own code, so what callers get "
-                       f"there goes unchecked; define the name in {patch.target} itself",
+                       f"from module {module}{imported}: G5 reads each module's names from its own code, so what "
+                       f"callers get there goes unchecked; define the name in {patch.target} itself",
                        commit=ctx.change.last_commit_touching(path))
 
 
@@ -783,13 +792,7 @@ def _check_outside_patchers(ctx: SeriesContext, head: ReadText, located: dict[st
                 outside.setdefault(module_name(entry.path, root), entry.path)
     if not outside:
         return
-    folders = {_prefix(root) + package.replace(".", "/") for package, root in located.items()}
-    package_files = sorted({path for folder in folders for path in ctx.change.list_files(ctx.change.head, folder)
-                            if path.endswith(".py")} | {folder + ".py" for folder in folders})
-
-    def is_repository_module(dotted: str) -> bool:
-        return any(_module_file(head, dotted, where) is not None for where in roots)
-
+    package_files = [path for path in _package_files(ctx, located, ctx.change.head) if path.endswith(".py")]
     for module, path in outside.items():
         importer = None
         for package_path in package_files:
@@ -802,18 +805,8 @@ def _check_outside_patchers(ctx: SeriesContext, head: ReadText, located: dict[st
                     "/__init__.py"), module):
                 importer = package_path
                 break
-        if importer is None:
-            continue
-        try:
-            text = head(path)
-        except InputError:
-            continue
-        for patch in patches_of(text or "", module, path.endswith("/__init__.py"), is_repository_module):
-            if any(patch.target == package or patch.target.startswith(package + ".") for package in located):
-                ctx.report("G5", path, patch.line, f"`{patch.statement}` sets or deletes a name of module "
-                           f"{patch.target} from module {module}, which {importer} imports: G5 reads each module's "
-                           f"names from its own code, so what callers get there goes unchecked; define the name in "
-                           f"{patch.target} itself", commit=ctx.change.last_commit_touching(path))
+        if importer is not None:
+            _report_patches(ctx, head, path, module, located, importer)
 
 
 def is_private_module(module: str) -> bool:
@@ -930,14 +923,18 @@ def _check_new_module(ctx: SeriesContext, imports: _Imports, head: ReadText, pat
                    "readable", commit=commit)
 
 
+def _package_files(ctx: SeriesContext, located: dict[str, str], ref: str) -> list[str]:
+    """The paths of the checked packages at `ref`: every file below each package's folder, and `<package>.py`."""
+    folders = {_prefix(root) + package.replace(".", "/") for package, root in located.items()}
+    return sorted({path for folder in folders for path in ctx.change.list_files(ref, folder)}
+                  | {folder + ".py" for folder in folders})
+
+
 def _unchanged_importers(ctx: SeriesContext, located: dict[str, str], changed: set[str], base: ReadText) -> list[str]:
     """Modules of the checked packages that the change leaves alone and that import from somewhere."""
     ref = ctx.change.merge_base
-    folders = {_prefix(root) + package.replace(".", "/") for package, root in located.items()}
-    paths = sorted({path for folder in folders for path in ctx.change.list_files(ref, folder)}
-                   | {folder + ".py" for folder in folders})
     found = []
-    for path in paths:
+    for path in _package_files(ctx, located, ref):
         if _package_root(path, located) is None or path in changed:
             continue
         blob = ctx.change.blob_id(ref, path) if ctx.change.identifies_blobs else None

@@ -38,18 +38,17 @@ def patches_of(source: str, module: str, is_package: bool, is_repository_module:
         return []
     found = []
     for node in ast.walk(tree):
-        root = None
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            root, dotted = node.value, []
-            while isinstance(root, ast.Attribute):
-                dotted.insert(0, root.attr)
-                root = root.value
+            written = node.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
                 and node.args:
-            root, dotted = node.args[0], []
-            while isinstance(root, ast.Attribute):
-                dotted.insert(0, root.attr)
-                root = root.value
+            written = node.args[0]
+        else:
+            continue
+        root, dotted = written, []
+        while isinstance(root, ast.Attribute):
+            dotted.insert(0, root.attr)
+            root = root.value
         if isinstance(root, ast.Name) and root.id in modules:
             target = ".".join([modules[root.id], *dotted])
             while target and not is_repository_module(target):
