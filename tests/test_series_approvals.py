@@ -597,6 +597,26 @@ def test_a_trusted_signed_commit_source_without_its_signers_file_is_reported(tmp
     has(repo.check(), "G8", POLICY_PATH, f"the allowed-signers file {SIGNERS} does not exist on base main")
 
 
+def test_adding_a_key_to_the_allowed_signers_file_is_a_change_of_the_rules(tmp_path, signed):
+    # No rule of the policy names .design-gates/: the file is L4 because the policy trusts it.
+    repo = verified_repo(tmp_path)
+    repo.branch("a")
+    repo.write(SIGNERS, repo.read(SIGNERS) + f"{ADA.email} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAdasOwnKey\n")
+    repo.commit("chore: add my signing key", who=ADA)
+    has(repo.check(), "G8", SIGNERS, "is L4 (the policy's approvals.allowed_signers names it")
+
+
+def test_editing_the_mailmap_the_policy_names_is_a_change_of_the_rules(repo):
+    repo.write(POLICY_PATH, POLICY + "approvals:\n  mailmap: .mailmap\n")
+    repo.write(".mailmap", "Rita Okafor <rita@kernels.example> <ro@home.example>\n")
+    repo.commit("Map reviewers' private addresses", who=MAX)
+    repo.branch("alias")
+    repo.write(".mailmap", "Rita Okafor <rita@kernels.example> <ro@home.example>\n"
+               "Ada Lindqvist <ada@kernels.example> <ada@home.example>\n")
+    repo.commit("chore: tidy the mailmap", who=ADA)
+    has(repo.check(), "G8", ".mailmap", "is L4 (the policy's approvals.mailmap names it")
+
+
 # What an approval covers: the contract beyond the numbers. Each case: main holds the record as Rita
 # approved it (a signed approval commit), and a change edits the kernel and the record.
 

@@ -114,6 +114,10 @@ class Policy:
         does), and the rule that set it."""
         if path == self.path:
             return "L4", PolicyRule((self.path,), "L4", "the policy file governs every level")
+        trusted = self.trusted_files().get(path)
+        if trusted is not None:
+            return "L4", PolicyRule((path,), "L4", f"the policy's {trusted} names it: whose approvals count "
+                                    "is part of the rules")
         if has_control_characters(path):
             return "L4", PolicyRule((path,), "L4", "a path with control characters gets the highest level, "
                                     "since globs cannot be trusted to match it")
@@ -124,6 +128,14 @@ class Policy:
             ):
                 best_rule = rule
         return (best_rule.level, best_rule) if best_rule else (self.default_level, None)
+
+    def trusted_files(self) -> dict[str, str]:
+        """The files the policy trusts for approvals, by path: the reviewers' allowed-signers file and the
+        alias map (`approvals.allowed_signers`, `approvals.mailmap`). Each is L4 like the policy itself,
+        whatever the rules say: a key or an alias added there decides whose approval counts."""
+        approvals = self.section("approvals")
+        return {value: f"approvals.{key}" for key in ("allowed_signers", "mailmap")
+                for value in [approvals.get(key)] if isinstance(value, str) and value}
 
     def is_hot(self, path: str) -> bool:
         return self.level_of(path)[0] in HOT_LEVELS
