@@ -147,6 +147,7 @@ def test_subcommands_are_a_literal_table():
         "attest": "gates.frontends.attest_cli",
         "pin": "gates.frontends.pin_cli",
         "refresh": "gates.frontends.refresh_cli",
+        "doctor": "gates.frontends.doctor_cli",
     }
 
 

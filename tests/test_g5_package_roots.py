@@ -160,7 +160,8 @@ def test_a_new_module_the_checker_cannot_read_or_import_is_an_error(src_repo):
                                      f"cannot evaluate (`_load(name)`) at {path}:4; importing it in a subprocess failed "
                                      "too (importing kernels.decode_attention.lazy failed: ModuleNotFoundError: No module "
                                      "named 'vendor_runtime'; install the package's dependencies where gate-check runs to "
-                                     "read it this way); a module of a checked package must be readable")]
+                                     "read it this way); a module of a checked package must be readable, or listed in "
+                                     "the base policy's api.unchecked_modules")]
 
 
 def test_a_new_module_read_only_by_importing_it_passes_with_a_note(src_repo):

@@ -7,6 +7,7 @@
     gate-check lint-pr --body-file FILE [--format text|json|github|sarif] [--explain]
     gate-check pin RECORD... [--check]
     gate-check refresh [ID...] [--list|--check] [--runner NAME] [--fix]
+    gate-check doctor [--ref REF] [--no-packages] [--format text|json]
 
 With no PATHS, every record in the configured records folders (`records` in
 .design-gates/config.yaml or [tool.design-gates]; default docs/design) is checked; with `--head`, as the
@@ -39,6 +40,7 @@ SUBCOMMANDS = {
     "attest": "gates.frontends.attest_cli",
     "pin": "gates.frontends.pin_cli",
     "refresh": "gates.frontends.refresh_cli",
+    "doctor": "gates.frontends.doctor_cli",
 }
 
 EXIT_OK, EXIT_GATE_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3

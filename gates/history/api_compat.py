@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import re
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
@@ -907,20 +907,73 @@ def _module_file(read_text: ReadText, module: str, root: str) -> str | None:
 
 
 def _check_new_module(ctx: SeriesContext, imports: _Imports, head: ReadText, path: str,
-                      located: dict[str, str]) -> None:
+                      located: dict[str, str]) -> str | None:
     """A module added to a checked package must be readable, statically or else by importing it, or its later
-    changes go unchecked."""
+    changes go unchecked. How it was read: "static", "imported" or "unreadable" (None: no module there)."""
     root = _package_root(path, located)
     new = _surface(ctx, head, path, root, ()) if root is not None else None
-    if new is None or not new.error:
-        return
+    if new is None:
+        return None
+    if not new.error:
+        return "static"
     commit = ctx.change.last_commit_touching(path)
     _, read, note = imports.compared(new.module, root, None, new, None, path)
     if note:
         ctx.report("G5", path, 1, note, commit=commit, severity="warning")
-    else:
-        ctx.report("G5", path, 1, f"module {new.module} {read.error}; a module of a checked package must be "
-                   "readable", commit=commit)
+        return "imported"
+    ctx.report("G5", path, 1, f"module {new.module} {read.error}; a module of a checked package must be "
+               "readable, or listed in the base policy's api.unchecked_modules", commit=commit)
+    return "unreadable"
+
+
+@dataclass(frozen=True)
+class PackageReading:
+    """What `read_every_module` found: the packages (package -> the root it lives under), and how many of their
+    modules were read each way."""
+
+    packages: dict[str, str]
+    modules: dict[str, int]
+
+
+def read_every_module(ctx: SeriesContext) -> PackageReading:
+    """Read each module of the checked packages at the change's head as G5 reads one that a change adds, and report
+    what a first change to it would meet: a module neither reading works for (error), one read by importing
+    (warning), a statement that rebinds another module's names (error), a native extension or submodule inside a
+    package (warning). `gate-check doctor` runs it with base and head the same commit, before a policy merges.
+
+    The ways a module is counted: "static", "imported", "unreadable", "unchecked" (the policy's
+    `api.unchecked_modules`) and "private" (`pkg._impl`: read through the public modules that import from it)."""
+    head = _files_at(ctx, ctx.change.head)
+    located = _locate(ctx, _packages(ctx), head, head)
+    unchecked = _unchecked_modules(ctx, located, head)
+    switches = _switches(ctx)
+    counts = dict.fromkeys(("static", "imported", "unreadable", "unchecked", "private"), 0)
+    with ExitStack() as stack:
+        if reused_checkouts.in_effect() is None:
+            stack.enter_context(reused_checkouts.reused_checkouts())
+        imports = _Imports(ctx, located)
+        for path in _package_files(ctx, located, ctx.change.head):
+            root = _package_root(path, located)
+            if root is None or ctx.change.entry_at(ctx.change.head, path) is None:
+                continue
+            if _COMPILED.search(path) or ctx.change.entry_at(ctx.change.head, path)[0] == "160000":
+                ctx.report("G5", path, 1, "a native extension module or submodule inside a checked package: G5 cannot "
+                           "read it, so a change to it fails; build it where the package is built, or list its module "
+                           "in the policy's api.unchecked_modules", severity="warning")
+                continue
+            module = module_name(path, root) if path.endswith(".py") else None
+            if module is None or _module_file(head, module, root) != path:
+                continue  # not a module, or one a package of the same name shadows
+            _report_patches(ctx, head, path, module, located)
+            if module in unchecked:
+                counts["unchecked"] += 1
+            elif is_private_module(module) and module not in switches:
+                counts["private"] += 1
+            else:
+                outcome = _check_new_module(ctx, imports, head, path, located)
+                if outcome is not None:
+                    counts[outcome] += 1
+    return PackageReading(located, counts)
 
 
 def _package_files(ctx: SeriesContext, located: dict[str, str], ref: str) -> list[str]:

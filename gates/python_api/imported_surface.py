@@ -380,7 +380,8 @@ def read_by_importing(folder: Path, module: str, roots, internal_decorators=(), 
         looked = Looked(*(tuple(str(p) for p in data["looked"].get(kind, ())) for kind in LOOKED_KINDS),
                         unsure=data["looked"].get("unsure"))
         if "error" in data:
-            return ImportedReading(error=f"importing {module} failed: {data['error']}", looked=looked)
+            reason = " ".join(str(data["error"]).split())  # one line: a message may hold newlines
+            return ImportedReading(error=f"importing {module} failed: {reason}", looked=looked)
         return ImportedReading(_entries(data["entries"]), data["exports"], looked=looked)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         return ImportedReading(error=f"importing {module} gave no surface the checker can read ({exc})")
