@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -14,6 +15,7 @@ from gates.model.policy import POLICY_PATH
 from gitrepo_builder import MAX, POLICY, RITA, seeded_repo
 
 SIGNERS = ".design-gates/allowed_signers"
+PIN = ".design-gates/requirements.txt"
 RECORD = "docs/design/seed.md"
 
 
@@ -39,6 +41,7 @@ def repo(tmp_path):
     """main with the seed: a kernel package, a test, a record; the set-up is what each test commits next."""
     repo = seeded_repo(tmp_path / "repo", files={RECORD: "# seed\n", "kernels/decode_layer.py": "SPLITKV_DEFAULT = 0\n"})
     repo.write(SIGNERS, f"{RITA.email} namespaces=\"git\" {ssh_public_key()}\n")
+    repo.write(PIN, "design-gates @ git+https://example.invalid/design-gates@v0.1.0\n")
     repo.write(POLICY_PATH, sound_policy(repo))
     repo.commit("Set up design-gates", who=MAX)
     return repo
@@ -56,7 +59,19 @@ def test_a_sound_set_up_passes_and_says_what_it_read(repo, capsys):
     assert "approvals: signed-commit" in out
     assert "attestation: 1 key(s), signed evidence required at L4" in out
     assert "api: kernels (under .); modules read statically 4" in out
+    assert "checker pin: design-gates @ git+https://example.invalid/design-gates@v0.1.0" in out
     assert out.rstrip().endswith("0 error(s), 0 warning(s) in the set-up at " + repo.sha("HEAD")[:12])
+
+
+def test_a_missing_checker_pin_is_a_warning_and_one_without_design_gates_an_error(repo, capsys):
+    repo.delete(PIN)
+    repo.commit("CI names the version instead", who=MAX)
+    code, out = doctor(repo, capsys, "--no-packages")
+    assert code == 0 and f"{PIN}:1:1: setup warning: no {PIN}: the gate-check action installs" in out
+    repo.write(PIN, "torch>=2.4\n")
+    repo.commit("Pin what the import reading needs", who=MAX)
+    code, out = doctor(repo, capsys, "--no-packages")
+    assert code == 1 and f"{PIN}:1:1: setup error: the checker pin names no design-gates requirement" in out
 
 
 def test_a_misspelt_hot_rule_protects_nothing_and_is_an_error(repo, capsys):
@@ -171,3 +186,10 @@ def test_json_output_lists_facts_and_findings(repo, capsys):
     first = report["findings"][0]
     assert (first["gate"], first["path"], first["severity"]) == ("setup", "docs/design", "warning")
     assert "holds no design record" in first["message"]
+
+
+def test_this_repository_s_own_set_up_passes(capsys):
+    code = gate_check(["doctor", "--repo-root", str(Path(__file__).resolve().parents[1])])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "checker pin: .[docs]" in out and "approvals: signed-commit" in out

@@ -606,6 +606,22 @@ def test_adding_a_key_to_the_allowed_signers_file_is_a_change_of_the_rules(tmp_p
     has(repo.check(), "G8", SIGNERS, "is L4 (the policy's approvals.allowed_signers names it")
 
 
+def test_changing_the_checker_pin_is_a_change_of_the_rules_once_there_is_a_policy(tmp_path):
+    repo = seeded_repo(tmp_path / "repo")
+    repo.delete(POLICY_PATH)
+    repo.commit("Before design-gates", who=MAX)
+    repo.branch("setup")  # no policy yet: the set-up adds the pin freely, with the first policy
+    repo.write(POLICY_PATH, POLICY)
+    repo.write(".design-gates/requirements.txt", "design-gates @ git+https://example.invalid/design-gates@v0.1.0\n")
+    repo.commit("Set up design-gates", who=MAX)
+    assert [f for f in repo.check() if f.gate == "G8"] == []
+    repo.merge("setup")
+    repo.branch("fork")
+    repo.write(".design-gates/requirements.txt", "design-gates @ git+https://example.invalid/ada/fork@main\n")
+    repo.commit("build: a faster checker", who=ADA)
+    has(repo.check(), "G8", ".design-gates/requirements.txt", "is L4 (it names the design-gates that CI installs")
+
+
 def test_editing_the_mailmap_the_policy_names_is_a_change_of_the_rules(repo):
     repo.write(POLICY_PATH, POLICY + "approvals:\n  mailmap: .mailmap\n")
     repo.write(".mailmap", "Rita Okafor <rita@kernels.example> <ro@home.example>\n")

@@ -6,7 +6,7 @@ waits for its own reviewed record. `check_setup` reads the configuration and the
 commit (HEAD by default) as the base of the next change, and reports what would refuse honest work
 or pass silently there:
 
-- the configuration: it parses, and each records folder holds a record;
+- the configuration: it parses, and each records folder holds a record; the checker pin names design-gates;
 - the policy: it parses; each rule's glob matches a file (a rule above the default level that
   matches nothing protects nothing, an error);
 - approvals: the trusted sources have what they need (reviewer logins, an allowed-signers file
@@ -35,7 +35,7 @@ from gates.history.git_repo import load_change_set
 from gates.model.config import Settings, is_record_path
 from gates.model.errors import InputError
 from gates.model.findings import Finding
-from gates.model.policy import LEVELS, Policy, glob_matches, parse_policy
+from gates.model.policy import CHECKER_PIN, LEVELS, Policy, glob_matches, parse_policy
 from gates.model.safe_yaml import load_yaml
 
 SETUP = "setup"
@@ -70,6 +70,7 @@ def check_setup(repo_root: Path, ref: str = "HEAD", *, read_packages: bool = Tru
         settings = _configuration(ctx, report)
         policy = _policy(ctx, settings, report) if settings is not None else None
         if policy is not None:
+            _checker_pin(ctx, report)
             _rules(ctx, policy, report)
             _approvals(ctx, policy, report)
             _attestation(ctx, policy, report)
@@ -118,6 +119,29 @@ def _policy(ctx: SeriesContext, settings: Settings, report: SetupReport) -> Poli
     report.facts.append(f"policy: {settings.policy}, {len(policy.rules)} rule(s), default level "
                         f"{policy.default_level}")
     return policy
+
+
+def _checker_pin(ctx: SeriesContext, report: SetupReport) -> None:
+    """The design-gates CI installs from the base of each change: the pin names it."""
+    try:
+        text = ctx.change.read_at(ctx.change.head, CHECKER_PIN)
+    except InputError as exc:
+        ctx.report(SETUP, exc.path, exc.line, exc.message, commit=ctx.change.head)
+        return
+    if text is None:
+        ctx.report(SETUP, CHECKER_PIN, 1, f"no {CHECKER_PIN}: the gate-check action installs the design-gates it "
+                   "names from the base of each change; without it, CI needs the action's `version` input",
+                   severity="warning", commit=ctx.change.head)
+        return
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    named = [line for line in lines if line.lower().replace("_", "-").startswith("design-gates")
+             or line.startswith((".", "/", "-e "))]  # a release, or the base checkout's own folder
+    if named:
+        report.facts.append(f"checker pin: {named[0]}")
+    else:
+        ctx.report(SETUP, CHECKER_PIN, 1, "the checker pin names no design-gates requirement "
+                   "(`design-gates @ git+https://.../design-gates@v0.1.0`): CI would judge with no checker",
+                   commit=ctx.change.head)
 
 
 def _rules(ctx: SeriesContext, policy: Policy, report: SetupReport) -> None:

@@ -25,6 +25,7 @@ from gates.model.schemas import validate
 
 POLICY_PATH = DEFAULT_POLICY  # the default; a repository's own path is `Settings.policy`
 LEVELS = ("L0", "L1", "L2", "L3", "L4")
+CHECKER_PIN = ".design-gates/requirements.txt"  # the design-gates CI installs, read at base by the gate-check action
 HOT_LEVELS = ("L3", "L4")
 
 
@@ -116,8 +117,7 @@ class Policy:
             return "L4", PolicyRule((self.path,), "L4", "the policy file governs every level")
         trusted = self.trusted_files().get(path)
         if trusted is not None:
-            return "L4", PolicyRule((path,), "L4", f"the policy's {trusted} names it: whose approvals count "
-                                    "is part of the rules")
+            return "L4", PolicyRule((path,), "L4", trusted)
         if has_control_characters(path):
             return "L4", PolicyRule((path,), "L4", "a path with control characters gets the highest level, "
                                     "since globs cannot be trusted to match it")
@@ -130,12 +130,20 @@ class Policy:
         return (best_rule.level, best_rule) if best_rule else (self.default_level, None)
 
     def trusted_files(self) -> dict[str, str]:
-        """The files the policy trusts for approvals, by path: the reviewers' allowed-signers file and the
-        alias map (`approvals.allowed_signers`, `approvals.mailmap`). Each is L4 like the policy itself,
-        whatever the rules say: a key or an alias added there decides whose approval counts."""
+        """The files besides the policy that decide how a change is judged, by path, with why: the reviewers'
+        allowed-signers file and the alias map (`approvals.allowed_signers`, `approvals.mailmap`), and the checker
+        pin (`CHECKER_PIN`). Each is L4 like the policy itself, whatever the rules say: a key or an alias added
+        there decides whose approval counts next, and the pin decides which checker judges next. None where there
+        is no policy (a repository's first set-up adds them freely, with its first policy)."""
+        if not self.sections:
+            return {}
         approvals = self.section("approvals")
-        return {value: f"approvals.{key}" for key in ("allowed_signers", "mailmap")
-                for value in [approvals.get(key)] if isinstance(value, str) and value}
+        found = {CHECKER_PIN: "it names the design-gates that CI installs from the base of each change: which "
+                              "checker judges is part of the rules"}
+        found.update({value: f"the policy's approvals.{key} names it: whose approvals count is part of the rules"
+                      for key in ("allowed_signers", "mailmap")
+                      for value in [approvals.get(key)] if isinstance(value, str) and value})
+        return found
 
     def is_hot(self, path: str) -> bool:
         return self.level_of(path)[0] in HOT_LEVELS
