@@ -52,6 +52,7 @@ from gates.checks.claim_mood import (
     ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, baseline_alone, confirmed_after, disowned, mood_of,
     names_another_arm, quotation, states_relative_result, taken_back, target_carried, unmeasured_expectation,
 )
+from gates.checks.claim_sources import another_sources_value
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
     ARM_NAMES, LATIN_WORD_START, METRIC_TERMS, NUMBER, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS,
@@ -418,7 +419,8 @@ class _Block:
             return None
         sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
         ends_with = self.text[sentence_end] if sentence_end < len(self.text) else ""
-        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results]) \
+            or another_sources_value(clause, self._sentence_at(start)[1])
         result = self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
         at = results[0].start()
         if mood is not None:
@@ -470,11 +472,7 @@ class _Block:
         if reach > start + len(clause):
             clause = self.text[start:self.spans[bisect_right(self.span_starts, reach - 1) - 1][1]]
         mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
-        periods = self.periods
-        index = bisect_left([p.start() for p in periods], start)
-        sentence_start = periods[index - 1].end() if index else 0
-        period = periods[index] if index < len(periods) else None
-        sentence = self.text[sentence_start:period.start() if period else len(self.text)]
+        sentence_start, sentence, period = self._sentence_at(start)
         following = self.text[period.end():period.end() + 240] if period else ""
         next_period = _PERIOD.search(following)
         next_sentence = following[:next_period.start()] if next_period else following
@@ -484,7 +482,7 @@ class _Block:
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results], following) \
                 or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence, following) \
-                or planned_item(clause, self.block.heading, sentence)
+                or another_sources_value(clause, sentence) or planned_item(clause, self.block.heading, sentence)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         numeric = [m.end() for m in results if re.search(r"\d", m.group(0))] or [m.end() for m in results]
@@ -493,6 +491,14 @@ class _Block:
                 confirmed_after(self.text[after_results:sentence_start + len(sentence)]) or confirmed_after(next_sentence)):
             return None  # "预期吞吐能提升 35%，压测也是这个数", "In theory 1.4x, and our serving benchmark agrees"
         return mood
+
+    def _sentence_at(self, start: int) -> tuple[int, str, re.Match | None]:
+        """(where it starts, its text, the period that ends it) of the sentence that holds `start`."""
+        periods = self.periods
+        index = bisect_left([p.start() for p in periods], start)
+        sentence_start = periods[index - 1].end() if index else 0
+        period = periods[index] if index < len(periods) else None
+        return sentence_start, self.text[sentence_start:period.start() if period else len(self.text)], period
 
     def _results_before(self, start: int) -> list[re.Match]:
         """The results of the clause before, in the same sentence: what "so is the model" takes over."""

@@ -314,6 +314,10 @@ _NEGATED_RESULT = re.compile(
     r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+[\w\-]+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect|shorten"
     r"|reduc|lower|cut|drop"
     r"|impact|mov|differ|benefit|help|faster|better|measurable|significant|noticeable|visible|effect)\w*"
+    # "We did not see any end-to-end throughput improvement": what was looked for and not seen, a few words on
+    r"|(?:\b(?:not|never)|n['’]t)\s+(?:see|notice|observe|measure|find|get)\w*\s+(?:any|a|an)\b"
+    r"(?:\s+(?!(?:but|and|only|just|rather|instead)\b)[\w\-]+){0,4}?\s+(?:improvement|gain|speed-?up|win|benefit|change"
+    r"|difference|effect)s?\b"
     r"|(?:没有|未|无|不)\s*(?:明显|显著|任何)?\s*(?:的)?\s*(?:提升|变化|改善|影响|收益|加速|差异)", _I)
 _PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended\s+to|designed\s+to|meant\s+to"
                       r"|helps?\s+(?:to\s+)?)\s+(?:further\s+)?(?:improve|reduce|lower|increase|boost|speed\s+up|cut"
@@ -516,7 +520,8 @@ _NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)
 _NOT_APPLIED = re.compile(r"本\s*PR\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
                           r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b", _I)
 _BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
-                            r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main)\b"
+                            r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
+                            r"|main(?:\s+branch)?\s+(?:currently|still|as\s+of\s+today)|the\s+base\s+branch\s+currently)\b"
                             r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]"
                             r"|主干(?:上)?的?基线", _I)
 _BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b"
@@ -718,6 +723,11 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
 def names_this_change(text: str) -> bool:
     """The text names this change ("this PR", "this branch", 本 PR)."""
     return _THIS_CHANGE.search(text) is not None
+
+
+def names_the_change_arm(text: str) -> bool:
+    """The text names this change's arm or compares with the base ("with the patch", "after", 改动后, "the gap")."""
+    return _CHANGE_ARM_IN.search(text) is not None or _THIS_CHANGE.search(text) is not None
 
 
 def says_measured(text: str) -> bool:
