@@ -49,10 +49,10 @@ from gates.checks.claim_context import (
 )
 from gates.checks.claim_headings import is_plan_label, planned_item
 from gates.checks.claim_mood import (
-    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, baseline_alone, confirmed_after, disowned, mood_of,
+    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, confirmed_after, mood_of,
     names_another_arm, quotation, states_relative_result, taken_back, target_carried, unmeasured_expectation,
 )
-from gates.checks.claim_sources import another_sources_value
+from gates.checks.claim_sources import another_sources_value, baseline_alone, disowned
 from gates.checks.claim_subject import Subjects
 from gates.checks.claim_vocabulary import (
     ARM_NAMES, LATIN_WORD_START, METRIC_TERMS, NUMBER, RESULTS, SCOPE_TERMS, SERVING_MEASURES, SERVING_SUBJECTS,

@@ -18,7 +18,7 @@ about this change:
 | expectation | "we expect the end-to-end gain to be small" | "理论上 … 应该会有所改善" |
 | usual value | "TTFT usually sits between 280 and 320 ms" | "通常" |
 | retracted number | "the 3% increase I mentioned earlier was a mistake", "Edit: ignore the 14% … I posted" | "昨天贴的 … 是误测" |
-| number from elsewhere, disowned | "the figures are from the upstream README; we did not reproduce them" | "来自上游，我们没有复现" |
+| number from elsewhere, disowned (`claim_sources`) | "the figures are from the upstream README; we did not reproduce them" | "来自上游，我们没有复现" |
 | expectation, not measured | "I'd expect a visible TPOT improvement, but I haven't measured it" | |
 | quotation | 'The title says "faster decoding", which reads like an end-to-end gain' | |
 
@@ -32,6 +32,9 @@ excuses the results inside it, not one stated after it ("If you deploy this PR, 
 30%"); a threshold the results inside it; a retraction the number before it; a request or an
 instruction not a result its author measured ("please confirm the 30% win we measured"); a
 disowning only a clause that names where its number comes from and nothing of the author's own.
+Numbers whose source is not this change (the base arm alone, another system's or another change's
+value, one attributed elsewhere and disowned) are read by `gates.checks.claim_sources`, with the
+patterns of this module that say where a number comes from (`ELSEWHERE`, `OUR_OWN`).
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ _OBLIGED_WITHIN = re.compile(r"\b(?:must|should|shall|needs?\s+to|has\s+to|have\
 # The change itself, named: a question or a request that names it with a relative result states that result
 # "Is the 12% … you mentioned from this PR, or from …?": a question about where a number comes from
 _ASKS_WHICH = re.compile(r"\b(?:or|whether)\b|\byou\s+(?:mentioned|reported|saw|measured|posted|quoted)\b", _I)
-_THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\b(?:on|with|in)\s+the\s+branch\b|本\s*PR|本分支|这个\s*(?:改动|PR|分支)|本次改动", _I)
+THIS_CHANGE = re.compile(r"\bthis\s+(?:pr|branch|change|patch)\b|\b(?:on|with|in)\s+the\s+branch\b|本\s*PR|本分支|这个\s*(?:改动|PR|分支)|本次改动", _I)
 _PAST_CHANGE = re.compile(r"\b(?:dropped|fell|rose|improved|increased|decreased|reduced|cut|grew|halved|doubled|went)\b", _I)
 _PLEASE = re.compile(r"\b(?:please|kindly|pls)\s+(?:also\s+)?(?:confirm|check|verify|make\s+sure|ensure|double[\s\-]?check"
                      r"|measure|re-?run|run|add|report|share|post|attach|include|benchmark)\b", _I)
@@ -205,7 +208,7 @@ _SEE_FOR_YOURSELF = re.compile(r"\b(?:if|once|when)\s+(?:you|we)\s+(?:run|try|be
                                r"|\b(?:and|which)\s+it\s+did\b", _I)
 _INVERTED_AFTER_WHEN = re.compile(r"\b(?:does|do|did)\s+(?:the\s+)?[\w/\-]+\s+\w", _I)
 _CONDITION_END = re.compile(r"[,:;—–，：；]|\s-\s|\bthen\b")
-_MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
+MODAL = re.compile(r"\b(?:will|would|could|should|might|may|can)\b|['’](?:ll|d)\b|会|将|可能|应该|或许", _I)
 _SEEN = re.compile(r"\b(?:measured|saw|seen|got|observed|did|confirmed|showed|shown|shows|as\s+it\s+was|(?:was|were)\s+in"
                    r"|in\s+practice|came\s+out)\b"
                    r"|\bon\s+(?:my|our)\s+(?:box|machine|workstation|laptop|cluster|nodes?|setup|gpus?|a/b)\b|\bin\s+our\s+a/b\b"
@@ -220,7 +223,7 @@ _CONDITION_INSIDE = re.compile(r"(?<!even )(?<!as )\b(?:if(?!\s+(?:anything|not)
                                r"|如果|若|一旦", _I)
 # A number that its sentence attributes elsewhere and disowns ("figures from the upstream README; we did not reproduce
 # them"), or that the clause takes back ("The 3% increase I mentioned yesterday was a mistake")
-_ELSEWHERE = re.compile(
+ELSEWHERE = re.compile(
     r"\b(?:from|in|by)\s+(?:the\s+)?(?:upstream|paper|original|vendor|their|other)\b|\bupstream['’]?s?\b"
     r"|\bthe\s+(?:[\w\-.]+\s+){0,2}?paper\s+(?:reports?|says|claims|shows)|\btheir\s+(?:setup|numbers?|README|blog|paper)\b"
     r"|\bin\s+an?\s+(?:earlier|previous|older)\s+(?:release|version)\b|\bpreviously\s+reported\b"
@@ -248,57 +251,13 @@ _ELSEWHERE = re.compile(
     r"|\b(?:claimed|reported|quoted|posted|mentioned)\s+in\s+(?:the\s+)?(?:(?:original|linked|upstream|referenced)\s+)?"
     r"(?:issue|thread|discussion|paper|blog)\b|issue\s*里|(?:另一套|不同的?)\s*(?:并行)?\s*配置下测"
     r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
-_DISOWNED = re.compile(
-    r"\b(?:don['’]t|do\s+not)\s+have\s+(?:any\s+)?(?:comparable\s+)?(?:numbers|data|results)\b|\bno\s+comparable\s+numbers\b"
-    r"|\bnot\s+from\s+our\s+(?:implementation|runs?|code|setup|measurements?|benchmarks?)\b"
-    r"|\bthis\s+(?:pr|change)\s+is\s+(?:only|just|purely)\s+a\s+refactor\b|\bno\s+functional\s+changes?\b"
-    r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:tried\s+to\s+)?(?:reproduce|verify|check"
-    r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
-    r"|\bfixed\s+in\s+v?\d+\.\d+|\bmentioning\s+it\s+because\b|\bthe\s+(?:figure|number)\s+[\w\s]{1,20}?keeps?\s+quoting\b"
-    r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed|measured)\b|(?:\bnot|n['’]t)\s+comparable\b"
-    r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
-    r"|\b(?:should\s+not|shouldn['’]t|must\s+not)\s+be\s+read\s+as\s+a\s+result\s+of\s+this\s+(?:pr|change)\b"
-    r"|\bunrelated\s+to\s+this\s+(?:pr|change|patch|branch)\b|\bnot\s+(?:caused\s+by|related\s+to)\s+this\s+(?:pr|change)\b"
-    r"|\bnothing\s+in\s+this\s+(?:pr|change|patch|(?:patch\s+)?release)\s+(?:changes|affects|touches)\b"
-    r"|\bwe\s*(?:['’]re|\s+are)\s+not\s+there\s+yet\b|\bnot\s+compar(?:ing|ed)\s+(?:against|with|to)\s+(?:that|it|them)\b"
-    r"|\bthis\s+(?:pr|change)\s+is\s+only\s+about\b|\b(?:have|got)\s+no\s+numbers\b|\bno\s+numbers\s+either\s+way\b"
-    r"|\bthat['’]?s\s+future\s+work\b|\bthis\s+(?:pr|change)\s+only\s+(?:fixes|updates|renames|moves|adds|removes|touches)\b"
-    r"|\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t)\s+compared?\b"
-    r"|\b(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+use\s+(?:it|that|them)\s+as\s+a\s+baseline(?:\s+for\s+this\s+(?:pr|change))?\b"
-    r"|\bonly\s+contains\s+bug\s*fixes\b|\bbug\s*fixes\s+only\b|\bnot\s+(?:to|from|of)\s+this\s+(?:pr|change)\b"
-    r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
-    r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
-    r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
-    r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改|优化)|(?:只是|仅)作为?参考"
-    r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的|还没测|没测过|尚未测|和旧版本比的"
-    r"|\bthan\s+(?:us|ours)\b|\b(?:this\s+(?:pr|change|patch)\s+)?(?:doesn['’]t|does\s+not|isn['’]t|is\s+not)\s+(?:try(?:ing)?\s+to\s+close|touch)"
-    r"\s+(?:that|this|the)\s+(?:gap|path|code)\b"
-    r"|\bnot\s+on\s+ours\b|\bon\s+their\s+setup\b|\bnot\s+from\s+anything\s+(?:i|we)\s+(?:measured|ran)\b|\bnowhere\s+near\s+(?:that|it|those)\b"
-    r"|\bfor\s+their\s+(?:setup|config(?:uration)?|methodology|settings|hardware)\b"
-    # "I'd like to compare against that once my job … finishes": a number to compare with later, not ours
-    r"|\b(?:compare|measure|check)\s+(?:us\s+|ours\s+)?against\s+(?:that|it|this|those)\s+once\b"
-    # "that's the bar people will compare us against", "does anyone know which flags were used for that number?"
-    r"|\bthe\s+(?:bar|target|yardstick|reference\s+point)\s+(?:people|users|everyone|others|they)\s+(?:will\s+|would\s+)?"
-    r"(?:compare|measure|judge)\b|\b(?:anyone|somebody|someone)\s+know\b[^.?]{0,60}\b(?:that|this|those)\s+(?:number|figure|result)s?\b"
-    r"|没有复现|未复现|未验证|没有验证|未测", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
-_OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
+OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
                       r"|fork|staging|tests?|benchmarks?|measurements?|setup|nodes?|numbers?|results?)\b|\b(?:we|i)\s+"
                       r"(?:saw|measured|got|observed|see|measure)\b|\bmatch(?:es|ed)?\b"
                       r"|\bwith\s+(?:this\s+(?:pr|change|patch|branch|fix)|the\s+(?:patch|fix))\b"
                       r"|\bon\s+this\b(?!\s+(?:model|gpu|hardware|machine|box|setup|config|dataset|shape|workload|node))"
                       r"|本\s*PR|我们的|合并后", _I)
-# "…, and with this change we now match it", "this PR gets it for us", "porting it here gave us the same 2x",
-# "我们接入后也达到了": the sentence gives the attributed number to this change after all
-_OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
-                        r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives|clears?|cleared|beats?"
-                        r"|exceed|surpass|reproduc|(?:is|are|were|['’]re)\s+(?:now\s+)?at\b)\w*"
-                        r"|\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:does|do|did)\b(?![n'’])"
-                        r"|\bours\s+(?:is|was|are|were)\b|\bthis\s+(?:pr|branch)\s*:\s*[~≈]?\d|\bbefore\s+this\s+(?:pr|change)\b"
-                        r"|\b(?:it|that|this\s+number)\s+(?:comes?|came)\s+from\s+(?:this|our)\b"
-                        r"|\bgave\s+us\b|\bgives\s+us\b|我们[^。；]{0,12}?(?:达到|做到|也有|实现)", _I)
-_RELEASE_AT_START = re.compile(r"\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b", _I)
-_AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:es|ed)\b|一致|吻合", _I)
 _RETRACTED = re.compile(r"\b(?:was|were|is)\s+(?:a\s+|an\s+)?(?:mistake|wrong|error|bogus|invalid|mis-?measured)\b"
                         r"|\bplease\s+(?:ignore|disregard)\b|\bretract\w*|\bdisappears?\b|\bvanish(?:es)?\b|误测|请忽略|作废", _I)
 # The sentence after a number that takes it back: "That was wrong: …", "Please disregard it"
@@ -430,7 +389,7 @@ def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]
     end = _CONDITION_END.search(clause, condition.end())
     boundary = end.start() if end else len(clause)
     outside = clause[:condition.start()] + " " + clause[condition.end():]  # "once the nightly shows …": its own verb
-    if condition.group(0).lower().startswith("once") and (_THIS_CHANGE.search(clause) or _WRAPPED_RESULT.search(outside)
+    if condition.group(0).lower().startswith("once") and (THIS_CHANGE.search(clause) or _WRAPPED_RESULT.search(outside)
                                                          or states_relative_result(_A_BOUND.sub(" ", clause))
                                                          or _QUESTION_STATES_RESULT.search(clause)):
         return False  # "LGTM once we confirm the 30% TTFT cut this PR shows on H100 holds on A100" states the 30%
@@ -441,7 +400,7 @@ def _conditional(clause: str, condition: re.Match, results: list[tuple[int, int]
         return False  # "When TTFT dropped 30%, we shipped it" tells what happened; "Only when …, does TTFT drop 30%" states it
     if all(start < boundary for start, _ in results):
         return True
-    return bool(_MODAL.search(clause, boundary))
+    return bool(MODAL.search(clause, boundary))
 
 
 def taken_back(clause: str, following: str) -> Mood | None:
@@ -514,53 +473,9 @@ _NOT_ALWAYS = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:always|necessarily)
                          r"|(?:\b(?:do|does)\s+not|n['’]t)\s+(?:turn|translate|carry)\s+(?:over\s+)?into\b[^.;]{0,40}\bby\s+themselves\b", _I)
 
 
-# "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
-# alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
-# "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
-_NOT_APPLIED = re.compile(r"本\s*PR\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
-                          r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b", _I)
-_BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
-                            r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
-                            r"|main(?:\s+branch)?\s+(?:currently|still|as\s+of\s+today)|the\s+base\s+branch\s+currently)\b"
-                            r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]"
-                            r"|主干(?:上)?的?基线", _I)
-_BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b"
-                             r"|\bthat['’]?s\s+the\s+(?:number|figure|bar)\s+(?:we|to)\b|\bbase[\s\-]branch\s+(?:run|numbers?)\s+only\b", _I)
-_CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
-                            r"|\bafter\b|本\s*PR|改动后|合入后|\bthe\s+branch\b|\bwith\s+it\b|本分支|这个\s*(?:分支|PR)"
-                            # "that's the baseline, and the gap is 31%", "这个分支高出 31%": a comparison with the base
-                            r"|\b(?:gap|difference|above\s+it|below\s+it|ahead\s+of\s+it)\b|差距|高出|低于它", _I)
-_REFERENCE_UPDATE = re.compile(r"\b(?:reference|golden|expected|threshold)\s+(?:values?|throughput|latency|numbers?|thresholds?)?"
-                               r"(?:[^.;]|\.(?=\S)){0,80}?\b(?:lowered|raised|updated|bumped|adjusted|relaxed|tightened)\b", _I)
-
-
-# "Baseline on main: 1,540 output tok/s. With these commits: 1,940.", "… On this branch, 41.", "拆分 KV 打开：18 ms": the next
-# sentence gives another arm its number
-_OTHER_ARM_NEXT = re.compile(r"^\W*(?:(?:with|on|after|in)\s+(?:these|the|this)\s+(?:commits|changes?|branch|pr|patch)|the\s+split\s+route"
-                            r"|split[\w\-]*\s+(?:lands|gives|does|reaches|is|sits|gets)|(?:after\s+the\s+)?"
-                            r"split[\w\-]*\s+(?:on|enabled|build|switch)|(?:the\s+)?(?:new|patched|candidate)\s+\w+|cand(?:idate)?\s*="
-                            r"|本分支|本\s*PR|这个分支|(?:打开|开启)[^，。；:：]{0,16}|[^，。；:：]{0,16}(?:打开|开启)|改动后|合入后)[^.;。；]{0,40}?\d", _I)
-
-
 # "410 ms becomes 290 ms", "from 410 to 290", "410 -> 290": two numbers of a change
 _NUMBERS_CHANGE = re.compile(r"[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into|goes\s+to|drops\s+to|rises\s+to)\s+[\d.]"
                              r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\d\s*\S{0,4}\s*(?:->|→)\s*\d", _I)
-_NOW_REACHES = re.compile(r"\bnow\s+(?:clears|reaches|hits|does|gets|meets|beats)\b", _I)
-
-
-def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | None:
-    """The base arm's numbers alone, or a golden value updated: no result of the change. `following` is the next
-    sentence, which may give another arm its number."""
-    clause, sentence = _NOT_APPLIED.sub(" ", clause), _NOT_APPLIED.sub(" ", sentence)
-    if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence) or _OTHER_ARM_NEXT.match(following):
-        return None
-    lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
-    if lead:
-        return Mood("the base arm alone", lead.group(0))
-    update = _REFERENCE_UPDATE.search(clause)
-    if update and not _THIS_CHANGE.search(sentence) and not _NOW_REACHES.search(sentence):
-        return Mood("a reference value updated", update.group(0)[:40])
-    return None
 
 
 def quotation(clause: str, sentence: str, results: list[tuple[int, int]], following: str = "") -> Mood | None:
@@ -572,14 +487,14 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]], follow
     if titles and results and all(any(t.start(1) <= start < t.end(1) for t in titles) for start, _ in results):
         return Mood("a document's title", titles[0].group(0)[:60])  # "the timings in the 'Speed up inference' guide"
     quoted = list(_QUOTED.finditer(clause))
-    if not quoted and results and not _OUR_OWN.search(clause) and not states_relative_result(clause):
+    if not quoted and results and not OUR_OWN.search(clause) and not states_relative_result(clause):
         reported = _REPORTED.search(clause)  # "The description says this improves throughput, but the table …"
         if reported and all(start >= reported.end() for start, _ in results) and _DOUBT.search(sentence, reported.end()):
             return Mood("a quotation", reported.group(0).strip())
-    if not quoted or not results or _OUR_OWN.search(clause):
+    if not quoted or not results or OUR_OWN.search(clause):
         return None
     after_quote = sentence.find(quoted[-1].group("quote")) + 1
-    if _UNBACKED.search(sentence, after_quote) and not _OUR_OWN.search(sentence, after_quote) \
+    if _UNBACKED.search(sentence, after_quote) and not OUR_OWN.search(sentence, after_quote) \
             and not _SEEN.search(sentence, after_quote) and not _A_B.search(sentence, after_quote) \
             and not _BACKED.search(sentence, after_quote) and not _BACKED.search(following) \
             and all(any(q.start("quote") <= start < q.end("quote") for q in quoted) for start, _ in results):
@@ -608,21 +523,6 @@ def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
     return None
 
 
-def disowned(clause: str, sentence: str) -> Mood | None:
-    """A clause that attributes its numbers elsewhere, in a sentence that disowns them: "The 20% figure is from the
-    upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
-    A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
-    lead = sentence[:max(0, sentence.find(clause))]  # "From the 0.4.0 release notes, quoted for context: "…""
-    elsewhere = _ELSEWHERE.search(clause) or (_ELSEWHERE.search(lead) if lead.rstrip().endswith((":", "：")) else None)
-    disowning = _DISOWNED.search(sentence)
-    own = _THIS_CHANGE if _RELEASE_AT_START.match(clause) else _OUR_OWN  # "In v0.5.0 we got …": the release's own run
-    if elsewhere and disowning and not own.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence) \
-            and not any(not _MODAL.search(reach.group(0))
-                        for reach in _OWN_REACH.finditer(_DISOWNED.sub(" ", sentence.replace(clause, " ")))):
-        return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
-    return None
-
-
 def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ()) -> Mood | None:
     """The mood that makes `clause` assert no result, or None for an assertion.
 
@@ -633,10 +533,10 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     """
     stripped = clause.strip()
     offset = len(clause) - len(clause.lstrip())
-    presupposed = None if _ELSEWHERE.search(stripped) or _ASKS_WHICH.search(stripped) or _SOMEONE_ELSES.search(stripped) \
+    presupposed = None if ELSEWHERE.search(stripped) or _ASKS_WHICH.search(stripped) or _SOMEONE_ELSES.search(stripped) \
         else _PRESUPPOSED.search(stripped)
     answered = _QUESTION_STATES_RESULT.search(stripped) or presupposed or _GIVEN_RESULT.search(stripped) or (
-        _THIS_CHANGE.search(stripped) and states_relative_result(stripped) and not _ASKS_WHICH.search(stripped))
+        THIS_CHANGE.search(stripped) and states_relative_result(stripped) and not _ASKS_WHICH.search(stripped))
     if ends_with and ends_with in _QUESTION_MARK and not answered:
         return Mood("a question", ends_with)
     inverted = (ends_with != "?" and _INVERTED_CONDITION.search(stripped)) or answered
@@ -650,7 +550,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         found = pattern.search(stripped)
         if found and not wrapped and not presupposed and not (pattern is _CHECK_THAT and _PAST_CHANGE.search(stripped)) \
                 and not _MET.search(stripped) and not (pattern is _ZH_REQUEST and _MEETS_IT.search(stripped)) \
-                and not (_THIS_CHANGE.search(stripped) and arm_values(stripped)):
+                and not (THIS_CHANGE.search(stripped) and arm_values(stripped)):
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
@@ -686,7 +586,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
         return Mood("a retracted number", retraction.group(0))
     expectation = _EXPECTATION.search(stripped) or _NOT_EXPECTED.search(stripped)
     if expectation and not _PAST_CHANGE.search(stripped) and not _SEEN.search(stripped) \
-            and not (_THIS_CHANGE.search(stripped) and _FINITE_CHANGE.search(stripped)):
+            and not (THIS_CHANGE.search(stripped) and _FINITE_CHANGE.search(stripped)):
         return Mood("an expectation", expectation.group(0))
     usual = _USUAL.search(stripped)
     if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped) and not _COMPARED_LEVEL.search(stripped):
@@ -695,10 +595,10 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     if theory and not _SEEN.search(stripped) and not _PAST_CHANGE.search(stripped):
         return Mood("a possibility", theory.group(0))
     noise = _WITHIN_NOISE.search(stripped) or _METRIC_REDEFINED.search(stripped)
-    if noise and not _THIS_CHANGE.search(stripped[:noise.start()]) and not _THE_REST.search(stripped, noise.end()):
+    if noise and not THIS_CHANGE.search(stripped[:noise.start()]) and not _THE_REST.search(stripped, noise.end()):
         return Mood("a spread or a metric computed differently", noise.group(0))
     bug = _BUG_REPORT_LEAD.search(stripped)
-    if bug and not _THIS_CHANGE.search(stripped):
+    if bug and not THIS_CHANGE.search(stripped):
         return Mood("a bug report", bug.group(0).strip())
     if states_relative_result(stripped):
         return None
@@ -709,9 +609,9 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
                           (_POINTER, "a pointer"), (_NOT_ALWAYS, "a generalisation"), (_SETTING_EFFECT, "a setting's effect")):
         found = pattern.search(stripped)
         if found and not (pattern in (_DEFINITION, _POINTER) and (arm_values(stripped) or (
-                (_THIS_CHANGE.search(stripped) or _ROLLED_OUT.search(stripped)) and (_FINITE_CHANGE.search(stripped)
+                (THIS_CHANGE.search(stripped) or _ROLLED_OUT.search(stripped)) and (_FINITE_CHANGE.search(stripped)
                                                                                    or _RELATIVE.search(stripped))))) \
-                and not (pattern is _SETTING_EFFECT and (_THIS_CHANGE.search(stripped) or _NUMBERS_CHANGE.search(stripped))):
+                and not (pattern is _SETTING_EFFECT and (THIS_CHANGE.search(stripped) or _NUMBERS_CHANGE.search(stripped))):
             return Mood(name, found.group(0))
     usual = _USUAL.search(stripped)
     if usual and not names_the_change(stripped) and not _FINITE_CHANGE.search(stripped) \
@@ -722,12 +622,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
 
 def names_this_change(text: str) -> bool:
     """The text names this change ("this PR", "this branch", 本 PR)."""
-    return _THIS_CHANGE.search(text) is not None
-
-
-def names_the_change_arm(text: str) -> bool:
-    """The text names this change's arm or compares with the base ("with the patch", "after", 改动后, "the gap")."""
-    return _CHANGE_ARM_IN.search(text) is not None or _THIS_CHANGE.search(text) is not None
+    return THIS_CHANGE.search(text) is not None
 
 
 def says_measured(text: str) -> bool:

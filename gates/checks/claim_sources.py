@@ -1,7 +1,13 @@
-"""Numbers whose source is not this change: another system's published value, another change's history.
+"""Numbers whose source is not this change: the base arm alone, a value attributed elsewhere and disowned, another
+system's published value, another change's history.
 
-A sentence that gives such a number states no result of the change, as long as it names no arm of
-the change and, for a value of another system, states no relative result:
+- `baseline_alone`: "Baseline on main (before any of this work): 1,540 output tok/s", "main currently serves 14.2
+  req/s", or a golden value updated ("the reference throughput in thresholds.json is lowered from 5,100 to 4,850");
+  not when the sentence or the next names the change's arm.
+- `disowned`: a clause that attributes its numbers elsewhere, in a sentence that disowns them ("The 20% figure is
+  from the upstream README; we did not reproduce it").
+- `another_sources_value`: a value another system or paper gives, or one of another numbered change's history, in a
+  sentence that names no arm of this change and, for a value of another system, states no relative result:
 
 | where the number comes from | English | Chinese |
 |---|---|---|
@@ -16,9 +22,123 @@ from __future__ import annotations
 
 import re
 
-from gates.checks.claim_mood import Mood, names_the_change_arm, states_relative_result
+from gates.checks.claim_mood import ELSEWHERE, MODAL, OUR_OWN, THIS_CHANGE, Mood, states_relative_result
 
 _I = re.IGNORECASE
+
+# What disowns a number its clause attributes elsewhere: "we did not reproduce it", "unrelated to this PR", 没复现
+_DISOWNED = re.compile(
+    r"\b(?:don['’]t|do\s+not)\s+have\s+(?:any\s+)?(?:comparable\s+)?(?:numbers|data|results)\b|\bno\s+comparable\s+numbers\b"
+    r"|\bnot\s+from\s+our\s+(?:implementation|runs?|code|setup|measurements?|benchmarks?)\b"
+    r"|\bthis\s+(?:pr|change)\s+is\s+(?:only|just|purely)\s+a\s+refactor\b|\bno\s+functional\s+changes?\b"
+    r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:tried\s+to\s+)?(?:reproduce|verify|check"
+    r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
+    r"|\bfixed\s+in\s+v?\d+\.\d+|\bmentioning\s+it\s+because\b|\bthe\s+(?:figure|number)\s+[\w\s]{1,20}?keeps?\s+quoting\b"
+    r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed|measured)\b|(?:\bnot|n['’]t)\s+comparable\b"
+    r"|\bnot\s+from\s+us\b|\bnot\s+including\s+it\b|\bmeasured\s+(?:on|with)\s+a\s+different\b|\bmakes\s+no\s+claim\b"
+    r"|\b(?:should\s+not|shouldn['’]t|must\s+not)\s+be\s+read\s+as\s+a\s+result\s+of\s+this\s+(?:pr|change)\b"
+    r"|\bunrelated\s+to\s+this\s+(?:pr|change|patch|branch)\b|\bnot\s+(?:caused\s+by|related\s+to)\s+this\s+(?:pr|change)\b"
+    r"|\bnothing\s+in\s+this\s+(?:pr|change|patch|(?:patch\s+)?release)\s+(?:changes|affects|touches)\b"
+    r"|\bwe\s*(?:['’]re|\s+are)\s+not\s+there\s+yet\b|\bnot\s+compar(?:ing|ed)\s+(?:against|with|to)\s+(?:that|it|them)\b"
+    r"|\bthis\s+(?:pr|change)\s+is\s+only\s+about\b|\b(?:have|got)\s+no\s+numbers\b|\bno\s+numbers\s+either\s+way\b"
+    r"|\bthat['’]?s\s+future\s+work\b|\bthis\s+(?:pr|change)\s+only\s+(?:fixes|updates|renames|moves|adds|removes|touches)\b"
+    r"|\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t)\s+compared?\b"
+    r"|\b(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+use\s+(?:it|that|them)\s+as\s+a\s+baseline(?:\s+for\s+this\s+(?:pr|change))?\b"
+    r"|\bonly\s+contains\s+bug\s*fixes\b|\bbug\s*fixes\s+only\b|\bnot\s+(?:to|from|of)\s+this\s+(?:pr|change)\b"
+    r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
+    r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
+    r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
+    r"|与本\s*PR\s*无关|请勿引用|不要引用|本\s*PR\s*(?:并)?不涉及(?:任何)?\s*(?:性能)?\s*(?:改动|变化|修改|优化)|(?:只是|仅)作为?参考"
+    r"|没复现|没能复现|不是(?:这个|本)\s*(?:分支|PR)\s*测(?:出来)?的|不是我们测的|还没测|没测过|尚未测|和旧版本比的"
+    r"|\bthan\s+(?:us|ours)\b|\b(?:this\s+(?:pr|change|patch)\s+)?(?:doesn['’]t|does\s+not|isn['’]t|is\s+not)\s+(?:try(?:ing)?\s+to\s+close|touch)"
+    r"\s+(?:that|this|the)\s+(?:gap|path|code)\b"
+    r"|\bnot\s+on\s+ours\b|\bon\s+their\s+setup\b|\bnot\s+from\s+anything\s+(?:i|we)\s+(?:measured|ran)\b|\bnowhere\s+near\s+(?:that|it|those)\b"
+    r"|\bfor\s+their\s+(?:setup|config(?:uration)?|methodology|settings|hardware)\b"
+    # "I'd like to compare against that once my job … finishes": a number to compare with later, not ours
+    r"|\b(?:compare|measure|check)\s+(?:us\s+|ours\s+)?against\s+(?:that|it|this|those)\s+once\b"
+    # "that's the bar people will compare us against", "does anyone know which flags were used for that number?"
+    r"|\bthe\s+(?:bar|target|yardstick|reference\s+point)\s+(?:people|users|everyone|others|they)\s+(?:will\s+|would\s+)?"
+    r"(?:compare|measure|judge)\b|\b(?:anyone|somebody|someone)\s+know\b[^.?]{0,60}\b(?:that|this|those)\s+(?:number|figure|result)s?\b"
+    r"|没有复现|未复现|未验证|没有验证|未测", _I)
+# "…, and with this change we now match it", "this PR gets it for us", "porting it here gave us the same 2x",
+# "我们接入后也达到了": the sentence gives the attributed number to this change after all
+_OWN_REACH = re.compile(r"\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:reach|match|get|gets|got"
+                        r"|achiev|hit|see|saw|deliver|bring|brings|brought|made|makes|gave|gives|clears?|cleared|beats?"
+                        r"|exceed|surpass|reproduc|(?:is|are|were|['’]re)\s+(?:now\s+)?at\b)\w*"
+                        r"|\b(?:this\s+(?:pr|change|patch|fix|branch)|we|i|our\s+[\w\-]+)\b[^.;]{0,40}?\b(?:does|do|did)\b(?![n'’])"
+                        r"|\bours\s+(?:is|was|are|were)\b|\bthis\s+(?:pr|branch)\s*:\s*[~≈]?\d|\bbefore\s+this\s+(?:pr|change)\b"
+                        r"|\b(?:it|that|this\s+number)\s+(?:comes?|came)\s+from\s+(?:this|our)\b"
+                        r"|\bgave\s+us\b|\bgives\s+us\b|我们[^。；]{0,12}?(?:达到|做到|也有|实现)", _I)
+_RELEASE_AT_START = re.compile(r"\W*(?:in|with|on|for)\s+v?\d+\.\d+(?:\.\d+)?\b", _I)
+_AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:es|ed)\b|一致|吻合", _I)
+
+
+# "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
+# alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
+# "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
+_NOT_APPLIED = re.compile(r"本\s*PR\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
+                          r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b", _I)
+_BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
+                            r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
+                            r"|main(?:\s+branch)?\s+(?:currently|still|as\s+of\s+today)|the\s+base\s+branch\s+currently)\b"
+                            r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]"
+                            r"|主干(?:上)?的?基线", _I)
+_BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b"
+                             r"|\bthat['’]?s\s+the\s+(?:number|figure|bar)\s+(?:we|to)\b|\bbase[\s\-]branch\s+(?:run|numbers?)\s+only\b", _I)
+_CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
+                            r"|\bafter\b|本\s*PR|改动后|合入后|\bthe\s+branch\b|\bwith\s+it\b|本分支|这个\s*(?:分支|PR)"
+                            # "that's the baseline, and the gap is 31%", "这个分支高出 31%": a comparison with the base
+                            r"|\b(?:gap|difference|above\s+it|below\s+it|ahead\s+of\s+it)\b|差距|高出|低于它", _I)
+_REFERENCE_UPDATE = re.compile(r"\b(?:reference|golden|expected|threshold)\s+(?:values?|throughput|latency|numbers?|thresholds?)?"
+                               r"(?:[^.;]|\.(?=\S)){0,80}?\b(?:lowered|raised|updated|bumped|adjusted|relaxed|tightened)\b", _I)
+
+
+# "Baseline on main: 1,540 output tok/s. With these commits: 1,940.", "… On this branch, 41.", "拆分 KV 打开：18 ms": the next
+# sentence gives another arm its number
+_OTHER_ARM_NEXT = re.compile(r"^\W*(?:(?:with|on|after|in)\s+(?:these|the|this)\s+(?:commits|changes?|branch|pr|patch)|the\s+split\s+route"
+                            r"|split[\w\-]*\s+(?:lands|gives|does|reaches|is|sits|gets)|(?:after\s+the\s+)?"
+                            r"split[\w\-]*\s+(?:on|enabled|build|switch)|(?:the\s+)?(?:new|patched|candidate)\s+\w+|cand(?:idate)?\s*="
+                            r"|本分支|本\s*PR|这个分支|(?:打开|开启)[^，。；:：]{0,16}|[^，。；:：]{0,16}(?:打开|开启)|改动后|合入后)[^.;。；]{0,40}?\d", _I)
+
+
+_NOW_REACHES = re.compile(r"\bnow\s+(?:clears|reaches|hits|does|gets|meets|beats)\b", _I)
+
+
+def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | None:
+    """The base arm's numbers alone, or a golden value updated: no result of the change. `following` is the next
+    sentence, which may give another arm its number."""
+    clause, sentence = _NOT_APPLIED.sub(" ", clause), _NOT_APPLIED.sub(" ", sentence)
+    if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence) or _OTHER_ARM_NEXT.match(following):
+        return None
+    lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
+    if lead:
+        return Mood("the base arm alone", lead.group(0))
+    update = _REFERENCE_UPDATE.search(clause)
+    if update and not THIS_CHANGE.search(sentence) and not _NOW_REACHES.search(sentence):
+        return Mood("a reference value updated", update.group(0)[:40])
+    return None
+
+
+def disowned(clause: str, sentence: str) -> Mood | None:
+    """A clause that attributes its numbers elsewhere, in a sentence that disowns them: "The 20% figure is from the
+    upstream README; we did not reproduce it", "The paper reports 1.8x …, though we didn't check it", "来自上游，我们没有复现".
+    A clause that does not name where its number comes from is not excused by a disowning elsewhere in its sentence."""
+    lead = sentence[:max(0, sentence.find(clause))]  # "From the 0.4.0 release notes, quoted for context: "…""
+    elsewhere = ELSEWHERE.search(clause) or (ELSEWHERE.search(lead) if lead.rstrip().endswith((":", "：")) else None)
+    disowning = _DISOWNED.search(sentence)
+    own = THIS_CHANGE if _RELEASE_AT_START.match(clause) else OUR_OWN  # "In v0.5.0 we got …": the release's own run
+    if elsewhere and disowning and not own.search(_DISOWNED.sub(" ", clause)) and not _AGREES.search(sentence) \
+            and not any(not MODAL.search(reach.group(0))
+                        for reach in _OWN_REACH.finditer(_DISOWNED.sub(" ", sentence.replace(clause, " ")))):
+        return Mood("a number from elsewhere, disowned", f"{elsewhere.group(0)} … {disowning.group(0)}")
+    return None
+
+
+def _names_the_change_arm(text: str) -> bool:
+    """The text names this change's arm or compares with the base ("with the patch", "after", 改动后, "the gap")."""
+    return _CHANGE_ARM_IN.search(text) is not None or THIS_CHANGE.search(text) is not None
+
+
 # "TensorRT-LLM lists", "The vLLM README reports", "FlashInfer's docs quote", "Megatron-LM 论文里": a named system or its
 # document at the start of the clause, giving the value; "This", "The", "Our" and the like name no system
 _NAMED_SOURCE = re.compile(
@@ -42,7 +162,7 @@ _LEVEL_PERCENT = re.compile(r"(?:是|为|\bis\b|\bwas\b|=|:)\s*[~≈约]?\s*\d+(
 def another_sources_value(clause: str, sentence: str) -> Mood | None:
     """The clause gives a value that another system or paper publishes, or a value from another change's history,
     and its sentence names no arm of this change: a number from elsewhere."""
-    if names_the_change_arm(sentence) or _NOW.search(sentence):
+    if _names_the_change_arm(sentence) or _NOW.search(sentence):
         return None
     other = _OTHER_CHANGE.search(sentence)
     if other:
