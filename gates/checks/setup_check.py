@@ -49,6 +49,7 @@ class SetupReport:
     commit: str
     facts: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    unreadable_modules: list[str] = field(default_factory=list)  # what api.unchecked_modules would have to list
 
     @property
     def errors(self) -> int:
@@ -263,3 +264,8 @@ def _packages(ctx: SeriesContext, policy: Policy, report: SetupReport) -> None:
         f"api: {where or 'no package found'}; modules read statically {counts['static']}, by importing "
         f"{counts['imported']}, unreadable {counts['unreadable']}, unchecked {counts['unchecked']}, private "
         f"{counts['private']} (read through the modules that import from them)")
+    if reading.unchecked_readable:
+        ctx.report(SETUP, policy.path, 1, f"api.unchecked_modules leaves {reading.unchecked_readable} of its "
+                   f"{counts['unchecked']} modules unchecked that G5 can read statically: a pattern (`*` spans dots) may "
+                   "be wider than the modules that need it", severity="warning", commit=ctx.change.head)
+    report.unreadable_modules = list(reading.unreadable)

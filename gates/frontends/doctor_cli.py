@@ -35,6 +35,7 @@ def run(args, repo_root: Path) -> int:
     if args.format == "json":
         print(json.dumps({"commit": report.commit, "worktree_differs": differs, "facts": report.facts,
                           "findings": [{"gate": f.gate, "path": f.path, **f.to_json()} for f in findings],
+                          "unreadable_modules": report.unreadable_modules,
                           "errors": report.errors, "warnings": report.warnings}, indent=2))
     else:
         if differs:
@@ -44,5 +45,10 @@ def run(args, repo_root: Path) -> int:
             print(f"  {fact}")
         for finding in findings:
             print(finding.format_text())
+        if report.unreadable_modules:
+            print(f"G5 can read {len(report.unreadable_modules)} module(s) neither statically nor by importing them "
+                  "here. Make each readable, or run doctor where CI runs gate-check; where the team accepts that "
+                  "their own surface goes unchecked, the policy lists them:\n\napi:\n  unchecked_modules:")
+            print("".join(f"    - {module}\n" for module in report.unreadable_modules))
         print(f"doctor: {report.errors} error(s), {report.warnings} warning(s) in the set-up at {report.commit[:12]}")
     return 1 if report.errors else 0

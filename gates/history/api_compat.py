@@ -425,6 +425,12 @@ _KEPT_IMPORTS = 2_000
 _SERVER_STARTED: list[bool] = []  # [True] once this process started its import server (or found nothing to import)
 
 
+# "Torch not compiled with CUDA enabled", "No device were detected on your machine", "no NVIDIA driver": an import
+# that needs a GPU, which no dependency installed on a CPU runner provides
+_NEEDS_A_GPU = re.compile(r"\bCUDA\b|\bROCm\b|\bHIP\b|\bGPU\b|\bno\s+device\b|\bdevice\s+(?:was|were)\s+detected"
+                          r"|\bNVIDIA\b|\bnvidia-smi\b|\bdriver\b", re.IGNORECASE)
+
+
 class _Imports:
     """The second way to read a module: importing it from base and from head (`gates.python_api.imported_surface`).
 
@@ -584,6 +590,8 @@ class _Imports:
         if failed:
             hint = "; install the package's dependencies where gate-check runs to read it this way" \
                 if "ModuleNotFoundError" in failed[0] else ""
+            if not hint and _NEEDS_A_GPU.search(failed[0]):
+                hint = "; importing it needs a GPU, which no dependency installed where gate-check runs provides"
 
             def also(side):
                 return replace(side, error=f"{side.error}; importing it in a subprocess failed too ({failed[0]}{hint})") \
@@ -770,12 +778,21 @@ def _report_patches(ctx: SeriesContext, head: ReadText, path: str, module: str, 
         return any(_module_file(head, dotted, where) is not None for where in roots)
 
     imported = f", which {importer} imports" if importer else ""
+    unchecked = UncheckedModules(ctx.policy.api_unchecked_modules)
     for patch in patches_of(text, module, path.endswith("/__init__.py"), is_repository_module):
-        if any(patch.target == package or patch.target.startswith(package + ".") for package in located):
+        if not any(patch.target == package or patch.target.startswith(package + ".") for package in located):
+            continue
+        if patch.target in unchecked:  # its surface is not compared, so nothing compared is bypassed
             ctx.report("G5", path, patch.line, f"`{patch.statement}` sets or deletes a name of module {patch.target} "
-                       f"from module {module}{imported}: G5 reads each module's names from its own code, so what "
-                       f"callers get there goes unchecked; define the name in {patch.target} itself",
+                       f"from module {module}{imported}; {patch.target} is listed in api.unchecked_modules of the base "
+                       "policy, so its surface is not compared either way", severity="warning",
                        commit=ctx.change.last_commit_touching(path))
+            continue
+        ctx.report("G5", path, patch.line, f"`{patch.statement}` sets or deletes a name of module {patch.target} "
+                   f"from module {module}{imported}: G5 reads each module's names from its own code, so what "
+                   f"callers get there goes unchecked; define the name in {patch.target} itself, or list "
+                   f"{patch.target} in the base policy's api.unchecked_modules (its surface is then not compared)",
+                   commit=ctx.change.last_commit_touching(path))
 
 
 def _check_outside_patchers(ctx: SeriesContext, head: ReadText, located: dict[str, str]) -> None:
@@ -933,6 +950,8 @@ class PackageReading:
 
     packages: dict[str, str]
     modules: dict[str, int]
+    unreadable: tuple[str, ...] = ()  # the modules neither reading works for, by dotted name
+    unchecked_readable: int = 0  # modules the policy leaves unchecked that the checker could read statically
 
 
 def read_every_module(ctx: SeriesContext) -> PackageReading:
@@ -948,6 +967,7 @@ def read_every_module(ctx: SeriesContext) -> PackageReading:
     unchecked = _unchecked_modules(ctx, located, head)
     switches = _switches(ctx)
     counts = dict.fromkeys(("static", "imported", "unreadable", "unchecked", "private"), 0)
+    unreadable, unchecked_readable = [], 0
     with ExitStack() as stack:
         if reused_checkouts.in_effect() is None:
             stack.enter_context(reused_checkouts.reused_checkouts())
@@ -967,13 +987,17 @@ def read_every_module(ctx: SeriesContext) -> PackageReading:
             _report_patches(ctx, head, path, module, located)
             if module in unchecked:
                 counts["unchecked"] += 1
+                surface = _surface(ctx, head, path, root, ())
+                unchecked_readable += surface is not None and not surface.error
             elif is_private_module(module) and module not in switches:
                 counts["private"] += 1
             else:
                 outcome = _check_new_module(ctx, imports, head, path, located)
                 if outcome is not None:
                     counts[outcome] += 1
-    return PackageReading(located, counts)
+                if outcome == "unreadable":
+                    unreadable.append(module)
+    return PackageReading(located, counts, tuple(unreadable), unchecked_readable)
 
 
 def _package_files(ctx: SeriesContext, located: dict[str, str], ref: str) -> list[str]:
