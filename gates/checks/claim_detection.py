@@ -49,7 +49,7 @@ from gates.checks.claim_context import (
 )
 from gates.checks.claim_headings import is_plan_label, planned_item
 from gates.checks.claim_mood import (
-    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, confirmed_after, mood_of,
+    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, confirmed_after, mood_of, not_seen,
     names_another_arm, quotation, states_relative_result, taken_back, target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_sources import another_sources_value, baseline_alone, disowned
@@ -419,8 +419,10 @@ class _Block:
             return None
         sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
         ends_with = self.text[sentence_end] if sentence_end < len(self.text) else ""
-        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results]) \
-            or another_sources_value(clause, self._sentence_at(start)[1])
+        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        if mood is None:
+            _, sentence, _, following = self._sentence_at(start)
+            mood = not_seen(clause, sentence, following) or another_sources_value(clause, sentence, following)
         result = self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
         at = results[0].start()
         if mood is not None:
@@ -472,17 +474,16 @@ class _Block:
         if reach > start + len(clause):
             clause = self.text[start:self.spans[bisect_right(self.span_starts, reach - 1) - 1][1]]
         mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
-        sentence_start, sentence, period = self._sentence_at(start)
-        following = self.text[period.end():period.end() + 240] if period else ""
+        sentence_start, sentence, period, following = self._sentence_at(start)
         next_period = _PERIOD.search(following)
         next_sentence = following[:next_period.start()] if next_period else following
         if mood is None:
-            return disowned(clause, sentence + " " + next_sentence) \
+            return not_seen(clause, sentence, following) or disowned(clause, sentence + " " + next_sentence) \
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results], following) \
                 or target_carried(clause, self.text[sentence_start:start]) or baseline_alone(clause, sentence, following) \
-                or another_sources_value(clause, sentence) or planned_item(clause, self.block.heading, sentence)
+                or another_sources_value(clause, sentence, following) or planned_item(clause, self.block.heading, sentence)
         if mood.name == USUAL_VALUE and names_another_arm(sentence):
             return None  # "Usually TTFT is 290 ms; on main it was 410 ms": one side of a comparison
         numeric = [m.end() for m in results if re.search(r"\d", m.group(0))] or [m.end() for m in results]
@@ -492,13 +493,15 @@ class _Block:
             return None  # "预期吞吐能提升 35%，压测也是这个数", "In theory 1.4x, and our serving benchmark agrees"
         return mood
 
-    def _sentence_at(self, start: int) -> tuple[int, str, re.Match | None]:
-        """(where it starts, its text, the period that ends it) of the sentence that holds `start`."""
+    def _sentence_at(self, start: int) -> tuple[int, str, re.Match | None, str]:
+        """(where it starts, its text, the period that ends it, the block's text after it up to 240 characters) of
+        the sentence that holds `start`."""
         periods = self.periods
         index = bisect_left([p.start() for p in periods], start)
         sentence_start = periods[index - 1].end() if index else 0
         period = periods[index] if index < len(periods) else None
-        return sentence_start, self.text[sentence_start:period.start() if period else len(self.text)], period
+        following = self.text[period.end():period.end() + 240] if period else ""
+        return sentence_start, self.text[sentence_start:period.start() if period else len(self.text)], period, following
 
     def _results_before(self, start: int) -> list[re.Match]:
         """The results of the clause before, in the same sentence: what "so is the model" takes over."""

@@ -273,10 +273,6 @@ _NEGATED_RESULT = re.compile(
     r"(?:\b(?:not|never|no|without)\b|n['’]t\b)(?:\s+[\w\-]+){0,3}?\s+(?:improv|increas|speed|boost|gain|win|chang|affect|shorten"
     r"|reduc|lower|cut|drop"
     r"|impact|mov|differ|benefit|help|faster|better|measurable|significant|noticeable|visible|effect)\w*"
-    # "We did not see any end-to-end throughput improvement": what was looked for and not seen, a few words on
-    r"|(?:\b(?:not|never)|n['’]t)\s+(?:see|notice|observe|measure|find|get)\w*\s+(?:any|a|an)\b"
-    r"(?:\s+(?!(?:but|and|only|just|rather|instead)\b)[\w\-]+){0,4}?\s+(?:improvement|gain|speed-?up|win|benefit|change"
-    r"|difference|effect)s?\b"
     r"|(?:没有|未|无|不)\s*(?:明显|显著|任何)?\s*(?:的)?\s*(?:提升|变化|改善|影响|收益|加速|差异)", _I)
 _PURPOSE = re.compile(r"\b(?:to|in\s+order\s+to|so\s+as\s+to|aims?\s+to|intended\s+to|designed\s+to|meant\s+to"
                       r"|helps?\s+(?:to\s+)?)\s+(?:further\s+)?(?:improve|reduce|lower|increase|boost|speed\s+up|cut"
@@ -521,6 +517,46 @@ def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
             and not _SEEN.search(clause):
         return Mood("an expectation, not measured", f"{expected.group(0)} … {unmeasured.group(0)}")
     return None
+
+
+# A value a sentence gives: a number, with its suffix or unit sign ("8.5k", "1,940", "18%", "1.18x"); not a part of a
+# name ("Llama-3-8B", "H100", "#6021", "v2", "8xH100") nor a count before its noun ("8k prompts", "64 requests")
+_VALUE = re.compile(r"(?<![\w#.,/+\-])[~≈+−]?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKM]\b|x\b|×|%|倍))?(?![\w\-/])"
+                    r"(?!\s*(?:prompts?|tokens?\b|requests?|users?|gpus?|nodes?|layers?|heads?|steps?|runs?|times|个|条|张))")
+# "batch 64", "bs=8", "at 512 concurrency": a setting, no result
+_SETTING_BEFORE = re.compile(r"\b(?:batch(?:\s+size)?|bs|concurrency|tp|pp|ep|dp|rank|seq(?:uence)?\s+len(?:gth)?|context"
+                             r"|ctx)\s*[=:]?\s*$", _I)
+_SENTENCE_END = re.compile(r"[.。!?！？;；](?!\d)")
+
+
+def sentence_values(text: str) -> list[str]:
+    """The values `text` gives that are no setting ("8.5k", "1,940", "18%"; not "batch 64", "Llama-3-8B")."""
+    return [m.group(0) for m in _VALUE.finditer(text) if not _SETTING_BEFORE.search(text, 0, m.start())]
+
+
+def first_sentence(following: str) -> str:
+    """The first sentence of `following` (a decimal point ends none)."""
+    end = _SENTENCE_END.search(following)
+    return following[:end.start()] if end else following
+
+
+def next_sentence_values(following: str) -> bool:
+    """The next sentence of the block gives a value ("Split-KV: 1,940.", "18.5 here.")."""
+    return bool(sentence_values(first_sentence(following)))
+
+# "We did not see any end-to-end throughput improvement on Llama-2-7B": what was looked for and not seen, a few words on
+_NOT_SEEN = re.compile(r"(?:\b(?:not|never)|n['’]t)\s+(?:see|notice|observe|measure|find|get)\w*\s+(?:any|a|an)\b"
+                       r"(?:\s+(?!(?:but|and|only|just|rather|instead)\b)[\w\-]+){0,4}?\s+(?:improvement|gain|speed-?up|win"
+                       r"|benefit|change|difference|effect)s?\b", _I)
+
+
+def not_seen(clause: str, sentence: str, following: str) -> Mood | None:
+    """A result looked for and not seen, in a sentence that gives no value and before a sentence that gives none: a
+    negated result. "…; at batch 64 this PR gives 18%" or a next sentence "At batch 64, 1.18x." is a result beside it."""
+    found = _NOT_SEEN.search(clause)
+    if found is None or sentence_values(sentence) or next_sentence_values(following):
+        return None
+    return Mood("a negated result", found.group(0))
 
 
 def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ()) -> Mood | None:

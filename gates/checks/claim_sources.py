@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import re
 
-from gates.checks.claim_mood import ELSEWHERE, MODAL, OUR_OWN, THIS_CHANGE, Mood, states_relative_result
+from gates.checks.claim_mood import (
+    ELSEWHERE, MODAL, OUR_OWN, THIS_CHANGE, Mood, first_sentence, next_sentence_values, sentence_values,
+    states_relative_result,
+)
 
 _I = re.IGNORECASE
 
@@ -76,7 +79,7 @@ _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:e
 # "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
 # alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
 # "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
-_NOT_APPLIED = re.compile(r"本\s*PR\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
+_NOT_APPLIED = re.compile(r"(?:本\s*)?PR\s*(?:分支)?\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
                           r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b", _I)
 _BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
@@ -104,14 +107,43 @@ _OTHER_ARM_NEXT = re.compile(r"^\W*(?:(?:with|on|after|in)\s+(?:these|the|this)\
 _NOW_REACHES = re.compile(r"\bnow\s+(?:clears|reaches|hits|does|gets|meets|beats)\b", _I)
 
 
+# The change's arm by any of its names: "with our patch", "the new kernel", "PR head", "split-KV", "once this lands", 本次修改
+_ARM_WORD = re.compile(r"\bwith\s+(?:our|my|the\s+(?:new|patch|fix|change)|these|this|it)\b|\bthis\s+one\b"
+                       r"|\bthe\s+present\s+(?:change|pr|patch)\b"
+                       r"|\b(?:our|my)\s+(?:version|build|branch|patch|fix|kernel|change|code|implementation|port)\b"
+                       r"|\bafter\s+(?:this|the\s+(?:patch|fix|change)|applying|enabling)\b|\bonce\b"
+                       r"|\b(?:new|fused|patched|rebuilt|rebased|ported|patch(?:es)?|fix(?:es)?|head|pr|commits?"
+                       r"|build|revision|v\d+|ours|mine|enabled?|path|route)\b|(?<!main\s)(?<!main)\bbranch\b|\bsplit[\w\-]*"
+                       r"|本次|补丁|修改|新|之后|以后|后为|后是|改动|(?<!main\s)(?<!main)分支|打开|开启|修复", _I)
+_SEGMENT = re.compile(r"[^;；]+")
+# "…; we're at 410 ms on main and at 262 ms with chunked prefill": a second value brought in for another arm
+_SECOND_ARM = re.compile(r"\band\s+(?:at\s+|is\s+|was\s+)?[~≈]?\d[\d.,]*\s*[kKM%x]?\s*\S*\s+(?:with|using|via|under)\b", _I)
+
+
+def names_an_arm(text: str) -> bool:
+    """The text names the change's arm by any of its names ("split-KV: 10.9k", "with our patch", 本次修改)."""
+    return _ARM_WORD.search(text) is not None
+
+
+def _values_elsewhere(segments: list[str]) -> bool:
+    """A part of the sentence gives a value and names the change's arm by any name ("10.9k with the new kernel",
+    "split-KV serves 18.5", "本次修改之后为 18.5")."""
+    return any(sentence_values(segment) and (_ARM_WORD.search(segment) or _SECOND_ARM.search(segment))
+               for segment in segments)
+
+
 def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | None:
     """The base arm's numbers alone, or a golden value updated: no result of the change. `following` is the next
-    sentence, which may give another arm its number."""
+    sentence, which may give another arm its number. No part of the sentence may give a value beside a name of the
+    change's arm ("main currently serves 14.2 req/s; split-KV serves 18.5" is a claim), and the next sentence gives
+    no value ("Baseline on main: 1,540 output tok/s. Split-KV: 1,940.")."""
     clause, sentence = _NOT_APPLIED.sub(" ", clause), _NOT_APPLIED.sub(" ", sentence)
     if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence) or _OTHER_ARM_NEXT.match(following):
         return None
     lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
     if lead:
+        if _values_elsewhere(_SEGMENT.findall(sentence)) or next_sentence_values(following):
+            return None
         return Mood("the base arm alone", lead.group(0))
     update = _REFERENCE_UPDATE.search(clause)
     if update and not THIS_CHANGE.search(sentence) and not _NOW_REACHES.search(sentence):
@@ -159,17 +191,27 @@ _LEVEL_PERCENT = re.compile(r"(?:是|为|\bis\b|\bwas\b|=|:)\s*[~≈约]?\s*\d+(
                             r"(?!\s*(?:更|高|低|快|慢|提升|提高|增加|降低|减少))", _I)
 
 
-def another_sources_value(clause: str, sentence: str) -> Mood | None:
+_PR_NUMBER = re.compile(r"#(\d+)")
+_THAT_CHANGE = re.compile(r"\b(?:that|the\s+same)\s+(?:pr|change|commit|patch)\b", _I)
+
+
+def another_sources_value(clause: str, sentence: str, following: str = "") -> Mood | None:
     """The clause gives a value that another system or paper publishes, or a value from another change's history,
-    and its sentence names no arm of this change: a number from elsewhere."""
-    if _names_the_change_arm(sentence) or _NOW.search(sentence):
+    and its sentence names no arm of this change by any name, nor does the next sentence give a value: a number
+    from elsewhere. `following`: the text after the sentence, in its block."""
+    if _names_the_change_arm(sentence) or _NOW.search(sentence) or next_sentence_values(following):
         return None
     other = _OTHER_CHANGE.search(sentence)
     if other:
+        if _WE.search(sentence) or len(_PR_NUMBER.findall(sentence)) > 1 \
+                or _values_elsewhere(_SEGMENT.findall(_THAT_CHANGE.sub(" ", sentence))):
+            return None  # "…, and our patch takes it to 1.3k", "#6188 raises it to 1.2k" (the change by its number?)
         return Mood("a number from elsewhere", other.group(0))
     source = _NAMED_SOURCE.search(clause)
     if source is None or states_relative_result(_LEVEL_PERCENT.sub(" ", clause)):
         return None
-    if _WE.search(sentence) and not _BASE.search(sentence):
-        return None  # "SGLang lists 11k tok/s and we get 12k": our own number beside it
+    segments = _SEGMENT.findall(sentence)
+    if any(_WE.search(segment) and not _BASE.search(segment) for segment in segments) or _values_elsewhere(segments) \
+            or _ARM_WORD.search(first_sentence(following)):
+        return None  # "SGLang lists 11k tok/s and we get 12k", "…; we're at 8.5k on main, 10.9k with the new kernel"
     return Mood("a number from elsewhere", source.group(0))
