@@ -33,6 +33,7 @@ def sound_policy(repo) -> str:
     return POLICY + (f"approvals:\n  sources: [signed-commit]\n  allowed_signers: {SIGNERS}\n"
                      f"attestation:\n  keys:\n    - {{id: gpu-runner, public_key: \"{runner_key()}\"}}\n"
                      "  required:\n    L4: [numeric]\n"
+                     "contracts:\n  L4: [numeric, bitwise]\n"
                      f"history:\n  enforce_from: {repo.sha('HEAD')}\n")
 
 
@@ -60,6 +61,7 @@ def test_a_sound_set_up_passes_and_says_what_it_read(repo, capsys):
     assert "attestation: 1 key(s), signed evidence required at L4" in out
     assert "api: kernels (under .); modules read statically 4" in out
     assert "checker pin: design-gates @ git+https://example.invalid/design-gates@v0.1.0" in out
+    assert "contracts a L4 record must declare: numeric, bitwise" in out
     assert out.rstrip().endswith("0 error(s), 0 warning(s) in the set-up at " + repo.sha("HEAD")[:12])
 
 

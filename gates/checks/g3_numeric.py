@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from gates.checks.context import GateContext, stage_at_least
 from gates.checks.oracle_reference import oracle_problem
+from gates.checks.required_contracts import missing_contract
 from gates.checks.suite_evidence import judged_results
 from gates.checks.tolerance_bounds import ceilings_of, is_finite_number, number_text, tolerance_problems
 from gates.model.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
@@ -29,7 +30,7 @@ GATE = "G3"
 def check(record: Record, ctx: GateContext) -> GateResult:
     contract = record.get("numeric_contract")
     if contract is None:
-        return GateResult(GATE, Status.NOT_APPLICABLE)
+        return missing_contract(record, ctx, "numeric", GATE) or GateResult(GATE, Status.NOT_APPLICABLE)
     findings: list[Finding] = []
     add = adder_at_keys(GATE, record, findings)
     ceilings = ceilings_of(ctx.policy)

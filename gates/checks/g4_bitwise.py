@@ -20,6 +20,7 @@ from gates.model.findings import Finding, GateResult, Status, adder_at_keys, res
 from gates.checks.fingerprint_changes import (
     FP_KEYS, REMOVED, Acceptance, Unreadable, compare, path_at_merge_base, read_at_merge_base, read_working_tree, short,
 )
+from gates.checks.required_contracts import missing_contract
 from gates.checks.suite_evidence import judged_results
 from gates.model.record import Record
 
@@ -29,7 +30,7 @@ GATE = "G4"
 def check(record: Record, ctx: GateContext) -> GateResult:
     bitwise = record.get("bitwise")
     if bitwise is None:
-        return GateResult(GATE, Status.NOT_APPLICABLE)
+        return missing_contract(record, ctx, "bitwise", GATE) or GateResult(GATE, Status.NOT_APPLICABLE)
     if not stage_at_least(ctx.effective_stage(record), "B"):
         return GateResult(GATE, Status.NOT_APPLICABLE)
     findings: list[Finding] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from gates.checks.context import GateContext, stage_at_least
 from gates.checks.evidence_refs import checked_artifact, evidence_by_id
+from gates.checks.required_contracts import missing_contract
 from gates.evidence.device_environment import device_environment_problems
 from gates.model.findings import Finding, GateResult, Status, adder_at_keys, result_from_findings
 from gates.model.record import Record
@@ -24,7 +25,7 @@ GATE = "G6"
 def check(record: Record, ctx: GateContext) -> GateResult:
     capture = record.get("capture")
     if capture is None or capture.get("required") is not True:
-        return GateResult(GATE, Status.NOT_APPLICABLE)
+        return missing_contract(record, ctx, "capture", GATE) or GateResult(GATE, Status.NOT_APPLICABLE)
     due = capture.get("due") or "C"
     if not stage_at_least(ctx.effective_stage(record), due):
         return GateResult(GATE, Status.NOT_APPLICABLE)

@@ -243,6 +243,14 @@ def _attestation(ctx: SeriesContext, policy: Policy, report: SetupReport) -> Non
                    "can be attested (`gate-check key new` makes one)", commit=ctx.change.head)
     report.facts.append(f"attestation: {len(trusted.keys)} key(s), signed evidence required at "
                         f"{', '.join(sorted(required)) or 'no level'}")
+    hot = [rule.level for rule in policy.rules if rule.level in ("L3", "L4")]
+    highest = max(hot, key=LEVELS.index, default=None)
+    contracts = policy.required_contracts(highest) if highest else []
+    report.facts.append(f"contracts a {highest or 'hot'} record must declare: {', '.join(contracts) or 'none'}")
+    if highest and not contracts:
+        ctx.report(SETUP, policy.path, 1, f"the policy requires no contract of a record covering {highest} paths: one "
+                   "that declares no numeric contract, bitwise anchors or capture leaves G3, G4 and G6 not applicable "
+                   "(`contracts: {L4: [numeric, bitwise]}`)", severity="warning", commit=ctx.change.head)
 
 
 def _policy_lines(ctx: SeriesContext, policy: Policy) -> dict:

@@ -145,6 +145,14 @@ class Policy:
                       for value in [approvals.get(key)] if isinstance(value, str) and value})
         return found
 
+    def required_contracts(self, level: str | None) -> list[str]:
+        """The contracts a record of `level` must declare (`contracts` in the policy: numeric, bitwise, capture),
+        those listed for it or for any lower level, in that order."""
+        contracts = self.section("contracts")
+        listed = {kind for name in (LEVELS[: LEVELS.index(level) + 1] if level in LEVELS else ())
+                  for kind in contracts.get(name) or []}
+        return [kind for kind in ("numeric", "bitwise", "capture") if kind in listed]
+
     def is_hot(self, path: str) -> bool:
         return self.level_of(path)[0] in HOT_LEVELS
 
@@ -181,6 +189,10 @@ class Policy:
             added = sorted(set(getattr(newer, f"api_{key}")) - set(getattr(self, f"api_{key}")))
             if added:
                 found.append(f"api {key} added {', '.join(added)}")
+        for level in LEVELS:
+            dropped = [kind for kind in self.required_contracts(level) if kind not in newer.required_contracts(level)]
+            if dropped:
+                found.append(f"contracts at {level} no longer require {', '.join(dropped)}")
         return found
 
 
