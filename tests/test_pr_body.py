@@ -285,3 +285,16 @@ def test_a_single_pr_record_is_described_as_one_pull_request_not_a_stage_of_a_se
     validation = section(body, "Validation")
     assert "Carried from earlier stages" not in validation
     assert "`numeric-h200` (Numeric suite)" in validation.split("### What was not run")[0]
+    assert "and the evidence the record cites, together (the single-pr process)." in body
+
+
+def test_a_single_pr_record_that_cites_no_evidence_does_not_say_it_carries_some(repo, capsys):
+    (repo / ".design-gates").mkdir()
+    (repo / ".design-gates" / "config.yaml").write_text("profiles:\n  stacked: {}\n  single-pr: {}\n")
+    record = write_record(repo, "splitkv", "D")
+    text = record.read_text(encoding="utf-8").replace("stage: D\n", "stage: D\nprocess: single-pr\n", 1)
+    record.write_text(re.sub(r"^evidence:\n(?:[- ] .*\n)+", "evidence: []\n", text, flags=re.M), encoding="utf-8")
+    body = pr_body(repo, record, "D", capsys)[1]
+    assert ("This pull request carries the design record and the change with its tests, together (the single-pr "
+            "process); the record cites no evidence artifact.") in body
+    assert "the evidence the record cites" not in body

@@ -46,6 +46,8 @@ TEXT = {
         "single_fact": "one pull request: record, change and evidence together",
         "single_scope": "This pull request carries the design record, the change with its tests, and the evidence "
                         "the record cites, together (the single-pr process).",
+        "single_scope_no_evidence": "This pull request carries the design record and the change with its tests, "
+                                    "together (the single-pr process); the record cites no evidence artifact.",
         "record": "Design record", "stage": "stage", "of": "of the series A→D", "stacked": "stacked on",
         "risk": "risk", "why": "Why", "design": "Design", "decisions": "Decisions needed from reviewers",
         "validation": "Validation", "run": "What was run", "not_run": "What was not run",
@@ -80,6 +82,7 @@ TEXT = {
         "single_title": "设计记录、改动与证据",
         "single_fact": "单个 PR：记录、改动与证据一并提交",
         "single_scope": "本 PR 一并加入设计记录、改动及其测试，以及记录引用的证据（single-pr 流程）。",
+        "single_scope_no_evidence": "本 PR 一并加入设计记录、改动及其测试（single-pr 流程）；记录未引用任何证据文件。",
         "record": "设计记录", "stage": "阶段", "of": "（系列 A→D）", "stacked": "依赖于",
         "risk": "风险等级", "why": "为什么（诊断）", "design": "设计", "decisions": "需要评审决议的问题",
         "validation": "验证", "run": "已运行", "not_run": "未运行", "results": "结果（记录 §7）",
@@ -161,10 +164,11 @@ def render(record: Record, stage: str, gates: dict, store: EvidenceStore, lang: 
     stacked = record.get("stacked_on", default=[]) or []
     if stacked:
         facts.append(f"{t['stacked']} " + ", ".join(f"`{s}`" for s in stacked))
-    out += [" · ".join(facts), "", t["single_scope"] if single else t["scope"][stage], ""]
+    artifacts = _artifacts(record, store)
+    scope = (t["single_scope"] if artifacts else t["single_scope_no_evidence"]) if single else t["scope"][stage]
+    out += [" · ".join(facts), "", scope, ""]
     if t["lang_note"] and record.get("lang") != lang:
         out += [t["lang_note"], ""]
-    artifacts = _artifacts(record, store)
     out += [f"## {t['why']}", "", _section_text(record, 1, t), ""]
     cited = [a for a in artifacts if _in_section(record, 1, a["path"])]
     if cited:
