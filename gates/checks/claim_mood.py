@@ -123,7 +123,9 @@ _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|p
                    r"|acceptable|budget|pings?|notif(?:y|ies)|warns?|bots?)\b", _I)
 # "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
 _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
-                             r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$", _I)
+                             r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$"
+                             # "goodput 提升 1.4 倍（SLO：TTFT<300ms）": the target in brackets after a result
+                             r"|[（(]\s*$", _I)
 _FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress(?:es|ed)\b|rise|rises|rose"
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+(?:roughly\s+|about\s+|around\s+)?[~≈]?\d|[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into)\s+[\d.]|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)

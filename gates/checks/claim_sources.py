@@ -24,7 +24,7 @@ import re
 
 from gates.checks.claim_mood import (
     ELSEWHERE, MODAL, OUR_OWN, THIS_CHANGE, Mood, first_sentence, next_sentence_values, sentence_values,
-    states_relative_result,
+    states_a_change, states_relative_result,
 )
 
 _I = re.IGNORECASE
@@ -34,7 +34,8 @@ _DISOWNED = re.compile(
     r"\b(?:don['’]t|do\s+not)\s+have\s+(?:any\s+)?(?:comparable\s+)?(?:numbers|data|results)\b|\bno\s+comparable\s+numbers\b"
     r"|\bnot\s+from\s+our\s+(?:implementation|runs?|code|setup|measurements?|benchmarks?)\b"
     r"|\bthis\s+(?:pr|change)\s+is\s+(?:only|just|purely)\s+a\s+refactor\b|\bno\s+functional\s+changes?\b"
-    r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|not)\s+(?:yet\s+)?(?:tried\s+to\s+)?(?:reproduce|verify|check"
+    r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|do\s+not|don['’]t|not)\s+(?:yet\s+)?"
+    r"(?:(?:tried|try|trying)\s+to\s+)?(?:reproduce|verify|check"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
     r"|\bfixed\s+in\s+v?\d+\.\d+|\bmentioning\s+it\s+because\b|\bthe\s+(?:figure|number)\s+[\w\s]{1,20}?keeps?\s+quoting\b"
     r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed|measured)\b|(?:\bnot|n['’]t)\s+comparable\b"
@@ -80,7 +81,8 @@ _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:e
 # alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
 # "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
 _NOT_APPLIED = re.compile(r"(?:本\s*)?PR\s*(?:分支)?\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
-                          r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b", _I)
+                          r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b"
+                          r"|\b(?:not|un)\s*(?:changed|affected|touched)\s+by\s+this\s+(?:pr|patch|change)\b", _I)
 _BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
                             r"|main(?:\s+branch)?\s+(?:currently|still|as\s+of\s+today)|the\s+base\s+branch\s+currently)\b"
@@ -113,7 +115,7 @@ _ARM_WORD = re.compile(r"\bwith\s+(?:our|my|the\s+(?:new|patch|fix|change)|these
                        r"|\b(?:our|my)\s+(?:version|build|branch|patch|fix|kernel|change|code|implementation|port)\b"
                        r"|\bafter\s+(?:this|the\s+(?:patch|fix|change)|applying|enabling)\b|\bonce\b"
                        r"|\b(?:new|fused|patched|rebuilt|rebased|ported|patch(?:es)?|fix(?:es)?|head|pr|commits?"
-                       r"|build|revision|v\d+|ours|mine|enabled?|path|route)\b|(?<!main\s)(?<!main)\bbranch\b|\bsplit[\w\-]*"
+                       r"|build|revision|v\d+(?![.\d])|ours|mine|enabled?|path|route)\b|(?<!main\s)(?<!main)\bbranch\b|\bsplit[\w\-]*"
                        r"|本次|补丁|修改|新|之后|以后|后为|后是|改动|(?<!main\s)(?<!main)分支|打开|开启|修复", _I)
 _SEGMENT = re.compile(r"[^;；]+")
 # "…; we're at 410 ms on main and at 262 ms with chunked prefill": a second value brought in for another arm
@@ -173,20 +175,29 @@ def _names_the_change_arm(text: str) -> bool:
 
 # "TensorRT-LLM lists", "The vLLM README reports", "FlashInfer's docs quote", "Megatron-LM 论文里": a named system or its
 # document at the start of the clause, giving the value; "This", "The", "Our" and the like name no system
+_DOCUMENT = r"(?i:paper|readme|blog(?:\s+post)?|docs?|release\s+notes?|(?:perf(?:ormance)?\s+)?(?:table|page|overview))"
 _NAMED_SOURCE = re.compile(
-    r"^\W*(?:the\s+)?(?!(?:This|That|These|The|Our|We|It|PR|Main|Master|Baseline|Before|After|With|On|In|For)\b)"
+    r"^\W*(?:(?i:per|according\s+to|from)\s+)?(?:the\s+)?"
+    r"(?!(?:This|That|These|The|Our|We|It|PR|Main|Master|Baseline|Before|After|With|On|In|For|Per|From)\b)"
     r"(?P<name>[A-Z][\w\-.]*[\w])(?:['’]s)?"
-    r"(?:\s+(?i:paper|readme|blog(?:\s+post)?|docs?|release\s+notes?|(?:perf(?:ormance)?\s+)?(?:table|page|overview)))?"
-    r"\s+(?i:lists|list|publishes|published|quotes|quoted|advertises|advertised|reports|reported|claims|claimed|shows)\b"
+    # "TensorRT-LLM lists", "SGLang's blog reports", or a document named as the lead: "Per the X perf overview, …"
+    rf"(?:(?:\s+{_DOCUMENT})?\s+(?i:lists|list|publishes|published|quotes|quoted|advertises|advertised|reports|reported"
+    r"|claims|claimed|shows)\b"
+    rf"|\s+{_DOCUMENT}\s*,)"
     r"|^\W*(?P<zh>[A-Za-z][\w\-.]*)\s*(?:的)?\s*(?:论文|官方(?:数据|博客|文档)?|博客|文档|README)\s*(?:里|中|上|称|给出)", )
 _WE = re.compile(r"\b(?:we|our|us|ours|i)\b|['’]re\b|我们|咱们", _I)
 _BASE = re.compile(r"\b(?:main|master|baseline)\b|基线|主干", _I)
 # "Before #6021, …", "#5120 合入之前": the time before another, numbered change; "that PR regressed it to 0.9k"
 _OTHER_CHANGE = re.compile(r"^\W*(?:before|until|prior\s+to|since)\s+(?:pr\s*)?#\d+\b"
+                           # "A previous attempt in #4519 showed …", "Follow-up to #6634, which improved …", "之前的 #4519"
+                           r"|^\W*(?:(?:a|an|the|our)\s+)?(?:previous|earlier|prior|original|first)\s+(?:attempt|pr|change"
+                           r"|version|try|patch|implementation)\s+(?:in\s+|at\s+|from\s+|was\s+)?(?:pr\s*)?#\d+\b"
+                           r"|^\W*follow-?up\s+(?:to|on)\s+(?:pr\s*)?#\d+\b|^\W*(?:之前|此前|先前)的?\s*(?:PR\s*)?#\d+"
                            r"|^\W*(?:pr\s*)?#\d+\s*(?:合入|合并|上线)?\s*(?:之前|以前|前|之后|以后|后)", _I)
 _NOW = re.compile(r"\bnow\b|\btoday\b|现在|目前|如今", _I)
 # "MFU 是 52%", "utilization is 71%": a level in percent, not a change by a percent ("30% higher", "提升 30%")
-_LEVEL_PERCENT = re.compile(r"(?:是|为|\bis\b|\bwas\b|=|:)\s*[~≈约]?\s*\d+(?:\.\d+)?\s*%"
+_LEVEL_PERCENT = re.compile(r"\d+(?:\.\d+)?\s*%\s+(?=MFU|HFU|utili[sz]ation|occupancy|hit\s+rate|accuracy)"
+                            r"|(?:是|为|\bis\b|\bwas\b|=|:)\s*[~≈约]?\s*\d+(?:\.\d+)?\s*%"
                             r"(?!\s*(?:higher|lower|faster|slower|more|less|better|worse|up|down|over|above|below)\b)"
                             r"(?!\s*(?:更|高|低|快|慢|提升|提高|增加|降低|减少))", _I)
 
@@ -199,14 +210,20 @@ def another_sources_value(clause: str, sentence: str, following: str = "") -> Mo
     """The clause gives a value that another system or paper publishes, or a value from another change's history,
     and its sentence names no arm of this change by any name, nor does the next sentence give a value: a number
     from elsewhere. `following`: the text after the sentence, in its block."""
-    if _names_the_change_arm(sentence) or _NOW.search(sentence) or next_sentence_values(following):
+    sentence = _NOT_APPLIED.sub(" ", sentence)  # "(baseline, not changed by this PR)"
+    if _NOW.search(sentence) or next_sentence_values(following):
         return None
     other = _OTHER_CHANGE.search(sentence)
     if other:
+        # "…; 本 PR 只重写了 kernel": the change named beside another's history, with no result of its own
+        named = [segment for segment in _SEGMENT.findall(sentence) if _names_the_change_arm(segment)]
         if _WE.search(sentence) or len(_PR_NUMBER.findall(sentence)) > 1 \
+                or any(sentence_values(segment) or states_a_change(segment) for segment in named) \
                 or _values_elsewhere(_SEGMENT.findall(_THAT_CHANGE.sub(" ", sentence))):
             return None  # "…, and our patch takes it to 1.3k", "#6188 raises it to 1.2k" (the change by its number?)
         return Mood("a number from elsewhere", other.group(0))
+    if _names_the_change_arm(sentence):
+        return None
     source = _NAMED_SOURCE.search(clause)
     if source is None or states_relative_result(_LEVEL_PERCENT.sub(" ", clause)):
         return None

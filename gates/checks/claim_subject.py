@@ -70,6 +70,16 @@ _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decodi
 _SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?"
                              r"(?:\s+(?:itself|alone|now|runs|ran|takes|took))*,?\s*$"
                              r"|(?:算子|内核|核函数|kernel)\s*的?\s*$", _I)
+# "量化 → GEMM → 反量化整条流水线端到端": a chain of ops right before the scope word
+_CHAIN_BEFORE = re.compile(r"(?:[\w+\u4e00-\u9fff][\w\-+\u4e00-\u9fff]*\s*(?:→|->)\s*){2}[^，。；,;]{0,16}$")
+# "the quantize → GEMM → dequant pipeline", "the sampler pipeline (penalties → softmax → top-k)": ops chained by arrows,
+# none of them a serving stage
+_OP_CHAIN = re.compile(r"(?:[\w+\u4e00-\u9fff][\w\-+\u4e00-\u9fff]*\s*(?:→|->)\s*){2}[\w+\u4e00-\u9fff]")
+_SERVING_STAGE = re.compile(r"prefill|decod|tokeniz|schedul|request|network|queue|预填充|解码|调度|请求", _I)
+# "The whole backward of the fused linear cross-entropy, end to end, …": a pass of an op before the scope word
+_PASS_OF_BEFORE = re.compile(r"\b(?:forward|backward|fwd|bwd)(?:\s+pass)?\s+of\s+(?P<op>[^,;.]{1,60}?),?\s*$", _I)
+# "for the Llama-2-7B MLP up-projection shape": the model names where a kernel's problem size comes from
+_SHAPE_WORD_AFTER = re.compile(r"^[\s\-\w]{0,40}?\bshapes?\b|^[^，。；]{0,12}?形状", _I)
 _SCOPE_IS_TESTING = re.compile(r"^[\s\-]*(?:tests?|testing|test\s+suite|ci|checks?|examples?|tutorials?|smoke|scripts?"
                                r"|correctness|encryption|type\s+safety|tracing|coverage)\b", _I)
 # Words that put a whole clause in a kernel's world ("… for large N due to better L2 reuse", "… for one layer")
@@ -252,9 +262,19 @@ class Subjects:
 
     def scope_word_level(self, clause: str, start: int, end: int, model_level_in_clause: bool) -> str | None:
         """Why the scope word at clause[start:end] is not model-level ("kernel-level: …"), or None."""
-        if _SPANNED_BEFORE.search(clause[max(0, start - 80):start]):
+        before = clause[max(0, start - 80):start]
+        if _SPANNED_BEFORE.search(before):
             return "kernel-level: end to end of the kernel or pass before it"
+        chain = _CHAIN_BEFORE.search(before)
+        if chain and not _SERVING_STAGE.search(chain.group(0)):
+            return f"kernel-level: end to end of a chain of ops ({chain.group(0).strip()!r})"
+        op = _PASS_OF_BEFORE.search(before)
+        if op and (self.kernel.search(op.group("op")) or re.search(r"\bfused\b", op.group("op"), _I)):
+            return "kernel-level: end to end of an op's pass before it"
         after = clause[end:end + 140]
+        chain = _OP_CHAIN.search(after[:80])
+        if chain and not _SERVING_STAGE.search(after[:chain.end() + 40]):
+            return f"kernel-level: end to end of a chain of ops ({chain.group(0)!r})"
         spans = None if _SPANS_A_MODEL.match(after) else _SCOPE_SPANS_KERNEL.match(after)
         if spans:
             return f"kernel-level: end to end of a kernel or pass ({spans.group(0).strip(' (,:')!r})"
@@ -285,6 +305,8 @@ class Subjects:
             return True  # "the shapes are from a Llama-3-8B trace", "这些形状取自 Qwen3-235B": a kernel benchmark's setting
         if self._names_shapes_in_parentheses(clause, start, end):
             return True
+        if _SETTING_PREPOSITION.search(clause[:start]) and _SHAPE_WORD_AFTER.match(clause[end:end + 48]):
+            return True  # "for the Llama-2-7B MLP up-projection shape this is 0.31 ms → 0.24 ms"
         return bool(_SETTING_PREPOSITION.search(clause[:start]) or _SHAPE_SOURCE_AFTER.match(clause[end:end + 24])) \
             and (self._about_a_kernel(clause) or bool(_KERNEL_CONFIG.search(clause)
                                                       or re.search(r"\b(?:fused|pass|launch|permute|unpermute|template|wrapper|profiler)\b", clause, _I)))

@@ -406,7 +406,7 @@ QUANTITIES = (
 _COMPARATIVES = (
     rf"{_BEGIN}(?:(?:twice|thrice){_END}{_MULTIPLE}|{_NOT_A_PART}half|halv(?:e|es|ed|ing)|doubl(?:e|es|ed|ing)(?!{_H}*-?{_H}*check)|tripl(?:e|es|ed|ing)|quadrupl(?:e|es|ed)"
     rf"|sooner|(?:earlier|later)(?!{_H}+(?:releases?|versions?|runs?|commits?|prs?|comments?|posts?|messages?|sections?"
-    rf"|steps?|stages?|rounds?|iterations?|reviews?|drafts?){_END})|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
+    rf"|steps?|stages?|rounds?|iterations?|reviews?|drafts?){_END})(?!{_H}+(?:this|today|tonight|tomorrow|next|on){_END})|faster|quicker|slower|cheaper|less|fewer|lower|higher|shorter|longer|better|worse|more){_END}"
     rf"(?!{_H}+(?:bounds?|limits?|than{_H}+(?:or|the{_H}+(?:target|slo|budget)))\b)"
     rf"|{_BEGIN}(?:doppelt|halb(?:iert)?|verdoppelt|schneller|weniger|niedriger|h[öo]her|k[üu]rzer|sinkt|steigt"
     rf"|doble|mitad|r[áa]pid[oa]s?|menos|m[áa]s|baja|sube|reduce|disminuye|aumenta"
