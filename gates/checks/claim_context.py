@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from gates.checks.claim_mood import backs_a_quotation, names_this_change, states_relative_result
-from gates.checks.claim_sources import names_an_arm
+from gates.checks.claim_sources import gives_our_side, names_an_arm
 from gates.checks.claim_vocabulary import ARM_NAMES, NUMBER
 from gates.model.markdown_prose import ProseBlock
 
@@ -79,9 +79,11 @@ def number_given_to_the_change(excused_reason: str, text: str) -> str | None:
     """The result words when the paragraph `text`, right after one whose last verdict was excused for
     `excused_reason` (one of GIVEN_ELSEWHERE), gives that number to this change: it names the change's arm and gives
     a number of its own, or (after a quotation) backs the quoted words. None when it does not."""
-    named = _CHANGE_ARM.search(text) or _HEAD_ARM.search(text) or (
-        excused_reason.startswith(("a number from elsewhere", "the base arm alone")) and names_an_arm(text))
+    taken = excused_reason.startswith(("a number from elsewhere", "the base arm alone"))
+    named = _CHANGE_ARM.search(text) or _HEAD_ARM.search(text) or (taken and names_an_arm(text))
     number = NUMBER.search(text)
+    if taken and not (named and number) and gives_our_side(text) and not _DEFERRED.search(text):
+        return text[:60]  # "We match that now.", "Split-KV: about a quarter more."
     quoted = excused_reason.startswith("a quotation")
     if not ((named and number) or (quoted and backs_a_quotation(text))) or _DEFERRED.search(text):
         return None

@@ -121,6 +121,9 @@ _ZH_THRESHOLD = re.compile(r"若[^。；]{0,40}?(?:超过|高于|低于|上涨|�
 _GATE = re.compile(r"\b(?:block(?:s|ed)?|fail(?:s|ed)?|gates?|rejects?|alerts?|pages?|flags?|triggers?|allowed|tolerated"
                    r"|acceptance|criteri(?:on|a)"
                    r"|acceptable|budget|pings?|notif(?:y|ies)|warns?|bots?)\b", _I)
+# After a target, the value reached: "(now 290 ms)", "✅ 290 ms", "(split-KV: 290 ms)", "we're at 290 ms", "reached: 5,900"
+_TARGET_MET = re.compile(r"✅|✔|\b(?:reached|achieved|met|hits?|now|we\s+got|we['’]re\s+at|sits?\s+at|we\s+get)\b"
+                         r"|\bsplit[\w\-]*\s*[:=]?\s*[~≈]?\d|\bwith\s+(?:split[\w\-]*|this\s+pr|the\s+patch|it)\b|已达到|已达|现在", _I)
 # "18% higher under the 500 ms SLO", "at the same SLO": the target is the condition of a result, not the aim
 _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+(?:the\s+|a\s+|an\s+|our\s+|same\s+)*"
                              r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$"
@@ -592,6 +595,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
             return Mood("a request", found.group(0)[:40])
     target = next((found for found in _TARGET.finditer(stripped)
                    if not _UNDER_A_TARGET.search(stripped, 0, found.start())), None)
+    if target and _TARGET_MET.search(stripped, target.end()) and len(sentence_values(stripped[target.end():])) >= 2:
+        target = None  # "Targets: TTFT under 300 ms (now 290 ms)", "SLO: p99 TTFT < 300 ms (split-KV: 290 ms)": met
     threshold = _THRESHOLD.search(stripped) if _GATE.search(stripped) else None
     if threshold and not _ACHIEVED.search(stripped) \
             and all(threshold.start() <= start - offset < threshold.end() + 8 for start, _ in results):

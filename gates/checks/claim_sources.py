@@ -122,6 +122,25 @@ _SEGMENT = re.compile(r"[^;；]+")
 _SECOND_ARM = re.compile(r"\band\s+(?:at\s+|is\s+|was\s+)?[~≈]?\d[\d.,]*\s*[kKM%x]?\s*\S*\s+(?:with|using|via|under)\b", _I)
 
 
+# "We match that now", "Same here", "We're back to where we were", "本 PR 也一样": the number before, taken for ours
+_ADOPTS = re.compile(r"\b(?:same|reproduc\w*|match(?:es|ed)?|beat\w*|there\s+(?:now|plus)|back\s+to|restor\w*|identical"
+                     r"|likewise|keeps?\s+(?:it|that|this)|up\s+(?:to|from)|within\s+a\s+percent)\b"
+                     r"|也一样|一样|同样|这么多|回到|持平", _I)
+# Our side: "we", "ours", "here", "now", "this revision", "the final code", 本 PR, 我们, 这次
+_OUR_SIDE = re.compile(r"\b(?:we|our|ours|us|here|now|this\s+(?:pr|branch|revision|patch|change|one|attempt)"
+                       r"|the\s+final\s+code)\b|we['’]re\b|本\s*PR|我们|这次|现在|本分支", _I)
+
+
+def gives_our_side(text: str) -> bool:
+    """The text gives the change's side a result of its own: it names our side or the change's arm with a value, a
+    relative result, or words that take the number before for ours ("We match that now", "Split-KV: about a quarter
+    more", "本 PR 也一样")."""
+    if not (_OUR_SIDE.search(text) or _ARM_WORD.search(text)):
+        return False
+    return bool(sentence_values(text) or states_a_change(text) or _ADOPTS.search(text)
+                or any(not MODAL.search(reach.group(0)) for reach in _OWN_REACH.finditer(text)))  # "We now clear it."
+
+
 def names_an_arm(text: str) -> bool:
     """The text names the change's arm by any of its names ("split-KV: 10.9k", "with our patch", 本次修改)."""
     return _ARM_WORD.search(text) is not None
@@ -144,7 +163,8 @@ def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | No
         return None
     lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
     if lead:
-        if _values_elsewhere(_SEGMENT.findall(sentence)) or next_sentence_values(following):
+        if _values_elsewhere(_SEGMENT.findall(sentence)) or next_sentence_values(following) \
+                or gives_our_side(first_sentence(following)):
             return None
         return Mood("the base arm alone", lead.group(0))
     update = _REFERENCE_UPDATE.search(clause)
@@ -175,14 +195,15 @@ def _names_the_change_arm(text: str) -> bool:
 
 # "TensorRT-LLM lists", "The vLLM README reports", "FlashInfer's docs quote", "Megatron-LM 论文里": a named system or its
 # document at the start of the clause, giving the value; "This", "The", "Our" and the like name no system
-_DOCUMENT = r"(?i:paper|readme|blog(?:\s+post)?|docs?|release\s+notes?|(?:perf(?:ormance)?\s+)?(?:table|page|overview))"
+_DOCUMENT = (r"(?i:paper|readme|blog(?:\s+post)?|docs?|release\s+notes?|(?:perf(?:ormance)?\s+)?(?:table|page|overview)"
+             r"|(?:published|official|public)\s+(?:numbers|figures|results|benchmarks?))")
 _NAMED_SOURCE = re.compile(
-    r"^\W*(?:(?i:per|according\s+to|from)\s+)?(?:the\s+)?"
+    r"^\W*(?:(?i:fyi|for\s+(?:context|reference)|note)\s*[,:]\s*)?(?:(?i:per|according\s+to|from)\s+)?(?:the\s+)?"
     r"(?!(?:This|That|These|The|Our|We|It|PR|Main|Master|Baseline|Before|After|With|On|In|For|Per|From)\b)"
-    r"(?P<name>[A-Z][\w\-.]*[\w])(?:['’]s)?"
+    r"(?P<name>[A-Z][\w\-.]*[\w]|[a-z]+[A-Z][\w\-.]*[\w])(?:['’]s)?"
     # "TensorRT-LLM lists", "SGLang's blog reports", or a document named as the lead: "Per the X perf overview, …"
     rf"(?:(?:\s+{_DOCUMENT})?\s+(?i:lists|list|publishes|published|quotes|quoted|advertises|advertised|reports|reported"
-    r"|claims|claimed|shows)\b"
+    r"|claims|claimed|shows|show)\b"
     rf"|\s+{_DOCUMENT}\s*,)"
     r"|^\W*(?P<zh>[A-Za-z][\w\-.]*)\s*(?:的)?\s*(?:论文|官方(?:数据|博客|文档)?|博客|文档|README)\s*(?:里|中|上|称|给出)", )
 _WE = re.compile(r"\b(?:we|our|us|ours|i)\b|['’]re\b|我们|咱们", _I)
@@ -211,7 +232,7 @@ def another_sources_value(clause: str, sentence: str, following: str = "") -> Mo
     and its sentence names no arm of this change by any name, nor does the next sentence give a value: a number
     from elsewhere. `following`: the text after the sentence, in its block."""
     sentence = _NOT_APPLIED.sub(" ", sentence)  # "(baseline, not changed by this PR)"
-    if _NOW.search(sentence) or next_sentence_values(following):
+    if _NOW.search(sentence) or next_sentence_values(following) or gives_our_side(first_sentence(following)):
         return None
     other = _OTHER_CHANGE.search(sentence)
     if other:
@@ -228,7 +249,8 @@ def another_sources_value(clause: str, sentence: str, following: str = "") -> Mo
     if source is None or states_relative_result(_LEVEL_PERCENT.sub(" ", clause)):
         return None
     segments = _SEGMENT.findall(sentence)
-    if any(_WE.search(segment) and not _BASE.search(segment) for segment in segments) or _values_elsewhere(segments) \
+    if any(_WE.search(segment) and not _BASE.search(segment) and gives_our_side(segment) for segment in segments) \
+            or _values_elsewhere(segments) \
             or _ARM_WORD.search(first_sentence(following)):
         return None  # "SGLang lists 11k tok/s and we get 12k", "…; we're at 8.5k on main, 10.9k with the new kernel"
     return Mood("a number from elsewhere", source.group(0))

@@ -74,8 +74,9 @@ _SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matm
 _CHAIN_BEFORE = re.compile(r"(?:[\w+\u4e00-\u9fff][\w\-+\u4e00-\u9fff]*\s*(?:→|->)\s*){2}[^，。；,;]{0,16}$")
 # "the quantize → GEMM → dequant pipeline", "the sampler pipeline (penalties → softmax → top-k)": ops chained by arrows,
 # none of them a serving stage
-_OP_CHAIN = re.compile(r"(?:[\w+\u4e00-\u9fff][\w\-+\u4e00-\u9fff]*\s*(?:→|->)\s*){2}[\w+\u4e00-\u9fff]")
-_SERVING_STAGE = re.compile(r"prefill|decod|tokeniz|schedul|request|network|queue|预填充|解码|调度|请求", _I)
+_OP_CHAIN = re.compile(r"(?:[\w+\u4e00-\u9fff][\w\-+\u4e00-\u9fff]*\s*(?:→|->)\s*){2,}[\w+\u4e00-\u9fff][\w\-+\u4e00-\u9fff]*")
+_SERVING_STAGE = re.compile(r"prefill|decod|tokeniz|schedul|request|network|queue|forward|sampl|stream|load|prompt|serv"
+                            r"|respon|generat|预填充|解码|调度|请求|分词|前向|采样|流式", _I)
 # "The whole backward of the fused linear cross-entropy, end to end, …": a pass of an op before the scope word
 _PASS_OF_BEFORE = re.compile(r"\b(?:forward|backward|fwd|bwd)(?:\s+pass)?\s+of\s+(?P<op>[^,;.]{1,60}?),?\s*$", _I)
 # "for the Llama-2-7B MLP up-projection shape": the model names where a kernel's problem size comes from
@@ -272,8 +273,8 @@ class Subjects:
         if op and (self.kernel.search(op.group("op")) or re.search(r"\bfused\b", op.group("op"), _I)):
             return "kernel-level: end to end of an op's pass before it"
         after = clause[end:end + 140]
-        chain = _OP_CHAIN.search(after[:80])
-        if chain and not _SERVING_STAGE.search(after[:chain.end() + 40]):
+        chain = _OP_CHAIN.search(after[:160])
+        if chain and chain.start() < 80 and not _SERVING_STAGE.search(chain.group(0)):
             return f"kernel-level: end to end of a chain of ops ({chain.group(0)!r})"
         spans = None if _SPANS_A_MODEL.match(after) else _SCOPE_SPANS_KERNEL.match(after)
         if spans:
