@@ -116,7 +116,8 @@ _ARM_WORD = re.compile(r"\bwith\s+(?:our|my|the\s+(?:new|patch|fix|change)|these
                        r"|\bafter\s+(?:this|the\s+(?:patch|fix|change)|applying|enabling)\b|\bonce\b"
                        r"|\b(?:new|fused|patched|rebuilt|rebased|ported|patch(?:es)?|fix(?:es)?|head|pr|commits?"
                        r"|build|revision|v\d+(?![.\d])|ours|mine|enabled?|path|route)\b|(?<!main\s)(?<!main)\bbranch\b|\bsplit[\w\-]*"
-                       r"|本次|补丁|修改|新|之后|以后|后为|后是|改动|(?<!main\s)(?<!main)分支|打开|开启|修复", _I)
+                       r"|本次|补丁|修改|新的?\s*(?:kernel|内核|实现|版本|算子|路径|调度)|之后|以后|后为|后是|改动"
+                       r"|(?<!main\s)(?<!main)分支|打开|开启|修复", _I)
 _SEGMENT = re.compile(r"[^;；]+")
 # "…; we're at 410 ms on main and at 262 ms with chunked prefill": a second value brought in for another arm
 _SECOND_ARM = re.compile(r"\band\s+(?:at\s+|is\s+|was\s+)?[~≈]?\d[\d.,]*\s*[kKM%x]?\s*\S*\s+(?:with|using|via|under)\b", _I)
