@@ -49,7 +49,7 @@ from gates.checks.claim_context import (
 )
 from gates.checks.claim_headings import is_plan_label, planned_item
 from gates.checks.claim_mood import (
-    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, confirmed_after, mood_of, not_seen,
+    ARM_VALUE, EXPECTATION, POSSIBILITY, USUAL_VALUE, arm_values, confirmed_after, mood_of, not_seen, only_if,
     names_another_arm, quotation, states_relative_result, taken_back, target_carried, unmeasured_expectation,
 )
 from gates.checks.claim_sources import another_sources_value, baseline_alone, disowned
@@ -478,7 +478,7 @@ class _Block:
         next_period = _PERIOD.search(following)
         next_sentence = following[:next_period.start()] if next_period else following
         if mood is None:
-            return not_seen(clause, sentence, following) or disowned(clause, sentence + " " + next_sentence) \
+            return not_seen(clause, sentence, following) or only_if(clause) or disowned(clause, sentence + " " + next_sentence) \
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results], following) \

@@ -129,7 +129,8 @@ _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+
                              r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$"
                              # "goodput 提升 1.4 倍（SLO：TTFT<300ms）": the target in brackets after a result
                              r"|[（(]\s*$", _I)
-_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut|boost|regress(?:es|ed)\b|rise|rises|rose"
+_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut(?!lass|e\b|e[\s_\-]?dsl)|boost|regress(?:es|ed)\b"
+                            r"|rise|rises|rose"
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+(?:roughly\s+|about\s+|around\s+)?[~≈]?\d|[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into)\s+[\d.]|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
 _ACHIEVED = re.compile(r"\b(?:it|which)\s+now\s+(?:does|manages|takes)\b|\bnow\s+(?:does|manages)\b"
@@ -195,11 +196,15 @@ _EXPECTATION = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:small|slight|modest|mino
                           r"|(?:预计|预期)[^。；;！？!?]{0,60}?(?:会|能|将)\s*(?:有所)?\s*(?:提升|提高|降低|改善|加快|减少)", _I)
 # "I'd expect a visible TPOT improvement, but I haven't measured it": any expected gain, in a sentence that says it is
 # unmeasured ("We expect a clear throughput gain in serving" alone still predicts one)
-_EXPECTED_GAIN = re.compile(rf"{_EXPECT}(?:an?|some|something\s+like|around|roughly|about|maybe|perhaps)\s+(?:[\w\-~%.]+\s+){{0,4}}?"
+_EXPECTED_GAIN = re.compile(rf"(?:{_EXPECT}(?:an?|some|something\s+like|around|roughly|about|maybe|perhaps)\s+"
+                            r"|\b(?:should|would|could|may|might)\s+(?:allow|enable|permit|lead\s+to|give|bring)\s+)"
+                            r"(?:[\w\-~%.,]+\s+){0,6}?"
                             r"(?:improvement|gain|speed-?up|regression|drop|win|more|less|fewer|higher|lower|faster)s?\b", _I)
 _UNMEASURED = re.compile(r"\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t|not\s+yet)\s+(?:been\s+)?(?:measured|benchmarked|run|tested)\b"
                          r"|\bnot\s+a\s+measurement\b|\ban\s+estimate\b|\bestimated\s+from\b"
-                         r"|\bunmeasured\b|\bno\s+numbers\s+yet\b|还没(?:有)?测|尚未测", _I)
+                         r"|\bunmeasured\b|\bno\s+numbers\s+yet\b|还没(?:有)?测|尚未测"
+                         r"|\b(?:does\s+not|doesn['’]t|do\s+not|don['’]t)\s+include\s+(?:those|these|the|any)\s+"
+                         r"(?:measurements|numbers|benchmarks?|results)\b", _I)
 # "I wouldn't expect more than a 1-2% change in TPOT": a bound the author does not expect to exceed
 _NOT_EXPECTED = re.compile(r"\b(?:we|i)\s+(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+expect\b", _I)
 # "Did you notice that TTFT went from 410 ms to 290 ms?", "Why merge this: TTFT goes from 410 ms to 290 ms": a question
@@ -255,6 +260,7 @@ ELSEWHERE = re.compile(
     r"|\bpeople\s+(?:usually\s+|often\s+|typically\s+)?(?:quote|cite|report|claim)"
     r"|\b(?:claimed|reported|quoted|posted|mentioned)\s+in\s+(?:the\s+)?(?:(?:original|linked|upstream|referenced)\s+)?"
     r"(?:issue|thread|discussion|paper|blog)\b|issue\s*里|(?:另一套|不同的?)\s*(?:并行)?\s*配置下测"
+    r"|\bblog(?:\s+post)?\s*:|\busers?\s+(?:report|reported|see|saw)\b"
     r"|来自上游|上游|论文|(?:厂商|官方|第三方)?博客\s*(?:称|说|里|中|显示)", _I)
 # What the author measured or changed: a clause that names it states its own result, whatever else it disowns
 OUR_OWN = re.compile(r"\bthis\s+(?:pr|change|patch|branch|commit)\b|\bours\b|\bour\s+(?:own\s+)?(?:\w+\s+)?(?:runs?|a/b|cluster"
@@ -511,6 +517,16 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]], follow
            for start, _ in results):
         return Mood("a quotation", quoted[0].group(0)[:60])
     return None
+
+
+# "The speedup only materializes end to end if the batch is large enough": when a result would hold, with no value
+_ONLY_IF = re.compile(r"\bonly\s+(?:\w+\s+){0,6}?(?:if|when|once)\b|只有[^，。；]{0,20}?(?:才|时)", _I)
+
+
+def only_if(clause: str) -> Mood | None:
+    """A result said to hold only under a condition, with no value of its own: a condition, no result."""
+    found = _ONLY_IF.search(clause)
+    return Mood("a condition", found.group(0)) if found and not sentence_values(clause) else None
 
 
 def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:

@@ -35,7 +35,7 @@ _DISOWNED = re.compile(
     r"|\bnot\s+from\s+our\s+(?:implementation|runs?|code|setup|measurements?|benchmarks?)\b"
     r"|\bthis\s+(?:pr|change)\s+is\s+(?:only|just|purely)\s+a\s+refactor\b|\bno\s+functional\s+changes?\b"
     r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|do\s+not|don['’]t|not)\s+(?:yet\s+)?"
-    r"(?:(?:tried|try|trying)\s+to\s+)?(?:reproduce|verify|check"
+    r"(?:(?:tried|try|trying)\s+to\s+)?(?:reproduce|verify|check|benchmark"
     r"|confirm|measure|validate)\w*|\b(?:isn['’]t|is\s+not|aren['’]t|are\s+not|not)\s+ours\b|\bdiffers?\s+from\s+ours"
     r"|\bfixed\s+in\s+v?\d+\.\d+|\bmentioning\s+it\s+because\b|\bthe\s+(?:figure|number)\s+[\w\s]{1,20}?keeps?\s+quoting\b"
     r"|\bnot\s+(?:\w+\s+){0,3}?(?:we\s+)?(?:reproduced|verified|confirmed|measured)\b|(?:\bnot|n['’]t)\s+comparable\b"
@@ -48,7 +48,7 @@ _DISOWNED = re.compile(
     r"|\bthat['’]?s\s+future\s+work\b|\bthis\s+(?:pr|change)\s+only\s+(?:fixes|updates|renames|moves|adds|removes|touches)\b"
     r"|\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t)\s+compared?\b"
     r"|\b(?:wouldn['’]t|would\s+not|don['’]t|do\s+not)\s+use\s+(?:it|that|them)\s+as\s+a\s+baseline(?:\s+for\s+this\s+(?:pr|change))?\b"
-    r"|\bonly\s+contains\s+bug\s*fixes\b|\bbug\s*fixes\s+only\b|\bnot\s+(?:to|from|of)\s+this\s+(?:pr|change)\b"
+    r"|\bonly\s+contains\s+bug\s*fixes\b|\bbug\s*fixes\s+only\b|\bnot\s+(?:to|from|of|for)\s+this\s+(?:pr|change)\b"
     r"|\bno\s+(?:perf(?:ormance)?|speed)\s+(?:change|impact|effect)\s+(?:is\s+)?(?:intended|expected)\b"
     r"|\bshould\s+not\s+change\s+(?:the\s+)?(?:perf(?:ormance)?|speed|throughput|latency)\b"
     r"|\bis\s+about\s+[\w\s,]{1,30}?\bnot\s+(?:about\s+)?(?:speed|performance|perf)\b"
@@ -83,7 +83,8 @@ _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:e
 _NOT_APPLIED = re.compile(r"(?:本\s*)?PR\s*(?:分支)?\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
                           r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b"
                           r"|\b(?:not|un)\s*(?:changed|affected|touched)\s+by\s+this\s+(?:pr|patch|change)\b", _I)
-_BASELINE_LEAD = re.compile(r"^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
+_BASELINE_LEAD = re.compile(r"^\W*(?:we|i)\s+(?:get|see|measure|have)\s+[~≈]?\d[\d.,]*\s*[kKM]?\s*\S*\s+on\s+(?:current\s+)?main\b"
+                            r"|^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
                             r"|main(?:\s+branch)?\s+(?:currently|still|as\s+of\s+today)|the\s+base\s+branch\s+currently)\b"
                             r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]"
@@ -125,7 +126,8 @@ _SECOND_ARM = re.compile(r"\band\s+(?:at\s+|is\s+|was\s+)?[~≈]?\d[\d.,]*\s*[kK
 
 # "We match that now", "Same here", "We're back to where we were", "本 PR 也一样": the number before, taken for ours
 _ADOPTS = re.compile(r"\b(?:same|reproduc\w*|match(?:es|ed)?|beat\w*|there\s+(?:now|plus)|back\s+to|restor\w*|identical"
-                     r"|likewise|keeps?\s+(?:it|that|this)|up\s+(?:to|from)|within\s+a\s+percent)\b"
+                     r"|likewise|keeps?\s+(?:it|that|this)|up\s+(?:to|from)|within\s+a\s+percent"
+                     r"|(?:brings?|brought|gets?|got|puts?)\s+(?:it|that|this|them)\s+back)\b"
                      r"|也一样|一样|同样|这么多|回到|持平", _I)
 # Our side: "we", "ours", "here", "now", "this revision", "the final code", 本 PR, 我们, 这次
 _OUR_SIDE = re.compile(r"\b(?:we|our|ours|us|here|now|this\s+(?:pr|branch|revision|patch|change|one|attempt)"
@@ -138,7 +140,7 @@ def gives_our_side(text: str) -> bool:
     more", "本 PR 也一样")."""
     if not (_OUR_SIDE.search(text) or _ARM_WORD.search(text)):
         return False
-    return bool(sentence_values(text) or states_a_change(text) or _ADOPTS.search(text)
+    return bool(sentence_values(text) or states_a_change(text) or (_ADOPTS.search(text) and not MODAL.search(text))
                 or any(not MODAL.search(reach.group(0)) for reach in _OWN_REACH.finditer(text)))  # "We now clear it."
 
 
@@ -160,7 +162,10 @@ def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | No
     change's arm ("main currently serves 14.2 req/s; split-KV serves 18.5" is a claim), and the next sentence gives
     no value ("Baseline on main: 1,540 output tok/s. Split-KV: 1,940.")."""
     clause, sentence = _NOT_APPLIED.sub(" ", clause), _NOT_APPLIED.sub(" ", sentence)
-    if _CHANGE_ARM_IN.search(clause) or _CHANGE_ARM_IN.search(sentence) or _OTHER_ARM_NEXT.match(following):
+    # "…; this PR is a first step toward removing the overhead": the change named beside the base, with no result
+    named = [segment for segment in _SEGMENT.findall(sentence) if _CHANGE_ARM_IN.search(segment)]
+    if _CHANGE_ARM_IN.search(clause) or any(sentence_values(segment) or states_a_change(segment) or segment in clause
+                                            for segment in named) or _OTHER_ARM_NEXT.match(following):
         return None
     lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
     if lead:
@@ -215,6 +220,10 @@ _OTHER_CHANGE = re.compile(r"^\W*(?:before|until|prior\s+to|since)\s+(?:pr\s*)?#
                            r"|^\W*(?:(?:a|an|the|our)\s+)?(?:previous|earlier|prior|original|first)\s+(?:attempt|pr|change"
                            r"|version|try|patch|implementation)\s+(?:in\s+|at\s+|from\s+|was\s+)?(?:pr\s*)?#\d+\b"
                            r"|^\W*follow-?up\s+(?:to|on)\s+(?:pr\s*)?#\d+\b|^\W*(?:之前|此前|先前)的?\s*(?:PR\s*)?#\d+"
+                           # "Related: #8123 measured …", "相关工作：SGLang 的 #2345 …", "Closing since #10231 already landed …"
+                           r"|^\W*(?:related(?:\s+work)?|see\s+also|相关工作|相关)\s*[:：]\s*(?:[A-Za-z][\w\-.]*\s*(?:的|['’]s)?\s*)?"
+                           r"(?:pr\s*)?#\d+|^\W*(?:closing|superseded|obsolete|duplicate)\b[^.;]{0,30}?\b(?:by|since|as|because)\s+"
+                           r"(?:pr\s*)?#\d+"
                            r"|^\W*(?:pr\s*)?#\d+\s*(?:合入|合并|上线)?\s*(?:之前|以前|前|之后|以后|后)", _I)
 _NOW = re.compile(r"\bnow\b|\btoday\b|现在|目前|如今", _I)
 # "MFU 是 52%", "utilization is 71%": a level in percent, not a change by a percent ("30% higher", "提升 30%")
@@ -225,7 +234,9 @@ _LEVEL_PERCENT = re.compile(r"\d+(?:\.\d+)?\s*%\s+(?=MFU|HFU|utili[sz]ation|occu
 
 
 _PR_NUMBER = re.compile(r"#(\d+)")
-_THAT_CHANGE = re.compile(r"\b(?:that|the\s+same)\s+(?:pr|change|commit|patch)\b", _I)
+_THAT_CHANGE = re.compile(r"\b(?:that|the\s+same)\s+(?:pr|change|commit|patch)\b"
+                          r"|\ban?\s+(?:equivalent|similar|earlier|previous|other)\s+(?:fix|change|patch|pr)\b"
+                          r"|类似的?改动|同样的改动|那个\s*PR|该\s*PR", _I)
 
 
 def another_sources_value(clause: str, sentence: str, following: str = "") -> Mood | None:
@@ -238,10 +249,12 @@ def another_sources_value(clause: str, sentence: str, following: str = "") -> Mo
     other = _OTHER_CHANGE.search(sentence)
     if other:
         # "…; 本 PR 只重写了 kernel": the change named beside another's history, with no result of its own
-        named = [segment for segment in _SEGMENT.findall(sentence) if _names_the_change_arm(segment)]
+        parts = re.split(r"[;；,，]", sentence)
+        named = [part for part in parts if _names_the_change_arm(part)]
         if _WE.search(sentence) or len(_PR_NUMBER.findall(sentence)) > 1 \
                 or any(sentence_values(segment) or states_a_change(segment) for segment in named) \
-                or _values_elsewhere(_SEGMENT.findall(_THAT_CHANGE.sub(" ", sentence))):
+                or any(gives_our_side(_THAT_CHANGE.sub(" ", part)) for part in parts[1:]) \
+                or _values_elsewhere(re.split(r"[;；,，]", _THAT_CHANGE.sub(" ", sentence))):
             return None  # "…, and our patch takes it to 1.3k", "#6188 raises it to 1.2k" (the change by its number?)
         return Mood("a number from elsewhere", other.group(0))
     if _names_the_change_arm(sentence):
