@@ -120,6 +120,7 @@ _ARM_WORD = re.compile(r"\bwith\s+(?:our|my|the\s+(?:new|patch|fix|change)|these
                        r"|本次|补丁|修改|新的?\s*(?:kernel|内核|实现|版本|算子|路径|调度)|之后|以后|后为|后是|改动"
                        r"|(?<!main\s)(?<!main)分支|打开|开启|修复", _I)
 _SEGMENT = re.compile(r"[^;；]+")
+_PART = re.compile(r"[;；,，]")  # the parts of a sentence, between its commas and semicolons
 # "…; we're at 410 ms on main and at 262 ms with chunked prefill": a second value brought in for another arm
 _SECOND_ARM = re.compile(r"\band\s+(?:at\s+|is\s+|was\s+)?[~≈]?\d[\d.,]*\s*[kKM%x]?\s*\S*\s+(?:with|using|via|under)\b", _I)
 
@@ -156,6 +157,17 @@ def _values_elsewhere(segments: list[str]) -> bool:
                for segment in segments)
 
 
+def _gives_a_result(part: str) -> bool:
+    """The part gives a value or states a change ("gets 1,940", "improves it", 提升)."""
+    return bool(sentence_values(part) or states_a_change(part))
+
+
+def _next_sentence_is_ours(following: str) -> bool:
+    """The next sentence of the block gives a value, or gives our side a result ("Split-KV: 1,940.", "We reproduce
+    it.")."""
+    return next_sentence_values(following) or gives_our_side(first_sentence(following))
+
+
 def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | None:
     """The base arm's numbers alone, or a golden value updated: no result of the change. `following` is the next
     sentence, which may give another arm its number. No part of the sentence may give a value beside a name of the
@@ -164,13 +176,12 @@ def baseline_alone(clause: str, sentence: str, following: str = "") -> Mood | No
     clause, sentence = _NOT_APPLIED.sub(" ", clause), _NOT_APPLIED.sub(" ", sentence)
     # "…; this PR is a first step toward removing the overhead": the change named beside the base, with no result
     named = [segment for segment in _SEGMENT.findall(sentence) if _CHANGE_ARM_IN.search(segment)]
-    if _CHANGE_ARM_IN.search(clause) or any(sentence_values(segment) or states_a_change(segment) or segment in clause
-                                            for segment in named) or _OTHER_ARM_NEXT.match(following):
+    if _CHANGE_ARM_IN.search(clause) or any(_gives_a_result(segment) or segment in clause for segment in named) \
+            or _OTHER_ARM_NEXT.match(following):
         return None
     lead = _BASELINE_LEAD.search(clause) or _BASELINE_NAMED.search(sentence)
     if lead:
-        if _values_elsewhere(_SEGMENT.findall(sentence)) or next_sentence_values(following) \
-                or gives_our_side(first_sentence(following)):
+        if _values_elsewhere(_SEGMENT.findall(sentence)) or _next_sentence_is_ours(following):
             return None
         return Mood("the base arm alone", lead.group(0))
     update = _REFERENCE_UPDATE.search(clause)
@@ -244,17 +255,15 @@ def another_sources_value(clause: str, sentence: str, following: str = "") -> Mo
     and its sentence names no arm of this change by any name, nor does the next sentence give a value: a number
     from elsewhere. `following`: the text after the sentence, in its block."""
     sentence = _NOT_APPLIED.sub(" ", sentence)  # "(baseline, not changed by this PR)"
-    if _NOW.search(sentence) or next_sentence_values(following) or gives_our_side(first_sentence(following)):
+    if _NOW.search(sentence) or _next_sentence_is_ours(following):
         return None
     other = _OTHER_CHANGE.search(sentence)
     if other:
         # "…; 本 PR 只重写了 kernel": the change named beside another's history, with no result of its own
-        parts = re.split(r"[;；,，]", sentence)
-        named = [part for part in parts if _names_the_change_arm(part)]
-        if _WE.search(sentence) or len(_PR_NUMBER.findall(sentence)) > 1 \
-                or any(sentence_values(segment) or states_a_change(segment) for segment in named) \
-                or any(gives_our_side(_THAT_CHANGE.sub(" ", part)) for part in parts[1:]) \
-                or _values_elsewhere(re.split(r"[;；,，]", _THAT_CHANGE.sub(" ", sentence))):
+        named = [part for part in _PART.split(sentence) if _names_the_change_arm(part)]
+        others = _PART.split(_THAT_CHANGE.sub(" ", sentence))  # "that PR", "an equivalent fix": the other change
+        if _WE.search(sentence) or len(_PR_NUMBER.findall(sentence)) > 1 or any(map(_gives_a_result, named)) \
+                or any(gives_our_side(part) for part in others[1:]) or _values_elsewhere(others):
             return None  # "…, and our patch takes it to 1.3k", "#6188 raises it to 1.2k" (the change by its number?)
         return Mood("a number from elsewhere", other.group(0))
     if _names_the_change_arm(sentence):
