@@ -69,6 +69,40 @@ def test_a_single_pr_change_must_be_approved_before_it_merges(repo):
     find(findings, "G8", KERNEL, text="covers it once it is approved in this change")  # what would cover it
 
 
+def g2_record_findings(repo, *, change):
+    """What G2's record check says of the single-pr record, with or without the change."""
+    from gates.checks import g2_unknowns
+    from gates.checks.context import GateContext
+    from gates.history.git_repo import load_change_set
+    from gates.model.record import load_record
+
+    record = load_record(repo.root / REC, repo.root)
+    loaded = load_change_set(repo.root, "main") if change else None
+    try:
+        return [f.message for f in g2_unknowns.check(record, GateContext(repo.root, change=loaded)).findings]
+    finally:
+        if loaded is not None:
+            loaded.close()
+
+
+def test_an_unapproved_single_pr_record_is_reported_once_on_a_base_run(repo):
+    allow_single_pr(repo)
+    single_pr(repo, approve=False)
+    alone = g2_record_findings(repo, change=False)
+    assert any("a single-pr change merges with its record approved" in m for m in alone)
+    assert any("question Q1 has no decision" in m for m in alone)
+    # With the change, the history checks say both (the test above); the record check stays quiet.
+    assert g2_record_findings(repo, change=True) == []
+
+
+def test_a_working_tree_that_differs_from_the_head_is_still_judged_by_the_record_check(repo):
+    allow_single_pr(repo)
+    single_pr(repo)  # approved at head
+    repo.write(REC, single())  # back to in-review, not committed
+    assert any("a single-pr change merges with its record approved" in m
+               for m in g2_record_findings(repo, change=True))
+
+
 def test_a_single_pr_record_approved_by_its_author_covers_nothing(repo):
     allow_single_pr(repo)
     single_pr(repo, record=lambda **kw: single(**{**kw, "reviewers": ((ADA, "approved"),)} if kw else kw))
