@@ -642,7 +642,7 @@ def _not_touching(concepts: list[re.Match], terms: list[re.Match]) -> list[re.Ma
 # system's, unless the clause gives a kernel's value the ratio is of ("740 TFLOPs/s in FP16, ~1.2x over the previous
 # release")
 _COMPARISON_BASE = re.compile(r"(?:than|over|vs\.?|versus)\s", _I)
-_KERNEL_VALUE = re.compile(r"\d\s*(?:[TG]FLOPs?(?:/s)?|[KMGT]i?B/s|us|µs|μs|ns)(?![A-Za-z])")
+_KERNEL_VALUE = re.compile(r"\d\s*(?:[TG]FLOP[sS]?(?:/s)?|[KMGT]i?B/s|us|µs|μs|ns)(?![A-Za-z])")
 _CONJUNCTION = re.compile(r",\s*|\s+(?:and|but|while|whereas)\s+|[:;]\s*", _I)
 
 

@@ -129,7 +129,8 @@ _UNDER_A_TARGET = re.compile(r"\b(?:under|at|within|with|for|against|meeting)\s+
                              r"(?:[\w.]+\s+){0,3}$|在[^，。,；;]{0,12}$"
                              # "goodput 提升 1.4 倍（SLO：TTFT<300ms）": the target in brackets after a result
                              r"|[（(]\s*$", _I)
-_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|reduc|drop|cut(?!lass|e\b|e[\s_\-]?dsl)|boost|regress(?:es|ed)\b"
+# (the collectives all-reduce and reduce-scatter are no reduction)
+_FINITE_CHANGE = re.compile(r"(?<!to )\b(?:improv|increas|decreas|(?<!all-)(?<!all_)(?<!all\s)(?<!all)reduc(?!e[\s_\-]?scatter)|drop|cut(?!lass|e\b|e[\s_\-]?dsl)|boost|regress(?:es|ed)\b"
                             r"|rise|rises|rose"
                             r"|fell|falls|jump|climb|lowers|lowered|raises|raised|shorten|halv|doubl)\w*"
                             r"|\bfrom\s+[\d.,]+\s*\S*\s+to\s+\d|\b(?:down|up)\s+from\s+(?:roughly\s+|about\s+|around\s+)?[~≈]?\d|[\d.]+\s*\S{0,4}\s+(?:becomes|became|turns\s+into)\s+[\d.]|[从由]\s*[\d.,]+[^，。,；;]{0,12}?(?:到|至)\s*[\d.,]", _I)
@@ -197,7 +198,8 @@ _EXPECTATION = re.compile(rf"{_EXPECT}(?:an?|some)\s+(?:small|slight|modest|mino
 # "I'd expect a visible TPOT improvement, but I haven't measured it": any expected gain, in a sentence that says it is
 # unmeasured ("We expect a clear throughput gain in serving" alone still predicts one)
 _EXPECTED_GAIN = re.compile(rf"(?:{_EXPECT}(?:an?|some|something\s+like|around|roughly|about|maybe|perhaps)\s+"
-                            r"|\b(?:should|would|could|may|might)\s+(?:allow|enable|permit|lead\s+to|give|bring)\s+)"
+                            r"|\b(?:should|would|could|may|might)\s+(?:allow|enable|permit|lead\s+to|give|bring"
+                            r"|translate\s+(?:in)?to|result\s+in|mean)\s+)"
                             r"(?:[\w\-~%.,]+\s+){0,6}?"
                             r"(?:improvement|gain|speed-?up|regression|drop|win|more|less|fewer|higher|lower|faster)s?\b", _I)
 _UNMEASURED = re.compile(r"\b(?:have\s+not|haven['’]t|did\s+not|didn['’]t|not\s+yet)\s+(?:been\s+)?(?:measured|benchmarked|run|tested)\b"
@@ -371,9 +373,17 @@ _MEETS_IT = re.compile(r"\bthis\s+(?:pr|change|patch|branch)\b|\bafter\s+this\b|
                        r"|\bdown\s+from\b|\bmain\s*[:=(]\s*[\d.]|\(main\b", _I)
 
 
-# "本 PR 的目标是 …", "this PR's goal is …": the change named as whose target it is
+# "本 PR 的目标是 …", "this PR's goal is …": the change named as whose target it is, or as a first step toward it
+# ("…，本 PR 只是第一步", "this PR is only a first step")
 _TARGET_OWNER = re.compile(r"本\s*PR\s*的?\s*目标|\bthis\s+(?:pr|change)['’]s\s+(?:goal|target|aim)\b"
-                           r"|\b(?:goal|target|aim)\s+of\s+this\s+(?:pr|change)\b|\bthis\s+(?:pr|change)\s+aims\b", _I)
+                           r"|\b(?:goal|target|aim)\s+of\s+this\s+(?:pr|change)\b|\bthis\s+(?:pr|change)\s+aims\b"
+                           r"|本\s*PR\s*(?:只是|仅是|是)\s*(?:第一步|一部分|开始)"
+                           r"|\bthis\s+(?:pr|change)\s+is\s+(?:only\s+|just\s+)?(?:a|the)\s+first\s+step\b", _I)
+# "Goal: a 30% iteration time reduction …", "The goal of this RFC is a 2x speedup": a target stated as a change noun
+_TARGET_LEAD = re.compile(r"^\W*(?:the\s+)?(?:targets?|goals?|objectives?)(?:\s+of\s+(?:this|the)\s+(?:rfc|proposal|project"
+                          r"|milestone|work|effort|roadmap))?\s*(?::|\bis\b)", _I)
+_CHANGE_NOUN = re.compile(r"\b(?:a|an)\s+[~≈]?[\d.,]+\s*(?:%|x|×)?\s*(?:[\w\-]+\s+){0,3}?(?:reduction|improvement|increase"
+                          r"|decrease|drop|cut|boost|speed-?up)\b", _I)
 
 
 def _met_in(clause: str) -> bool:
@@ -423,7 +433,8 @@ _SHARE = re.compile(r"[~≈]?\d[\d.,]*\s*%\s+of\s+(?:the\s+)?(?:[\w\-]+\s+){0,2}
                     r"|memory|traffic|step|iteration)\b", _I)
 
 
-_BOUND = re.compile(r"\b(?:below|under|above|over|at\s+most|at\s+least|within|no\s+more\s+than)\s+[~≈]?[\d.,]+", _I)
+_BOUND = re.compile(r"\b(?:below|under|above|over|at\s+most|at\s+least|within|no\s+more\s+than)\s+[~≈]?[\d.,]+"
+                    r"|(?:[<>]=?|[≤≥])\s*[~≈]?[\d.,]+|\bno[t]?\s+(?:worse|slower|lower|higher)\s+than\b", _I)
 
 
 def target_carried(clause: str, sentence_before: str) -> Mood | None:
@@ -519,8 +530,10 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]], follow
     return None
 
 
-# "The speedup only materializes end to end if the batch is large enough": when a result would hold, with no value
-_ONLY_IF = re.compile(r"\bonly\s+(?:\w+\s+){0,6}?(?:if|when|once)\b|只有[^，。；]{0,20}?(?:才|时)", _I)
+# "The speedup only materializes end to end if the batch is large enough", "The end-to-end speedup will depend on the
+# share of time spent in attention", 端到端加速比取决于 …: when a result would hold, with no value
+_ONLY_IF = re.compile(r"\bonly\s+(?:\w+\s+){0,6}?(?:if|when|once)\b|只有[^，。；]{0,20}?(?:才|时)"
+                      r"|\b(?:depends?|depending|hinges?)\s+(?:on|upon)\b|取决于|视[^，。；,;]{1,16}?而定", _I)
 
 
 def only_if(clause: str) -> Mood | None:
@@ -623,7 +636,8 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     zh_threshold = _ZH_THRESHOLD.search(stripped)
     if zh_threshold and all(zh_threshold.start() <= start - offset < zh_threshold.end() for start, _ in results):
         return Mood("a threshold", zh_threshold.group(0))
-    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(stripped) \
+    aimed_at = _CHANGE_NOUN.sub(" ", stripped) if _TARGET_LEAD.match(stripped) else stripped
+    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(aimed_at) \
             and not _MEETS_IT.search(_TARGET_OWNER.sub(" ", stripped)):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):

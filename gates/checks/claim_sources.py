@@ -80,21 +80,23 @@ _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:e
 # "Baseline on main (before any of this work): 1,540 output tok/s", "当前 main … 约为 3,200 tok/s，这是 … 基线": the base arm
 # alone; "the reference throughput in thresholds.json is lowered from 5,100 to 4,850": a golden value updated
 # "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
-_NOT_APPLIED = re.compile(r"(?:本\s*)?PR\s*(?:分支)?\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*本\s*PR|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
-                          r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b"
+_NOT_APPLIED = re.compile(r"(?:本\s*)?PR\s*(?:分支)?\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*(?:本\s*PR|任何(?:修改|改动|补丁))|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
+                          r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bno\s+(?:changes|patches)\s+applied\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b"
                           r"|\b(?:not|un)\s*(?:changed|affected|touched)\s+by\s+this\s+(?:pr|patch|change)\b", _I)
 _BASELINE_LEAD = re.compile(r"^\W*(?:we|i)\s+(?:get|see|measure|have)\s+[~≈]?\d[\d.,]*\s*[kKM]?\s*\S*\s+on\s+(?:current\s+)?main\b"
                             r"|^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
-                            r"|main(?:\s+branch)?\s+(?:currently|still|as\s+of\s+today)|the\s+base\s+branch\s+currently)\b"
+                            r"|main(?:\s+branch)?\s+(?:currently|still|as\s+of\s+today|baseline)|the\s+base\s+branch\s+currently)\b"
                             r"|(?:当前|目前|现在的?)\s*main|^\W*基线\s*[（(]?\s*(?:main|主干|master)|^\W*基线(?:数据|数字)\s*[（(:：]"
-                            r"|主干(?:上)?的?基线", _I)
+                            r"|主干(?:上)?的?基线|^\W*(?:main|master|主干)\s*(?:分支)?\s*(?:上)?\s*的?\s*基线", _I)
 _BASELINE_NAMED = re.compile(r"这是[^。；]{0,16}基线|(?:\b(?:is|as)|['’]s)\s+(?:the|our)\s+baseline\b"
                              r"|\bthat['’]?s\s+the\s+(?:number|figure|bar)\s+(?:we|to)\b|\bbase[\s\-]branch\s+(?:run|numbers?)\s+only\b", _I)
 _CHANGE_ARM_IN = re.compile(r"\bthis\s+(?:pr|change|branch|patch)\b|\bwith\s+(?:the\s+)?(?:pr|patch|change|fix)\b|\bpatched\b"
                             r"|\bafter\b|本\s*PR|改动后|合入后|\bthe\s+branch\b|\bwith\s+it\b|本分支|这个\s*(?:分支|PR)"
                             # "that's the baseline, and the gap is 31%", "这个分支高出 31%": a comparison with the base
-                            r"|\b(?:gap|difference|above\s+it|below\s+it|ahead\s+of\s+it)\b|差距|高出|低于它", _I)
+                            # (not where the gap is, a question: "we can compare and see where the gap is", 看看差距在哪里)
+                            r"|(?<!where\sthe\s)\b(?:gap|difference|above\s+it|below\s+it|ahead\s+of\s+it)\b"
+                            r"|差距(?!\s*(?:在哪|从哪|来自哪|是什么|有多大))|高出|低于它", _I)
 _REFERENCE_UPDATE = re.compile(r"\b(?:reference|golden|expected|threshold)\s+(?:values?|throughput|latency|numbers?|thresholds?)?"
                                r"(?:[^.;]|\.(?=\S)){0,80}?\b(?:lowered|raised|updated|bumped|adjusted|relaxed|tightened)\b", _I)
 
@@ -116,10 +118,13 @@ _ARM_WORD = re.compile(r"\bwith\s+(?:our|my|the\s+(?:new|patch|fix|change)|these
                        r"|\b(?:our|my)\s+(?:version|build|branch|patch|fix|kernel|change|code|implementation|port)\b"
                        r"|\bafter\s+(?:this|the\s+(?:patch|fix|change)|applying|enabling)\b|\bonce\b"
                        r"|\b(?:new|fused|patched|rebuilt|rebased|ported|patch(?:es)?|fix(?:es)?|head|pr|commits?"
-                       r"|build|revision|v\d+(?![.\d])|ours|mine|enabled?|path|route)\b|(?<!main\s)(?<!main)\bbranch\b|\bsplit[\w\-]*"
+                       r"|build|revision|v\d+(?![.\d])|ours|mine|enabled?|path|route)\b|(?<!main\s)(?<!master\s)\bbranch\b|\bsplit[\w\-]*"
                        r"|本次|补丁|修改|新的?\s*(?:kernel|内核|实现|版本|算子|路径|调度)|之后|以后|后为|后是|改动"
-                       r"|(?<!main\s)(?<!main)分支|打开|开启|修复", _I)
+                       r"|(?<!main\s)(?<!main)(?<!master\s)(?<!master)(?<!主干)分支|打开|开启|修复", _I)
 _SEGMENT = re.compile(r"[^;；]+")
+# Where our side may speak in a sentence: between semicolons, and in Chinese between commas too (a comma before a
+# Chinese clause often joins two sentences: "SGLang 的博客给出 6000 tok/s，我们可以对比看看差距在哪里")
+_SPEAKER_SEGMENT = re.compile(r"(?:[^;；,，]|[,，](?!\s*[\u3400-\u9fff]))+")
 _PART = re.compile(r"[;；,，]")  # the parts of a sentence, between its commas and semicolons
 # "…; we're at 410 ms on main and at 262 ms with chunked prefill": a second value brought in for another arm
 _SECOND_ARM = re.compile(r"\band\s+(?:at\s+|is\s+|was\s+)?[~≈]?\d[\d.,]*\s*[kKM%x]?\s*\S*\s+(?:with|using|via|under)\b", _I)
@@ -215,14 +220,20 @@ def _names_the_change_arm(text: str) -> bool:
 _DOCUMENT = (r"(?i:paper|readme|blog(?:\s+post)?|docs?|release\s+notes?|(?:perf(?:ormance)?\s+)?(?:table|page|overview)"
              r"|(?:published|official|public)\s+(?:numbers|figures|results|benchmarks?))")
 _NAMED_SOURCE = re.compile(
-    r"^\W*(?:(?i:fyi|for\s+(?:context|reference)|note)\s*[,:]\s*)?(?:(?i:per|according\s+to|from)\s+)?(?:the\s+)?"
-    r"(?!(?:This|That|These|The|Our|We|It|PR|Main|Master|Baseline|Before|After|With|On|In|For|Per|From)\b)"
+    r"^\W*(?:(?i:fyi|for\s+(?:context|reference)|note)\s*[,:]\s*)?(?:(?i:per|according\s+to|from)\s+)?(?:[Tt]he\s+)?"
+    r"(?!(?:This|That|These|The|Our|We|It|PR|Main|Master|Baseline|Before|After|With|On|In|For|Per|From"
+    r"|README|Readme|Paper|Docs?|Blog|Table|Page|Overview)\b)"
     r"(?P<name>[A-Z][\w\-.]*[\w]|[a-z]+[A-Z][\w\-.]*[\w])(?:['’]s)?"
     # "TensorRT-LLM lists", "SGLang's blog reports", or a document named as the lead: "Per the X perf overview, …"
-    rf"(?:(?:\s+{_DOCUMENT})?\s+(?i:lists|list|publishes|published|quotes|quoted|advertises|advertised|reports|reported"
-    r"|claims|claimed|shows|show)\b"
+    rf"(?:(?:\s+{_DOCUMENT})?\s+(?i:lists|list|publish(?:es|ed)?|quotes?|quoted|advertis(?:es|ed|e)|reports?|reported"
+    r"|claims?|claimed|shows|show)\b"
     rf"|\s+{_DOCUMENT}\s*,)"
-    r"|^\W*(?P<zh>[A-Za-z][\w\-.]*)\s*(?:的)?\s*(?:论文|官方(?:数据|博客|文档)?|博客|文档|README)\s*(?:里|中|上|称|给出)", )
+    # "SGLang 的博客里", "SGLang 在他们的博客里给出"
+    r"|^\W*(?P<zh>[A-Za-z][\w\-.]*)\s*(?:在\s*(?:他们|它们|其|自己)?\s*)?(?:的)?\s*(?:论文|官方(?:数据|博客|文档)?|博客|文档|README)"
+    r"\s*(?:里|中|上|称|给出)", )
+# What another project publishes (a relative result it states is its own): "The TensorRT-LLM docs report ~4x …",
+# "LMDeploy's README shows around 1.8x req/s compared to vLLM"; a dashboard or a table may show this change's run
+_PUBLICATION = re.compile(r"\b(?:paper|readme|blog|docs|release\s+notes?)\b|论文|博客|文档|README|官方", _I)
 _WE = re.compile(r"\b(?:we|our|us|ours|i)\b|['’]re\b|我们|咱们", _I)
 _BASE = re.compile(r"\b(?:main|master|baseline)\b|基线|主干", _I)
 # "Before #6021, …", "#5120 合入之前": the time before another, numbered change; "that PR regressed it to 0.9k"
@@ -269,10 +280,12 @@ def another_sources_value(clause: str, sentence: str, following: str = "") -> Mo
     if _names_the_change_arm(sentence):
         return None
     source = _NAMED_SOURCE.search(clause)
-    if source is None or states_relative_result(_LEVEL_PERCENT.sub(" ", clause)):
+    if source is None or (states_relative_result(_LEVEL_PERCENT.sub(" ", clause))
+                          and not _PUBLICATION.search(source.group(0))):
         return None
     segments = _SEGMENT.findall(sentence)
-    if any(_WE.search(segment) and not _BASE.search(segment) and gives_our_side(segment) for segment in segments) \
+    if any(_WE.search(segment) and not _BASE.search(segment) and gives_our_side(segment)
+           for segment in _SPEAKER_SEGMENT.findall(sentence)) \
             or _values_elsewhere(segments) \
             or _ARM_WORD.search(first_sentence(following)):
         return None  # "SGLang lists 11k tok/s and we get 12k", "…; we're at 8.5k on main, 10.9k with the new kernel"

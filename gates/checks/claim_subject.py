@@ -34,6 +34,8 @@ _KERNEL_SCOPE_WORD = (
     r"|KV|bandwidth|peak|ceiling|floor|occupancy|GEMMs?|GEMVs?|matmuls?|ops?|operators?|all-?reduce|NCCL|collectives?"
     r"|单遍|切分|路由|程序|层|峰值)")
 _KERNEL_SCOPE = re.compile(rf"(?<![A-Za-z]){_KERNEL_SCOPE_WORD}(?:s|es|ed|ing)?(?![A-Za-z])[^.;!?。！？；|]{{0,24}}$", _I)
+# "编译耗时", "compilation latency": the time a compiler takes, right before the measure
+_COMPILE_BEFORE = re.compile(r"(?:编译|(?<![A-Za-z])(?:compile|compilation))\s*$", _I)
 _KERNEL_AFTER = re.compile(
     rf"^(?:{_H}*(?:bound|hiding|stalls?)\b|\s*(?:受限|隐藏)"
     rf"|\s+(?:of|in|on|for|at)\s+(?:[\w-]+\s+){{0,3}}?{_KERNEL_SCOPE_WORD}"
@@ -69,7 +71,9 @@ _SPANS_A_MODEL = re.compile(r"^(?=[^.;|]*(?:\b(?:whole|full|entire|decode|decodi
                             r"|\bper\s+request|\bper\s+step|每个?\s*token|\bof\s+(?:the\s+)?model\b|\brequests?\b))", _I)
 _SPANNED_BEFORE = re.compile(r"(?<![A-Za-z])(?:pass|kernel|op|operator|gemm|matmul|launch)(?:\s*\([^)]{0,60}\))?"
                              r"(?:\s+(?:itself|alone|now|runs|ran|takes|took))*,?\s*$"
-                             r"|(?:算子|内核|核函数|kernel)\s*的?\s*$", _I)
+                             r"|(?:算子|内核|核函数|kernel)\s*的?\s*$"
+                             # "这个融合 pass 的端到端耗时": a pass of the compiler or an op, not the model's forward pass
+                             r"|(?<!forward )(?<!decode )(?<!prefill )(?<!前向)(?<!整个)(?<!完整的)\bpass\s*的\s*$", _I)
 # "量化 → GEMM → 反量化整条流水线端到端": a chain of ops right before the scope word
 _CHAIN_BEFORE = re.compile(r"(?:[\w+\u4e00-\u9fff][\w\-+\u4e00-\u9fff]*\s*(?:→|->)\s*){2}[^，。；,;]{0,16}$")
 # "the quantize → GEMM → dequant pipeline", "the sampler pipeline (penalties → softmax → top-k)": ops chained by arrows,
@@ -104,7 +108,10 @@ _SHAPE_SOURCE_AFTER = re.compile(
     r"|[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj|(?:[qkvo]|qkv|gate|up|down)[\-\s]proj)\b"
     r"|^\s*的?\s*(?:所有|全部|各|典型)?\s*(?:[A-Za-z]+\s*)?(?:解码|预填充|推理)?\s*(?:形状|shape|层|尺寸)"
     r"|^\s*的?\s*[\d一二三四五六七八九十]+\s*个\s*[^，。；]{0,6}?(?:形状|shape|层)", _I)
-_LAYER_NAME_AFTER = re.compile(r"^\s*(?:[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b", _I)
+# "Llama-3-8B's q_proj", "one Qwen decoder layer", "Qwen 单个 decoder 层": a part of the model, measured alone
+_LAYER_NAME_AFTER = re.compile(r"^\s*(?:[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b"
+                               r"|^\s*(?:的\s*)?(?:单个|一个|一层)?\s*(?:decoder|transformer|attention|mlp|moe)\s*(?:layer|block|层)"
+                               r"(?![A-Za-z])", _I)
 _SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+|taken\s+)?(?:taken\s+)?(?:from|of)\s+"
                           r"(?:the\s+|an?\s+)?$|形状\s*(?:取自|来自)\s*$", _I)
 # A model named in parentheses after a shape parameter it sets: "head_dim 256 (Gemma-2)", "hidden 4096 / 8192
@@ -148,7 +155,10 @@ _KERNEL_THROUGHPUT = re.compile(
 _MODEL_DENIED = re.compile(r"\bnot\s+(?:serving|server|end[\s\-]to[\s\-]end|e2e)\s+(?:throughput|latency|numbers?|tok(?:en)?s?/s)\b"
                            r"|\bno\s+(?:model|server)\s+in\s+the\s+loop\b|\bwithout\s+(?:the|a|any)\s+(?:model|server)\b"
                            r"|\bnot\s+(?:the|a)\s+(?:whole\s+)?(?:model|server)\b", _I)
-_OWN_RATE_NOTE = re.compile(r"\b(?:is|are)\s+the\s+(?:kernel|op|operator)['’]s\s+own\s+(?:rate|throughput)\b|(?:kernel|算子)\s*(?:的)?自身(?:的)?吞吐", _I)
+# "Tokens/s in this table is the kernel's own rate", "Tokens/sec reported here are for the attention kernel alone"
+_OWN_RATE_NOTE = re.compile(r"\b(?:is|are)\s+the\s+(?:kernel|op|operator)['’]s\s+own\s+(?:rate|throughput)\b"
+                            r"|\b(?:is|are)\s+(?:for|of)\s+the\s+(?:[\w\-]+\s+){0,2}?(?:kernel|op|operator)\s+(?:alone|only|itself)\b"
+                            r"|(?:kernel|算子)\s*(?:的)?自身(?:的)?吞吐", _I)
 _ISOLATED = re.compile(r"\bmicrobench\w*|\bin\s+isolation\b|\b(?:op|kernel|operator)\s+alone\b|\bstandalone\b|单看|算子本身|单算子"
                        r"|kernel\s*本身", _I)
 _SERVING_HEAD = re.compile(
@@ -225,7 +235,7 @@ class Subjects:
         partial kernel's p99 latency", "latency of the partial kernel". Only words of its own clause count ("We keep the
         faster launch config, and serving is now 25% faster" is about serving)."""
         return bool(_KERNEL_SCOPE.search(without_denied_kernels(text[max(clause_start, start - 40):start]))
-                    or _KERNEL_AFTER.match(text[end:end + 40]))
+                    or _KERNEL_AFTER.match(text[end:end + 40]) or _COMPILE_BEFORE.search(text, max(0, start - 12), start))
 
     def clause_is_kernel_level(self, clause: str) -> str | None:
         """Why a clause about a generic measure (latency, throughput, 吞吐) is kernel-level, or None: it is set

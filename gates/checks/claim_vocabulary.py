@@ -151,7 +151,9 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}responses?{_END}(?!{_H}+to{_END}){_NOT_LEVEL}"
     rf"|{_BEGIN}per{_H}+(?:user|reply|response|conversation){_END}"
     rf"|{_BEGIN}(?:(?:tokens?|texts?|words?|outputs?|repl(?:y|ies)|responses?){_H}+)?generation{_END}"
-    rf"(?!{_H}+(?:config|configs|parameters?|params|args|arguments|options?|kwargs|utils?|code|tests?|tasks?|mode)){_END}"
+    rf"(?!{_H}+(?:config|configs|parameters?|params|args|arguments|options?|kwargs|utils?|code|tests?|tasks?|mode"
+    # "generation-phase attention": a kernel of the generation phase
+    rf"|(?:phase|stage){_H}+(?:attention|kernels?|gemms?|matmuls?|ops?|mlp)){_END})"
     rf"|{_BEGIN}generat(?:ion|ed|ing|es?){_H}+(?:rate|speed|time|words?|tokens?|text|repl(?:y|ies)|responses?"
     rf"|outputs?){_END}"
     rf"|{_BEGIN}words?{_H}+(?:per|a){_H}+(?:second|sec|minute){_END}"
@@ -211,7 +213,7 @@ SERVING_SUBJECTS = (
     # "2x training speedup", "a 30% decode speed-up": a speedup of what serves or trains
     rf"|{_BEGIN}(?:training|fine{_H}?tuning|inference|decode|decoding|prefill|serving|generation){_H}+speed[\s\-]?ups?{_END}"
     rf"|{_BEGIN}conversations?{_END}(?={_H}+(?:now{_H}+)?(?:feel|felt|are|were|run|finish|complete))"
-    rf"|{_BEGIN}agent{_H}+loops?{_END}|{_BEGIN}(?:optimi[sz]er){_H}+steps?{_END}"
+    rf"|{_BEGIN}agent{_H}+loops?{_END}|{_BEGIN}(?:optimi[sz]er){_H}+steps?{_END}(?!{_H}+(?:micro)?bench)"
     rf"|{_BEGIN}(?:full|one|a|each|every|whole|single){_H}+pass{_H}+over{_H}+the{_H}+(?:[\w.\-]+{_H}+){{0,2}}?"
     rf"(?:(?:training|fine{_H}?tuning|finetuning|sft|pre{_H}?training){_H}+)?(?:data(?:{_H}?set)?|corpus|set){_END}"
     rf"|{_BEGIN}(?:suite|set|run|benchmark|batch){_H}+of{_H}+[\d.,]+\s*[kKM]?{_H}+(?:prompts?|requests?|questions?|conversations?"
