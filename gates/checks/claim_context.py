@@ -108,6 +108,7 @@ def fences_with_two_arms(blocks: list[ProseBlock]) -> set[int]:
     return found
 
 
+_ONE_COLUMN = re.compile(r"\b(?:is|are)\s+the\s+(?:left|right|first|second)\s+column\b|(?:左|右|第一|第二)列", _I)
 _BASE_LINE = re.compile(r"\b(?:main|baseline|before|master)\b|改动前|基线", re.IGNORECASE)
 _LABELLED_VALUE = re.compile(r"^\s*([^:=\d][^:=]{1,60}?)\s*[:=]\s*[~≈]?\d")
 
@@ -120,11 +121,21 @@ class LeadIn:
     names_the_change: bool = False  # outside a phrase that names only the base ("before any change in this PR")
     base_only: bool = False  # "This is what main gives me today, before any change:"
     kernel_label: bool = False  # "Operator: `layer_norm`": the rows under it time the operator
+    # "main vs this PR:", "Main branch baseline, then the same run with this PR:": output lines under it give both arms'
+    # values side by side ("mean_ttft_ms   412.3   288.1")
+    names_two_arms: bool = False
 
     @classmethod
     def of(cls, text: str) -> "LeadIn":
-        return cls(bool(_ARM_LEAD.search(text)), bool(_CHANGE_ARM.search(_BASE_ARM_ONLY.sub(" ", text))),
-                   bool(_BASE_ARM_ONLY.search(text)), bool(_KERNEL_LABEL_LEAD.match(text)))
+        names_the_change = bool(_CHANGE_ARM.search(_BASE_ARM_ONLY.sub(" ", text)))
+        one_column = bool(_BASE_LINE.search(text) and _ONE_COLUMN.search(text))  # "Main … is the left column:"
+        return cls(bool(_ARM_LEAD.search(text)), names_the_change, bool(_BASE_ARM_ONLY.search(text)),
+                   bool(_KERNEL_LABEL_LEAD.match(text)), (names_the_change and names_both_arms(text)) or one_column)
+
+
+def names_both_arms(text: str) -> bool:
+    """The text names the base arm and the change's ("main vs this PR", "# main, this PR", 基线和本 PR 的对比)."""
+    return bool(_BASE_LINE.search(text) and _CHANGE_ARM.search(text))
 
 
 def not_read_alone(block: ProseBlock, following: ProseBlock | None, lead: LeadIn) -> bool:
@@ -176,7 +187,8 @@ _KERNEL_LABEL_LEAD = re.compile(r"\W*(?:operators?|ops?|kernels?|micro-?benchmar
                                 r"(?:\s+(?:perf(?:ormance)?|bench(?:marks?)?|timings?|latenc(?:y|ies)|results?))?\s*[:：(`]", _I)
 _ARM_NAMES_ONLY = re.compile(rf"[\s|]*(?:(?:{ARM_NAMES}|ours|old|new|base)[\s|]*)+", _I)
 _BASE_ARM_ONLY = re.compile(r"\b(?:on\s+main|main\s+(?:gives|gave|shows|showed|today|currently|produces)|from\s+main"
-                            r"|current\s+main|before\s+(?:any|this|the)\s+changes?(?:\s+(?:in|of|from)\s+this\s+(?:pr|change)"
+                            r"|current\s+main|before\s+this\s+(?:pr|patch|branch)"
+                            r"|before\s+(?:any|this|the)\s+changes?(?:\s+(?:in|of|from)\s+this\s+(?:pr|change)"
                             r"(?:\s+series)?)?|without\s+this\s+(?:pr|change|patch)"
                             r"|baseline\s+(?:only|run|numbers?)"
                             # "(nothing from this branch yet)": the change's arm named only to say it is not here

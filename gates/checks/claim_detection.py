@@ -45,7 +45,7 @@ from gates.checks.claim_excuses import (
 )
 from gates.checks.claim_context import (
     CODE_KINDS, GIVEN_ELSEWHERE, LeadIn, change_named_after, fences_with_two_arms, is_list_item, is_quoted,
-    not_read_alone, number_given_to_the_change, reply_doubts_the_quote, rows_of_kernel_rate_tables,
+    names_both_arms, not_read_alone, number_given_to_the_change, reply_doubts_the_quote, rows_of_kernel_rate_tables,
 )
 from gates.checks.claim_headings import is_plan_label, planned_item
 from gates.checks.claim_mood import (
@@ -90,6 +90,8 @@ _MENTIONS = frozenset({MENTION, NEGATED_MENTION})
 # "- before: 410 ms", "Achieved: 290 ms", "290 ms, not 310 ms.", "实测降低了 31%"
 _ARM_VALUE_START = (
     r"main|baseline|the\s+(?:branch|pr|patch|patched\s+[\w\-]+)|(?:(?:for|with|on|in)\s+)?this\s+(?:pr|change|branch|patch)"
+    # "and phase 1 (this PR) measured 1.3x": an arm named by what it is, with the change in brackets
+    r"|(?:and\s+)?(?:[\w\-]+\s+){1,3}\(\s*this\s+(?:pr|change|patch)\s*\)"
     r"|[\w\-]+(?:\s+the\s+change)?\s*:\s*(?=[+\-−~≈]?\d)|(?:measured|results?|done|achieved|after|before)\s*:"
     r"|(?=[+\-−~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs|μs|tok|req)?(?:[^.;]|\.\d){0,40}(?:[.;](?!\d)|$))|实测|结果\s*[:：]"
     r"|(?:在|用|有)?\s*(?:本\s*PR|本分支|改动[前后]|合入(?:本\s*PR)?\s*[前后]|这个\s*(?:分支|PR))"
@@ -281,8 +283,11 @@ _ANY_WORD = re.compile(r"[^\W_]")
 class _Block:
     """One prose block with everything the clause judgements need, found once."""
 
-    def __init__(self, block: ProseBlock, words: Vocabulary, kernel_rates: bool = False, kernel_context: bool = False):
+    def __init__(self, block: ProseBlock, words: Vocabulary, kernel_rates: bool = False, kernel_context: bool = False,
+                 arm_columns: bool = False):
         self.row_start = 0
+        # an output line under a lead-in that names both arms, or naming them itself: its numbers are the arms' values
+        self.arm_columns = block.kind == "code output" and (arm_columns or names_both_arms(block.text))
         if block.kind == "table row" and block.header:
             block, self.row_start = _under_its_header(block)
         self.block, self.words, text = block, words, block.text
@@ -340,6 +345,8 @@ class _Block:
     @cached_property
     def arm_table(self) -> bool:
         """A table row whose numbers are arms' values: under arm headers ("| | main | this PR |"), or an arm's own row."""
+        if self.arm_columns:  # "mean_ttft_ms   412.3   288.1" under "main vs this PR:"
+            return True
         return bool(self.row_start) and not self.spread_row and bool(_ARM_HEADER.search(self.text[:self.row_start])
                                                                      or _ARM_ROW.match(self.text, self.row_start))
 
@@ -419,9 +426,10 @@ class _Block:
             return None
         sentence_end = self.sentence_ends[bisect_left(self.sentence_ends, end)]
         ends_with = self.text[sentence_end] if sentence_end < len(self.text) else ""
-        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
+        _, sentence, _, following = self._sentence_at(start)
+        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results],
+                       sentence=sentence)
         if mood is None:
-            _, sentence, _, following = self._sentence_at(start)
             mood = not_seen(clause, sentence, following) or another_sources_value(clause, sentence, following)
         result = self.text[results[0].start():max(results[0].end(), min(results[-1].end(), results[0].start() + 40))]
         at = results[0].start()
@@ -473,12 +481,13 @@ class _Block:
         reach = max((m.end() for m in results), default=start)
         if reach > start + len(clause):
             clause = self.text[start:self.spans[bisect_right(self.span_starts, reach - 1) - 1][1]]
-        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results])
         sentence_start, sentence, period, following = self._sentence_at(start)
+        mood = mood_of(clause, ends_with=ends_with, results=[(m.start() - start, m.end() - start) for m in results],
+                       sentence=sentence)
         next_period = _PERIOD.search(following)
         next_sentence = following[:next_period.start()] if next_period else following
         if mood is None:
-            return not_seen(clause, sentence, following) or only_if(clause) or disowned(clause, sentence + " " + next_sentence) \
+            return not_seen(clause, sentence, following) or only_if(clause, sentence) or disowned(clause, sentence + " " + next_sentence) \
                 or taken_back(clause, following) or unmeasured_expectation(clause, sentence) \
                 or quotation(clause, sentence + (period.group(0) if period else ""),
                              [(m.start() - start, m.end() - start) for m in results], following) \
@@ -573,6 +582,10 @@ class _Block:
             cell = _NUMBER_CELL.search(self.text, self.row_start)
             if cell:
                 return cell.group(1)
+        if self.arm_columns:
+            values = list(_COLUMN_NUMBER.finditer(self.text, term.end()))
+            if len(values) >= 2:
+                return values[0].group(0)  # "mean_ttft_ms   412.3   288.1" under "main vs this PR:"
         if self.arm_table:
             cells = list(_NUMBER_CELL.finditer(self.text, term.end()))
             if len(cells) >= 2:
@@ -595,7 +608,7 @@ class _Block:
         first = concepts[0]
         if not changes and self.arm_table \
                 and not subjects.clause_is_kernel_level(clause) and not _KERNEL_UNIT_HEADER.search(self.text[:self.row_start]):
-            cells = list(_NUMBER_CELL.finditer(self.text, first.end(), end))
+            cells = list((_COLUMN_NUMBER if self.arm_columns else _NUMBER_CELL).finditer(self.text, first.end(), end))
             changes = cells[:1] if len(cells) >= 2 else []  # "| chat | 1900 | 1400 |" under "p99 before | p99 after"
         if not changes:
             return self._verdict(first.start(), first.group(0), False, clause, reason=MENTION)
@@ -606,8 +619,11 @@ class _Block:
             labelled = clause[:conjunct[0]].rstrip().endswith((":", "：")) \
                 and subjects.clause_is_kernel_level(clause[:conjunct[0]])  # "microbenchmark: 27% lower latency …"
             if level and _COMPARISON_BASE.match(first.group(0)):
-                if not _KERNEL_VALUE.search(clause):
-                    level = None  # "After the kernel rewrite we measure 1.2x over the previous release": the release's
+                if not _KERNEL_VALUE.search(clause) or self.words.scopes.search(clause) \
+                        or self.words.metrics.search(clause):
+                    # "After the kernel rewrite we measure 1.2x over the previous release", "End-to-end throughput over
+                    # the previous release: 1.4x, the GEMMs now at 650 TFLOPS": the release's
+                    level = None
             elif level and any(conjunct[0] <= m.start() - start < conjunct[1] for m in changes) and not labelled \
                     and not subjects.clause_is_kernel_level(clause[conjunct[0]:conjunct[1]]):
                 level = None  # "The kernel is 2x faster and the model 1.4x": the model's conjunct has its own result
@@ -655,6 +671,7 @@ def _conjunct(clause: str, at: int) -> tuple[int, int]:
 
 # A value in a column of printed output: "P99 TTFT (ms)  540.2  [910.4]"
 _COLUMN_VALUE = re.compile(r"\s*(?:(?:p\d{1,3}|mean|median)\s*)?\([^)]{0,12}\)\s{2,}[+\-]?\d")
+_COLUMN_NUMBER = re.compile(r"(?<![\w.])[+\-]?\d[\d.,]*(?![\w.])")  # a value standing alone between spaces
 _NUMBER_CELL = re.compile(r"(?:^|\|)\s*([+\-~≈]?\d[\d.,]*\s*(?:%|x|×|ms|s|us|µs)?)\s*(?=\||$)")
 
 
@@ -710,8 +727,8 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
                 line, col = block.position(0)
                 verdicts.append(Verdict(line, col, excused_words, True, result, "", block.text[:200]))
                 continue
-        judged = list(_Block(block, words, index in kernel_rate_rows, lead.kernel_label and under_lead)
-                      .verdicts(label, short))
+        judged = list(_Block(block, words, index in kernel_rate_rows, lead.kernel_label and under_lead,
+                             lead.names_two_arms and under_lead).verdicts(label, short))
         if block.kind == "paragraph" and is_quoted(text, block):
             quoted_claims.extend(len(verdicts) + i for i, verdict in enumerate(judged) if verdict.claim)
         verdicts.extend(judged)

@@ -373,12 +373,18 @@ _MEETS_IT = re.compile(r"\bthis\s+(?:pr|change|patch|branch)\b|\bafter\s+this\b|
                        r"|\bdown\s+from\b|\bmain\s*[:=(]\s*[\d.]|\(main\b", _I)
 
 
-# "本 PR 的目标是 …", "this PR's goal is …": the change named as whose target it is, or as a first step toward it
-# ("…，本 PR 只是第一步", "this PR is only a first step")
+# "本 PR 的目标是 …", "this PR's goal is …": the change named as whose target it is; or, where the clause gives no
+# value but the target's, as a first step toward it ("…，本 PR 只是第一步", "this PR is only a first step")
 _TARGET_OWNER = re.compile(r"本\s*PR\s*的?\s*目标|\bthis\s+(?:pr|change)['’]s\s+(?:goal|target|aim)\b"
-                           r"|\b(?:goal|target|aim)\s+of\s+this\s+(?:pr|change)\b|\bthis\s+(?:pr|change)\s+aims\b"
-                           r"|本\s*PR\s*(?:只是|仅是|是)\s*(?:第一步|一部分|开始)"
-                           r"|\bthis\s+(?:pr|change)\s+is\s+(?:only\s+|just\s+)?(?:a|the)\s+first\s+step\b", _I)
+                           r"|\b(?:goal|target|aim)\s+of\s+this\s+(?:pr|change)\b|\bthis\s+(?:pr|change)\s+aims\b", _I)
+# A result's value ("30%", "1.5 倍", "410 ms"), not a count or a size ("8 卡", "1024 GPUs", "70B")
+_RESULT_VALUE = re.compile(r"[+\-~≈]?\d[\d.,]*\s*(?:%|[x×](?![A-Za-z])|倍|ms|s|µs|μs|us|秒|毫秒|分钟|(?:tok(?:en)?s?|req(?:uest)?s?)\s*/\s*s)"
+                           r"(?![A-Za-z])", _I)
+# Progress toward a target: "当前分支已达 1.5 倍", "目前实测已降低 18%", "phase 1 (this PR) measured 19%", "19% of the way"
+_PROGRESS = re.compile(r"已达|已经|实测|目前|当前|这一版|这一步|\bmeasured\b|\bso\s+far\b|\bof\s+the\s+way\b|\bphase\s*1\b"
+                       r"|\breached\b|\bgot\b|\bnow\b", _I)
+_FIRST_STEP = re.compile(r"本\s*PR\s*(?:只是|仅是|是)\s*(?:第一步|一部分|开始)"
+                         r"|\bthis\s+(?:pr|change)\s+is\s+(?:only\s+|just\s+)?(?:a|the)\s+first\s+step\b", _I)
 # "Goal: a 30% iteration time reduction …", "The goal of this RFC is a 2x speedup": a target stated as a change noun
 _TARGET_LEAD = re.compile(r"^\W*(?:the\s+)?(?:targets?|goals?|objectives?)(?:\s+of\s+(?:this|the)\s+(?:rfc|proposal|project"
                           r"|milestone|work|effort|roadmap))?\s*(?::|\bis\b)", _I)
@@ -533,13 +539,21 @@ def quotation(clause: str, sentence: str, results: list[tuple[int, int]], follow
 # "The speedup only materializes end to end if the batch is large enough", "The end-to-end speedup will depend on the
 # share of time spent in attention", 端到端加速比取决于 …: when a result would hold, with no value
 _ONLY_IF = re.compile(r"\bonly\s+(?:\w+\s+){0,6}?(?:if|when|once)\b|只有[^，。；]{0,20}?(?:才|时)"
-                      r"|\b(?:depends?|depending|hinges?)\s+(?:on|upon)\b|取决于|视[^，。；,;]{1,16}?而定", _I)
+                      r"|(?P<depends>\b(?:depends?|depending|hinges?)\s+(?:on|upon)\b|取决于|视[^，。；,;]{1,16}?而定)", _I)
 
 
-def only_if(clause: str) -> Mood | None:
-    """A result said to hold only under a condition, with no value of its own: a condition, no result."""
+def only_if(clause: str, sentence: str = "") -> Mood | None:
+    """A result said to hold only under a condition, with no value of its own: a condition, no result. A result
+    said to depend on something is one only while its sentence gives no value and, after the dependence, neither
+    names this change nor states a result ("… depends on batch size, but with this PR it is faster everywhere")."""
     found = _ONLY_IF.search(clause)
-    return Mood("a condition", found.group(0)) if found and not sentence_values(clause) else None
+    if not found or sentence_values(clause):
+        return None
+    if found.group("depends"):
+        after = sentence[sentence.find(clause) + found.end():] if clause in sentence else clause[found.end():]
+        if sentence_values(sentence) or THIS_CHANGE.search(after) or states_relative_result(after):
+            return None
+    return Mood("a condition", found.group(0))
 
 
 def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
@@ -547,8 +561,9 @@ def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
     haven't measured it"."""
     expected, unmeasured = _EXPECTED_GAIN.search(clause), _UNMEASURED.search(sentence)
     rest = clause[:expected.start()] + " " + clause[expected.end():] if expected else clause  # the expected number itself
+    elsewhere = sentence.replace(clause, " ")  # "…, but I haven't benchmarked A100 yet (H100: 410 ms -> 290 ms)"
     if expected and unmeasured and not _PAST_CHANGE.search(clause) and not states_relative_result(_SHARE.sub(" ", rest)) \
-            and not _SEEN.search(clause):
+            and not _SEEN.search(clause) and not _RESULT_VALUE.search(elsewhere):
         return Mood("an expectation, not measured", f"{expected.group(0)} … {unmeasured.group(0)}")
     return None
 
@@ -593,10 +608,12 @@ def not_seen(clause: str, sentence: str, following: str) -> Mood | None:
     return Mood("a negated result", found.group(0))
 
 
-def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ()) -> Mood | None:
+def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = (), sentence: str = "") -> Mood | None:
     """The mood that makes `clause` assert no result, or None for an assertion.
 
     `ends_with`: the character that ends the clause's sentence ("?" for a question).
+    `sentence`: the clause's sentence, where a target stated as a change noun or beside "this PR is a first step"
+    must stand with no other value and no progress toward it.
     `results`: the spans of the clause's result words; a result stated only under a negation
     ("does not improve TTFT") is a negated result. A clause that states a relative result
     (`states_relative_result`) is not excused as a plan, a possibility, a definition or a pointer.
@@ -636,9 +653,15 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = ())
     zh_threshold = _ZH_THRESHOLD.search(stripped)
     if zh_threshold and all(zh_threshold.start() <= start - offset < zh_threshold.end() for start, _ in results):
         return Mood("a threshold", zh_threshold.group(0))
-    aimed_at = _CHANGE_NOUN.sub(" ", stripped) if _TARGET_LEAD.match(stripped) else stripped
-    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(aimed_at) \
-            and not _MEETS_IT.search(_TARGET_OWNER.sub(" ", stripped)):
+    # no value but the target's in its sentence, and no progress toward it
+    whole = sentence if stripped in sentence else stripped
+    target_alone = target is not None and len(_RESULT_VALUE.findall(whole)) <= 1 \
+        and not _PROGRESS.search(whole, whole.find(stripped) + target.end())
+    aimed_at = _CHANGE_NOUN.sub(" ", stripped) if target_alone and _TARGET_LEAD.match(stripped) else stripped
+    owner_free = _TARGET_OWNER.sub(" ", stripped)
+    if target_alone:
+        owner_free = _FIRST_STEP.sub(" ", owner_free)
+    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(aimed_at) and not _MEETS_IT.search(owner_free):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):
         negations = [(m.start() + offset, m.end() + offset, m.group(0)) for m in _NEGATED_RESULT.finditer(stripped)]

@@ -112,6 +112,10 @@ _SHAPE_SOURCE_AFTER = re.compile(
 _LAYER_NAME_AFTER = re.compile(r"^\s*(?:[qkvo]_proj|gate_proj|up_proj|down_proj|lm_head|qkv_proj)\b"
                                r"|^\s*(?:的\s*)?(?:单个|一个|一层)?\s*(?:decoder|transformer|attention|mlp|moe)\s*(?:layer|block|层)"
                                r"(?![A-Za-z])", _I)
+# The whole model beside one of its layers: "…, times 32 layers plus the LM head, i.e. the full forward", "all 32 plus
+# the head", 整个模型
+_WHOLE_MODEL = re.compile(r"\b(?:full|whole|entire)\s+(?:per[\s\-]?token\s+)?(?:forward|decode|decoding|model)\b"
+                          r"|\ball\s+\d+\s+(?:layers\b|plus\b)|\btimes\s+\d+\s+layers\b|整个模型|全部\s*\d+\s*层", _I)
 _SHAPES_FROM = re.compile(r"\bshapes?\s+(?:are\s+|is\s+|come\s+|comes\s+|were\s+|taken\s+)?(?:taken\s+)?(?:from|of)\s+"
                           r"(?:the\s+|an?\s+)?$|形状\s*(?:取自|来自)\s*$", _I)
 # A model named in parentheses after a shape parameter it sets: "head_dim 256 (Gemma-2)", "hidden 4096 / 8192
@@ -142,7 +146,7 @@ _KERNEL_RATE_HEAD = re.compile(
     r"^\W*(?:(?:in\s+isolation|standalone|on\s+its\s+own|alone|on\s+(?:an?\s+|one\s+)?[\w\-]+|at\s+[^,]{1,30}?)\s*,?\s+)*"
     r"(?P<subject>(?:the\s+|our\s+|this\s+|a\s+|each\s+)?(?:[\w\-`+/]+\s+){0,6}?[\w\-`]+)\s+(?:\([^)]{0,40}\)\s+)?"
     r"(?:now\s+|alone\s+|itself\s+|still\s+)?(?:processes|handles|reaches|achieves|sustains|does|runs\s+at|hits|delivers"
-    r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*"
+    r"|moves|peaks\s+at)\s+(?:about\s+|~|≈)?[\d.,]+\s*(?:[kKMG]|[x×])?\s*"
     r"(?:tok(?:en)?s?\s*/\s*s\w*(?:\s+(?:at|on|for|with)\s+[^;]{1,40}?)?,?\s*(?:versus|vs\.?|against|compared\s+(?:to|with)|over|and)\s+(?:about\s+|~|≈)?[\d.,]+\s*[kKMG]?\s*)?$",
     _I)
 # "Kernel throughput for the RoPE + quant fusion is 41M tokens/s", "The decode throughput of the MLA kernel, …",
@@ -216,9 +220,9 @@ def _names_serving(clause: str) -> bool:
 
 
 def _ends_with_a_number(clause_head: str) -> bool:
-    """Whether the head ends as `_KERNEL_RATE_HEAD` must: a number, then at most a k/M/G and spaces."""
+    """Whether the head ends as `_KERNEL_RATE_HEAD` must: a number, then at most a k/M/G or a multiple's x, and spaces."""
     tail = clause_head.rstrip()
-    if tail[-1:] in ("k", "K", "M", "G"):
+    if tail[-1:] in ("k", "K", "M", "G", "x", "×"):
         tail = tail[:-1].rstrip()
     return tail[-1:] in tuple("0123456789.,")
 
@@ -312,7 +316,8 @@ class Subjects:
             return False
         if _FLAG_VALUE_BEFORE.search(clause[max(0, start - 40):start]):
             return True  # "`benchmark_moe.py --model mixtral --tp 2`": the run's argument
-        if _SHAPES_FROM.search(clause[:start]) or _LAYER_NAME_AFTER.match(clause[end:end + 24]):
+        if _SHAPES_FROM.search(clause[:start]) or (_LAYER_NAME_AFTER.match(clause[end:end + 24])
+                                                    and not _WHOLE_MODEL.search(clause)):
             return True  # "the shapes are from a Llama-3-8B trace", "这些形状取自 Qwen3-235B": a kernel benchmark's setting
         if self._names_shapes_in_parentheses(clause, start, end):
             return True

@@ -275,6 +275,9 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:each|every){_H}+(?:decode|decoding|generation){_H}+step{_END}"
     rf"(?={_H}+(?:of{_H}+the{_H}+[\w\-.]+{_H}+)?(?:now{_H}+)?(?:is|was|takes|took|gets|got|becomes|became|runs|ran|finishes|finished){_END})"
     rf"|{_BEGIN}(?:the{_H}+)?(?:full|whole|entire){_H}+forward{_H}+pass{_END}(?!{_H}+of{_H}+(?:the{_H}+)?(?!model){_END}[a-z])"
+    # "the full forward: 83 ms -> 61 ms", "the full per-token decode goes from 26 ms to 19 ms"
+    rf"|{_BEGIN}(?:the{_H}+)?(?:full|whole|entire){_H}+(?:per{_H}?token{_H}+)?(?:forward|decode|decoding)(?:{_H}+step)?{_END}"
+    rf"(?!{_H}+(?:pass{_H}+)?(?:of|for){_H}+(?!(?:the{_H}+)?model\b))(?!{_H}+pass)"
     rf"|{_BEGIN}tokens?{_H}+(?:now{_H}+)?(?:come{_H}+out|out{_H}+per{_H}+second){_END}"
     rf"|(?<=[x×%] )(?:at|in|on)\s+the\s+(?:server|serving\s+side|model\s+level){_END}"
     rf"|{_BEGIN}(?:tokens{_H}+per{_H}+minute|TPM|RPM|QPM|requests{_H}+per{_H}+minute){_END}"
@@ -345,9 +348,16 @@ SERVING_MEASURES = (
     # (measures: a clause about a kernel or timed in microseconds keeps them kernel-level)
     r"|(?:(?<=the )|(?<=our )|(?<=this )|(?<=your )|(?<=whole )|(?<=entire )|(?<=patched )|(?<=new ))"
     rf"(?:model|system|stack|app(?:lication)?|build|branch){_END}{_SUBJECT_OF_A_RESULT}"
+    # "How much faster the model gets depends on …": what serves, after the comparative that asks for its result
+    r"|(?:(?<=faster the )|(?<=slower the )|(?<=quicker the )|(?<=better the ))"
+    rf"(?:model|system|server|stack|app(?:lication)?|service){_END}(?={_H}+(?:gets|got|runs|ran|is|was|becomes|became){_END})"
+    # "How much the model benefits …", "How much this helps the model …"
+    rf"|(?<=the )(?:model|system|server|service){_END}(?={_H}+benefits?{_END})"
+    rf"|(?<=helps the )(?:model|system|server|service){_END}"
     # "Model: 1.4x faster", "Model-wide: 1.4x", "The model: 1.4x faster": a label with its result
     rf"|{_BEGIN}(?:model|system)(?:{_H}?wide)?(?=\s*:\s*[+\-~≈]?(?:\d|twice|half|[a-z]+er{_END}))"
-    r"|(?:整个|整体)?模型(?=\s*(?:也|都|整体)?\s*(?:快了|慢了|变快|变慢|提速|加速|快\s*[\d一两二三四五六七八九十]|一样|同样|如此))"
+    r"|(?:整个|整体)?模型(?=\s*(?:也|都|整体)?\s*(?:快了|慢了|变快|变慢|提速|加速|快\s*[\d一两二三四五六七八九十]|一样|同样|如此"
+    r"|(?:能|会)?快(?:了)?多少))"
     # "Kernel 2x, model 1.4x"
     rf"|{_BEGIN}model(?=\s+[+\-~≈]?\d[\d.,]*\s*(?:x|×|%))"
     rf"|{_BEGIN}(?:(?:sft|dpo|rlhf|ppo|grpo|lora|qlora|bert[\w\-]*|llm){_H}+)?(?:training|fine{_H}?tuning|pre{_H}?training"
@@ -392,7 +402,7 @@ _MULTIPLE = (rf"(?={_H}+(?:as|the|that|those|this|these|its|their|our|what|much|
 _NOT_A_PART = r"(?<!first[\s\-])(?<!second[\s\-])(?<!other[\s\-])(?<!latter[\s\-])(?<!former[\s\-])(?<!last[\s\-])"
 # A quantity: a change written as a number (30%, 2x, 1.4 倍, four-fold, 12 ms, 45 t/s) or a word (twice, half).
 QUANTITIES = (
-    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d(?:[\d.]|,(?=\d))*(?:[kKM](?=\s*(?:(?:output|input|generated|total|prompt){_H}+)?(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])(?!\s*(?:\d|[A-Z]{{1,3}}\d{{2,4}}|GPUs?\b|cards?\b|nodes?\b|chips?\b|devices?\b|params?\b|parameters\b|tokens?\b|layers?\b))|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
+    rf"(?<![{_LATIN}\d.,±/])[+\-−~≈]?\d(?:[\d.]|,(?=\d))*(?:[kKM](?=\s*(?:(?:output|input|generated|total|prompt){_H}+)?(?:tok|t/|req|samples|TPS|RPS|QPS)))?\s*(?:%|％|‰|[x×](?![\w])(?!\s*[\u4e00-\u9fff])(?!\s*(?:\d|[A-Z]{{1,3}}\d{{2,4}}|GPUs?\b|cards?\b|nodes?\b|chips?\b|devices?\b|params?\b|parameters\b|tokens?\b(?!\s*/\s*s|{_H}+per{_H}+sec)|layers?\b))|倍|fold{_END}|-fold{_END}|times{_END}{_MULTIPLE}"
     rf"|percent{_END}|per\s*cent{_END}|prozent{_END}|por\s*ciento{_END}|pour\s*cent{_END}"
     rf"|(?:ms|s)\s*/\s*tok(?:en)?{_END}|(?:ms|µs|μs|us|ns|s|secs?|seconds?|milliseconds?|minutes?|min|h|hours?)(?![{_LATIN}\d/])|毫秒|秒|分钟|小时"
     rf"|(?:tok(?:en)?s?|t|req(?:uest)?s?|samples?|it|quer(?:y|ies))\s*/\s*s(?:ec(?:ond)?s?)?\b|TPS\b|RPS\b|QPS\b"
