@@ -152,21 +152,12 @@ def project_call(q, cache, visible, splits, out):
     return lambda: attention_decode_splitkv(q, k, v, visible, num_splits=splits, workspace=ws, out=out, **scales)
 
 
-def lab_variants(fmt: str, specs: list[str] | None) -> tuple[str, ...]:
-    """The lab routes timed for an 8-bit format: `--variants` (those the format takes), else LAB_VARIANTS."""
-    if specs is None:
-        return LAB_VARIANTS[fmt]
-    from .lab_route import variant
-
-    return tuple(spec for spec in specs if fmt in variant(spec).formats)
-
-
-def jobs_for(shape: Shape, formats, splits, specs: list[str] | None = None) -> list[tuple]:
+def jobs_for(shape: Shape, formats, splits) -> list[tuple]:
     """(format, route, splits) of a shape, in timing order."""
     jobs = [("bf16", "project", n) for n in splits] if "bf16" in formats else []
     for fmt in (f for f in formats if f != "bf16"):
         jobs += [(fmt, "project", n) for n in splits]
-        jobs += [(fmt, var, n) for var in lab_variants(fmt, specs) for n in splits]
+        jobs += [(fmt, var, n) for var in LAB_VARIANTS[fmt] for n in splits]
     return jobs
 
 
@@ -186,7 +177,7 @@ def run_shape(shape: Shape, args, deadline: float, worker: set | None) -> dict:
     result = {"shape": shape.name, "label": shape.label(), "bar": shape.bar, "heuristic_splits": h, "splits": splits,
               "cold_l2": cold, "rows": [], "read_pass_us": {}}
     ref_bf16 = None if args.compile_only else dense_fp64(q, k, v, visible)
-    jobs = jobs_for(shape, formats, splits, args.variants)
+    jobs = jobs_for(shape, formats, splits)
     if worker is not None:  # one worker compiles all split counts of a (shape, format, route): the later ones hit its cache
         jobs = [j for j in jobs if (shape.name, j[0], j[1]) in worker]
     caches = {}
@@ -318,8 +309,6 @@ def main(argv=None) -> int:
     p.add_argument("--compile-only", action="store_true", help="call every route once (compile), time nothing")
     p.add_argument("--worker", help="I/N: this process takes every N-th (shape, format, route) from I (with --compile-only)")
     p.add_argument("--smoke", action="store_true", help="tiny shapes; with TRITON_INTERPRET=1 on the CPU")
-    p.add_argument("--variants", type=lambda s: [x for x in s.split(",") if x],
-                   help="lab variant specs instead of LAB_VARIANTS, e.g. cvt16,cvt16:w8,cvt16:n64 (each format takes its own)")
     p.add_argument("--seed", type=int, default=20261202)
     args = p.parse_args(argv)
     args.formats = [f for f in args.formats.split(",") if f]
@@ -334,7 +323,7 @@ def main(argv=None) -> int:
     if args.worker:  # the (shape, format, route) groups of the whole run, dealt round-robin
         index, count = (int(x) for x in args.worker.split("/"))
         groups = [(s.name, fmt, route) for s in shapes for fmt in args.formats
-                  for route in (("project",) if fmt == "bf16" else ("project",) + lab_variants(fmt, args.variants))]
+                  for route in (("project",) if fmt == "bf16" else ("project",) + LAB_VARIANTS[fmt])]
         worker = set(groups[index::count])
     if not INTERPRET and not torch.cuda.is_available():
         print("error: needs a CUDA device, or TRITON_INTERPRET=1 with --smoke", file=sys.stderr)
