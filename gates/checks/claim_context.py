@@ -167,6 +167,28 @@ def change_named_after(blocks: list[ProseBlock], index: int) -> bool:
 
 
 CODE_KINDS = ("code output", "base output", "config line")
+
+
+def base_named_after(blocks: list[ProseBlock], index: int) -> bool:
+    """The prose just after the code block or table that holds blocks[index] calls it the base's ("That's main. My
+    branch segfaults …", "These are the current numbers on v0.7.1, to give reviewers a baseline; results with the
+    patch will come after …"), gives the change no value of its own, and the line itself names no other arm."""
+    # (a line of prose right under a table, with no blank line, is read as a row of one cell)
+    after = next((block for block in blocks[index + 1:]
+                  if block.kind not in CODE_KINDS and not (block.kind == "table row" and not _ONE_CELL.match(block.text))),
+                 None)
+    if after is None or not _BASE_NAMED_AFTER.search(after.text):
+        return False
+    line = blocks[index]
+    return not (_CHANGE_ARM.search(after.text) and _A_RESULT_VALUE.search(after.text)) \
+        and not _CHANGE_ARM.search((line.header or "") + " " + line.text)
+_BASE_NAMED_AFTER = re.compile(
+    r"^\W*(?:that['’]s|this\s+is|those\s+are|these\s+are)\s+(?:(?:the|our)\s+)?(?:(?:current|baseline|reference)\s+)?"
+    r"(?:(?:numbers|results)\s+(?:on|for|from|of)\s+)?(?:main|master|the\s+baseline|v?\d+\.\d+(?:\.\d+)?)\b"
+    r"|\bto\s+give\s+(?:reviewers|you|everyone|people)\s+a\s+baseline\b|^\W*(?:以上|上面)(?:的数据)?是\s*(?:main|master|基线)", _I)
+_ONE_CELL = re.compile(r"^[^|]*[^|\s][^|]*(?:\|\s*)*$")  # "These are the current numbers … |  | ": one cell, the rest empty
+_A_RESULT_VALUE = re.compile(r"\d[\d.,]*\s*(?:%|[x×](?![A-Za-z])|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|tok(?:en)?s?/s"
+                             r"|req(?:uest)?s?/s|倍|毫秒|秒)", _I)
 _TODO_CELL = re.compile(r"\|\s*(?:todo|tbd|pending|n/a|待补充|待测|未测)\s*\|?\s*$", _I)
 # Another arm than the base, named in a header or a line: "this PR", "branch", "split-kv", "candidate", "Δ", 本 PR
 _OTHER_ARM = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|split[\w\-]*|new|candidate|cand|ours|delta|diff|change|speedup|vs)\b|Δ"

@@ -44,7 +44,8 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_context import (
-    CODE_KINDS, GIVEN_ELSEWHERE, LeadIn, change_named_after, fences_with_two_arms, is_list_item, is_quoted,
+    CODE_KINDS, GIVEN_ELSEWHERE, LeadIn, base_named_after, change_named_after, fences_with_two_arms, is_list_item,
+    is_quoted,
     names_both_arms, not_read_alone, number_given_to_the_change, reply_doubts_the_quote, rows_of_kernel_rate_tables,
 )
 from gates.checks.claim_headings import is_plan_label, planned_item
@@ -714,6 +715,8 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         if not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
                 and not (block.kind in CODE_KINDS and (change_named_after(blocks, index) or index in two_arms)):
             continue
+        if under_lead and base_named_after(blocks, index):
+            continue  # output or a table that the prose after it calls the base's: "That's main."
         if quoted_claims and block.kind == "paragraph" and not is_quoted(text, block):
             if reply_doubts_the_quote(block.text, [later.text for later in blocks[index + 1:]]):
                 for position in quoted_claims:

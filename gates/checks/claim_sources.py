@@ -32,6 +32,10 @@ _I = re.IGNORECASE
 # What disowns a number its clause attributes elsewhere: "we did not reproduce it", "unrelated to this PR", 没复现
 _DISOWNED = re.compile(
     r"\b(?:don['’]t|do\s+not)\s+have\s+(?:any\s+)?(?:comparable\s+)?(?:numbers|data|results)\b|\bno\s+comparable\s+numbers\b"
+    # "any measurement will follow", "numbers will come later"
+    r"|\b(?:any\s+)?(?:measurements?|numbers|benchmarks?)\s+(?:will\s+)?(?:follow|come\s+later)\b"
+    # "please don't compare them with our default benchmark"
+    r"|\b(?:please\s+)?(?:don['’]t|do\s+not)\s+compare\s+(?:them|those|these|it|that)\b"
     r"|\bnot\s+from\s+our\s+(?:implementation|runs?|code|setup|measurements?|benchmarks?)\b"
     r"|\bthis\s+(?:pr|change)\s+is\s+(?:only|just|purely)\s+a\s+refactor\b|\bno\s+functional\s+changes?\b"
     r"|\b(?:did\s+not|didn['’]t|have\s+not|haven['’]t|could\s+not|couldn['’]t|do\s+not|don['’]t|not)\s+(?:yet\s+)?"
@@ -82,7 +86,11 @@ _AGREES = re.compile(r"\b(?:agree|agrees|agreed|consistent)\b|\bthat\s+match(?:e
 # "（未合入本 PR）", "(patch not applied yet)", "without this PR": the change named only to say it is not in
 _NOT_APPLIED = re.compile(r"(?:本\s*)?PR\s*(?:分支)?\s*的?\s*数据[^。；]{0,24}?(?:再补|稍后|之后补|后续补)|未(?:合入|应用|打)\s*(?:本\s*PR|任何(?:修改|改动|补丁))|\b(?:patch|pr|change)\s+not\s+(?:yet\s+)?applied\b"
                           r"|\bwithout\s+this\s+(?:pr|patch|change)\b|\bno\s+(?:changes|patches)\s+applied\b|\bbefore\s+this\s+(?:pr|patch|change)\s+is\s+applied\b"
-                          r"|\b(?:not|un)\s*(?:changed|affected|touched)\s+by\s+this\s+(?:pr|patch|change)\b", _I)
+                          r"|\b(?:not|un)\s*(?:changed|affected|touched)\s+by\s+this\s+(?:pr|patch|change)\b"
+                          # the change named only as not measured yet: "我们这个 PR 暂时还没有做对比测试", "nothing from this PR applied"
+                          r"|(?:本|这个)\s*PR\s*(?:暂时|目前)?\s*还?没(?:有)?\s*(?:做|跑)?\s*(?:对比|性能)?\s*(?:测试|测)"
+                          r"|\bthis\s+(?:pr|change|patch)\s+(?:has\s+not|hasn['’]t)\s+been\s+(?:benchmarked|measured|compared)\b"
+                          r"|\bnothing\s+from\s+this\s+(?:pr|patch|change)\s+(?:is\s+)?(?:applied|yet)\b", _I)
 _BASELINE_LEAD = re.compile(r"^\W*(?:we|i)\s+(?:get|see|measure|have)\s+[~≈]?\d[\d.,]*\s*[kKM]?\s*\S*\s+on\s+(?:current\s+)?main\b"
                             r"|^\W*(?:(?:for\s+(?:context|reference|comparison)|fyi|as\s+a\s+reference|note\s*:\s*)\s*,?\s*)?"
                             r"(?:baseline(?:\s+on\s+main)?|on\s+(?:current\s+)?main(?:\s+today)?|main\s+today|current\s+main"
@@ -234,6 +242,9 @@ _NAMED_SOURCE = re.compile(
 # What another project publishes (a relative result it states is its own): "The TensorRT-LLM docs report ~4x …",
 # "LMDeploy's README shows around 1.8x req/s compared to vLLM"; a dashboard or a table may show this change's run
 _PUBLICATION = re.compile(r"\b(?:paper|readme|blog|docs|release\s+notes?)\b|论文|博客|文档|README|官方", _I)
+# "though I haven't benchmarked it": a "we" that only says it did not measure
+_WE_UNMEASURED = re.compile(r"\b(?:we|i)\s+(?:have\s+not|haven['’]t|did\s+not|didn['’]t|do\s+not|don['’]t)\s+(?:yet\s+)?"
+                            r"(?:benchmark|measure|test|run|check|compare)\w*(?:\s+(?:it|this|that|them))?", _I)
 _WE = re.compile(r"\b(?:we|our|us|ours|i)\b|['’]re\b|我们|咱们", _I)
 _BASE = re.compile(r"\b(?:main|master|baseline)\b|基线|主干", _I)
 # "Before #6021, …", "#5120 合入之前": the time before another, numbered change; "that PR regressed it to 0.9k"
@@ -273,8 +284,9 @@ def another_sources_value(clause: str, sentence: str, following: str = "") -> Mo
         # "…; 本 PR 只重写了 kernel": the change named beside another's history, with no result of its own
         named = [part for part in _PART.split(sentence) if _names_the_change_arm(part)]
         others = _PART.split(_THAT_CHANGE.sub(" ", sentence))  # "that PR", "an equivalent fix": the other change
-        if _WE.search(sentence) or len(_PR_NUMBER.findall(sentence)) > 1 or any(map(_gives_a_result, named)) \
-                or any(gives_our_side(part) for part in others[1:]) or _values_elsewhere(others):
+        if _WE.search(_WE_UNMEASURED.sub(" ", sentence)) or len(_PR_NUMBER.findall(sentence)) > 1 \
+                or any(map(_gives_a_result, named)) \
+                or any(gives_our_side(part) for part in others[1:]) or _values_elsewhere(others[1:]):
             return None  # "…, and our patch takes it to 1.3k", "#6188 raises it to 1.2k" (the change by its number?)
         return Mood("a number from elsewhere", other.group(0))
     if _names_the_change_arm(sentence):

@@ -153,7 +153,7 @@ SERVING_SUBJECTS = (
     rf"|{_BEGIN}(?:(?:tokens?|texts?|words?|outputs?|repl(?:y|ies)|responses?){_H}+)?generation{_END}"
     rf"(?!{_H}+(?:config|configs|parameters?|params|args|arguments|options?|kwargs|utils?|code|tests?|tasks?|mode"
     # "generation-phase attention": a kernel of the generation phase
-    rf"|(?:phase|stage){_H}+(?:attention|kernels?|gemms?|matmuls?|ops?|mlp)){_END})"
+    rf"|(?:phase|stage){_H}+(?:[\w\-]+{_H}+)?(?:attention|kernels?|gemms?|matmuls?|ops?|mlp|mha|mqa|gqa|mla)){_END})"
     rf"|{_BEGIN}generat(?:ion|ed|ing|es?){_H}+(?:rate|speed|time|words?|tokens?|text|repl(?:y|ies)|responses?"
     rf"|outputs?){_END}"
     rf"|{_BEGIN}words?{_H}+(?:per|a){_H}+(?:second|sec|minute){_END}"
@@ -532,6 +532,9 @@ _DURATION_UNIT = re.compile(r"[\d.,]*\s*(?:s|secs?|seconds?|min|mins|minutes?|h|
                             re.IGNORECASE)
 _DURATION_BEFORE = re.compile(r"(?:\b(?:for|over|during|lasting)\s+(?:about\s+|~)?|(?:持续|连续|跑了|运行了|压测了|测了|灰度|观察)\s*(?:了)?\s*"
                               r"(?:约|大约)?\s*)$", re.IGNORECASE)
+# "the last 10 s window", "a 30 s timeout", "5 分钟窗口": a duration that is a window or a limit of the run
+_WINDOW_AFTER = re.compile(r"[\s\-]*(?:sliding\s+)?(?:windows?|intervals?|time-?outs?|periods?|warm-?ups?|cool-?downs?)\b"
+                           r"|\s*(?:窗口|间隔|超时)", re.IGNORECASE)
 # The run-to-run spread of a measurement is no result: "run-to-run variance (about 6%)", "noise of ±3%", "波动约 5%"
 _SPREAD_BEFORE = re.compile(r"(?:\b(?:variance|variability|noise|spread|std(?:dev)?|standard\s+deviation|jitter|run-to-run|CV"
                             r"|coefficient\s+of\s+variation)"
@@ -588,4 +591,5 @@ def is_setting(text: str, start: int, end: int) -> bool:
     return bool((_LOAD_UNIT.match(quantity) and _LOAD_BEFORE.search(before) and not _arms_side_by_side(text, start, end, True))
                 or (_DURATION_UNIT.match(quantity) and _DURATION_BEFORE.search(before)
                     and not _arms_side_by_side(text, start, end, False))
+                or (_DURATION_UNIT.match(quantity) and _WINDOW_AFTER.match(text, end))
                 or _SPREAD_BEFORE.search(before))
