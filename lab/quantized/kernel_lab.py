@@ -19,10 +19,6 @@ imported except the merge. Compile-time choices:
   R = 1) and q.k in FP8 (p.v as CVT says); 2 also p quantized to e4m3 as p * 256 and p.v in
   FP8; fp32 accumulation.
 - DOT_F32: dot operands cast to fp32 (the interpreter, whose bf16 and fp8 dots are wrong).
-- SWAP: both dots computed transposed, s^T = K q^T ([BLOCK_N, BLOCK_M]) and o^T = V^T p^T
-  ([BLOCK_D, BLOCK_M]), so that the K and V tiles are the wide operand (128 tokens or head
-  dims as the dot's M, wgmma) and the few query rows its N. With FP8_DOT = 2 and V_TRANS
-  both dots can take e4m3 operands as stored (K and V^T are K-major), with no conversion.
 
 Scores are in the log2 domain, s = q.k * scale * log2(e), as in the project.
 """
@@ -88,7 +84,7 @@ def lab_partial_kernel(
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, PAGE_SIZE: tl.constexpr, IS_PAGED: tl.constexpr,
     FUSED_COMBINE: tl.constexpr, MERGE_ROWS: tl.constexpr, MERGE_SLOTS: tl.constexpr,
     KV_FORMAT: tl.constexpr, V_TRANS: tl.constexpr, CVT: tl.constexpr, FP8_DOT: tl.constexpr,
-    DOT_F32: tl.constexpr, SWAP: tl.constexpr = False,
+    DOT_F32: tl.constexpr,
 ):
     i_s = tl.program_id(0)
     i_bhm = tl.program_id(1)
@@ -149,10 +145,7 @@ def lab_partial_kernel(
         row_scale = tl.full([BLOCK_M], 1.0, dtype=tl.float32)  # [BLOCK_M], unused
 
     n_unmasked = tl.minimum(n_end, visible - (ROWS - 1))
-    if SWAP:
-        acc = tl.zeros([BLOCK_D, BLOCK_M], dtype=tl.float32)  # [BLOCK_D, BLOCK_M], o transposed
-    else:
-        acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)  # [BLOCK_M, BLOCK_D]
+    acc = tl.zeros([BLOCK_M, BLOCK_D], dtype=tl.float32)  # [BLOCK_M, BLOCK_D]
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)  # [BLOCK_M]
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # [BLOCK_M]
     if IS_PAGED:  # page ids one tile ahead (addresses only)
@@ -185,120 +178,67 @@ def lab_partial_kernel(
         b_k = tl.load(p_k + o_k[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
         if FP8_DOT == 0:
             b_k = _to_dot_dtype(b_k, dot_dtype, KV_FORMAT, CVT)
+        if DOT_F32:
+            b_s = tl.dot(b_qd.to(tl.float32), tl.trans(b_k.to(tl.float32)))
+        else:
+            b_s = tl.dot(b_qd, tl.trans(b_k))  # [BLOCK_M, BLOCK_N]
+        if KV_FORMAT == 1:
+            b_ks = tl.load(p_ks + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
+            b_s = b_s * (b_ks * qk_scale)[None, :]
+        elif FP8_DOT:
+            b_s = b_s * row_scale[:, None]
+        else:
+            b_s = b_s * qk_scale
         if IS_PAGED:
             mask_scores = (n0 + BLOCK_N > n_unmasked) | (tile_pages_ok == 0)
         else:
             mask_scores = n0 + BLOCK_N > n_unmasked
-        if SWAP:  # s^T = K q^T, o^T = V^T p^T: the tile is the dots' M, the query rows their N
-            if DOT_F32:
-                b_st = tl.dot(b_k.to(tl.float32), tl.trans(b_qd.to(tl.float32)))
+        if mask_scores:
+            m_s = m_n[None, :] & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
+            b_s = tl.where(m_s, b_s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(b_s, 1))  # [BLOCK_M]
+        m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
+        alpha = tl.exp2(m_i - m_safe)  # [BLOCK_M]
+        b_p = tl.exp2(b_s - m_safe[:, None])  # [BLOCK_M, BLOCK_N]
+        l_i = l_i * alpha + tl.sum(b_p, 1)
+        if V_TRANS:  # [BLOCK_D, BLOCK_N], tokens contiguous
+            # The load mask is whole 16-token groups (a per-token mask along the contiguous axis
+            # would split the load into bytes); the host guarantees capacity % 16 == 0. Tokens past
+            # the range inside the last group are zeroed in registers on masked tiles (a poisoned
+            # NaN byte times p = 0 would still be NaN).
+            m_v = ((n0 + tl.arange(0, BLOCK_N) // 16 * 16) < n_end)  # [BLOCK_N], constant per 16 tokens
+            if IS_PAGED:
+                o_vt = o_vb[None, :] + o_d[:, None] * stride_vs + o_slot[None, :]
+                m_v = m_v & page_ok
             else:
-                b_st = tl.dot(b_k, tl.trans(b_qd))  # [BLOCK_N, BLOCK_M]
-            if KV_FORMAT == 1:
-                b_ks = tl.load(p_ks + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
-                b_st = b_st * (b_ks * qk_scale)[:, None]
-            elif FP8_DOT:
-                b_st = b_st * row_scale[None, :]
-            else:
-                b_st = b_st * qk_scale
+                o_vt = o_d[:, None] * stride_vs + o_n[None, :]
+            b_vt = tl.load(p_v + o_vt, mask=m_d[:, None] & m_v[None, :], other=0.0)  # [BLOCK_D, BLOCK_N]
             if mask_scores:
-                m_st = m_n[:, None] & (o_n[:, None] < row_limit[None, :])  # [BLOCK_N, BLOCK_M]
-                b_st = tl.where(m_st, b_st, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(b_st, 0))  # [BLOCK_M]
-            m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
-            alpha = tl.exp2(m_i - m_safe)  # [BLOCK_M]
-            b_pt = tl.exp2(b_st - m_safe[None, :])  # [BLOCK_N, BLOCK_M]
-            l_i = l_i * alpha + tl.sum(b_pt, 0)
-            if V_TRANS:
-                m_v = ((n0 + tl.arange(0, BLOCK_N) // 16 * 16) < n_end)  # [BLOCK_N], whole 16-token groups
-                if IS_PAGED:
-                    o_vt = o_vb[None, :] + o_d[:, None] * stride_vs + o_slot[None, :]
-                    m_v = m_v & page_ok
-                else:
-                    o_vt = o_d[:, None] * stride_vs + o_n[None, :]
-                b_vt = tl.load(p_v + o_vt, mask=m_d[:, None] & m_v[None, :], other=0.0)  # [BLOCK_D, BLOCK_N]
-                if mask_scores:
-                    b_vt = tl.where(m_n[None, :], b_vt, tl.zeros_like(b_vt))
-            else:
-                if IS_PAGED:
-                    o_v = o_vb + o_slot * stride_vs
-                else:
-                    o_v = o_n * stride_vs
-                b_vt = tl.trans(tl.load(p_v + o_v[:, None] + o_d[None, :], mask=m_kv, other=0.0))  # [BLOCK_D, BLOCK_N]
+                b_vt = tl.where(m_n[None, :], b_vt, tl.zeros_like(b_vt))
             if FP8_DOT < 2:
                 b_vt = _to_dot_dtype(b_vt, dot_dtype, KV_FORMAT, CVT)
-            if KV_FORMAT == 1:
-                b_vs = tl.load(p_vs + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
-                b_pt = b_pt * b_vs[:, None]
-            if FP8_DOT == 2:
-                b_ptd = (b_pt * P_FP8_SCALE).to(tl.float8e4nv)
-            else:
-                b_ptd = b_pt.to(dot_dtype)
-            acc = acc * alpha[None, :]
-            if DOT_F32:
-                acc = acc + tl.dot(b_vt.to(tl.float32), b_ptd.to(tl.float32))
-            else:
-                acc = tl.dot(b_vt, b_ptd, acc)  # [BLOCK_D, BLOCK_M]
+            b_v = tl.trans(b_vt)  # [BLOCK_N, BLOCK_D]
         else:
-            if DOT_F32:
-                b_s = tl.dot(b_qd.to(tl.float32), tl.trans(b_k.to(tl.float32)))
+            if IS_PAGED:
+                o_v = o_vb + o_slot * stride_vs
             else:
-                b_s = tl.dot(b_qd, tl.trans(b_k))  # [BLOCK_M, BLOCK_N]
-            if KV_FORMAT == 1:
-                b_ks = tl.load(p_ks + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
-                b_s = b_s * (b_ks * qk_scale)[None, :]
-            elif FP8_DOT:
-                b_s = b_s * row_scale[:, None]
-            else:
-                b_s = b_s * qk_scale
-            if mask_scores:
-                m_s = m_n[None, :] & (o_n[None, :] < row_limit[:, None])  # [BLOCK_M, BLOCK_N]
-                b_s = tl.where(m_s, b_s, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(b_s, 1))  # [BLOCK_M]
-            m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
-            alpha = tl.exp2(m_i - m_safe)  # [BLOCK_M]
-            b_p = tl.exp2(b_s - m_safe[:, None])  # [BLOCK_M, BLOCK_N]
-            l_i = l_i * alpha + tl.sum(b_p, 1)
-            if V_TRANS:  # [BLOCK_D, BLOCK_N], tokens contiguous
-                # The load mask is whole 16-token groups (a per-token mask along the contiguous axis
-                # would split the load into bytes); the host guarantees capacity % 16 == 0. Tokens past
-                # the range inside the last group are zeroed in registers on masked tiles (a poisoned
-                # NaN byte times p = 0 would still be NaN).
-                m_v = ((n0 + tl.arange(0, BLOCK_N) // 16 * 16) < n_end)  # [BLOCK_N], constant per 16 tokens
-                if IS_PAGED:
-                    o_vt = o_vb[None, :] + o_d[:, None] * stride_vs + o_slot[None, :]
-                    m_v = m_v & page_ok
-                else:
-                    o_vt = o_d[:, None] * stride_vs + o_n[None, :]
-                b_vt = tl.load(p_v + o_vt, mask=m_d[:, None] & m_v[None, :], other=0.0)  # [BLOCK_D, BLOCK_N]
-                if mask_scores:
-                    b_vt = tl.where(m_n[None, :], b_vt, tl.zeros_like(b_vt))
-                if FP8_DOT < 2:
-                    b_vt = _to_dot_dtype(b_vt, dot_dtype, KV_FORMAT, CVT)
-                b_v = tl.trans(b_vt)  # [BLOCK_N, BLOCK_D]
-            else:
-                if IS_PAGED:
-                    o_v = o_vb + o_slot * stride_vs
-                else:
-                    o_v = o_n * stride_vs
-                b_v = tl.load(p_v + o_v[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
-                if FP8_DOT < 2:
-                    b_v = _to_dot_dtype(b_v, dot_dtype, KV_FORMAT, CVT)
-            if KV_FORMAT == 1:
-                b_vs = tl.load(p_vs + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
-                b_p = b_p * b_vs[None, :]
-            if FP8_DOT == 2:
-                b_pd = (b_p * P_FP8_SCALE).to(tl.float8e4nv)
-            else:
-                b_pd = b_p.to(dot_dtype)
-            acc = acc * alpha[:, None]
-            if DOT_F32:
-                acc = acc + tl.dot(b_pd.to(tl.float32), b_v.to(tl.float32))
-            else:
-                acc = tl.dot(b_pd, b_v, acc)
+                o_v = o_n * stride_vs
+            b_v = tl.load(p_v + o_v[:, None] + o_d[None, :], mask=m_kv, other=0.0)  # [BLOCK_N, BLOCK_D]
+            if FP8_DOT < 2:
+                b_v = _to_dot_dtype(b_v, dot_dtype, KV_FORMAT, CVT)
+        if KV_FORMAT == 1:
+            b_vs = tl.load(p_vs + o_sc, mask=m_n, other=0.0).to(tl.float32)  # [BLOCK_N]
+            b_p = b_p * b_vs[None, :]
+        if FP8_DOT == 2:
+            b_pd = (b_p * P_FP8_SCALE).to(tl.float8e4nv)
+        else:
+            b_pd = b_p.to(dot_dtype)
+        acc = acc * alpha[:, None]
+        if DOT_F32:
+            acc = acc + tl.dot(b_pd.to(tl.float32), b_v.to(tl.float32))
+        else:
+            acc = tl.dot(b_pd, b_v, acc)
         m_i = m_new
-    if SWAP:
-        acc = tl.trans(acc)  # [BLOCK_M, BLOCK_D]
     if KV_FORMAT == 2:
         v_fold = tl.load(v_scale + i_kvh * stride_sh).to(tl.float32)
         if FP8_DOT == 2:

@@ -42,7 +42,6 @@ class Variant:
     block_n: int | None = None
     num_warps: int | None = None
     num_stages: int | None = None
-    swap: bool = False  # both dots transposed: the K and V tiles are the dots' M (wgmma), the query rows their N
 
     def label(self) -> str:
         extra = "".join(f":{k}{v}" for k, v in (("m", self.block_m), ("n", self.block_n), ("w", self.num_warps),
@@ -59,10 +58,6 @@ VARIANTS = {
         Variant("vt-cvt16", v_trans=True, cvt=1),  # (a) + (b)
         Variant("vt-fp8qk", v_trans=True, cvt=1, fp8_dot=1, formats=("fp8",)),  # (c) FP8 q.k, fp16 p.v
         Variant("vt-fp8dot", v_trans=True, cvt=1, fp8_dot=2, formats=("fp8",)),  # (c) opt-in FP8 dots, both
-        # (d) the dots transposed: the 8-bit tile is the wide operand of both, the query rows the narrow one
-        Variant("cvt16-swap", v_trans=False, cvt=1, swap=True),
-        Variant("vt-cvt16-swap", v_trans=True, cvt=1, swap=True),
-        Variant("vt-fp8dot-swap", v_trans=True, cvt=1, fp8_dot=2, formats=("fp8",), swap=True),  # e4m3 operands as stored
     )
 }
 
@@ -160,7 +155,7 @@ class LabSplitDecode:
             PAGE_SIZE=page_size, IS_PAGED=paged, FUSED_COMBINE=merge is not None,
             MERGE_ROWS=merge[0] if merge else 1, MERGE_SLOTS=merge[1] if merge else 1,
             KV_FORMAT=kv_format, V_TRANS=v.v_trans, CVT=cvt, FP8_DOT=v.fp8_dot,
-            DOT_F32=INTERPRET and dot_bf16, SWAP=v.swap, num_warps=num_warps, num_stages=num_stages)
+            DOT_F32=INTERPRET and dot_bf16, num_warps=num_warps, num_stages=num_stages)
         self._combine = None
         if merge is None:
             cc = combine_launch_config(head_dim, num_splits, pdl_available=False)

@@ -131,8 +131,7 @@ def test_fp16_dots_with_bf16_q(fmt, name):
     assert_close_to_oracle(out, ref, REL_L2[torch.bfloat16], f"{fmt}/{name} bf16 q")
 
 
-@pytest.mark.parametrize("fmt,name", [("int8", "lab-ref"), ("int8", "vt-cvt16"), ("fp8", "vt"), ("fp8", "vt-fp8dot"),
-                                      ("int8", "cvt16-swap"), ("fp8", "vt-fp8dot-swap")],
+@pytest.mark.parametrize("fmt,name", [("int8", "lab-ref"), ("int8", "vt-cvt16"), ("fp8", "vt"), ("fp8", "vt-fp8dot")],
                          ids=lambda x: str(x))
 def test_paged_equals_contiguous_and_oracle(fmt, name):
     """Pages of 16 in a shuffled pool with poisoned unused pages and an out-of-range table entry
