@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gates.checks.claim_mood import backs_a_quotation, names_this_change, states_relative_result
+from gates.checks.claim_mood import RESULT_VALUE, backs_a_quotation, names_this_change, states_relative_result
 from gates.checks.claim_sources import gives_our_side, names_an_arm
 from gates.checks.claim_vocabulary import ARM_NAMES, NUMBER
 from gates.model.markdown_prose import ProseBlock
@@ -169,26 +169,30 @@ def change_named_after(blocks: list[ProseBlock], index: int) -> bool:
 CODE_KINDS = ("code output", "base output", "config line")
 
 
-def base_named_after(blocks: list[ProseBlock], index: int) -> bool:
-    """The prose just after the code block or table that holds blocks[index] calls it the base's ("That's main. My
-    branch segfaults …", "These are the current numbers on v0.7.1, to give reviewers a baseline; results with the
-    patch will come after …"), gives the change no value of its own, and the line itself names no other arm."""
-    # (a line of prose right under a table, with no blank line, is read as a row of one cell)
-    after = next((block for block in blocks[index + 1:]
-                  if block.kind not in CODE_KINDS and not (block.kind == "table row" and not _ONE_CELL.match(block.text))),
-                 None)
-    if after is None or not _BASE_NAMED_AFTER.search(after.text):
-        return False
-    line = blocks[index]
-    return not (_CHANGE_ARM.search(after.text) and _A_RESULT_VALUE.search(after.text)) \
-        and not _CHANGE_ARM.search((line.header or "") + " " + line.text)
+def lines_of_the_base_named_after(blocks: list[ProseBlock]) -> set[int]:
+    """Indexes of the output lines and table rows whose block the prose just after it calls the base's ("That's main.
+    My branch segfaults …", "These are the current numbers on v0.7.1, to give reviewers a baseline; results with the
+    patch will come after …"), where that prose gives the change no value of its own and the line names no other arm.
+    Found in one pass from the end, so a long block is not read again for each of its lines."""
+    found: set[int] = set()
+    base_named = False  # what the nearest prose after the current block says
+    for index in range(len(blocks) - 1, -1, -1):
+        block = blocks[index]
+        if base_named and (block.kind in CODE_KINDS or block.kind == "table row") \
+                and not _CHANGE_ARM.search((block.header or "") + " " + block.text):
+            found.add(index)
+        # (a line of prose right under a table, with no blank line, is read as a row of one cell)
+        if block.kind not in CODE_KINDS and not (block.kind == "table row" and not _ONE_CELL.match(block.text)):
+            base_named = bool(_BASE_NAMED_AFTER.search(block.text)) \
+                and not (_CHANGE_ARM.search(block.text) and RESULT_VALUE.search(block.text))
+    return found
+
+
 _BASE_NAMED_AFTER = re.compile(
     r"^\W*(?:that['’]s|this\s+is|those\s+are|these\s+are)\s+(?:(?:the|our)\s+)?(?:(?:current|baseline|reference)\s+)?"
     r"(?:(?:numbers|results)\s+(?:on|for|from|of)\s+)?(?:main|master|the\s+baseline|v?\d+\.\d+(?:\.\d+)?)\b"
     r"|\bto\s+give\s+(?:reviewers|you|everyone|people)\s+a\s+baseline\b|^\W*(?:以上|上面)(?:的数据)?是\s*(?:main|master|基线)", _I)
 _ONE_CELL = re.compile(r"^[^|]*[^|\s][^|]*(?:\|\s*)*$")  # "These are the current numbers … |  | ": one cell, the rest empty
-_A_RESULT_VALUE = re.compile(r"\d[\d.,]*\s*(?:%|[x×](?![A-Za-z])|ms\b|s\b|sec(?:ond)?s?\b|min(?:ute)?s?\b|tok(?:en)?s?/s"
-                             r"|req(?:uest)?s?/s|倍|毫秒|秒)", _I)
 _TODO_CELL = re.compile(r"\|\s*(?:todo|tbd|pending|n/a|待补充|待测|未测)\s*\|?\s*$", _I)
 # Another arm than the base, named in a header or a line: "this PR", "branch", "split-kv", "candidate", "Δ", 本 PR
 _OTHER_ARM = re.compile(r"\b(?:this\s+pr|pr|after|patched|branch|split[\w\-]*|new|candidate|cand|ours|delta|diff|change|speedup|vs)\b|Δ"

@@ -44,9 +44,9 @@ from gates.checks.claim_excuses import (
     TERM_MARK, is_excused, is_generic_measure, is_kernel_metric, is_lead_in_heading, quantity_follows,
 )
 from gates.checks.claim_context import (
-    CODE_KINDS, GIVEN_ELSEWHERE, LeadIn, base_named_after, change_named_after, fences_with_two_arms, is_list_item,
-    is_quoted,
-    names_both_arms, not_read_alone, number_given_to_the_change, reply_doubts_the_quote, rows_of_kernel_rate_tables,
+    CODE_KINDS, GIVEN_ELSEWHERE, LeadIn, change_named_after, fences_with_two_arms, is_list_item, is_quoted,
+    lines_of_the_base_named_after, names_both_arms, not_read_alone, number_given_to_the_change, reply_doubts_the_quote,
+    rows_of_kernel_rate_tables,
 )
 from gates.checks.claim_headings import is_plan_label, planned_item
 from gates.checks.claim_mood import (
@@ -702,6 +702,7 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
     lead = LeadIn()  # the prose just before a code block's output or a table
     plan_label = ""  # "Roadmap:", "Next steps:" alone on a line: the list items under it are its items
     two_arms = fences_with_two_arms(blocks)
+    base_named_after = lines_of_the_base_named_after(blocks)
     given_elsewhere = None  # the last verdict of a paragraph that excused a number as another's, the base's or unbacked
     quoted_claims: list[int] = []  # claims inside the blockquote just above, which a doubting reply takes back
     for index, block in enumerate(blocks):
@@ -715,7 +716,7 @@ def judge_text(text: str, first_line: int = 1, words: Vocabulary | None = None) 
         if not_read_alone(block, blocks[index + 1] if index + 1 < len(blocks) else None, lead) \
                 and not (block.kind in CODE_KINDS and (change_named_after(blocks, index) or index in two_arms)):
             continue
-        if under_lead and base_named_after(blocks, index):
+        if under_lead and index in base_named_after:
             continue  # output or a table that the prose after it calls the base's: "That's main."
         if quoted_claims and block.kind == "paragraph" and not is_quoted(text, block):
             if reply_doubts_the_quote(block.text, [later.text for later in blocks[index + 1:]]):

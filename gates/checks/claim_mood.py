@@ -378,8 +378,8 @@ _MEETS_IT = re.compile(r"\bthis\s+(?:pr|change|patch|branch)\b|\bafter\s+this\b|
 _TARGET_OWNER = re.compile(r"本\s*PR\s*的?\s*目标|\bthis\s+(?:pr|change)['’]s\s+(?:goal|target|aim)\b"
                            r"|\b(?:goal|target|aim)\s+of\s+this\s+(?:pr|change)\b|\bthis\s+(?:pr|change)\s+aims\b", _I)
 # A result's value ("30%", "1.5 倍", "410 ms"), not a count or a size ("8 卡", "1024 GPUs", "70B")
-_RESULT_VALUE = re.compile(r"[+\-~≈]?\d[\d.,]*\s*(?:%|[x×](?![A-Za-z])|倍|ms|s|µs|μs|us|秒|毫秒|分钟|(?:tok(?:en)?s?|req(?:uest)?s?)\s*/\s*s)"
-                           r"(?![A-Za-z])", _I)
+RESULT_VALUE = re.compile(r"[+\-~≈]?\d[\d.,]*\s*(?:%|[x×](?![A-Za-z])|倍|ms|s|sec(?:ond)?s?|min(?:ute)?s?|µs|μs|us|秒|毫秒"
+                          r"|分钟|(?:tok(?:en)?s?|req(?:uest)?s?)\s*/\s*s)(?![A-Za-z])", _I)
 # Progress toward a target: "当前分支已达 1.5 倍", "目前实测已降低 18%", "phase 1 (this PR) measured 19%", "19% of the way"
 _PROGRESS = re.compile(r"已达|已经|实测|目前|当前|这一版|这一步|\bmeasured\b|\bso\s+far\b|\bof\s+the\s+way\b|\bphase\s*1\b"
                        r"|\breached\b|\bgot\b|\bnow\b", _I)
@@ -390,6 +390,19 @@ _TARGET_LEAD = re.compile(r"^\W*(?:the\s+)?(?:targets?|goals?|objectives?)(?:\s+
                           r"|milestone|work|effort|roadmap))?\s*(?::|\bis\b)", _I)
 _CHANGE_NOUN = re.compile(r"\b(?:a|an)\s+[~≈]?[\d.,]+\s*(?:%|x|×)?\s*(?:[\w\-]+\s+){0,3}?(?:reduction|improvement|increase"
                           r"|decrease|drop|cut|boost|speed-?up)\b", _I)
+
+
+def _stands(target: re.Match, clause: str, sentence: str) -> bool:
+    """Whether the target found in `clause` is one the clause states, not one it says is met or changed. A goal stated
+    as a change noun ("Goal: a 30% … reduction") or beside "本 PR 只是第一步" stands only where its sentence gives no
+    other value and no progress toward it."""
+    whole = sentence if clause in sentence else clause
+    alone = len(RESULT_VALUE.findall(whole)) <= 1 and not _PROGRESS.search(whole, whole.find(clause) + target.end())
+    aimed_at = _CHANGE_NOUN.sub(" ", clause) if alone and _TARGET_LEAD.match(clause) else clause
+    owner_free = _TARGET_OWNER.sub(" ", clause)
+    if alone:
+        owner_free = _FIRST_STEP.sub(" ", owner_free)
+    return not _met_in(clause) and not _FINITE_CHANGE.search(aimed_at) and not _MEETS_IT.search(owner_free)
 
 
 def _met_in(clause: str) -> bool:
@@ -563,7 +576,7 @@ def unmeasured_expectation(clause: str, sentence: str) -> Mood | None:
     rest = clause[:expected.start()] + " " + clause[expected.end():] if expected else clause  # the expected number itself
     elsewhere = sentence.replace(clause, " ")  # "…, but I haven't benchmarked A100 yet (H100: 410 ms -> 290 ms)"
     if expected and unmeasured and not _PAST_CHANGE.search(clause) and not states_relative_result(_SHARE.sub(" ", rest)) \
-            and not _SEEN.search(clause) and not _RESULT_VALUE.search(elsewhere):
+            and not _SEEN.search(clause) and not RESULT_VALUE.search(elsewhere):
         return Mood("an expectation, not measured", f"{expected.group(0)} … {unmeasured.group(0)}")
     return None
 
@@ -653,15 +666,7 @@ def mood_of(clause: str, *, ends_with: str, results: list[tuple[int, int]] = (),
     zh_threshold = _ZH_THRESHOLD.search(stripped)
     if zh_threshold and all(zh_threshold.start() <= start - offset < zh_threshold.end() for start, _ in results):
         return Mood("a threshold", zh_threshold.group(0))
-    # no value but the target's in its sentence, and no progress toward it
-    whole = sentence if stripped in sentence else stripped
-    target_alone = target is not None and len(_RESULT_VALUE.findall(whole)) <= 1 \
-        and not _PROGRESS.search(whole, whole.find(stripped) + target.end())
-    aimed_at = _CHANGE_NOUN.sub(" ", stripped) if target_alone and _TARGET_LEAD.match(stripped) else stripped
-    owner_free = _TARGET_OWNER.sub(" ", stripped)
-    if target_alone:
-        owner_free = _FIRST_STEP.sub(" ", owner_free)
-    if target and not _met_in(stripped) and not _FINITE_CHANGE.search(aimed_at) and not _MEETS_IT.search(owner_free):
+    if target and _stands(target, stripped, sentence):
         return Mood("a target", target.group(0))
     if results and not _NOT_ONLY.search(stripped):
         negations = [(m.start() + offset, m.end() + offset, m.group(0)) for m in _NEGATED_RESULT.finditer(stripped)]
